@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Document, LineCounter, isMap, isSeq, parseDocument, type Node, parse as parseYaml } from 'yaml';
+import { ConfigError, ErrorCode, type ConfigIssue } from '../errors.js';
+import type { Registry } from '../plugin/registry.js';
+import type { ComponentConfig } from './component-config.js';
+import { substituteEnv } from './env.js';
+import { resourcesSpec, rootSpec, type RootConfig } from './root-spec.js';
+import { Validator } from './validate.js';
+
+/** A config file read, env-substituted and parsed, not yet validated. */
+export interface ParsedConfig {
+  file: string;
+  doc: Document;
+  lines: LineCounter;
+  issues: ConfigIssue[];
+}
+
+function position(lines: LineCounter, offset: number): { line: number; col: number } {
+  return lines.linePos(offset);
+}
+
+/** Parses config text (after env substitution) keeping source positions. */
+export function parseConfig(text: string, file: string, env: Record<string, string | undefined> = process.env): ParsedConfig {
+  const lines = new LineCounter();
+  const issues: ConfigIssue[] = [];
+  const sub = substituteEnv(text, env);
+  // Positions come from the original text for env problems; substitution keeps line numbers
+  // unless a value spans lines.
+  const originalLines = new LineCounter();
+  parseDocument(text, { lineCounter: originalLines });
+  for (const p of sub.problems) issues.push({ file, ...position(originalLines, p.offset), message: p.message });
+  const doc = parseDocument(sub.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  for (const e of doc.errors) {
+    const pos = position(lines, e.pos[0]);
+    issues.push({ file, ...pos, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
+  }
+  if (doc.contents !== null && !isMap(doc.contents) && doc.errors.length === 0) {
+    issues.push({ file, line: 1, col: 1, message: 'a config must be a YAML object (input:, pipeline:, output:, ...)' });
+  }
+  return { file, doc, lines, issues };
+}
+
+/** Reads and parses a config file. A missing or unreadable file is a ConfigError. */
+export function readConfig(file: string, env?: Record<string, string | undefined>): ParsedConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new ConfigError([{ file, line: 0, col: 0, message: `cannot read config: ${reason}` }], ErrorCode.ConfigFile);
+  }
+  return parseConfig(text, file, env);
+}
+
+/** The plugin modules a config lists, resolved against the config file's folder. */
+export function pluginPaths(parsed: ParsedConfig): string[] {
+  const node = parsed.doc.get('plugins', true) as Node | undefined;
+  if (!node || !isSeq(node)) return [];
+  return node.items.map((item) => {
+    const p = String((item as { value?: unknown }).value ?? item);
+    return p.startsWith('.') || p.startsWith('/') ? resolve(dirname(parsed.file), p) : p;
+  });
+}
+
+/**
+ * Applies `-s path=value` overrides: `path` is dot-separated (array indexes as numbers) and
+ * `value` is parsed as YAML (`5` is a number, `true` a boolean, `foo` a string).
+ */
+export function applySets(parsed: ParsedConfig, sets: string[]): void {
+  for (const s of sets) {
+    const eq = s.indexOf('=');
+    if (eq <= 0) {
+      parsed.issues.push({ file: '-s', line: 0, col: 0, message: `invalid --set "${s}": expected path=value, e.g. input.generate.count=10` });
+      continue;
+    }
+    const path = s.slice(0, eq).split('.').map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg));
+    let value: unknown;
+    try {
+      value = parseYaml(s.slice(eq + 1));
+    } catch {
+      value = s.slice(eq + 1);
+    }
+    if (!parsed.doc.contents) parsed.doc.contents = parsed.doc.createNode({}) as never;
+    parsed.doc.setIn(path, value);
+  }
+}
+
+/** Validates a parsed config (and resource files) against the registered specs. */
+export function validateConfig(parsed: ParsedConfig, registry: Registry, resourceFiles: ParsedConfig[] = []): { config: RootConfig; issues: ConfigIssue[] } {
+  const v = new Validator(registry, parsed.file, parsed.lines);
+  const config = v.value(parsed.doc.contents as Node | null, rootSpec, '') as RootConfig;
+  const issues = [...parsed.issues, ...v.issues];
+  for (const r of resourceFiles) {
+    const rv = new Validator(registry, r.file, r.lines);
+    const res = rv.value(r.doc.contents as Node | null, resourcesSpec, '') as { rate_limit_resources: ComponentConfig[] };
+    issues.push(...r.issues, ...rv.issues);
+    config.rate_limit_resources.push(...(res.rate_limit_resources ?? []).filter(Boolean));
+  }
+  config.rate_limit_resources = (config.rate_limit_resources ?? []).filter(Boolean);
+  config.pipeline.processors = (config.pipeline?.processors ?? []).filter(Boolean);
+  checkResources(config, parsed, issues);
+  return { config, issues };
+}
+
+/** Every rate limit resource has a unique label. */
+function checkResources(config: RootConfig, parsed: ParsedConfig, issues: ConfigIssue[]): void {
+  for (const r of config.rate_limit_resources) {
+    if (!r.label) issues.push({ file: parsed.file, line: 0, col: 0, message: `${r.path}: a rate limit resource needs a label that components name it by` });
+  }
+}
+
+/** Reads, parses and validates; throws a ConfigError listing every issue. */
+export function loadConfig(opts: { file: string; registry: Registry; resources?: string[]; sets?: string[] }): RootConfig {
+  const parsed = readConfig(opts.file);
+  applySets(parsed, opts.sets ?? []);
+  const { config, issues } = validateConfig(parsed, opts.registry, (opts.resources ?? []).map((r) => readConfig(r)));
+  if (issues.length) throw new ConfigError(issues);
+  return config;
+}
+
+/** A Document for a plain value (used for defaults). */
+export function documentOf(value: unknown): Document {
+  return new Document(value);
+}

@@ -1,0 +1,266 @@
+import { Document, isMap, isScalar, isSeq, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
+import type { ConfigIssue } from '../errors.js';
+import type { Registry } from '../plugin/registry.js';
+import type { ComponentConfig, ComponentKind } from './component-config.js';
+import type { Field } from './spec.js';
+
+const LABEL_RE = /^[a-z0-9_]+$/;
+
+/**
+ * Validates YAML nodes against field specs: collects every issue with its position, and
+ * returns the normalised value (defaults applied, components resolved).
+ */
+export class Validator {
+  readonly issues: ConfigIssue[] = [];
+  private readonly labels = new Map<string, string>();
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly file: string,
+    private readonly lines: LineCounter,
+  ) {}
+
+  issue(node: Node | null | undefined, message: string): void {
+    const offset = node?.range?.[0] ?? 0;
+    const pos = this.lines.linePos(offset);
+    this.issues.push({ file: this.file, line: pos.line, col: pos.col, message });
+  }
+
+  /** Validates `node` (undefined when absent) against `field`; `path` is the config path. */
+  value(node: Node | null | undefined, field: Field<unknown>, path: string, parent?: Node | null): unknown {
+    const absent = node === undefined || node === null || (isScalar(node) && node.value === null);
+    if (absent && field.kind !== 'object' && field.kind !== 'component') {
+      if (field.hasDefault) return structuredClone(field.defaultValue);
+      if (field.isOptional) return undefined;
+      if (node === undefined || node === null) this.issue(parent, `field ${lastSegment(path)} is required (${path})`);
+      else this.issue(node, `field ${lastSegment(path)} is required and cannot be null (${path})`);
+      return undefined;
+    }
+    if (absent && field.kind === 'object') {
+      if (field.hasDefault) return structuredClone(field.defaultValue);
+      if (field.isOptional) return undefined;
+    }
+    switch (field.kind) {
+      case 'string':
+        return this.checked(node!, field, path, this.string(node!, field, path));
+      case 'int':
+      case 'float':
+        return this.checked(node!, field, path, this.number(node!, field, path));
+      case 'bool': {
+        if (isScalar(node) && typeof node.value === 'boolean') return node.value;
+        this.issue(node, `expected a boolean (true or false) at ${path}, got ${describe(node!)}`);
+        return field.defaultValue;
+      }
+      case 'any':
+        return this.checked(node!, field, path, (node as Node).toJSON());
+      case 'array':
+        return this.checked(node!, field, path, this.array(node!, field, path));
+      case 'map':
+        return this.checked(node!, field, path, this.map(node!, field, path));
+      case 'object':
+        return this.checked(node ?? undefined, field, path, this.object(absent ? undefined : node!, field, path, parent));
+      case 'component':
+        if (absent) {
+          if (field.hasDefault && field.defaultValue !== undefined) {
+            return this.component(new Document(field.defaultValue).contents as Node, field.componentKind!, path);
+          }
+          if (field.isOptional) return undefined;
+          this.issue(node ?? parent, `a ${field.componentKind} is required at ${path}`);
+          return undefined;
+        }
+        return this.component(node!, field.componentKind!, path);
+    }
+  }
+
+  private checked(node: Node | undefined, field: Field<unknown>, path: string, value: unknown): unknown {
+    if (value !== undefined && field.check) {
+      const problem = field.check(value);
+      if (problem) this.issue(node, `${problem} (${path})`);
+    }
+    return value;
+  }
+
+  private string(node: Node, field: Field<unknown>, path: string): string | undefined {
+    if (!isScalar(node) || typeof node.value === 'object') {
+      this.issue(node, `expected a string at ${path}, got ${describe(node)}`);
+      return undefined;
+    }
+    const s = String(node.value);
+    if (field.options && !field.options.includes(s)) {
+      const ci = field.options.find((o) => o.toLowerCase() === s.toLowerCase());
+      if (ci !== undefined) return ci;
+      this.issue(node, `invalid value "${s}" at ${path}: expected one of ${field.options.join(', ')}`);
+    }
+    return s;
+  }
+
+  private number(node: Node, field: Field<unknown>, path: string): number | undefined {
+    let v: unknown = isScalar(node) ? node.value : undefined;
+    if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) v = Number(v);
+    if (typeof v !== 'number' || Number.isNaN(v)) {
+      this.issue(node, `expected ${field.kind === 'int' ? 'an integer' : 'a number'} at ${path}, got ${describe(node)}`);
+      return undefined;
+    }
+    if (field.kind === 'int' && !Number.isInteger(v)) {
+      this.issue(node, `expected an integer at ${path}, got ${v}`);
+      return undefined;
+    }
+    return v;
+  }
+
+  private array(node: Node, field: Field<unknown>, path: string): unknown[] | undefined {
+    if (!isSeq(node)) {
+      this.issue(node, `expected an array at ${path}, got ${describe(node)}`);
+      return undefined;
+    }
+    return node.items.map((item, i) => this.value(item as Node, field.item!, `${path}.${i}`, node));
+  }
+
+  private map(node: Node, field: Field<unknown>, path: string): Record<string, unknown> | undefined {
+    if (!isMap(node)) {
+      this.issue(node, `expected an object at ${path}, got ${describe(node)}`);
+      return undefined;
+    }
+    const out: Record<string, unknown> = {};
+    for (const pair of node.items) {
+      const key = keyOf(pair);
+      out[key] = this.value(pair.value as Node, field.item!, `${path}.${key}`, pair.key as Node);
+    }
+    return out;
+  }
+
+  private object(node: Node | undefined, field: Field<unknown>, path: string, parent?: Node | null): Record<string, unknown> | undefined {
+    if (node !== undefined && !isMap(node)) {
+      this.issue(node, `expected an object at ${path}, got ${describe(node)}`);
+      return undefined;
+    }
+    const fields = field.fields!;
+    const seen = new Map<string, Pair>();
+    if (node) {
+      for (const pair of (node as YAMLMap).items) {
+        const key = keyOf(pair);
+        if (!(key in fields)) {
+          this.issue(pair.key as Node, `field ${key} not expected at ${path}${suggest(key, Object.keys(fields))}`);
+          continue;
+        }
+        seen.set(key, pair);
+      }
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(fields)) {
+      const pair = seen.get(key);
+      out[key] = this.value(pair?.value as Node | undefined, child, path === '' ? key : `${path}.${key}`, (pair?.key as Node) ?? node ?? parent);
+    }
+    return out;
+  }
+
+  /** A component: `{label?, processors?, <type>: <config>}`. */
+  component(node: Node, kind: ComponentKind, path: string): ComponentConfig | undefined {
+    if (!isMap(node)) {
+      this.issue(node, `expected a ${kind} at ${path} (an object naming one ${kind} type), got ${describe(node)}`);
+      return undefined;
+    }
+    const acceptsProcessors = kind === 'input' || kind === 'output';
+    let typeName: string | undefined;
+    let typePair: Pair | undefined;
+    let label = '';
+    let processorsNode: Node | undefined;
+    for (const pair of node.items) {
+      const key = keyOf(pair);
+      if (key === 'label') {
+        const l = this.string(pair.value as Node, { kind: 'string' } as Field<unknown>, `${path}.label`) ?? '';
+        if (l !== '' && !LABEL_RE.test(l)) {
+          this.issue(pair.value as Node, `label "${l}" at ${path} must contain only lowercase letters, digits and underscores`);
+        }
+        if (l !== '') {
+          const first = this.labels.get(l);
+          if (first !== undefined) this.issue(pair.value as Node, `duplicate label "${l}": already used at ${first}`);
+          else this.labels.set(l, path);
+        }
+        label = l;
+      } else if (key === 'processors' && acceptsProcessors) {
+        processorsNode = pair.value as Node;
+      } else if (typeName === undefined) {
+        typeName = key;
+        typePair = pair;
+      } else {
+        this.issue(pair.key as Node, `${path} names two ${kind} types (${typeName} and ${key}): a component has exactly one type`);
+      }
+    }
+    if (typeName === undefined || typePair === undefined) {
+      this.issue(node, `${path} names no ${kind} type: add one of ${this.registry.names(kind).join(', ')}`);
+      return undefined;
+    }
+    const reg = this.registry.get(kind, typeName);
+    if (!reg) {
+      this.issue(
+        typePair.key as Node,
+        `unknown ${kind} type "${typeName}" at ${path}${suggest(typeName, this.registry.names(kind))}; if it comes from a plugin, list the module under plugins: or pass --plugin`,
+      );
+      return undefined;
+    }
+    const config = this.value(typePair.value as Node | undefined, reg.spec.config, `${path}.${typeName}`, typePair.key as Node);
+    const processors: ComponentConfig[] = [];
+    if (processorsNode !== undefined && !(isScalar(processorsNode) && processorsNode.value === null)) {
+      if (!isSeq(processorsNode)) {
+        this.issue(processorsNode, `expected an array of processors at ${path}.processors`);
+      } else {
+        processorsNode.items.forEach((item, i) => {
+          const p = this.component(item as Node, 'processor', `${path}.processors.${i}`);
+          if (p) processors.push(p);
+        });
+      }
+    }
+    return { type: typeName, label, path, config, processors };
+  }
+}
+
+export function keyOf(pair: Pair): string {
+  const k = pair.key;
+  return isScalar(k) ? String(k.value) : String(k);
+}
+
+function lastSegment(path: string): string {
+  const i = path.lastIndexOf('.');
+  return i < 0 ? path : path.slice(i + 1);
+}
+
+function describe(node: Node): string {
+  if (isMap(node)) return 'an object';
+  if (isSeq(node)) return 'an array';
+  if (isScalar(node)) {
+    const v = node.value;
+    if (v === null) return 'null';
+    if (typeof v === 'string') return `the string "${v.length > 40 ? v.slice(0, 40) + '…' : v}"`;
+    return `${typeof v} ${String(v)}`;
+  }
+  return 'something else';
+}
+
+/** ", did you mean X?" for the closest candidate within a small edit distance. */
+function suggest(word: string, candidates: string[]): string {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(word, c);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(word.length / 3)) ? `; did you mean ${best}?` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}

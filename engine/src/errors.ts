@@ -1,0 +1,66 @@
+/** Error codes, in one place. Each error says what went wrong, where, and what to do. */
+export const ErrorCode = {
+  ConfigSyntax: 'E_CONFIG_SYNTAX',
+  ConfigLint: 'E_CONFIG_LINT',
+  ConfigEnv: 'E_CONFIG_ENV',
+  ConfigFile: 'E_CONFIG_FILE',
+  PluginLoad: 'E_PLUGIN_LOAD',
+  UnknownComponent: 'E_UNKNOWN_COMPONENT',
+  NotConnected: 'E_NOT_CONNECTED',
+  Processing: 'E_PROCESSING',
+  Write: 'E_WRITE',
+  Rejected: 'E_REJECTED',
+  Shutdown: 'E_SHUTDOWN',
+  Worker: 'E_WORKER',
+  Usage: 'E_USAGE',
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** The base of every error the engine raises on purpose. */
+export class SvcError extends Error {
+  readonly code: ErrorCodeValue;
+  constructor(code: ErrorCodeValue, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = 'SvcError';
+  }
+}
+
+/**
+ * Thrown by a component that lost (or never had) its connection. The runtime reconnects with
+ * exponential back-off and retries; nothing is dropped.
+ */
+export class NotConnectedError extends SvcError {
+  constructor(message = 'not connected', options?: { cause?: unknown }) {
+    super(ErrorCode.NotConnected, message, options);
+    this.name = 'NotConnectedError';
+  }
+}
+
+/** A problem at a position in a config file: printed as `file:line:col message`. */
+export interface ConfigIssue {
+  file: string;
+  line: number;
+  col: number;
+  message: string;
+}
+
+export function formatIssue(i: ConfigIssue): string {
+  return `${i.file}:${i.line}:${i.col} ${i.message}`;
+}
+
+/** A config that cannot run: carries every issue found, not just the first. */
+export class ConfigError extends SvcError {
+  readonly issues: ConfigIssue[];
+  constructor(issues: ConfigIssue[], code: ErrorCodeValue = ErrorCode.ConfigLint) {
+    super(code, issues.map(formatIssue).join('\n'));
+    this.issues = issues;
+    this.name = 'ConfigError';
+  }
+}
+
+/** The message of any thrown value, for logs and flags. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,27 @@
+/**
+ * @svc/engine's public API: the only module plugins import.
+ *
+ *   import { registerProcessor, f, Message } from '@svc/engine';
+ */
+export { Message, copyBatch, batchBytes, type Batch, type MetaValue, type Reply, type MessageContext } from './message/message.js';
+export { END_OF_INPUT, splitAck, joinAcks, type Ack, type EndOfInput, type Transaction } from './message/transaction.js';
+export { f, Field, type Infer, type FieldKind } from './config/spec.js';
+export type { ComponentConfig, ComponentKind } from './config/component-config.js';
+export { parseDuration } from './config/duration.js';
+export { ErrorCode, SvcError, NotConnectedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
+export { registerInput, registerOutput, registerProcessor, registerRateLimit, registry, Registry } from './plugin/registry.js';
+export type {
+  ComponentContext,
+  ComponentSpec,
+  Factory,
+  Input,
+  Output,
+  Processor,
+  RateLimit,
+  Resources,
+  RouteHandler,
+  ServiceRoutes,
+} from './plugin/types.js';
+export type { Logger, LogFields, LogLevelName } from './observability/logger.js';
+export { batchPolicySpec, type BatchPolicyConfig } from './runtime/batch-policy.js';
+export { Backoff, sleep } from './runtime/backoff.js';

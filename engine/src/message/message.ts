@@ -1,0 +1,196 @@
+/** A metadata value: a string, or any structured (JSON-like) value. */
+export type MetaValue = string | number | boolean | null | MetaValue[] | { [key: string]: MetaValue };
+
+/** The reply a processor sets on a message that answers a request (HTTP and the gateway). */
+export interface Reply {
+  status: number;
+  headers?: Record<string, string | string[]>;
+  body?: Buffer;
+}
+
+/**
+ * In-thread state of a message: it never leaves the thread that created it.
+ * Copies of a message share one ctx object, so a reply set on any copy reaches the input.
+ */
+export interface MessageContext {
+  /** The reply that answers the request this message came from, if a processor set one. */
+  reply?: Reply;
+  [key: string]: unknown;
+}
+
+const EMPTY = Buffer.alloc(0);
+const UNPARSED = Symbol('unparsed');
+
+/**
+ * A message: bytes, metadata, a lazily parsed structured view, an error flag and a ctx.
+ *
+ * Contents are immutable by convention: processors replace `content` with a new Buffer and
+ * never write into the bytes, so copies (broker fan-out, replay snapshots) share buffers
+ * safely. Metadata is copied on the first write after a copy.
+ */
+export class Message {
+  private _content: Buffer | undefined;
+  private _json: unknown = UNPARSED;
+  private _meta: Map<string, MetaValue> | undefined;
+  private _metaShared = false;
+  /** The error text when a processor failed on this message, else undefined. */
+  error: string | undefined = undefined;
+  /** Set when a reply was produced: the message skips the remaining processors and the output. */
+  replied = false;
+  private _ctx: MessageContext | undefined;
+
+  constructor(content?: Buffer | string, metadata?: Record<string, MetaValue> | Map<string, MetaValue>) {
+    this._content = content === undefined ? EMPTY : typeof content === 'string' ? Buffer.from(content) : content;
+    if (metadata !== undefined) {
+      this._meta = metadata instanceof Map ? new Map(metadata) : new Map(Object.entries(metadata));
+    }
+  }
+
+  /** The raw bytes. Replace, never mutate in place. */
+  get content(): Buffer {
+    if (this._content === undefined) this._content = Buffer.from(JSON.stringify(this._json));
+    return this._content;
+  }
+
+  set content(value: Buffer) {
+    this._content = value;
+    this._json = UNPARSED;
+  }
+
+  /** The content as a UTF-8 string. */
+  text(): string {
+    return this.content.toString('utf8');
+  }
+
+  /** The content parsed as JSON, parsed once and cached. Throws a SyntaxError on invalid JSON. */
+  json(): unknown {
+    if (this._json === UNPARSED) this._json = JSON.parse(this.content.toString('utf8'));
+    return this._json;
+  }
+
+  /** Sets the structured view; the bytes are re-serialised lazily on the next read of `content`. */
+  setJson(value: unknown): void {
+    this._json = value;
+    this._content = undefined;
+  }
+
+  /** True when a structured view is cached (parsed or set). */
+  hasJson(): boolean {
+    return this._json !== UNPARSED;
+  }
+
+  /** Byte length of the content, metadata excluded (what batch policies count). */
+  get byteLength(): number {
+    return this.content.length;
+  }
+
+  get ctx(): MessageContext {
+    return (this._ctx ??= {});
+  }
+
+  set ctx(value: MessageContext) {
+    this._ctx = value;
+  }
+
+  /** True when this message carries a ctx (without creating one). */
+  hasCtx(): boolean {
+    return this._ctx !== undefined;
+  }
+
+  getMeta(key: string): MetaValue | undefined {
+    return this._meta?.get(key);
+  }
+
+  /** The metadata value as a string ('' when absent); structured values are JSON-encoded. */
+  getMetaString(key: string): string {
+    const v = this._meta?.get(key);
+    if (v === undefined || v === null) return '';
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+
+  setMeta(key: string, value: MetaValue): void {
+    this.ownMeta().set(key, value);
+  }
+
+  deleteMeta(key: string): void {
+    if (this._meta?.has(key)) this.ownMeta().delete(key);
+  }
+
+  clearMeta(): void {
+    this._meta = undefined;
+    this._metaShared = false;
+  }
+
+  hasMeta(): boolean {
+    return this._meta !== undefined && this._meta.size > 0;
+  }
+
+  /** Iterates the metadata entries. */
+  metaEntries(): IterableIterator<[string, MetaValue]> {
+    return (this._meta ?? new Map<string, MetaValue>()).entries();
+  }
+
+  /** Metadata as a plain object (a snapshot). */
+  metaObject(): Record<string, MetaValue> {
+    const out: Record<string, MetaValue> = {};
+    if (this._meta) for (const [k, v] of this._meta) out[k] = v;
+    return out;
+  }
+
+  /** Marks the message as failed with the error text; later processors can see it. */
+  setError(err: unknown): void {
+    this.error = err instanceof Error ? err.message : String(err);
+  }
+
+  /** Sets the reply that answers the originating request; the message skips the rest of the pipeline. */
+  setReply(reply: Reply): void {
+    this.ctx.reply = reply;
+    this.replied = true;
+  }
+
+  /**
+   * A cheap copy: shares the content buffer, the metadata (copied on first write) and the ctx.
+   * Use it wherever one message goes two ways (broker fan-out, replay snapshots).
+   */
+  copy(): Message {
+    const m = new Message(this._content);
+    if (this._content === undefined) m._json = structuredClone(this._json);
+    else if (this._json !== UNPARSED && (this._json === null || typeof this._json !== 'object')) m._json = this._json;
+    if (this._meta !== undefined) {
+      m._meta = this._meta;
+      m._metaShared = true;
+      this._metaShared = true;
+    }
+    m.error = this.error;
+    m.replied = this.replied;
+    m._ctx = this._ctx;
+    return m;
+  }
+
+  private ownMeta(): Map<string, MetaValue> {
+    if (this._meta === undefined) {
+      this._meta = new Map();
+    } else if (this._metaShared) {
+      this._meta = new Map(this._meta);
+      this._metaShared = false;
+    }
+    return this._meta;
+  }
+}
+
+/** A batch: inputs produce them, outputs consume them; a single message is a batch of one. */
+export type Batch = Message[];
+
+/** Copies every message of a batch (see {@link Message.copy}). */
+export function copyBatch(batch: Batch): Batch {
+  const out = new Array<Message>(batch.length);
+  for (let i = 0; i < batch.length; i++) out[i] = batch[i]!.copy();
+  return out;
+}
+
+/** Sum of content bytes of a batch, metadata excluded. */
+export function batchBytes(batch: Batch): number {
+  let n = 0;
+  for (let i = 0; i < batch.length; i++) n += batch[i]!.byteLength;
+  return n;
+}

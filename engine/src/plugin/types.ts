@@ -1,0 +1,109 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ComponentConfig, ComponentKind } from '../config/component-config.js';
+import type { Field } from '../config/spec.js';
+import type { Batch } from '../message/message.js';
+import type { EndOfInput, Transaction } from '../message/transaction.js';
+import type { Logger } from '../observability/logger.js';
+
+/**
+ * An input: the source of transactions. `read()` resolves with the next transaction, or with
+ * `END_OF_INPUT` when a finite input is done. Throw `NotConnectedError` to be reconnected.
+ * The input decides what an ack means (commit an offset, answer a request); a nack must never
+ * lose data: with `auto_replay_nacks` in its config the runtime replays it for you.
+ */
+export interface Input {
+  connect?(): Promise<void>;
+  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput;
+  /** Stops reading: a pending `read()` should resolve with `END_OF_INPUT`. */
+  close?(): Promise<void>;
+}
+
+/**
+ * An output: `write(batch)` resolves when the batch is delivered and rejects when it was not
+ * (the transaction is then nacked back to its input). Up to `max_in_flight` (a field of the
+ * output's config, if it declares one) writes run at once.
+ */
+export interface Output {
+  connect?(): Promise<void>;
+  write(batch: Batch): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/**
+ * A processor: turns one batch into zero or more batches. Zero batches means filtered (the
+ * transaction is acked). A processor that fails on a message flags it (`message.setError`)
+ * and passes it on; it never throws for one bad message.
+ */
+export interface Processor {
+  process(batch: Batch): Promise<Batch[]> | Batch[];
+  close?(): Promise<void>;
+}
+
+/** A rate limit: `access()` returns 0 when the caller may go now, else the milliseconds to wait. */
+export interface RateLimit {
+  access(): Promise<number> | number;
+  close?(): Promise<void>;
+}
+
+/** A request handler mounted on the service-wide HTTP server. */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The service-wide HTTP server, as components see it. */
+export interface ServiceRoutes {
+  /** Mounts a handler at an exact path (or, when it ends with '/', at every path under it). */
+  mount(path: string, handler: RouteHandler, description?: string): void;
+  unmount(path: string): void;
+}
+
+/** Shared, named resources of a stream. */
+export interface Resources {
+  rateLimit(label: string): RateLimit;
+  hasRateLimit(label: string): boolean;
+}
+
+/** What a component is given besides its config. */
+export interface ComponentContext {
+  /** Its path in the config, e.g. `root.pipeline.processors.0`. */
+  readonly path: string;
+  /** Its label, or its type when it has none. */
+  readonly label: string;
+  readonly type: string;
+  readonly logger: Logger;
+  readonly resources: Resources;
+  /** The service-wide HTTP server; absent on worker threads and when it is disabled. */
+  readonly service?: ServiceRoutes;
+  /** True on a pipeline worker thread. */
+  readonly isWorker: boolean;
+  /**
+   * Memory shared by every thread of the stream, the same bytes for the same `key`
+   * (a local rate limit keeps its counters there). Zero-filled on first use.
+   */
+  sharedBuffer(key: string, bytes: number): SharedArrayBuffer;
+  /** Builds nested processors (a `switch` case, a batch policy's `processors`). */
+  buildProcessors(configs: ComponentConfig[]): Promise<Processor[]>;
+  /** Builds a nested input (a broker's children); only on the main thread. */
+  buildInput(config: ComponentConfig): Promise<Input>;
+  /** Builds a nested output (a broker's children); only on the main thread. */
+  buildOutput(config: ComponentConfig): Promise<Output>;
+}
+
+export type Factory<C, T> = (config: C, ctx: ComponentContext) => T | Promise<T>;
+
+/** The declaration of a component: its spec (the config field), docs and factory. */
+export interface ComponentSpec<C, T> {
+  /** One line on what it does. */
+  summary: string;
+  /** Longer documentation (markdown). */
+  description?: string;
+  /** The config: usually `f.object({...})`, sometimes a scalar (`reject: "message"`). */
+  config: Field<C>;
+  /** Example configs (YAML) shown by `engine list`. */
+  examples?: string[];
+  factory: Factory<C, T>;
+}
+
+export interface RegisteredComponent {
+  kind: ComponentKind;
+  name: string;
+  spec: ComponentSpec<unknown, unknown>;
+}

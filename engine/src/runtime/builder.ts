@@ -1,0 +1,164 @@
+import type { ComponentConfig, ComponentKind } from '../config/component-config.js';
+import { ErrorCode, SvcError, errorMessage } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { Registry } from '../plugin/registry.js';
+import type { ComponentContext, Input, Output, Processor, RateLimit, Resources, ServiceRoutes } from '../plugin/types.js';
+import { Batcher, batchingEnabled, type BatchPolicyConfig } from './batch-policy.js';
+import { BatchingInput } from './batching-input.js';
+import { ManagedInput } from './managed-input.js';
+import { OutputSink } from './output-sink.js';
+import { ProcessingInput } from './processing-input.js';
+import { ReplayInput } from './replay-input.js';
+import { isSink, type Sink } from './sink.js';
+import { StatusBoard } from './status.js';
+
+/** What every component of one stream (on one thread) shares. */
+export interface BuildEnv {
+  registry: Registry;
+  logger: Logger;
+  service?: ServiceRoutes;
+  isWorker: boolean;
+  /** Memory shared by all threads, by key; the main thread creates, workers receive. */
+  shared: Map<string, SharedArrayBuffer>;
+  status: StatusBoard;
+}
+
+/** Builds components from their normalised configs, with their context and runtime wrappers. */
+export class Builder implements Resources {
+  private readonly rateLimits = new Map<string, RateLimit>();
+  private readonly closers: Array<() => Promise<void> | void> = [];
+
+  constructor(readonly env: BuildEnv) {}
+
+  rateLimit(label: string): RateLimit {
+    const r = this.rateLimits.get(label);
+    if (!r) {
+      throw new SvcError(ErrorCode.ConfigLint, `rate limit resource "${label}" is not defined: add it under rate_limit_resources with that label`);
+    }
+    return r;
+  }
+
+  hasRateLimit(label: string): boolean {
+    return this.rateLimits.has(label);
+  }
+
+  /** Builds the rate limit resources; call before anything that names them. */
+  async buildRateLimits(configs: ComponentConfig[]): Promise<void> {
+    for (const c of configs) {
+      const rl = await this.create<RateLimit>('rate_limit', c);
+      this.rateLimits.set(c.label, rl);
+      if (rl.close) this.closers.push(() => rl.close!());
+    }
+  }
+
+  context(c: ComponentConfig): ComponentContext {
+    const env = this.env;
+    const label = c.label || c.type;
+    return {
+      path: c.path,
+      label,
+      type: c.type,
+      logger: env.logger.child({ path: c.path, label }),
+      resources: this,
+      service: env.service,
+      isWorker: env.isWorker,
+      sharedBuffer: (key, bytes) => {
+        let sab = env.shared.get(key);
+        if (!sab) {
+          if (env.isWorker) throw new SvcError(ErrorCode.Worker, `shared buffer "${key}" was not created on the main thread`);
+          sab = new SharedArrayBuffer(bytes);
+          env.shared.set(key, sab);
+        }
+        return sab;
+      },
+      buildProcessors: (configs) => this.processors(configs),
+      buildInput: (conf) => this.input(conf),
+      buildOutput: async (conf) => sinkAsOutput(await this.sink(conf)),
+    };
+  }
+
+  private async create<T>(kind: ComponentKind, c: ComponentConfig): Promise<T> {
+    const reg = this.env.registry.get(kind, c.type);
+    if (!reg) throw new SvcError(ErrorCode.UnknownComponent, `${c.path}: unknown ${kind} type "${c.type}"`);
+    try {
+      return (await reg.spec.factory(c.config, this.context(c))) as T;
+    } catch (err) {
+      if (err instanceof SvcError) throw err;
+      throw new SvcError(ErrorCode.ConfigLint, `${c.path}: cannot create ${kind} ${c.type}: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  async processor(c: ComponentConfig): Promise<Processor> {
+    const p = await this.create<Processor>('processor', c);
+    if (p.close) this.closers.push(() => p.close!());
+    return p;
+  }
+
+  async processors(configs: ComponentConfig[]): Promise<Processor[]> {
+    const out: Processor[] = [];
+    for (const c of configs) out.push(await this.processor(c));
+    return out;
+  }
+
+  private batcher(conf: BatchPolicyConfig | undefined): Promise<Batcher | undefined> | undefined {
+    if (!batchingEnabled(conf)) return undefined;
+    return this.processors(conf.processors).then((ps) => new Batcher(conf, ps));
+  }
+
+  /**
+   * An input with everything the runtime adds around it: reconnects, `auto_replay_nacks`,
+   * `batching` and `processors`, in that order (a broker's own are added around its children).
+   */
+  async input(c: ComponentConfig): Promise<Input> {
+    const raw = await this.create<Input>('input', c);
+    const log = this.env.logger.child({ path: c.path, label: c.label || c.type });
+    const conf = (c.config ?? {}) as { auto_replay_nacks?: boolean; batching?: BatchPolicyConfig };
+    let input: Input = new ManagedInput(raw, log, this.env.status.track(c.path, 'input', c.type));
+    if (conf.auto_replay_nacks === true) input = new ReplayInput(input, log);
+    const batcher = await this.batcher(conf.batching);
+    if (batcher) input = new BatchingInput(input, batcher, log);
+    if (c.processors.length) input = new ProcessingInput(input, await this.processors(c.processors));
+    return input;
+  }
+
+  /** An output as a sink: `processors`, `batching`, `max_in_flight` and reconnects. */
+  async sink(c: ComponentConfig): Promise<Sink> {
+    const built = await this.create<Output | Sink>('output', c);
+    const log = this.env.logger.child({ path: c.path, label: c.label || c.type });
+    const conf = (c.config ?? {}) as { max_in_flight?: number; batching?: BatchPolicyConfig };
+    const processors = await this.processors(c.processors);
+    if (isSink(built)) {
+      if (processors.length === 0) return built;
+      // A broker with its own processors: run them before handing over.
+      const untracked = { path: c.path, kind: 'output' as const, type: c.type, connected: false };
+      return new OutputSink(sinkAsOutput(built), processors, undefined, 1 << 20, log, untracked);
+    }
+    const status = this.env.status.track(c.path, 'output', c.type);
+    const sink = new OutputSink(built, processors, await this.batcher(conf.batching), conf.max_in_flight ?? 1, log, status);
+    void sink.connect();
+    return sink;
+  }
+
+  /** Closes processors and resources built here. */
+  async close(): Promise<void> {
+    for (const c of this.closers.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        this.env.logger.warn(`Error while closing: ${errorMessage(err)}`);
+      }
+    }
+  }
+}
+
+/** A sink seen as a plain output: `write` resolves once the batch is delivered. */
+export function sinkAsOutput(sink: Sink): Output {
+  return {
+    write: (batch) =>
+      new Promise<void>((resolve, reject) => {
+        const r = sink.send(batch, (err) => (err ? reject(err) : resolve()));
+        if (r instanceof Promise) r.catch(reject);
+      }),
+    close: () => sink.close(),
+  };
+}

@@ -1,0 +1,154 @@
+import { NotConnectedError, errorMessage } from '../errors.js';
+import type { Batch } from '../message/message.js';
+import type { Ack } from '../message/transaction.js';
+import type { Logger } from '../observability/logger.js';
+import type { Output, Processor } from '../plugin/types.js';
+import { Backoff, sleep } from './backoff.js';
+import type { Batcher } from './batch-policy.js';
+import { runProcessors } from './processor-chain.js';
+import { Semaphore } from './semaphore.js';
+import { SINK, type Sink } from './sink.js';
+import type { ComponentStatus } from './status.js';
+
+/**
+ * An output as the runtime drives it: its `processors`, then its `batching`, then up to
+ * `max_in_flight` concurrent writes. A write that throws NotConnectedError is retried after a
+ * reconnect with back-off (nothing dropped); any other failure nacks the transactions the
+ * batch was built from, and their inputs replay them.
+ */
+export class OutputSink implements Sink {
+  readonly [SINK] = true;
+  private readonly slots: Semaphore;
+  private connected = false;
+  private connecting: Promise<void> | undefined;
+  private readonly backoff = new Backoff(100, 30_000);
+  private readonly closing = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly output: Output,
+    private readonly processors: Processor[],
+    private readonly batcher: Batcher | undefined,
+    maxInFlight: number,
+    private readonly log: Logger,
+    private readonly status: ComponentStatus,
+  ) {
+    this.slots = new Semaphore(Math.max(1, maxInFlight));
+  }
+
+  /** Connects (retrying with back-off); called once at start so `/ready` reflects reality. */
+  connect(): Promise<void> {
+    return (this.connecting ??= this.connectLoop().finally(() => (this.connecting = undefined)));
+  }
+
+  private async connectLoop(): Promise<void> {
+    while (!this.connected && !this.closing.signal.aborted) {
+      try {
+        await this.output.connect?.();
+        this.connected = true;
+        this.status.connected = true;
+        this.status.reason = undefined;
+        this.backoff.reset();
+        this.log.info('Output is now active');
+      } catch (err) {
+        this.status.reason = errorMessage(err);
+        const wait = this.backoff.next();
+        this.log.error(`Failed to connect, retrying in ${wait}ms: ${errorMessage(err)}`);
+        await sleep(wait, this.closing.signal);
+      }
+    }
+  }
+
+  send(batch: Batch, done: Ack): Promise<void> | void {
+    if (this.processors.length > 0) return this.sendProcessed(batch, done);
+    return this.accept(batch, done);
+  }
+
+  private async sendProcessed(batch: Batch, done: Ack): Promise<void> {
+    const batches = await runProcessors(this.processors, batch);
+    if (batches.length === 0) return done();
+    if (batches.length === 1) return this.accept(batches[0]!, done);
+    let left = batches.length;
+    let failure: Error | undefined;
+    const part: Ack = (err) => {
+      failure ??= err;
+      if (--left === 0) done(failure);
+    };
+    for (const b of batches) await this.accept(b, part);
+  }
+
+  private accept(batch: Batch, done: Ack): Promise<void> | void {
+    if (!this.batcher) return this.write(batch, done);
+    if (this.batcher.add(batch, done)) return this.flush();
+    this.arm();
+  }
+
+  private arm(): void {
+    if (this.timer !== undefined || !this.batcher || this.batcher.periodMs <= 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.batcher.untilPeriod());
+  }
+
+  private flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.flushing = this.flushing.then(async () => {
+      const r = await this.batcher!.flush();
+      if (!r) return;
+      if (r.batches.length === 0) return r.ack();
+      let left = r.batches.length;
+      let failure: Error | undefined;
+      const part: Ack = (err) => {
+        failure ??= err;
+        if (--left === 0) r.ack(failure);
+      };
+      for (const b of r.batches) await this.write(b, part);
+    });
+    return this.flushing;
+  }
+
+  /** Starts a write in a free slot; resolves once the write has started (not finished). */
+  private write(batch: Batch, done: Ack): Promise<void> | void {
+    const wait = this.slots.acquire();
+    if (wait) return wait.then(() => void this.attempt(batch, done));
+    void this.attempt(batch, done);
+  }
+
+  private async attempt(batch: Batch, done: Ack): Promise<void> {
+    try {
+      for (;;) {
+        if (!this.connected) await this.connect();
+        if (this.closing.signal.aborted && !this.connected) throw new Error('output closed before the batch could be written');
+        try {
+          await this.output.write(batch);
+          done();
+          return;
+        } catch (err) {
+          if (!(err instanceof NotConnectedError)) throw err;
+          this.connected = false;
+          this.status.connected = false;
+          this.status.reason = errorMessage(err);
+          this.log.warn(`Lost connection, reconnecting: ${errorMessage(err)}`);
+        }
+      }
+    } catch (err) {
+      this.log.error(`Failed to send message: ${errorMessage(err)}`);
+      done(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      this.slots.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.batcher) await this.flush();
+    await this.flushing;
+    await this.slots.idle();
+    this.closing.abort();
+    this.status.connected = false;
+    this.status.reason = 'closed';
+    await this.output.close?.();
+  }
+}

@@ -1,0 +1,48 @@
+import { errorMessage } from '../errors.js';
+import type { Batch } from '../message/message.js';
+import type { Processor } from '../plugin/types.js';
+
+/** Removes messages that carry a reply: they skip the remaining processors and the output. */
+function withoutReplied(batch: Batch, replied?: Batch): Batch {
+  for (let i = 0; i < batch.length; i++) {
+    if (batch[i]!.replied) {
+      if (replied) for (const m of batch) if (m.replied) replied.push(m);
+      return batch.filter((m) => !m.replied);
+    }
+  }
+  return batch;
+}
+
+/**
+ * Runs a batch through processors in order. Zero batches out means everything was filtered
+ * (or answered with a reply). A processor that throws does not stop the stream: every message
+ * of the batch it failed on is flagged with the error and passed on, as Benthos does.
+ * Messages answered with a reply are left out, and collected in `replied` when given (a worker
+ * thread sends them back so that the reply reaches the input).
+ */
+export async function runProcessors(processors: readonly Processor[], batch: Batch, replied?: Batch): Promise<Batch[]> {
+  let batches: Batch[] = [batch];
+  for (let p = 0; p < processors.length; p++) {
+    const proc = processors[p]!;
+    const next: Batch[] = [];
+    for (let b = 0; b < batches.length; b++) {
+      const input = batches[b]!;
+      let out: Batch[];
+      try {
+        const r = proc.process(input);
+        out = r instanceof Promise ? await r : r;
+      } catch (err) {
+        const text = errorMessage(err);
+        for (const m of input) m.error = text;
+        out = [input];
+      }
+      for (let i = 0; i < out.length; i++) {
+        const kept = withoutReplied(out[i]!, replied);
+        if (kept.length > 0) next.push(kept);
+      }
+    }
+    batches = next;
+    if (batches.length === 0) break;
+  }
+  return batches;
+}

@@ -1,0 +1,104 @@
+import { copyBatch, type Batch } from '../message/message.js';
+import { END_OF_INPUT, type Ack, type EndOfInput, type Transaction } from '../message/transaction.js';
+import type { Logger } from '../observability/logger.js';
+import type { Input } from '../plugin/types.js';
+import { errorMessage } from '../errors.js';
+
+interface Pending {
+  original: Batch;
+  ack: Ack;
+  attempts: number;
+}
+
+/**
+ * `auto_replay_nacks: true`: a nacked transaction is served again (before new reads) until it
+ * is delivered, so nothing is lost. The pipeline works on copies, so the replay sends what the
+ * input read, not what processors made of it. Replays back off (up to 1s) while the cause
+ * persists; that is back-pressure, as in Benthos. A finite input ends only once every
+ * transaction it gave is acked.
+ */
+export class ReplayInput implements Input {
+  private readonly replays: Pending[] = [];
+  private outstanding = 0;
+  private pendingRead: Promise<Transaction | EndOfInput> | Transaction | EndOfInput | undefined;
+  private wake: (() => void) | undefined;
+  private wakeSignal: Promise<void> | undefined;
+  private ended = false;
+  private closed = false;
+
+  constructor(
+    private readonly inner: Input,
+    private readonly log: Logger,
+  ) {}
+
+  connect(): Promise<void> {
+    return this.inner.connect?.() ?? Promise.resolve();
+  }
+
+  async read(): Promise<Transaction | EndOfInput> {
+    for (;;) {
+      const replay = this.replays.shift();
+      if (replay) return this.serve(replay);
+      if (this.closed) return END_OF_INPUT;
+      if (this.ended) {
+        if (this.outstanding === 0) return END_OF_INPUT;
+        await this.signal();
+        continue;
+      }
+      const read = (this.pendingRead ??= this.inner.read());
+      const r = this.outstanding === 0 ? await read : await Promise.race([read, this.signal()]);
+      if (r === undefined) continue; // woken by a nack: serve the replay first
+      this.pendingRead = undefined;
+      if (r === END_OF_INPUT) {
+        this.ended = true;
+        continue;
+      }
+      const tx = r as Transaction;
+      return this.serve({ original: tx.batch, ack: tx.ack, attempts: 0 });
+    }
+  }
+
+  private signal(): Promise<void> {
+    return (this.wakeSignal ??= new Promise<void>((resolve) => {
+      this.wake = () => {
+        this.wakeSignal = undefined;
+        this.wake = undefined;
+        resolve();
+      };
+    }));
+  }
+
+  private serve(p: Pending): Transaction {
+    this.outstanding++;
+    let settled = false;
+    return {
+      batch: copyBatch(p.original),
+      ack: (err?: Error) => {
+        if (settled) return;
+        settled = true;
+        if (!err) {
+          this.outstanding--;
+          p.ack();
+          if (this.ended) this.wake?.();
+          return;
+        }
+        p.attempts++;
+        const delay = Math.min(1000, 2 ** Math.min(p.attempts, 10));
+        if (p.attempts === 1 || p.attempts % 100 === 0) {
+          this.log.warn(`Message rejected, replaying it (attempt ${p.attempts}): ${errorMessage(err)}`);
+        }
+        setTimeout(() => {
+          this.outstanding--;
+          this.replays.push(p);
+          this.wake?.();
+        }, delay).unref();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    await this.inner.close?.();
+  }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// Runs every compiled test (`*/dist/**/*.test.js`) with node's test runner.
+// Usage: node scripts/test.mjs [filter]   (filter: a substring of the test file path)
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const packages = ['engine', 'plugins', 'gateway-plugin', 'governance-plugin', 'examples/custom-plugin'];
+const filter = process.argv[2] ?? '';
+
+function walk(dir, out) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+const files = packages
+  .map((p) => join(root, p, 'dist'))
+  .filter((d) => existsSync(d))
+  .flatMap((d) => walk(d, []))
+  .filter((f) => relative(root, f).includes(filter))
+  .sort();
+
+if (files.length === 0) {
+  console.error(`no test files found${filter ? ` matching "${filter}"` : ''}: run npm run build first`);
+  process.exit(1);
+}
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=120000', ...files], {
+  stdio: 'inherit',
+  cwd: root,
+});
+process.exit(r.status ?? 1);
