@@ -128,10 +128,13 @@ export class Builder implements Resources {
     const conf = (c.config ?? {}) as { max_in_flight?: number; batching?: BatchPolicyConfig };
     const processors = await this.processors(c.processors);
     if (isSink(built)) {
-      if (processors.length === 0) return built;
-      // A broker with its own processors: run them before handing over.
+      const batcher = await this.batcher(conf.batching);
+      if (processors.length === 0 && !batcher) return built;
+      // A broker with its own processors or batching: they run before it hands over.
       const untracked = { path: c.path, kind: 'output' as const, type: c.type, connected: false };
-      return new OutputSink(sinkAsOutput(built), processors, undefined, 1 << 20, log, untracked);
+      const sink = new OutputSink(sinkAsOutput(built), processors, batcher, 64, log, untracked);
+      void sink.connect();
+      return sink;
     }
     const status = this.env.status.track(c.path, 'output', c.type);
     const sink = new OutputSink(built, processors, await this.batcher(conf.batching), conf.max_in_flight ?? 1, log, status);
@@ -151,9 +154,12 @@ export class Builder implements Resources {
   }
 }
 
+const SINK_OF = Symbol.for('svc.sink_of');
+
 /** A sink seen as a plain output: `write` resolves once the batch is delivered. */
 export function sinkAsOutput(sink: Sink): Output {
-  return {
+  const output: Output & { [SINK_OF]: Sink } = {
+    [SINK_OF]: sink,
     write: (batch) =>
       new Promise<void>((resolve, reject) => {
         const r = sink.send(batch, (err) => (err ? reject(err) : resolve()));
@@ -161,4 +167,27 @@ export function sinkAsOutput(sink: Sink): Output {
       }),
     close: () => sink.close(),
   };
+  return output;
+}
+
+/** The sink behind an output built by the runtime (brokers drive their children as sinks). */
+export function sinkOf(output: Output): Sink {
+  const sink = (output as { [SINK_OF]?: Sink })[SINK_OF];
+  return sink ?? new OutputSinkAdapter(output);
+}
+
+/** A plain output as a sink with one write at a time (for outputs built outside the runtime). */
+class OutputSinkAdapter implements Sink {
+  constructor(private readonly output: Output) {}
+  async send(batch: Parameters<Sink['send']>[0], done: Parameters<Sink['send']>[1]): Promise<void> {
+    try {
+      await this.output.write(batch);
+      done();
+    } catch (err) {
+      done(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+  async close(): Promise<void> {
+    await this.output.close?.();
+  }
 }

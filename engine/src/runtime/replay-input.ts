@@ -91,7 +91,7 @@ export class ReplayInput implements Input {
           this.outstanding--;
           this.replays.push(p);
           this.wake?.();
-        }, delay).unref();
+        }, delay);
       },
     };
   }

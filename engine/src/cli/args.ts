@@ -1,0 +1,101 @@
+import { ErrorCode, SvcError } from '../errors.js';
+
+/** Parsed command line: `engine [command] [flags] [files...]`. */
+export interface Args {
+  command: string;
+  config?: string;
+  resources: string[];
+  sets: string[];
+  plugins: string[];
+  logLevel?: string;
+  format?: string;
+  help: boolean;
+  version: boolean;
+  positional: string[];
+}
+
+const COMMANDS = new Set(['run', 'lint', 'list', 'echo', 'help']);
+
+/** Parses argv (without node and the script). Flags take `--flag value` or `--flag=value`. */
+export function parseArgs(argv: string[]): Args {
+  const a: Args = { command: 'run', resources: [], sets: [], plugins: [], help: false, version: false, positional: [] };
+  let i = 0;
+  if (argv[0] !== undefined && COMMANDS.has(argv[0])) {
+    a.command = argv[0] === 'help' ? 'run' : argv[0];
+    if (argv[0] === 'help') a.help = true;
+    i = 1;
+  }
+  for (; i < argv.length; i++) {
+    let arg = argv[i]!;
+    let inline: string | undefined;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) {
+      inline = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const v = argv[++i];
+      if (v === undefined) throw new SvcError(ErrorCode.Usage, `${arg} needs a value (see engine --help)`);
+      return v;
+    };
+    switch (arg) {
+      case '-c':
+      case '--config':
+        a.config = value();
+        break;
+      case '-r':
+      case '--resources':
+        a.resources.push(value());
+        break;
+      case '-s':
+      case '--set':
+        a.sets.push(value());
+        break;
+      case '--plugin':
+        a.plugins.push(value());
+        break;
+      case '--log.level':
+        a.logLevel = value();
+        break;
+      case '--format':
+        a.format = value();
+        break;
+      case '-h':
+      case '--help':
+        a.help = true;
+        break;
+      case '-v':
+      case '--version':
+        a.version = true;
+        break;
+      default:
+        if (arg.startsWith('-')) throw new SvcError(ErrorCode.Usage, `unknown flag ${arg} (see engine --help)`);
+        a.positional.push(arg);
+    }
+  }
+  return a;
+}
+
+export const HELP = `engine — run stream pipelines written in the Benthos / Tyk Streams YAML dialect
+
+Usage:
+  engine -c pipeline.yaml            run a stream (same as: engine run -c pipeline.yaml)
+  engine lint FILE...                check configs; prints file:line:col for every problem
+  engine list [--format text|json|jsonschema]
+                                     list the components (with their fields as JSON Schema)
+  engine echo -c pipeline.yaml       print the config normalised, with every default filled in
+
+Flags:
+  -c, --config FILE        the stream config (YAML)
+  -r, --resources FILE     a resources file (rate_limit_resources, ...); repeatable
+  -s, --set PATH=VALUE     override a config field, e.g. -s input.generate.count=10; repeatable
+      --plugin MODULE      load a custom plugin module (.js or .ts); repeatable
+      --log.level LEVEL    override logger.level (OFF, ERROR, WARN, INFO, DEBUG, TRACE)
+  -h, --help               this help
+  -v, --version            the version
+
+Config: input, pipeline (threads, processors), output, logger, metrics, tracer,
+rate_limit_resources, shutdown_timeout, http, plugins. \${VAR} and \${VAR:default} are replaced
+by environment variables. Try: engine -c configs/quickstart.yaml
+`;

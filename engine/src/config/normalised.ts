@@ -1,0 +1,44 @@
+import type { ComponentConfig, ComponentKind } from './component-config.js';
+import type { Field } from './spec.js';
+import type { Registry } from '../plugin/registry.js';
+
+const REDACTED = '!!!SECRET_SCRUBBED!!!';
+
+/**
+ * Turns a validated config back into its YAML shape (`{label, <type>: config, processors}`),
+ * defaults filled in and secret fields scrubbed: what `engine echo` prints.
+ */
+export function toYamlShape(value: unknown, field: Field<unknown>, registry: Registry): unknown {
+  if (value === undefined) return undefined;
+  if (field.isSecret && typeof value === 'string' && value !== '') return REDACTED;
+  switch (field.kind) {
+    case 'component':
+      return component(value as ComponentConfig, field.componentKind!, registry);
+    case 'array':
+      return (value as unknown[]).map((v) => toYamlShape(v, field.item!, registry));
+    case 'map': {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = toYamlShape(v, field.item!, registry);
+      return out;
+    }
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [k, f] of Object.entries(field.fields!)) {
+        const v = toYamlShape((value as Record<string, unknown>)[k], f, registry);
+        if (v !== undefined) out[k] = v;
+      }
+      return out;
+    }
+    default:
+      return value;
+  }
+}
+
+function component(c: ComponentConfig, kind: ComponentKind, registry: Registry): unknown {
+  const reg = registry.get(kind, c.type);
+  const out: Record<string, unknown> = {};
+  if (c.label) out.label = c.label;
+  out[c.type] = reg ? toYamlShape(c.config, reg.spec.config, registry) : c.config;
+  if (c.processors.length) out.processors = c.processors.map((p) => component(p, 'processor', registry));
+  return out;
+}

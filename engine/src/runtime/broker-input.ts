@@ -1,0 +1,70 @@
+import { f, type Infer } from '../config/spec.js';
+import type { ComponentConfig } from '../config/component-config.js';
+import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
+import type { ComponentSpec, Input } from '../plugin/types.js';
+import { batchPolicySpec } from './batch-policy.js';
+import { Channel } from './channel.js';
+import { errorMessage } from '../errors.js';
+
+export const brokerInputSpec = f.object({
+  copies: f.int().default(1).describe('How many times the list of inputs is created.').validate((n) => (n < 1 ? 'copies must be at least 1' : undefined)),
+  inputs: f.array(f.component('input')).describe('The inputs to read from, in parallel, merged into one feed.'),
+  batching: batchPolicySpec,
+});
+type Conf = Infer<typeof brokerInputSpec>;
+
+/** Reads every child in parallel and merges their transactions into one feed. */
+class BrokerInput implements Input {
+  private readonly feed = new Channel<Transaction>(1);
+  private started = false;
+
+  constructor(
+    private readonly children: Input[],
+    private readonly onError: (msg: string) => void,
+  ) {}
+
+  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
+    if (!this.started) {
+      this.started = true;
+      let running = this.children.length;
+      for (const child of this.children) {
+        void (async () => {
+          try {
+            for (;;) {
+              const tx = await child.read();
+              if (tx === END_OF_INPUT) break;
+              await this.feed.push(tx);
+            }
+          } catch (err) {
+            this.onError(`broker child input stopped: ${errorMessage(err)}`);
+          } finally {
+            if (--running === 0) this.feed.close();
+          }
+        })();
+      }
+      if (running === 0) this.feed.close();
+    }
+    return this.feed.pop();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.children.map((c) => c.close?.()));
+  }
+}
+
+export const brokerInput: ComponentSpec<Conf, Input> = {
+  summary: 'Reads from several inputs in parallel and merges them into one feed.',
+  description:
+    'Each child input keeps its own processors and batching; the broker-level `batching` and `processors` apply after them. ' +
+    '`copies` creates the whole list of inputs that many times.',
+  config: brokerInputSpec,
+  examples: ['input:\n  broker:\n    inputs:\n      - stdin: {}\n      - file:\n          paths: [./data.txt]\n'],
+  factory: async (conf, ctx) => {
+    const configs: ComponentConfig[] = [];
+    for (let copy = 0; copy < conf.copies; copy++) {
+      for (const c of conf.inputs) configs.push(copy === 0 ? c : { ...c, path: `${c.path}#${copy}` });
+    }
+    const children = await Promise.all(configs.map((c) => ctx.buildInput(c)));
+    return new BrokerInput(children, (m) => ctx.logger.error(m));
+  },
+};

@@ -1,0 +1,288 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { seen } from '../testing/test-plugin.js';
+import { streamOf } from '../testing/run-config.js';
+
+const all = (name: string) => seen.delivered.get(name)!.flat();
+const range = (n: number) => Array.from({ length: n }, (_, i) => String(i));
+
+describe('stream: at-least-once delivery', () => {
+  it('delivers every message of a finite input, acks each transaction, and ends', async () => {
+    const s = streamOf(`
+input: { test_source: { name: a1, count: 250, batch_size: 7 } }
+pipeline: { threads: 1 }
+output: { test_sink: { name: a1 } }
+`);
+    await s.run();
+    assert.deepEqual(all('a1'), range(250));
+    assert.deepEqual(seen.acks.get('a1'), { ok: 36, nack: 0 });
+    assert.equal(s.inFlight, 0);
+  });
+
+  it('replays nacked transactions until delivered (auto_replay_nacks), losing nothing', async () => {
+    const s = streamOf(`
+input: { test_source: { name: r1, count: 20, batch_size: 2 } }
+pipeline: { threads: 1 }
+output: { test_sink: { name: r1, fail_writes: 5 } }
+`);
+    await s.run();
+    assert.deepEqual([...all('r1')].sort((a, b) => +a - +b), range(20));
+    assert.equal(seen.acks.get('r1')!.ok, 10, 'the input sees one successful ack per transaction');
+    assert.equal(seen.acks.get('r1')!.nack, 0, 'replayed nacks never reach the input');
+  });
+
+  it('hands nacks back to the input when auto_replay_nacks is false', async () => {
+    const s = streamOf(`
+input: { test_source: { name: n1, count: 4, auto_replay_nacks: false } }
+pipeline: { threads: 1 }
+output: { test_sink: { name: n1, fail_writes: 2 } }
+`);
+    await s.run();
+    assert.deepEqual(seen.acks.get('n1'), { ok: 2, nack: 2 });
+    assert.deepEqual(all('n1'), ['2', '3']);
+  });
+
+  it('reconnects an output that lost its connection and retries the same batch', async () => {
+    const s = streamOf(`
+input: { test_source: { name: d1, count: 5 } }
+pipeline: { threads: 1 }
+output: { test_sink: { name: d1, disconnect_writes: 2 } }
+`);
+    await s.run();
+    assert.deepEqual(all('d1'), range(5));
+    assert.equal(seen.acks.get('d1')!.nack, 0);
+  });
+
+  it('reconnects an input whose connect fails, with back-off', async () => {
+    const s = streamOf(`
+input: { test_source: { name: c1, count: 3, fail_connects: 2 } }
+pipeline: { threads: 1 }
+output: { test_sink: { name: c1 } }
+`);
+    await s.run();
+    assert.deepEqual(all('c1'), range(3));
+    assert.equal(seen.connects.get('c1'), 3);
+  });
+
+  it('flags messages a processor throws on, and keeps going', async () => {
+    const s = streamOf(`
+input: { test_source: { name: e1, count: 3 } }
+pipeline:
+  threads: 1
+  processors: [ { test_throw: { on: ["1"] } } ]
+output: { test_sink: { name: e1 } }
+`);
+    await s.run();
+    assert.deepEqual(all('e1'), ['0', '1!boom (test)', '2']);
+  });
+
+  it('acks filtered messages and splits acks across split batches', async () => {
+    const s = streamOf(`
+input: { test_source: { name: s1, count: 6, batch_size: 3 } }
+pipeline:
+  threads: 1
+  processors: [ { test_split: {} } ]
+output: { test_sink: { name: s1 } }
+`);
+    await s.run();
+    assert.deepEqual(seen.delivered.get('s1'), range(6).map((x) => [x]));
+    assert.deepEqual(seen.acks.get('s1'), { ok: 2, nack: 0 });
+  });
+});
+
+describe('stream: batching', () => {
+  it('output batching by count groups transactions and acks each one', async () => {
+    const s = streamOf(`
+input: { test_source: { name: b1, count: 10 } }
+pipeline: { threads: 1 }
+output:
+  test_sink: { name: b1, batching: { count: 4, period: 50ms } }
+`);
+    await s.run();
+    assert.deepEqual(seen.delivered.get('b1')!.map((b) => b.length), [4, 4, 2]);
+    assert.deepEqual(seen.acks.get('b1'), { ok: 10, nack: 0 });
+  });
+
+  it('input batching by count and period (broker batching)', async () => {
+    const s = streamOf(`
+input:
+  broker:
+    inputs: [ { test_source: { name: b2, count: 10 } } ]
+    batching: { count: 4, period: 50ms }
+pipeline: { threads: 1 }
+output: { test_sink: { name: b2 } }
+`);
+    await s.run();
+    assert.deepEqual(seen.delivered.get('b2')!.map((b) => b.length), [4, 4, 2]);
+    assert.deepEqual(seen.acks.get('b2'), { ok: 10, nack: 0 });
+  });
+});
+
+describe('stream: threads', () => {
+  it('runs processors on worker threads and delivers every message', async () => {
+    const s = streamOf(`
+input: { test_source: { name: t1, count: 400, batch_size: 50 } }
+pipeline:
+  threads: 2
+  processors: [ { test_upper: {} } ]
+output: { test_sink: { name: t1 } }
+`);
+    await s.run();
+    const out = all('t1');
+    assert.equal(out.length, 400);
+    assert.deepEqual(out.map((x) => x.split('@')[0]).sort((a, b) => +a - +b), range(400));
+    assert.ok(out.every((x) => x.split('@')[1] !== '0'), 'processed off the main thread');
+  });
+});
+
+describe('stream: shutdown', () => {
+  it('stop() stops reading and drains in-flight messages', async () => {
+    const s = streamOf(`
+input: { test_source: { name: st1, count: 1000000 } }
+pipeline: { threads: 1 }
+output: { test_sink: { name: st1, delay_ms: 1 } }
+`);
+    const running = s.run();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await s.stop(5000), true);
+    await running;
+    const acks = seen.acks.get('st1')!;
+    assert.equal(acks.ok, all('st1').length, 'every delivered message was acked');
+    assert.ok(acks.ok < 1000000);
+  });
+});
+
+describe('stream: output broker', () => {
+  it('fan_out delivers every message to every output, retrying only the failing one', async () => {
+    const s = streamOf(`
+input: { test_source: { name: f1, count: 5 } }
+pipeline: { threads: 1 }
+output:
+  broker:
+    pattern: fan_out
+    outputs:
+      - test_sink: { name: f1a }
+      - test_sink: { name: f1b, fail_writes: 3 }
+`);
+    await s.run();
+    assert.deepEqual(all('f1a'), range(5), 'the healthy output gets each message exactly once');
+    assert.deepEqual([...all('f1b')].sort(), range(5));
+    assert.deepEqual(seen.acks.get('f1'), { ok: 5, nack: 0 });
+  });
+
+  it('fan_out_fail_fast nacks on a failure (the input replays to all outputs)', async () => {
+    const s = streamOf(`
+input: { test_source: { name: f2, count: 2 } }
+pipeline: { threads: 1 }
+output:
+  broker:
+    pattern: fan_out_fail_fast
+    outputs:
+      - test_sink: { name: f2a }
+      - test_sink: { name: f2b, fail_writes: 1 }
+`);
+    await s.run();
+    assert.ok(all('f2a').length >= 2, 'replays may duplicate on the healthy output (at least once)');
+    assert.deepEqual([...new Set(all('f2a'))].sort(), ['0', '1']);
+    assert.deepEqual([...all('f2b')].sort(), ['0', '1']);
+  });
+
+  it('fan_out_sequential writes outputs in order', async () => {
+    const s = streamOf(`
+input: { test_source: { name: f3, count: 3 } }
+pipeline: { threads: 1 }
+output:
+  broker:
+    pattern: fan_out_sequential
+    outputs:
+      - test_sink: { name: f3a, delay_ms: 5 }
+      - test_sink: { name: f3b }
+`);
+    await s.run();
+    assert.deepEqual(all('f3a'), range(3));
+    assert.deepEqual(all('f3b'), range(3));
+  });
+
+  it('round_robin spreads messages and moves on to the next output on failure', async () => {
+    const s = streamOf(`
+input: { test_source: { name: rr, count: 6 } }
+pipeline: { threads: 1 }
+output:
+  broker:
+    pattern: round_robin
+    outputs:
+      - test_sink: { name: rra }
+      - test_sink: { name: rrb }
+      - test_sink: { name: rrc, fail_writes: 100 }
+`);
+    await s.run();
+    const a = all('rra'), b = all('rrb');
+    assert.deepEqual([...a, ...b].sort(), range(6));
+    assert.equal(all('rrc').length, 0);
+    assert.ok(a.length >= 2 && b.length >= 2);
+  });
+
+  it('greedy delivers each message once across outputs', async () => {
+    const s = streamOf(`
+input: { test_source: { name: g1, count: 20 } }
+pipeline: { threads: 1 }
+output:
+  broker:
+    pattern: greedy
+    outputs:
+      - test_sink: { name: g1a, delay_ms: 2 }
+      - test_sink: { name: g1b }
+`);
+    await s.run();
+    assert.deepEqual([...all('g1a'), ...all('g1b')].sort((x, y) => +x - +y), range(20));
+  });
+
+  it('copies creates the list of outputs that many times', async () => {
+    const s = streamOf(`
+input: { test_source: { name: cp, count: 4 } }
+pipeline: { threads: 1 }
+output:
+  broker:
+    copies: 2
+    pattern: round_robin
+    outputs:
+      - test_sink: { name: cpa }
+`);
+    await s.run();
+    assert.equal(seen.instances.get('cpa'), 2);
+    assert.deepEqual(all('cpa').sort(), range(4));
+  });
+});
+
+describe('stream: input broker', () => {
+  it('merges every child and ends when all have ended', async () => {
+    const s = streamOf(`
+input:
+  broker:
+    inputs:
+      - test_source: { name: m1, count: 3 }
+      - test_source: { name: m2, count: 4 }
+pipeline: { threads: 1 }
+output: { test_sink: { name: m } }
+`);
+    await s.run();
+    assert.equal(all('m').length, 7);
+    assert.deepEqual(seen.acks.get('m1'), { ok: 3, nack: 0 });
+    assert.deepEqual(seen.acks.get('m2'), { ok: 4, nack: 0 });
+  });
+
+  it('runs input processors after the child and broker processors after them', async () => {
+    const s = streamOf(`
+input:
+  broker:
+    inputs:
+      - test_source: { name: ip, count: 2 }
+        processors: [ { test_throw: { on: ["0"] } } ]
+  processors: [ { test_split: {} } ]
+pipeline: { threads: 1 }
+output: { test_sink: { name: ip } }
+`);
+    await s.run();
+    assert.deepEqual(all('ip'), ['0!boom (test)', '1']);
+  });
+});

@@ -1,0 +1,251 @@
+import { readFile } from 'node:fs/promises';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { HttpConfig } from '../config/root-spec.js';
+import { ErrorCode, SvcError, errorMessage } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { RouteHandler, ServiceRoutes } from '../plugin/types.js';
+import type { StatusBoard } from '../runtime/status.js';
+import { Cors } from './cors.js';
+import { Router, type Route } from './router.js';
+
+/** A request may take this long in all; a stuck client must not hold a socket forever. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Headers must arrive within this, which bounds slowloris-style clients. */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** How long `close()` lets in-flight requests finish before it cuts every connection. */
+const DEFAULT_CLOSE_GRACE_MS = 1_000;
+
+export interface ServiceServerOptions {
+  status: StatusBoard;
+  logger: Logger;
+  version: string;
+  /** The build date shown by `/version`; `unknown` when not given. */
+  built?: string;
+  /** Overrides the grace `close()` gives to in-flight requests (tests shorten it). */
+  closeGraceMs?: number;
+}
+
+/** Splits `host:port` (`:4195` is every interface, `[::1]:4195` an IPv6 host). */
+export function parseAddress(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  const portText = colon < 0 ? '' : address.slice(colon + 1);
+  const port = Number(portText);
+  if (colon < 0 || !/^\d+$/.test(portText) || port > 65535) {
+    throw new SvcError(ErrorCode.ConfigLint, `http.address "${address}" is not host:port (e.g. 0.0.0.0:4195 or :4195)`);
+  }
+  const host = address.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  return { host, port };
+}
+
+/** The path of a request target, without its query: `/ready?x=1` → `/ready`. */
+function requestPath(url: string | undefined): string {
+  let target = url ?? '/';
+  if (!target.startsWith('/')) {
+    // Absolute-form (`GET http://host/ping`), which proxies send.
+    try {
+      target = new URL(target).pathname;
+    } catch {
+      return target;
+    }
+  }
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
+}
+
+function send(res: http.ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(body),
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(body);
+}
+
+function sendText(res: http.ServerResponse, status: number, body: string): void {
+  send(res, status, 'text/plain; charset=utf-8', body);
+}
+
+function sendJson(res: http.ServerResponse, status: number, value: unknown): void {
+  send(res, status, 'application/json', JSON.stringify(value));
+}
+
+function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
+/**
+ * The service-wide HTTP server, as in Benthos: health (`/ping`, `/ready`), `/version`,
+ * `/endpoints`, and whatever components mount (`/metrics`, an `http_server` input). Every route
+ * is also served under `root_path`. It is one server per process so that operators have a single
+ * port to probe and scrape.
+ */
+export class ServiceServer implements ServiceRoutes {
+  private readonly router: Router;
+  private readonly cors: Cors | undefined;
+  private readonly logger: Logger;
+  private server: http.Server | https.Server | undefined;
+  /** Raw sockets, so that `close()` can cut even a TLS connection still in its handshake. */
+  private readonly sockets = new Set<Socket>();
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly conf: HttpConfig,
+    private readonly opts: ServiceServerOptions,
+  ) {
+    this.logger = opts.logger;
+    this.router = new Router(conf.root_path);
+    this.cors = conf.cors.enabled ? new Cors(conf.cors) : undefined;
+    this.builtin('/ping', 'Responds 200 "pong": the process is alive.', (_req, res) => sendText(res, 200, 'pong'));
+    this.builtin('/ready', 'Responds 200 when every input and output is connected, else 503 listing those that are not.', (_req, res) =>
+      this.ready(res),
+    );
+    this.builtin('/version', 'The version and build date, as JSON.', (_req, res) =>
+      sendJson(res, 200, { version: opts.version, built: opts.built ?? 'unknown' }),
+    );
+    this.builtin('/endpoints', 'Every endpoint of this server and what it does, as JSON.', (_req, res) =>
+      sendJson(res, 200, Object.fromEntries(this.router.list().map((r) => [r.path, r.description]))),
+    );
+  }
+
+  mount(path: string, handler: RouteHandler, description = ''): void {
+    this.router.add({ path, handler, description, builtin: false });
+  }
+
+  unmount(path: string): void {
+    this.router.remove(path);
+  }
+
+  /** Binds `conf.address`; TLS when both `cert_file` and `key_file` are set. */
+  async start(): Promise<void> {
+    if (this.server || this.closing) throw new Error('the service HTTP server was already started (or closed)');
+    const { host, port } = parseAddress(this.conf.address);
+    const options: http.ServerOptions = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS };
+    const tls = await this.loadTls();
+    const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => this.dispatch(req, res);
+    const server = tls ? https.createServer({ ...options, ...tls }, listener) : http.createServer(options, listener);
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    this.server = server;
+
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: Error): void => {
+          server.off('listening', onListening);
+          reject(err);
+        };
+        const onListening = (): void => {
+          server.off('error', onError);
+          resolve();
+        };
+        server.once('error', onError);
+        server.once('listening', onListening);
+        server.listen(host ? { host, port } : { port });
+      });
+    } catch (err) {
+      this.server = undefined;
+      throw new Error(`the service HTTP server cannot listen on ${this.conf.address}: ${errorMessage(err)}`, { cause: err });
+    }
+    server.on('error', (err) => this.logger.error('service HTTP server error', { error: errorMessage(err) }));
+    const bound = this.address();
+    this.logger.info('service HTTP server listening', { address: `${bound.host}:${bound.port}`, tls: Boolean(tls) });
+  }
+
+  /** Where the server listens (the real port when `address` asked for port 0). */
+  address(): { host: string; port: number } {
+    const info = this.server?.address();
+    if (!info || typeof info === 'string') throw new Error('the service HTTP server is not listening');
+    return { host: (info as AddressInfo).address, port: (info as AddressInfo).port };
+  }
+
+  /**
+   * Stops listening, lets in-flight requests finish for a short grace, then cuts every
+   * connection (idle keep-alive ones at once), so that shutdown never waits on a client.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        server.closeAllConnections();
+        for (const socket of this.sockets) socket.destroy();
+      }, this.opts.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
+      timer.unref();
+      server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    this.logger.debug('service HTTP server closed');
+  }
+
+  private async loadTls(): Promise<{ cert: Buffer; key: Buffer } | undefined> {
+    const { cert_file: certFile, key_file: keyFile } = this.conf;
+    if (!certFile && !keyFile) return undefined;
+    if (!certFile || !keyFile) {
+      // Serving plain HTTP when TLS was half-configured would be a silent downgrade.
+      throw new SvcError(ErrorCode.ConfigLint, 'http.cert_file and http.key_file must be set together to serve TLS');
+    }
+    const read = async (field: string, file: string): Promise<Buffer> => {
+      try {
+        return await readFile(file);
+      } catch (err) {
+        throw new SvcError(ErrorCode.ConfigFile, `http.${field}: cannot read "${file}": ${errorMessage(err)}`, { cause: err });
+      }
+    };
+    return { cert: await read('cert_file', certFile), key: await read('key_file', keyFile) };
+  }
+
+  private builtin(path: string, description: string, handler: RouteHandler): void {
+    this.router.add({ path, handler, description, builtin: true });
+  }
+
+  private ready(res: http.ServerResponse): void {
+    const waiting = this.opts.status.notReady();
+    if (waiting.length === 0) return sendText(res, 200, 'OK');
+    const lines = waiting.map((s) => `${s.kind} ${s.path} (${s.type}): ${s.reason ?? 'not connected'}`);
+    sendText(res, 503, lines.join('\n') + '\n');
+  }
+
+  private dispatch(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (this.cors?.handle(req, res)) return;
+    const route = this.router.match(requestPath(req.url));
+    if (!route) return sendText(res, 404, 'not found\n');
+    if (route.builtin && req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return sendText(res, 405, 'method not allowed\n');
+    }
+    this.invoke(route, req, res);
+  }
+
+  /** Runs a handler; a throw (or a rejected promise, from an async handler) becomes a bare 500. */
+  private invoke(route: Route, req: http.IncomingMessage, res: http.ServerResponse): void {
+    const fail = (err: unknown): void => {
+      // The message may hold internals: it goes to the log only, never to the client.
+      this.logger.error('service HTTP handler failed', { route: route.path, method: req.method, error: errorMessage(err) });
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      for (const name of res.getHeaderNames()) {
+        if (!name.startsWith('access-control-') && name !== 'vary') res.removeHeader(name);
+      }
+      sendText(res, 500, 'internal server error\n');
+    };
+    try {
+      const result: unknown = route.handler(req, res);
+      if (isPromiseLike(result)) result.then(undefined, fail);
+    } catch (err) {
+      fail(err);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { Message, type Batch, type MetaValue, type Reply } from '../message/message.js';
+
+/**
+ * A batch as it crosses between threads: every content in one buffer plus offsets (the buffer
+ * is transferred, not copied, on the way in), metadata and error flags only where present.
+ * `origins[i]` is the index of the input message a result message came from (-1 when a
+ * processor made it from nothing), so that the main thread re-attaches its `ctx`.
+ */
+export interface EncodedBatch {
+  buf: ArrayBuffer;
+  offsets: Uint32Array;
+  metas?: Array<Record<string, MetaValue> | undefined>;
+  errors?: Array<string | undefined>;
+  origins?: Int32Array;
+}
+
+export interface EncodedReply {
+  origin: number;
+  reply: Reply;
+}
+
+/** What a worker sends back for one task. */
+export interface EncodedResult {
+  batches: EncodedBatch[];
+  replies?: EncodedReply[];
+}
+
+/** Encodes a batch; `originOf` gives each message's origin index (only on the way back). */
+export function encodeBatch(batch: Batch, originOf?: (m: Message) => number): EncodedBatch {
+  const n = batch.length;
+  const offsets = new Uint32Array(n + 1);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    offsets[i] = total;
+    total += batch[i]!.content.length;
+  }
+  offsets[n] = total;
+  const bytes = Buffer.allocUnsafeSlow(total);
+  let metas: EncodedBatch['metas'];
+  let errors: EncodedBatch['errors'];
+  let origins: Int32Array | undefined;
+  if (originOf) origins = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const m = batch[i]!;
+    m.content.copy(bytes, offsets[i]!);
+    if (m.hasMeta()) (metas ??= new Array(n))[i] = m.metaObject();
+    if (m.error !== undefined) (errors ??= new Array(n))[i] = m.error;
+    if (origins) origins[i] = originOf!(m);
+  }
+  const out: EncodedBatch = { buf: bytes.buffer as ArrayBuffer, offsets };
+  if (metas) out.metas = metas;
+  if (errors) out.errors = errors;
+  if (origins) out.origins = origins;
+  return out;
+}
+
+/** Decodes a batch; contents are views of the one buffer (no copy). */
+export function decodeBatch(e: EncodedBatch): Batch {
+  const n = e.offsets.length - 1;
+  const bytes = Buffer.from(e.buf);
+  const out = new Array<Message>(n);
+  for (let i = 0; i < n; i++) {
+    const m = new Message(bytes.subarray(e.offsets[i]!, e.offsets[i + 1]!), e.metas?.[i]);
+    const err = e.errors?.[i];
+    if (err !== undefined) m.error = err;
+    out[i] = m;
+  }
+  return out;
+}

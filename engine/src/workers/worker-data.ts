@@ -1,0 +1,13 @@
+import type { ComponentConfig } from '../config/component-config.js';
+import type { LoggerConfig } from '../observability/logger.js';
+
+/** What every pipeline worker is started with: enough to build the processor chain once. */
+export interface WorkerData {
+  /** Plugin module specifiers (built-ins first), loaded before anything is built. */
+  plugins: string[];
+  processors: ComponentConfig[];
+  rateLimits: ComponentConfig[];
+  /** Shared memory created on the main thread (rate limit counters, ...), by key. */
+  shared: Array<[string, SharedArrayBuffer]>;
+  logger: Partial<LoggerConfig>;
+}

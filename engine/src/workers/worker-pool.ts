@@ -1,0 +1,52 @@
+import { Piscina } from 'piscina';
+import type { Batch } from '../message/message.js';
+import { decodeBatch, encodeBatch, type EncodedResult } from './batch-codec.js';
+import type { WorkerData } from './worker-data.js';
+
+/**
+ * The pipeline processors on a piscina pool: created once, each worker builds its chain once,
+ * and whole batches travel (contents as one transferred buffer). `ctx` stays on this thread
+ * and is re-attached by origin index; replies set on a worker reach the original ctx.
+ */
+export class WorkerPool {
+  private readonly pool: Piscina;
+
+  constructor(threads: number, data: WorkerData) {
+    this.pool = new Piscina({
+      filename: new URL('./worker.js', import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: 2 ** 31 - 1,
+      // 'async' lets an idle worker's event loop run its timers (a rate limit, a sleep).
+      atomics: 'async',
+      workerData: data,
+    });
+  }
+
+  async process(batch: Batch): Promise<Batch[]> {
+    const task = encodeBatch(batch);
+    const result = (await this.pool.run(task, { transferList: [task.buf] })) as EncodedResult;
+    if (result.replies) {
+      for (const r of result.replies) {
+        const m = r.origin >= 0 ? batch[r.origin] : undefined;
+        if (m) m.setReply({ ...r.reply, body: r.reply.body ? Buffer.from(r.reply.body) : undefined });
+      }
+    }
+    const out: Batch[] = [];
+    for (const e of result.batches) {
+      const b = decodeBatch(e);
+      if (e.origins) {
+        for (let i = 0; i < b.length; i++) {
+          const src = batch[e.origins[i]!];
+          if (src?.hasCtx()) b[i]!.ctx = src.ctx;
+        }
+      }
+      out.push(b);
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

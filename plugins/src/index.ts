@@ -1,0 +1,7 @@
+/**
+ * The built-in components. Importing this module registers them, through @svc/engine's
+ * public plugin API, exactly as a user's plugin registers its own.
+ */
+import './io/index.js';
+import './pure/index.js';
+import './ratelimit/index.js';

@@ -1,0 +1,497 @@
+/**
+ * The byte codecs shared by the `stdin` and `file` inputs and the `stdout` and `file` outputs.
+ *
+ * Reading (`lines`, `delim:X`, `all-bytes`) is built for speed: chunks are read big, delimiters
+ * are found with `Buffer.indexOf`, every message's content is a `subarray` of the chunk it came
+ * from (no copy), only the unterminated tail of a chunk is copied over to the next one, and all
+ * complete pieces currently buffered are handed out as one batch (up to {@link MAX_BATCH}).
+ *
+ * Writing (`lines`, `delim:X`, `append`, `all-bytes`) builds one Buffer per batch; consecutive
+ * messages that are adjacent slices of one chunk, separated by exactly the delimiter (what the
+ * readers produce), are copied as one run.
+ */
+import type { Readable } from 'node:stream';
+import { f, type Batch, type Field } from '@svc/engine';
+
+/** The most messages one read hands out as a batch. */
+export const MAX_BATCH = 4096;
+/** The size of the chunks the `file` input reads. */
+export const CHUNK_SIZE = 256 * 1024;
+/** Bytes a chunk source buffers ahead before it pauses its stream (back-pressure). */
+const READ_AHEAD = 1024 * 1024;
+
+const EMPTY = Buffer.alloc(0);
+const NEWLINE = Buffer.from('\n');
+
+// ---------------------------------------------------------------------------------------------
+// Codec names
+// ---------------------------------------------------------------------------------------------
+
+/** How an input splits a stream into messages. */
+export interface ReadCodec {
+  readonly kind: 'lines' | 'delim' | 'all-bytes';
+  /** The delimiter (`\n` for `lines`; empty for `all-bytes`). */
+  readonly delim: Buffer;
+}
+
+/** How an output joins messages into a stream. */
+export interface WriteCodec {
+  readonly kind: 'lines' | 'delim' | 'append' | 'all-bytes';
+  /** Written after every message (`\n` for `lines`; empty for `append` and `all-bytes`). */
+  readonly suffix: Buffer;
+}
+
+const READ_NAMES = 'lines, delim:<delimiter> (e.g. delim:|| ) or all-bytes';
+const WRITE_NAMES = 'lines, delim:<delimiter> (e.g. delim:|| ), append or all-bytes';
+
+/** Parses an input codec name; returns an error message for an unsupported one. */
+export function parseReadCodec(name: string): ReadCodec | string {
+  if (name === 'lines') return { kind: 'lines', delim: NEWLINE };
+  if (name === 'all-bytes') return { kind: 'all-bytes', delim: EMPTY };
+  if (name.startsWith('delim:')) {
+    const d = name.slice('delim:'.length);
+    if (d === '') return `codec "${name}" has an empty delimiter: write delim:<delimiter>, e.g. delim:|`;
+    return { kind: 'delim', delim: Buffer.from(d) };
+  }
+  return `unsupported codec "${name}": this input supports ${READ_NAMES}`;
+}
+
+/** Parses an output codec name; returns an error message for an unsupported one. */
+export function parseWriteCodec(name: string): WriteCodec | string {
+  if (name === 'lines') return { kind: 'lines', suffix: NEWLINE };
+  if (name === 'append') return { kind: 'append', suffix: EMPTY };
+  if (name === 'all-bytes') return { kind: 'all-bytes', suffix: EMPTY };
+  if (name.startsWith('delim:')) {
+    const d = name.slice('delim:'.length);
+    if (d === '') return `codec "${name}" has an empty delimiter: write delim:<delimiter>, e.g. delim:|`;
+    return { kind: 'delim', suffix: Buffer.from(d) };
+  }
+  return `unsupported codec "${name}": this output supports ${WRITE_NAMES}`;
+}
+
+/** Like {@link parseReadCodec} but throws on an unsupported name (for factories). */
+export function readCodec(name: string): ReadCodec {
+  const c = parseReadCodec(name);
+  if (typeof c === 'string') throw new TypeError(c);
+  return c;
+}
+
+/** Like {@link parseWriteCodec} but throws on an unsupported name (for factories). */
+export function writeCodec(name: string): WriteCodec {
+  const c = parseWriteCodec(name);
+  if (typeof c === 'string') throw new TypeError(c);
+  return c;
+}
+
+/** The `codec` field of an input (lint rejects unsupported names). */
+export function readCodecField(): Field<string> {
+  return f
+    .string()
+    .default('lines')
+    .validate((v) => {
+      const c = parseReadCodec(v);
+      return typeof c === 'string' ? c : undefined;
+    })
+    .describe(
+      'How the bytes are split into messages: `lines` (one message per `\\n`-terminated line, the `\\n` removed and ' +
+        'nothing else: a `\\r` stays), `delim:X` (split on the delimiter X, which may be several characters) or ' +
+        '`all-bytes` (the whole stream is one message). A final unterminated piece is a message too; an empty ' +
+        'piece after a final delimiter is not.',
+    );
+}
+
+/** The `codec` field of an output (lint rejects unsupported names). */
+export function writeCodecField(allBytes: string): Field<string> {
+  return f
+    .string()
+    .default('lines')
+    .validate((v) => {
+      const c = parseWriteCodec(v);
+      return typeof c === 'string' ? c : undefined;
+    })
+    .describe(
+      'How messages are written: `lines` (each message followed by `\\n`), `delim:X` (each message followed by the ' +
+        `delimiter X), \`append\` (the raw bytes, nothing in between) or \`all-bytes\` (${allBytes}).`,
+    );
+}
+
+/** The `max_buffer` field of the line-reading inputs. */
+export function maxBufferField(): Field<number> {
+  return f
+    .int()
+    .default(1_000_000)
+    .advanced()
+    .validate((v) => (v >= 1 ? undefined : 'max_buffer must be at least 1'))
+    .describe(
+      'The longest line (or delimited piece), in bytes. A longer one is an error: it is logged, the pieces ' +
+        'before it are delivered and the rest of that stream is skipped. Not applied to `all-bytes`.',
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------------
+
+/** A piece longer than `max_buffer`. */
+export class LineTooLongError extends Error {
+  constructor(
+    readonly maxBuffer: number,
+    readonly offset: number,
+  ) {
+    super(`a line (or delimited piece) starting at byte ${offset} is longer than max_buffer (${maxBuffer} bytes)`);
+    this.name = 'LineTooLongError';
+  }
+}
+
+/**
+ * Splits a stream of chunks on a delimiter. Pieces are `subarray`s of the chunk they lie in;
+ * a piece spanning chunks is assembled from the copied tail (a delimiter may span chunks too).
+ *
+ *   s.push(chunk); s.take(out, max) ... until !s.pending; then push the next chunk;
+ *   at the end: s.finish() gives the final unterminated piece, if any.
+ */
+export class Splitter {
+  private readonly d: number;
+  private readonly byte: number;
+  private chunk: Buffer = EMPTY;
+  private pos = 0;
+  /** The unterminated piece carried over from earlier chunks (a copy). */
+  private tail: Buffer = EMPTY;
+  /** A piece completed by push() (tail + the head of the new chunk), not yet taken. */
+  private first: Buffer | undefined;
+  /** The stream offset of `chunk[0]`, for error messages. */
+  private chunkOffset = 0;
+  private consumed = 0;
+  /** Set when a piece longer than maxBuffer was found; nothing more is produced. */
+  tooLong: LineTooLongError | undefined;
+
+  constructor(
+    readonly delim: Buffer,
+    readonly maxBuffer: number,
+  ) {
+    if (delim.length === 0) throw new TypeError('empty delimiter');
+    this.d = delim.length;
+    this.byte = delim[0]!;
+  }
+
+  /** True while pieces of the current chunk may remain to be taken. */
+  get pending(): boolean {
+    return this.tooLong === undefined && (this.first !== undefined || this.pos < this.chunk.length);
+  }
+
+  /** Feeds the next chunk. Call only when `pending` is false. */
+  push(chunk: Buffer): void {
+    if (this.tooLong) return;
+    this.chunkOffset = this.consumed;
+    this.consumed += chunk.length;
+    this.chunk = chunk;
+    this.pos = 0;
+    const tail = this.tail;
+    if (tail.length === 0) return;
+    const d = this.d;
+    // A delimiter straddling the boundary starts in the tail's last d-1 bytes (the tail holds
+    // no whole delimiter), so look in that seam first: it comes before any in the chunk.
+    if (d > 1) {
+      const fromTail = Math.min(tail.length, d - 1);
+      const seam = Buffer.concat([tail.subarray(tail.length - fromTail), chunk.subarray(0, d - 1)]);
+      const p = seam.indexOf(this.delim);
+      if (p >= 0) {
+        this.complete(tail.subarray(0, tail.length - fromTail + p), p + d - fromTail);
+        return;
+      }
+    }
+    const i = d === 1 ? chunk.indexOf(this.byte) : chunk.indexOf(this.delim);
+    if (i < 0) {
+      this.tail = Buffer.concat([tail, chunk]);
+      this.chunk = EMPTY;
+      if (this.tail.length > this.maxBuffer) this.fail(this.chunkOffset - tail.length);
+      return;
+    }
+    this.complete(i === 0 ? tail : Buffer.concat([tail, chunk.subarray(0, i)]), i + d);
+  }
+
+  private complete(piece: Buffer, next: number): void {
+    if (piece.length > this.maxBuffer) return this.fail(this.chunkOffset - this.tail.length);
+    this.tail = EMPTY;
+    this.first = piece;
+    this.pos = next;
+  }
+
+  private fail(offset: number): void {
+    this.tooLong = new LineTooLongError(this.maxBuffer, offset);
+    this.first = undefined;
+    this.chunk = EMPTY;
+    this.pos = 0;
+    this.tail = EMPTY;
+  }
+
+  /** Appends up to `max - out.length` complete pieces to `out`. */
+  take(out: Buffer[], max: number): void {
+    if (this.first !== undefined) {
+      if (out.length >= max) return;
+      out.push(this.first);
+      this.first = undefined;
+    }
+    const chunk = this.chunk;
+    const d = this.d;
+    const byte = this.byte;
+    const delim = this.delim;
+    const maxBuffer = this.maxBuffer;
+    let pos = this.pos;
+    while (out.length < max) {
+      const i = d === 1 ? chunk.indexOf(byte, pos) : chunk.indexOf(delim, pos);
+      if (i < 0) {
+        // No more delimiters in this chunk: carry the rest over (the only copy we make).
+        const rest = chunk.length - pos;
+        this.tail = rest === 0 ? EMPTY : Buffer.from(chunk.subarray(pos));
+        this.chunk = EMPTY;
+        this.pos = 0;
+        if (rest > maxBuffer) this.fail(this.chunkOffset + pos);
+        return;
+      }
+      if (i - pos > maxBuffer) return this.fail(this.chunkOffset + pos);
+      out.push(chunk.subarray(pos, i));
+      pos = i + d;
+    }
+    this.pos = pos;
+  }
+
+  /** At the end of the stream: the final unterminated piece, if there is one. */
+  finish(): Buffer | undefined {
+    const t = this.tail;
+    this.tail = EMPTY;
+    return t.length > 0 && this.tooLong === undefined ? t : undefined;
+  }
+}
+
+/** A source of chunks: `null` at the end of the stream. */
+export interface ChunkSource {
+  next(): Buffer | null | Promise<Buffer | null>;
+  /** Stops reading: a pending `next()` resolves `null`. */
+  close(): void;
+}
+
+/**
+ * The chunks of a Readable, as they come (no concatenation), with back-pressure: the stream is
+ * paused while more than ~1 MiB is buffered here.
+ */
+export class StreamChunks implements ChunkSource {
+  private readonly queue: Buffer[] = [];
+  private head = 0;
+  private queued = 0;
+  private paused = false;
+  private ended = false;
+  private closed = false;
+  private error: Error | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly stream: Readable,
+    private readonly destroyOnClose = true,
+  ) {
+    stream.on('data', this.onData);
+    stream.on('end', this.onEnd);
+    stream.on('close', this.onEnd);
+    stream.on('error', this.onError);
+  }
+
+  private readonly onData = (c: Buffer | string): void => {
+    const chunk = typeof c === 'string' ? Buffer.from(c) : c;
+    if (chunk.length === 0) return;
+    this.queue.push(chunk);
+    this.queued += chunk.length;
+    if (this.queued >= READ_AHEAD && !this.paused) {
+      this.paused = true;
+      this.stream.pause();
+    }
+    this.notify();
+  };
+
+  private readonly onEnd = (): void => {
+    this.ended = true;
+    this.notify();
+  };
+
+  private readonly onError = (err: Error): void => {
+    this.error ??= err;
+    this.ended = true;
+    this.notify();
+  };
+
+  private notify(): void {
+    const w = this.wake;
+    if (w) {
+      this.wake = undefined;
+      w();
+    }
+  }
+
+  next(): Buffer | null | Promise<Buffer | null> {
+    if (this.head < this.queue.length) {
+      const c = this.queue[this.head]!;
+      this.queue[this.head++] = EMPTY;
+      if (this.head === this.queue.length) {
+        this.queue.length = 0;
+        this.head = 0;
+      }
+      this.queued -= c.length;
+      if (this.paused && this.queued < READ_AHEAD / 2 && !this.closed) {
+        this.paused = false;
+        this.stream.resume();
+      }
+      return c;
+    }
+    if (this.closed) return null;
+    if (this.error) throw this.error;
+    if (this.ended) return null;
+    return new Promise<void>((resolve) => (this.wake = resolve)).then(() => this.next());
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.length = 0;
+    this.head = 0;
+    this.stream.off('data', this.onData);
+    this.stream.off('end', this.onEnd);
+    this.stream.off('close', this.onEnd);
+    // Keep an error listener: an error after close must not crash the process.
+    this.stream.on('error', () => {});
+    this.stream.off('error', this.onError);
+    if (this.destroyOnClose) this.stream.destroy();
+    else this.stream.pause();
+    this.notify();
+  }
+}
+
+/**
+ * Reads pieces from a chunk source with a codec. `read()` gives the complete pieces currently
+ * buffered (at most {@link MAX_BATCH}) synchronously when it has some, else waits for the next
+ * chunk; `null` at the end. It throws a {@link LineTooLongError} (once the pieces before the long
+ * one were handed out) or the stream's error.
+ */
+export class CodecReader {
+  private readonly splitter: Splitter | undefined;
+  private ended = false;
+  private closed = false;
+
+  constructor(
+    private readonly source: ChunkSource,
+    codec: ReadCodec,
+    maxBuffer: number,
+    private readonly maxBatch = MAX_BATCH,
+  ) {
+    this.splitter = codec.kind === 'all-bytes' ? undefined : new Splitter(codec.delim, maxBuffer);
+  }
+
+  read(): Buffer[] | null | Promise<Buffer[] | null> {
+    if (this.ended || this.closed) return null;
+    const s = this.splitter;
+    if (!s) return this.readAll();
+    const out: Buffer[] = [];
+    for (;;) {
+      if (s.pending) {
+        s.take(out, this.maxBatch);
+        if (out.length >= this.maxBatch) return out;
+      }
+      if (s.tooLong) {
+        this.ended = true;
+        if (out.length > 0) return out;
+        throw s.tooLong;
+      }
+      if (out.length > 0) return out;
+      const c = this.source.next();
+      if (c instanceof Promise) return c.then((chunk) => this.afterChunk(chunk));
+      const r = this.afterChunk(c);
+      if (r !== undefined) return r;
+    }
+  }
+
+  /** Handles a chunk: returns what read() should return, or undefined to go on reading. */
+  private afterChunk(chunk: Buffer | null): Buffer[] | null | Promise<Buffer[] | null> | undefined {
+    if (this.closed) return null;
+    const s = this.splitter!;
+    if (chunk === null) {
+      this.ended = true;
+      const last = s.finish();
+      return last ? [last] : null;
+    }
+    s.push(chunk);
+    // Called from a promise: go round read() again (it takes the pieces of this chunk).
+    return this.read();
+  }
+
+  private async readAll(): Promise<Buffer[] | null> {
+    const parts: Buffer[] = [];
+    for (;;) {
+      const c = await this.source.next();
+      if (this.closed) return null;
+      if (c === null) break;
+      parts.push(c);
+    }
+    this.ended = true;
+    return [parts.length === 1 ? parts[0]! : Buffer.concat(parts)];
+  }
+
+  close(): void {
+    this.closed = true;
+    this.source.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The bytes of a batch: each message followed by `suffix`, in ONE Buffer. Consecutive messages
+ * that are adjacent slices of the same memory, separated by exactly `suffix`, are copied as a
+ * single run (so re-joining what a reader split is one memcpy per chunk).
+ */
+export function encodeBatch(batch: Batch, suffix: Buffer): Buffer {
+  const n = batch.length;
+  const d = suffix.length;
+  if (n === 0) return EMPTY;
+  if (n === 1 && d === 0) return batch[0]!.content;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += batch[i]!.content.length + d;
+  const out = Buffer.allocUnsafe(total);
+  const s0 = d > 0 ? suffix[0]! : 0;
+  let w = 0;
+  let i = 0;
+  while (i < n) {
+    const c = batch[i]!.content;
+    const ab = c.buffer;
+    const start = c.byteOffset;
+    let end = start + c.length;
+    let view: Uint8Array | undefined;
+    let j = i + 1;
+    while (j < n) {
+      const nx = batch[j]!.content;
+      if (nx.buffer !== ab || nx.byteOffset !== end + d) break;
+      if (d > 0) {
+        view ??= new Uint8Array(ab);
+        if (view[end] !== s0) break;
+        let k = 1;
+        while (k < d && view[end + k] === suffix[k]) k++;
+        if (k < d) break;
+      }
+      end = nx.byteOffset + nx.length;
+      j++;
+    }
+    if (j === i + 1) {
+      c.copy(out, w);
+      w += c.length;
+    } else {
+      out.set(view !== undefined ? view.subarray(start, end) : new Uint8Array(ab, start, end - start), w);
+      w += end - start;
+    }
+    if (d === 1) out[w++] = s0;
+    else if (d > 1) {
+      suffix.copy(out, w);
+      w += d;
+    }
+    i = j;
+  }
+  return out;
+}

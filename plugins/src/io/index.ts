@@ -1,0 +1,2 @@
+// Registers the io family (see each file).
+export {};

@@ -1,0 +1,3 @@
+// Registers the rate limit kinds and the rate_limit processor.
+import './local.js';
+import './rate-limit-processor.js';
