@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Document, LineCounter, isMap, isSeq, parseDocument, type Node, parse as parseYaml } from 'yaml';
+import { LineCounter, type Document, isMap, isSeq, parseDocument, type Node, parse as parseYaml } from 'yaml';
 import { ConfigError, ErrorCode, type ConfigIssue } from '../errors.js';
 import type { Registry } from '../plugin/registry.js';
 import type { ComponentConfig } from './component-config.js';
@@ -100,6 +100,7 @@ export function validateConfig(parsed: ParsedConfig, registry: Registry, resourc
   config.rate_limit_resources = (config.rate_limit_resources ?? []).filter(Boolean);
   config.pipeline.processors = (config.pipeline?.processors ?? []).filter(Boolean);
   checkResources(config, parsed, issues);
+  issues.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : 0));
   return { config, issues };
 }
 
@@ -117,9 +118,4 @@ export function loadConfig(opts: { file: string; registry: Registry; resources?:
   const { config, issues } = validateConfig(parsed, opts.registry, (opts.resources ?? []).map((r) => readConfig(r)));
   if (issues.length) throw new ConfigError(issues);
   return config;
-}
-
-/** A Document for a plain value (used for defaults). */
-export function documentOf(value: unknown): Document {
-  return new Document(value);
 }
