@@ -40,8 +40,6 @@ export async function run(args: Args): Promise<number> {
   if (config.http.enabled) {
     service = new ServiceServer(config.http, { status, logger: logger.child({ path: 'root.http' }), version: engineVersion() });
     await service.start();
-    const a = service.address();
-    logger.info(`Listening for HTTP requests at: http://${a.host}:${a.port}`);
   }
   const stream = new Stream({ config, registry: registry(), logger, plugins, service, status });
   try {

@@ -25,34 +25,34 @@ describe('config lint', () => {
   it('reports an unknown field with its position and a suggestion', () => {
     const issues = lint('input:\n  test_source:\n    cuont: 3\noutput:\n  test_sink: {}\n');
     assert.equal(issues.length, 1);
-    assert.match(issues[0]!, /^p\.yaml:3:5 field cuont not expected at input\.test_source; did you mean count\?/);
+    assert.match(issues[0]!, /^p\.yaml:3:5 field cuont not expected at root.input\.test_source; did you mean count\?/);
   });
 
   it('reports a wrong type', () => {
     const [issue] = lint('input:\n  test_source:\n    count: lots\n');
-    assert.match(issue!, /^p\.yaml:3:12 expected an integer at input\.test_source\.count, got the string "lots"/);
+    assert.match(issue!, /^p\.yaml:3:12 expected an integer at root.input\.test_source\.count, got the string "lots"/);
   });
 
   it('reports a bad enum value with the allowed values', () => {
     const [issue] = lint('input:\n  test_source: {}\noutput:\n  broker:\n    pattern: fan_in\n    outputs: []\n');
-    assert.match(issue!, /^p\.yaml:5:14 invalid value "fan_in" at output\.broker\.pattern: expected one of fan_out, fan_out_fail_fast/);
+    assert.match(issue!, /^p\.yaml:5:14 invalid value "fan_in" at root.output\.broker\.pattern: expected one of fan_out, fan_out_fail_fast/);
   });
 
   it('reports a missing required field', () => {
     const [issue] = lint('input:\n  test_source: {}\noutput:\n  broker:\n    pattern: fan_out\n');
-    assert.match(issue!, /field outputs is required \(output\.broker\.outputs\)/);
+    assert.match(issue!, /field outputs is required \(root\.output\.broker\.outputs\)/);
   });
 
   it('reports an unknown component type with a suggestion and the plugin hint', () => {
     const [issue] = lint('input:\n  test_sourse: {}\n');
-    assert.match(issue!, /^p\.yaml:2:3 unknown input type "test_sourse" at input; did you mean test_source\?; if it comes from a plugin/);
+    assert.match(issue!, /^p\.yaml:2:3 unknown input type "test_sourse" at root.input; did you mean test_source\?; if it comes from a plugin/);
   });
 
   it('reports duplicate labels and malformed labels', () => {
     const issues = lint(
       'input:\n  label: a\n  test_source: {}\npipeline:\n  processors:\n    - label: a\n      noop_missing: {}\n    - label: Bad-Label\n      test_split: {}\n',
     );
-    assert.ok(issues.some((i) => /^p\.yaml:6:14 duplicate label "a": already used at input/.test(i)), issues.join('\n'));
+    assert.ok(issues.some((i) => /^p\.yaml:6:14 duplicate label "a": already used at root.input/.test(i)), issues.join('\n'));
     assert.ok(issues.some((i) => /label "Bad-Label" .* lowercase/.test(i)));
   });
 
@@ -89,7 +89,7 @@ describe('config lint', () => {
     assert.equal(config.pipeline.threads, -1);
     assert.equal(config.shutdown_timeout, '20s');
     assert.equal(config.http.address, '0.0.0.0:4195');
-    assert.equal(config.input.path, 'input');
+    assert.equal(config.input.path, 'root.input');
     assert.deepEqual(config.input.config, { name: 'src', count: 10, batch_size: 1, fail_connects: 0, auto_replay_nacks: true });
   });
 

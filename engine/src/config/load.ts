@@ -89,11 +89,11 @@ export function applySets(parsed: ParsedConfig, sets: string[]): void {
 /** Validates a parsed config (and resource files) against the registered specs. */
 export function validateConfig(parsed: ParsedConfig, registry: Registry, resourceFiles: ParsedConfig[] = []): { config: RootConfig; issues: ConfigIssue[] } {
   const v = new Validator(registry, parsed.file, parsed.lines);
-  const config = v.value(parsed.doc.contents as Node | null, rootSpec, '') as RootConfig;
+  const config = v.value(parsed.doc.contents as Node | null, rootSpec, 'root') as RootConfig;
   const issues = [...parsed.issues, ...v.issues];
   for (const r of resourceFiles) {
     const rv = new Validator(registry, r.file, r.lines);
-    const res = rv.value(r.doc.contents as Node | null, resourcesSpec, '') as { rate_limit_resources: ComponentConfig[] };
+    const res = rv.value(r.doc.contents as Node | null, resourcesSpec, 'root') as { rate_limit_resources: ComponentConfig[] };
     issues.push(...r.issues, ...rv.issues);
     config.rate_limit_resources.push(...(res.rate_limit_resources ?? []).filter(Boolean));
   }

@@ -5,7 +5,7 @@ import type { Batch } from '../message/message.js';
 import { END_OF_INPUT, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Registry } from '../plugin/registry.js';
-import type { Input, ServiceRoutes } from '../plugin/types.js';
+import type { Input, Processor, ServiceRoutes } from '../plugin/types.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import { Builder } from './builder.js';
 import { Channel } from './channel.js';
@@ -39,6 +39,7 @@ export class Stream {
   private input: Input | undefined;
   private sink: Sink | undefined;
   private pool: WorkerPool | undefined;
+  private process: Process | undefined;
   private outstanding = 0;
   private idleWaiters: Array<() => void> = [];
   private stopping = false;
@@ -67,20 +68,23 @@ export class Stream {
   async build(): Promise<void> {
     const c = this.opts.config;
     await this.builder.buildRateLimits(c.rate_limit_resources);
-    this.sink = await this.builder.sink(c.output);
-    this.input = await this.builder.input(c.input);
+    // Processors are built here even when they will run on the pool: a broken one fails now.
+    try {
+      const processors = await this.builder.processors(c.pipeline.processors);
+      this.sink = await this.builder.sink(c.output);
+      this.input = await this.builder.input(c.input);
+      this.process = this.pipeline(processors);
+    } catch (err) {
+      await this.shutdownComponents();
+      throw err;
+    }
   }
 
-  private async pipeline(): Promise<Process> {
+  private pipeline(processors: Processor[]): Process {
     const c = this.opts.config;
     const procs = c.pipeline.processors;
     if (procs.length === 0) return (b) => [b];
-    if (this.threads <= 1) {
-      const processors = await this.builder.processors(procs);
-      return (b) => runProcessors(processors, b);
-    }
-    // Build once here too, so a broken processor config fails before the pool starts.
-    await this.builder.processors(procs);
+    if (this.threads <= 1) return (b) => runProcessors(processors, b);
     const shared = [...this.builder.env.shared.entries()];
     this.pool = new WorkerPool(this.threads, {
       plugins: this.opts.plugins,
@@ -96,7 +100,7 @@ export class Stream {
   /** Runs until the input ends (and everything is acked) or `stop()` is called. */
   async run(): Promise<void> {
     if (!this.input || !this.sink) await this.build();
-    const process = await this.pipeline();
+    const process = this.process!;
     const input = this.input!;
     const sink = this.sink!;
     try {

@@ -237,6 +237,9 @@ export class Splitter {
     const byte = this.byte;
     const delim = this.delim;
     const maxBuffer = this.maxBuffer;
+    // Buffer.from(arrayBuffer, offset, length) is a view like subarray(), but cheaper.
+    const ab = chunk.buffer as ArrayBuffer;
+    const base = chunk.byteOffset;
     let pos = this.pos;
     while (out.length < max) {
       const i = d === 1 ? chunk.indexOf(byte, pos) : chunk.indexOf(delim, pos);
@@ -250,7 +253,7 @@ export class Splitter {
         return;
       }
       if (i - pos > maxBuffer) return this.fail(this.chunkOffset + pos);
-      out.push(chunk.subarray(pos, i));
+      out.push(Buffer.from(ab, base + pos, i - pos));
       pos = i + d;
     }
     this.pos = pos;
@@ -390,35 +393,41 @@ export class CodecReader {
     if (!s) return this.readAll();
     const out: Buffer[] = [];
     for (;;) {
-      if (s.pending) {
-        s.take(out, this.maxBatch);
-        if (out.length >= this.maxBatch) return out;
-      }
-      if (s.tooLong) {
-        this.ended = true;
-        if (out.length > 0) return out;
-        throw s.tooLong;
-      }
-      if (out.length > 0) return out;
-      const c = this.source.next();
-      if (c instanceof Promise) return c.then((chunk) => this.afterChunk(chunk));
-      const r = this.afterChunk(c);
+      const r = this.take(s, out);
       if (r !== undefined) return r;
+      const c = this.source.next();
+      if (c instanceof Promise) return c.then((chunk) => this.resume(s, chunk));
+      if (c === null) return this.atEnd(s);
+      s.push(c);
     }
   }
 
-  /** Handles a chunk: returns what read() should return, or undefined to go on reading. */
-  private afterChunk(chunk: Buffer | null): Buffer[] | null | Promise<Buffer[] | null> | undefined {
-    if (this.closed) return null;
-    const s = this.splitter!;
-    if (chunk === null) {
-      this.ended = true;
-      const last = s.finish();
-      return last ? [last] : null;
+  /** Takes the buffered pieces: what read() returns, or undefined when it needs another chunk. */
+  private take(s: Splitter, out: Buffer[]): Buffer[] | undefined {
+    if (s.pending) {
+      s.take(out, this.maxBatch);
+      if (out.length >= this.maxBatch) return out;
     }
+    if (s.tooLong) {
+      // Hand out the pieces before the long one first; the next read throws, then the reader ends.
+      if (out.length > 0) return out;
+      this.ended = true;
+      throw s.tooLong;
+    }
+    return out.length > 0 ? out : undefined;
+  }
+
+  private resume(s: Splitter, chunk: Buffer | null): Buffer[] | null | Promise<Buffer[] | null> {
+    if (this.closed) return null;
+    if (chunk === null) return this.atEnd(s);
     s.push(chunk);
-    // Called from a promise: go round read() again (it takes the pieces of this chunk).
     return this.read();
+  }
+
+  private atEnd(s: Splitter): Buffer[] | null {
+    this.ended = true;
+    const last = s.finish();
+    return last ? [last] : null;
   }
 
   private async readAll(): Promise<Buffer[] | null> {
@@ -439,6 +448,41 @@ export class CodecReader {
   }
 }
 
+/**
+ * Lets `close()` end a pending read. (Not `Promise.race` with a long-lived "closed" promise:
+ * every race would stay attached to it and retain its result, i.e. every batch ever read.)
+ */
+export class CloseGate {
+  private end: (() => void) | undefined;
+  closed = false;
+
+  /** `p`, or `onClose` as soon as close() is called. */
+  wrap<T, E>(p: Promise<T>, onClose: E): Promise<T | E> {
+    if (this.closed) return Promise.resolve(onClose);
+    return new Promise<T | E>((resolve, reject) => {
+      const end = (): void => resolve(onClose);
+      this.end = end;
+      p.then(
+        (v) => {
+          if (this.end === end) this.end = undefined;
+          resolve(v);
+        },
+        (err: unknown) => {
+          if (this.end === end) this.end = undefined;
+          reject(err);
+        },
+      );
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    const e = this.end;
+    this.end = undefined;
+    e?.();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Writing
 // ---------------------------------------------------------------------------------------------
@@ -453,45 +497,69 @@ export function encodeBatch(batch: Batch, suffix: Buffer): Buffer {
   const d = suffix.length;
   if (n === 0) return EMPTY;
   if (n === 1 && d === 0) return batch[0]!.content;
-  let total = 0;
-  for (let i = 0; i < n; i++) total += batch[i]!.content.length + d;
-  const out = Buffer.allocUnsafe(total);
   const s0 = d > 0 ? suffix[0]! : 0;
-  let w = 0;
-  let i = 0;
-  while (i < n) {
+  // One pass to find the runs (a run: bytes [start, end) of one ArrayBuffer holding one or
+  // more messages with exactly the suffix between them), then one copy per run.
+  const runs: Array<Buffer | ArrayBufferLike> = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let total = 0;
+  let ab: ArrayBufferLike | undefined;
+  let view: Uint8Array | undefined;
+  let viewOf: ArrayBufferLike | undefined;
+  let first: Buffer = EMPTY;
+  let start = 0;
+  let end = -1;
+  let single = true;
+  for (let i = 0; i < n; i++) {
     const c = batch[i]!.content;
-    const ab = c.buffer;
-    const start = c.byteOffset;
-    let end = start + c.length;
-    let view: Uint8Array | undefined;
-    let j = i + 1;
-    while (j < n) {
-      const nx = batch[j]!.content;
-      if (nx.buffer !== ab || nx.byteOffset !== end + d) break;
+    const off = c.byteOffset;
+    const len = c.length;
+    total += len + d;
+    if (off === end + d && c.buffer === ab) {
+      let ok = true;
       if (d > 0) {
-        view ??= new Uint8Array(ab);
-        if (view[end] !== s0) break;
-        let k = 1;
-        while (k < d && view[end + k] === suffix[k]) k++;
-        if (k < d) break;
+        if (viewOf !== ab) {
+          view = new Uint8Array(ab!);
+          viewOf = ab;
+        }
+        if (view![end] !== s0) ok = false;
+        else for (let k = 1; k < d; k++) if (view![end + k] !== suffix[k]) ok = false;
       }
-      end = nx.byteOffset + nx.length;
-      j++;
+      if (ok) {
+        end = off + len;
+        single = false;
+        continue;
+      }
     }
-    if (j === i + 1) {
-      c.copy(out, w);
-      w += c.length;
-    } else {
-      out.set(view !== undefined ? view.subarray(start, end) : new Uint8Array(ab, start, end - start), w);
-      w += end - start;
+    if (end >= 0) {
+      runs.push(single ? first : ab!);
+      starts.push(start);
+      ends.push(end);
     }
+    first = c;
+    ab = c.buffer;
+    start = off;
+    end = off + len;
+    single = true;
+  }
+  runs.push(single ? first : ab!);
+  starts.push(start);
+  ends.push(end);
+
+  const out = Buffer.allocUnsafe(total);
+  let w = 0;
+  for (let r = 0; r < runs.length; r++) {
+    const run = runs[r]!;
+    const len = ends[r]! - starts[r]!;
+    if (Buffer.isBuffer(run)) run.copy(out, w);
+    else out.set(new Uint8Array(run, starts[r]!, len), w);
+    w += len;
     if (d === 1) out[w++] = s0;
     else if (d > 1) {
       suffix.copy(out, w);
       w += d;
     }
-    i = j;
   }
   return out;
 }

@@ -1,0 +1,62 @@
+// generate → drop, 100-byte messages in batches of 100: the runtime's own cost per batch.
+// Baseline: a bare loop building the same batches of messages in this process.
+import { Message } from '@svc/engine';
+import { best, config, fmt, timeEngine } from './lib.mjs';
+
+const PAYLOAD = 'x'.repeat(100);
+
+function cfg(name, count, threads, processors) {
+  return config(
+    name,
+    `http: { enabled: false }
+logger: { level: WARN }
+input:
+  generate: { mapping: 'root = "${PAYLOAD}"', interval: '', count: ${count}, batch_size: 100 }
+pipeline:
+  threads: ${threads}
+  processors: ${processors}
+output:
+  drop: {}
+`,
+  );
+}
+
+/** Messages per second of a bare loop making the same batches (the ceiling for any runtime). */
+function bareLoop(n) {
+  const buf = Buffer.from(PAYLOAD);
+  let bytes = 0;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i += 100) {
+    const batch = new Array(100);
+    for (let j = 0; j < 100; j++) batch[j] = new Message(buf);
+    for (let j = 0; j < 100; j++) bytes += batch[j].content.length;
+  }
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (bytes !== n * 100) throw new Error('bare loop miscounted');
+  return n / s;
+}
+
+export async function run({ quick = false } = {}) {
+  const n = quick ? 5_000_000 : 30_000_000;
+  const baseline = Math.max(bareLoop(n), bareLoop(n));
+  const rows = [];
+  const variants = [
+    ['threads 1, no processors', 1, '[]', n],
+    ['threads 1, noop processor', 1, '[ { noop: {} } ]', n],
+    ['threads 2, noop processor (worker pool)', 2, '[ { noop: {} } ]', Math.round(n / 3)],
+  ];
+  for (const [label, threads, procs, count] of variants) {
+    const startup = best(3, () => timeEngine(cfg('gen-drop-startup', 1, threads, procs)));
+    const total = best(2, () => timeEngine(cfg('gen-drop', count, threads, procs)));
+    const rate = count / Math.max(1e-3, total - startup);
+    rows.push({
+      bench: `generate → drop, ${label}`,
+      result: `${fmt(rate)} msg/s`,
+      baseline: `bare loop ${fmt(baseline)} msg/s`,
+      ratio: rate / baseline,
+      target: threads === 1 && procs === '[]' ? '≥ 5 M msg/s' : '',
+      pass: threads === 1 && procs === '[]' ? rate >= 5e6 : undefined,
+    });
+  }
+  return rows;
+}

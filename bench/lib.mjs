@@ -1,0 +1,62 @@
+// Shared helpers for the benchmarks: run the engine CLI on a config, time it, describe the machine.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = new URL('..', import.meta.url).pathname;
+export const DATA = join(ROOT, 'bench', '.data');
+export const ENGINE = join(ROOT, 'engine', 'dist', 'cli', 'main.js');
+mkdirSync(DATA, { recursive: true });
+
+export function machine() {
+  const c = cpus();
+  return `${c.length} × ${c[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
+
+/** Writes a config file under bench/.data and returns its path. */
+export function config(name, yaml) {
+  const p = join(DATA, `${name}.yaml`);
+  writeFileSync(p, yaml);
+  return p;
+}
+
+/** Runs a shell command, returns seconds of wall time; throws on a non-zero exit. */
+export function timeShell(cmd) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('bash', ['-o', 'pipefail', '-c', cmd], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr}`);
+  return s;
+}
+
+/** Runs the engine on a config; returns seconds of wall time. */
+export function timeEngine(cfg) {
+  return timeShell(`node ${ENGINE} -c ${cfg}`);
+}
+
+/** Runs the engine and samples its RSS (kB) every `everyMs` until it exits. */
+export function sampleRss(cfg, everyMs = 200) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ENGINE, '-c', cfg], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const samples = [];
+    const timer = setInterval(() => {
+      const r = spawnSync('ps', ['-o', 'rss=', '-p', String(child.pid)]);
+      const kb = Number(String(r.stdout).trim());
+      if (kb > 0) samples.push(kb);
+    }, everyMs);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      code === 0 ? resolve(samples) : reject(new Error(`engine exited ${code}`));
+    });
+  });
+}
+
+/** Best (minimum) of `n` runs of `f`. */
+export function best(n, f) {
+  let m = Infinity;
+  for (let i = 0; i < n; i++) m = Math.min(m, f());
+  return m;
+}
+
+export const fmt = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k` : n.toFixed(1));

@@ -1,0 +1,35 @@
+// stdin → stdout on a 300 MB file of 100-byte lines, piped in and out, against `cat | cat`.
+import { existsSync, statSync, openSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { DATA, ENGINE, best, config, fmt, timeShell } from './lib.mjs';
+
+function dataFile(bytes) {
+  const p = join(DATA, `lines-${bytes}.txt`);
+  if (existsSync(p) && statSync(p).size === bytes) return p;
+  const line = Buffer.from('y'.repeat(99) + '\n');
+  const chunk = Buffer.concat(Array.from({ length: 10_000 }, () => line));
+  const fd = openSync(p, 'w');
+  for (let written = 0; written < bytes; written += chunk.length) writeSync(fd, chunk, 0, Math.min(chunk.length, bytes - written));
+  closeSync(fd);
+  return p;
+}
+
+export async function run({ quick = false } = {}) {
+  const bytes = quick ? 50_000_000 : 300_000_000;
+  const file = dataFile(bytes);
+  const lines = bytes / 100;
+  const cfg = config('stdin-stdout', 'http: { enabled: false }\nlogger: { level: WARN }\ninput: { stdin: {} }\npipeline: { threads: 1 }\noutput: { stdout: {} }\n');
+  const cat = best(3, () => timeShell(`cat ${file} | cat > /dev/null`));
+  const engine = best(3, () => timeShell(`cat ${file} | node ${ENGINE} -c ${cfg} | cat > /dev/null`));
+  const rate = lines / engine;
+  return [
+    {
+      bench: 'stdin → stdout, 100-byte lines, piped',
+      result: `${fmt(rate)} lines/s, ${fmt(bytes / engine)}B/s`,
+      baseline: `cat | cat ${fmt(bytes / cat)}B/s`,
+      ratio: cat / engine,
+      target: '≥ 2.5 M lines/s and ≥ 40% of cat',
+      pass: rate >= 2.5e6 && cat / engine >= 0.4,
+    },
+  ];
+}

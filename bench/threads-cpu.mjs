@@ -1,0 +1,46 @@
+// A CPU-heavy processor (JSON parse + re-serialise of 1 KB messages): threads 2 vs threads 1.
+import { join } from 'node:path';
+import { ROOT, best, config, fmt, timeEngine } from './lib.mjs';
+
+const doc = {};
+for (let i = 0; doc && JSON.stringify(doc).length < 1000; i++) doc[`field_${i}`] = `value number ${i} of the document`;
+const DOC = JSON.stringify(doc).replace(/'/g, "''");
+const PLUGIN = join(ROOT, 'bench', 'plugins', 'json-roundtrip.mjs');
+
+function cfg(name, count, threads) {
+  return config(
+    name,
+    `http: { enabled: false }
+logger: { level: WARN }
+plugins: [ ${PLUGIN} ]
+input:
+  generate: { mapping: 'root = ${DOC}', interval: '', count: ${count}, batch_size: 100 }
+pipeline:
+  threads: ${threads}
+  processors: [ { bench_json_roundtrip: {} } ]
+output:
+  drop: {}
+`,
+  );
+}
+
+export async function run({ quick = false } = {}) {
+  const n = quick ? 300_000 : 1_500_000;
+  const rates = {};
+  for (const threads of [1, 2]) {
+    const startup = best(2, () => timeEngine(cfg(`cpu-startup-${threads}`, 1, threads)));
+    const total = best(2, () => timeEngine(cfg(`cpu-${threads}`, n, threads)));
+    rates[threads] = n / Math.max(1e-3, total - startup);
+  }
+  const speedup = rates[2] / rates[1];
+  return [
+    {
+      bench: 'JSON parse + re-serialise of 1 KB messages, threads 2',
+      result: `${fmt(rates[2])} msg/s`,
+      baseline: `threads 1 ${fmt(rates[1])} msg/s`,
+      ratio: speedup,
+      target: '≥ 1.7× on 2 cores',
+      pass: speedup >= 1.7,
+    },
+  ];
+}

@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+
+const ENGINE = fileURLToPath(new URL('./main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+function engine(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [ENGINE, ...args], { input, encoding: 'utf8', timeout: 60_000, cwd: dir });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Polls `cond` until true; fails if the child exits first or 20 s pass. */
+function until(cond: () => boolean, child: ReturnType<typeof spawn>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      if (cond()) {
+        clearInterval(poll);
+        resolve();
+      } else if (child.exitCode !== null || Date.now() - started > 20_000) {
+        clearInterval(poll);
+        reject(new Error(`gave up waiting (exit code ${child.exitCode})`));
+      }
+    }, 10);
+  });
+}
+
+const QUIET = 'http: { enabled: false }\nlogger: { level: WARN }\n';
+
+describe('engine CLI', () => {
+  it('--help explains the commands', () => {
+    const r = engine(['--help']);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /engine -c pipeline\.yaml/);
+    assert.match(r.stdout, /engine lint FILE/);
+  });
+
+  it('runs generate → stdout and exits 0 once a finite input is delivered', () => {
+    const cfg = file('gen.yaml', `${QUIET}input:\n  generate: { mapping: 'root = {"n":1}', interval: '', count: 5, batch_size: 2 }\noutput:\n  stdout: {}\n`);
+    const r = engine(['-c', cfg]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '{"n":1}\n'.repeat(5));
+  });
+
+  it('pipes stdin to stdout byte for byte (also as `engine run -c`)', () => {
+    const text = Array.from({ length: 5000 }, (_, i) => `line ${i} ${'z'.repeat(i % 50)}`).join('\n') + '\n';
+    const cfg = file('pipe.yaml', `${QUIET}input: { stdin: {} }\noutput: { stdout: {} }\n`);
+    const r = engine(['run', '-c', cfg], text);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, text);
+  });
+
+  it('refuses to run a config with lint errors and lists every one with file:line:col', () => {
+    const cfg = file('bad.yaml', `${QUIET}input:\n  generate:\n    mapping: 'root = 1'\n    cuont: 3\noutput:\n  stdout:\n    codec: 7\n  frobnicate: {}\n`);
+    const r = engine(['-c', cfg]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /was not run/);
+    assert.match(r.stderr, new RegExp(`${cfg}:6:5 field cuont not expected`));
+    assert.match(r.stderr, /names two output types \(stdout and frobnicate\)/);
+    assert.equal(r.stdout, '');
+  });
+
+  it('lint: exit 0 for good files, 1 with every problem for bad ones', () => {
+    const good = file('good.yaml', `input:\n  stdin: {}\noutput:\n  drop: {}\n`);
+    assert.equal(engine(['lint', good]).code, 0);
+    const bad = file('bad2.yaml', `input:\n  stdin: { codec: lines }\n  label: NotOk\noutput:\n  drop: {}\npipeline:\n  threads: many\n`);
+    const r = engine(['lint', good, bad]);
+    assert.equal(r.code, 1);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 2, r.stderr);
+    assert.match(lines[0]!, /bad2\.yaml:3:10 label "NotOk"/);
+    assert.match(lines[1]!, /bad2\.yaml:7:12 expected an integer at root\.pipeline\.threads/);
+  });
+
+  it('lint: a malformed YAML file and a missing file are clear errors', () => {
+    const broken = file('broken.yaml', 'input:\n  stdin: {codec: lines\n');
+    const r = engine(['lint', broken, join(dir, 'nope.yaml')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /broken\.yaml:\d+:\d+ YAML syntax error/);
+    assert.match(r.stderr, /nope\.yaml:0:0 cannot read config: no such file/);
+  });
+
+  it('reports a missing environment variable without a default', () => {
+    const cfg = file('env.yaml', `${QUIET}input:\n  file: { paths: [ "\${DATA_FILE}" ] }\noutput: { drop: {} }\n`);
+    const r = engine(['-c', cfg]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /env\.yaml:4:21 environment variable DATA_FILE is not set/);
+  });
+
+  it('list: text, json and jsonschema', () => {
+    const text = engine(['list']);
+    assert.equal(text.code, 0);
+    for (const name of ['generate', 'stdin', 'file', 'stdout', 'drop', 'reject', 'broker', 'noop', 'sleep', 'log', 'rate_limit', 'local']) {
+      assert.match(text.stdout, new RegExp(`- ${name} `));
+    }
+    const json = JSON.parse(engine(['list', '--format', 'json']).stdout) as Array<{ kind: string; name: string; config: { properties?: Record<string, unknown> } }>;
+    const gen = json.find((c) => c.kind === 'input' && c.name === 'generate')!;
+    assert.deepEqual(Object.keys(gen.config.properties!).sort(), ['auto_replay_nacks', 'batch_size', 'count', 'interval', 'mapping']);
+    const schema = JSON.parse(engine(['list', '--format', 'jsonschema']).stdout) as { definitions: Record<string, unknown>; properties: Record<string, unknown> };
+    assert.ok(schema.definitions.input && schema.definitions.processor);
+    assert.ok(schema.properties.pipeline);
+  });
+
+  it('echo prints the normalised config with defaults', () => {
+    const cfg = file('echo.yaml', 'input:\n  generate: { mapping: "root = 1" }\noutput:\n  drop: {}\n');
+    const r = engine(['echo', '-c', cfg]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /interval: 1s/);
+    assert.match(r.stdout, /threads: -1/);
+    assert.match(r.stdout, /shutdown_timeout: 20s/);
+  });
+
+  it('-s overrides a field and -r adds resources', () => {
+    const res = file('res.yaml', 'rate_limit_resources:\n  - label: lim\n    local: { count: 1000, interval: 1s }\n');
+    const cfg = file('set.yaml', `${QUIET}input:\n  generate: { mapping: 'root = "a"', interval: '', count: 1 }\npipeline:\n  processors: [ { rate_limit: { resource: lim } } ]\noutput: { stdout: {} }\n`);
+    const r = engine(['-c', cfg, '-r', res, '-s', 'input.generate.count=3']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'a\na\na\n');
+  });
+
+  it('a rate_limit naming an unknown resource is a clear error', () => {
+    const cfg = file('nolim.yaml', `${QUIET}input:\n  generate: { mapping: 'root = "a"', count: 1 }\npipeline:\n  threads: 1\n  processors: [ { rate_limit: { resource: nope } } ]\noutput: { drop: {} }\n`);
+    const r = engine(['-c', cfg]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Cannot start the stream: rate limit resource \\?"nope\\?" is not defined/);
+  });
+
+  it('a plugin module that does not exist or throws is a clear error', () => {
+    const cfg = file('p.yaml', `${QUIET}input: { stdin: {} }\noutput: { drop: {} }\n`);
+    const missing = engine(['-c', cfg, '--plugin', './nowhere.js']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /cannot load plugin ".*nowhere\.js": module not found/);
+    const thrower = file('throws.mjs', 'throw new Error("plugin init failed");\n');
+    const r = engine(['-c', cfg, '--plugin', thrower]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /cannot load plugin ".*throws\.mjs": it threw while loading: plugin init failed/);
+  });
+
+  it('runs the TypeScript example plugin on two worker threads', () => {
+    const r = engine(['-c', join(ROOT, 'configs', 'custom-plugin.yaml')], 'hello wonderful world\nab cd\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'olleh lufrednow dlrow\nab cd\n');
+  });
+
+  it('SIGTERM stops reading, drains and exits 0', async () => {
+    const cfg = file('sig.yaml', `http: { enabled: false }\nlogger: { level: INFO }\ninput:\n  generate: { mapping: 'root = "tick"', interval: 10ms }\noutput: { stdout: {} }\n`);
+    const child = spawn(process.execPath, [ENGINE, '-c', cfg], { cwd: dir });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    await until(() => out.includes('tick\ntick\n'), child);
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    assert.equal(code, 0, err);
+    assert.match(err, /Received SIGTERM: shutting down/);
+    assert.ok(/^(tick\n)+$/.test(out), 'only whole messages were written');
+  });
+
+  it('serves /ping and /ready on the service-wide HTTP server', async () => {
+    const cfg = file('http.yaml', `http: { address: 127.0.0.1:0 }\nlogger: { level: INFO, format: json }\ninput:\n  generate: { mapping: 'root = "x"', interval: 50ms }\noutput: { drop: {} }\n`);
+    const child = spawn(process.execPath, [ENGINE, '-c', cfg], { cwd: dir });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    await until(() => /"address":"127\.0\.0\.1:\d+"/.test(err) && err.includes('Input is now active'), child);
+    const port = Number(/"address":"127\.0\.0\.1:(\d+)"/.exec(err)![1]);
+    try {
+      assert.equal(await (await fetch(`http://127.0.0.1:${port}/ping`)).text(), 'pong');
+      const ready = await fetch(`http://127.0.0.1:${port}/ready`);
+      assert.equal(ready.status, 200, await ready.text());
+    } finally {
+      child.kill('SIGINT');
+      await new Promise((r) => child.on('exit', r));
+    }
+    assert.ok(err.split('\n').filter(Boolean).every((l) => JSON.parse(l).level !== undefined), 'json log lines');
+  });
+
+  it('every config in configs/ passes lint', () => {
+    const files = ['quickstart.yaml', 'custom-plugin.yaml'].map((f) => join(ROOT, 'configs', f));
+    const r = engine(['lint', ...files]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(readFileSync(files[0]!, 'utf8').includes('generate'));
+  });
+});

@@ -1,0 +1,255 @@
+/**
+ * The functions of the language (`content()`, `now()`, `uuid_v4()`, ...). Each is declared with
+ * its parameters; `build` runs once per call site.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { QueryError } from './errors.js';
+import { getDotPath } from './paths.js';
+import { Args, asBool, asInt, asStrictInt, asString, defineFunction, isInteger } from './registry.js';
+import type { Fn, State } from './state.js';
+import { Timestamp, formatTime, RFC3339_NANO } from './timestamp.js';
+import { DELETE, NOTHING, type Obj, setKey } from './values.js';
+
+/** A function without parameters. */
+function simple(name: string, fn: Fn): void {
+  defineFunction(name, { params: [], build: () => fn });
+}
+
+// ---------------------------------------------------------------- message
+
+simple('content', (c) => c.current.content);
+
+defineFunction('json', {
+  params: [{ name: 'path', default: '' }],
+  build(a) {
+    const pathOf = (c: State, self: unknown): string => asString(a.get(0, c, self));
+    return (c, self) => {
+      const path = pathOf(c, self);
+      let doc: unknown;
+      try {
+        doc = c.current.json();
+      } catch (e) {
+        throw new QueryError(`parse as json: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      return getDotPath(doc, path);
+    };
+  },
+});
+
+/** `meta(key)`: input metadata as a string (null when absent or empty); no key: all of it. */
+defineFunction('meta', {
+  params: [{ name: 'key', default: '' }],
+  build(a) {
+    return (c, self) => {
+      const key = asString(a.get(0, c, self));
+      const m = c.current;
+      if (key === '') {
+        const out: Obj = {};
+        for (const [k] of m.metaEntries()) setKey(out, k, m.getMetaString(k));
+        return out;
+      }
+      const s = m.getMetaString(key);
+      return s === '' ? null : s;
+    };
+  },
+});
+
+/** `metadata(key)`: input metadata with its type (null when absent); no key: all of it. */
+defineFunction('metadata', {
+  params: [{ name: 'key', default: '' }],
+  build(a) {
+    return (c, self) => {
+      const key = asString(a.get(0, c, self));
+      const m = c.current;
+      if (key === '') {
+        const out: Obj = {};
+        for (const [k, v] of m.metaEntries()) setKey(out, k, v);
+        return out;
+      }
+      const v = m.getMeta(key);
+      return v === undefined ? null : v;
+    };
+  },
+});
+
+simple('error', (c) => c.current.error ?? null);
+simple('errored', (c) => c.current.error !== undefined);
+simple('batch_index', (c) => c.index);
+simple('batch_size', (c) => c.batch.length);
+
+// ---------------------------------------------------------------- general
+
+simple('deleted', () => DELETE);
+simple('nothing', () => NOTHING);
+
+defineFunction('throw', {
+  params: [{ name: 'why' }],
+  build(a) {
+    return (c, self) => {
+      throw new QueryError(asString(a.get(0, c, self)));
+    };
+  },
+});
+
+const counters = new Map<string, number>();
+
+/** `count(name)`: a process-wide counter per name, starting at 1. */
+defineFunction('count', {
+  params: [{ name: 'name' }],
+  build(a) {
+    return (c, self) => {
+      const name = asString(a.get(0, c, self));
+      const n = (counters.get(name) ?? 0) + 1;
+      counters.set(name, n);
+      return n;
+    };
+  },
+});
+
+/** `counter(min, max, set)`: a counter per call site that wraps from max back to min. */
+defineFunction('counter', {
+  params: [{ name: 'min', default: 1 }, { name: 'max', default: Number.MAX_SAFE_INTEGER }, { name: 'set', optional: true, query: true }],
+  build(a) {
+    const min = asStrictInt(a.const(0));
+    const max = asStrictInt(a.const(1));
+    if (!a.isConst(0) || !a.isConst(1)) throw new Error('min and max must be literals');
+    if (max < min) throw new Error(`min (${min}) must be smaller than or equal to max (${max})`);
+    let n = min - 1;
+    const set = a.given(2) ? a.lambda(2) : undefined;
+    return (c, self) => {
+      if (set) {
+        const v = set.call(c, self, self);
+        if (v === DELETE) {
+          n = min;
+          return n;
+        }
+        if (v !== null && v !== NOTHING) {
+          n = asStrictInt(v);
+          return n;
+        }
+      }
+      n = n >= max ? min : n + 1;
+      return n;
+    };
+  },
+});
+
+defineFunction('range', {
+  params: [{ name: 'start' }, { name: 'stop' }, { name: 'step', default: 1 }],
+  build(a) {
+    const make = (start: number, stop: number, step: number): number[] => {
+      if (step === 0) throw new QueryError('step must be greater than or less than 0');
+      if (step < 0) {
+        if (stop > start) throw new QueryError(`with negative step arg stop (${stop}) must be <= start (${start})`);
+      } else if (start >= stop) {
+        throw new QueryError(`with positive step arg start (${start}) must be < stop (${stop})`);
+      }
+      const n = Math.trunc((stop - start) / step);
+      if (n > 10_000_000) throw new QueryError(`range of ${n} elements is too large`);
+      const out = new Array<number>(n);
+      for (let i = 0; i < n; i++) out[i] = start + step * i;
+      return out;
+    };
+    const ints = (c: State, self: unknown): [number, number, number] => [
+      asStrictInt(a.get(0, c, self)),
+      asStrictInt(a.get(1, c, self)),
+      asStrictInt(a.get(2, c, self)),
+    ];
+    if (a.allConst) {
+      const r = make(...ints(undefined as unknown as State, null));
+      return () => r.slice();
+    }
+    return (c, self) => make(...ints(c, self));
+  },
+});
+
+// ---------------------------------------------------------------- environment
+
+simple('hostname', () => hostname());
+
+defineFunction('env', {
+  params: [{ name: 'name' }, { name: 'no_cache', default: false }],
+  build(a) {
+    const cache = new Map<string, string | null>();
+    const noCache = asBool(a.const(1));
+    return (c, self) => {
+      const name = asString(a.get(0, c, self));
+      if (!noCache && cache.has(name)) return cache.get(name)!;
+      const v = process.env[name] ?? null;
+      if (!noCache) cache.set(name, v);
+      return v;
+    };
+  },
+});
+
+simple('now', () => formatTime(Timestamp.now(), RFC3339_NANO));
+simple('timestamp_unix', () => Math.floor(Date.now() / 1000));
+simple('timestamp_unix_milli', () => Date.now());
+simple('timestamp_unix_micro', () => Number(Timestamp.now().unixNano() / 1000n));
+simple('timestamp_unix_nano', () => Number(Timestamp.now().unixNano()));
+
+simple('uuid_v4', () => randomUUID());
+
+const NANOID_ALPHABET = '_-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+defineFunction('nanoid', {
+  params: [{ name: 'length', default: 21 }, { name: 'alphabet', optional: true }],
+  build(a) {
+    return (c, self) => {
+      const len = asStrictInt(a.get(0, c, self));
+      const alphabet = a.given(1) ? asString(a.get(1, c, self)) : NANOID_ALPHABET;
+      if (len <= 0) throw new QueryError('length must be greater than 0');
+      if (alphabet.length === 0 || alphabet.length > 255) throw new QueryError('alphabet must contain between 1 and 255 symbols');
+      // Rejection sampling with a bit mask keeps every symbol equally likely.
+      const mask = (2 << Math.floor(Math.log2(alphabet.length - 1 || 1))) - 1;
+      let out = '';
+      while (out.length < len) {
+        const bytes = randomBytes(Math.ceil((1.6 * mask * len) / alphabet.length) + 1);
+        for (let i = 0; i < bytes.length && out.length < len; i++) {
+          const idx = bytes[i]! & mask;
+          if (idx < alphabet.length) out += alphabet[idx];
+        }
+      }
+      return out;
+    };
+  },
+});
+
+/** A seeded 64-bit generator (splitmix64): deterministic per seed, as Bloblang's random_int is. */
+class SplitMix64 {
+  private s: bigint;
+  constructor(seed: bigint) {
+    this.s = BigInt.asUintN(64, seed);
+  }
+  next(): bigint {
+    this.s = BigInt.asUintN(64, this.s + 0x9e3779b97f4a7c15n);
+    let z = this.s;
+    z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
+    z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
+    return z ^ (z >> 31n);
+  }
+}
+
+defineFunction('random_int', {
+  params: [{ name: 'seed', default: 0, query: true }, { name: 'min', default: 0 }, { name: 'max', default: 2 ** 63 - 2 }],
+  build(a: Args) {
+    if (!a.isConst(1) || !a.isConst(2)) throw new Error('min and max must be literals');
+    const min = asInt(a.const(1));
+    const max = asInt(a.const(2));
+    if (min < 0) throw new Error(`min (${min}) must be a positive number`);
+    if (max < min) throw new Error(`min (${min}) must be smaller or equal than max (${max})`);
+    const span = BigInt(max) - BigInt(min) + 1n;
+    let rng: SplitMix64 | undefined;
+    return (c, self) => {
+      if (rng === undefined) {
+        const seed = a.given(0) ? a.lambda(0).call(c, self, self) : 0;
+        if (!isInteger(seed) && typeof seed !== 'number') {
+          throw new QueryError(`failed to seed random number generator: expected number value, got ${typeof seed}`);
+        }
+        rng = new SplitMix64(BigInt(Math.trunc(seed)));
+      }
+      return Number((rng.next() >> 1n) % span) + min;
+    };
+  },
+});

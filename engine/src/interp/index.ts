@@ -1,0 +1,12 @@
+/**
+ * The mapping language: a compatible subset of Benthos' Bloblang, compiled once to closures.
+ *
+ * - {@link compileMapping}: a mapping (`root.a = this.b`, `meta k = ...`, `let x = ...`, ...).
+ * - {@link compileQuery}: one expression (batching and switch `check`).
+ * - {@link compileInterpolation}: config strings with `${! expr }` segments.
+ */
+export { InterpError } from './errors.js';
+export { compileMapping, compileQuery } from './mapping.js';
+export type { Mapping, MappingResult, Query, ExecContext } from './mapping.js';
+export { compileInterpolation, hasInterpolation } from './interpolation.js';
+export type { Interpolation } from './interpolation.js';

@@ -1,0 +1,176 @@
+/**
+ * General methods: error recovery (`catch`, `or`), null checks, type inspection and the
+ * coercions (`string`, `number`, `int64`, `bool`, `bytes`, ...).
+ */
+import { QueryError, asQueryError, errFrom, typeError } from '../errors.js';
+import { existsDotPath, getDotPath } from '../paths.js';
+import { asString, asStrictInt, defineMethod, simpleMethod } from '../registry.js';
+import { Timestamp, parseTime, RFC3339_NANO, Zone } from '../timestamp.js';
+import { DELETE, NOTHING, toBytes, toStr, typeOf } from '../values.js';
+
+/** `catch(fallback)`: on error, the fallback (a lambda receives the error message). */
+defineMethod('catch', {
+  params: [{ name: 'fallback', query: true }],
+  raw(target, a) {
+    const t = target.fn;
+    const fb = a.lambda(0);
+    return (c, self) => {
+      try {
+        return t(c, self);
+      } catch (err) {
+        return fb.call(c, asQueryError(err).message, self);
+      }
+    };
+  },
+});
+
+/** `or(fallback)`: on error or null, the fallback. */
+defineMethod('or', {
+  params: [{ name: 'fallback', query: true }],
+  raw(target, a) {
+    const t = target.fn;
+    const fb = a.lambda(0);
+    return (c, self) => {
+      let v: unknown;
+      try {
+        v = t(c, self);
+      } catch {
+        return fb.call(c, self, self);
+      }
+      if (v === null || v === undefined || v === DELETE || v === NOTHING) return fb.call(c, self, self);
+      return v;
+    };
+  },
+});
+
+simpleMethod('not_null', [], (v) => {
+  if (v === null || v === undefined) throw new QueryError('value is null');
+  return v;
+});
+
+simpleMethod('type', [], (v) => typeOf(v));
+
+simpleMethod('string', [], (v) => toStr(v));
+
+simpleMethod('bytes', [], (v) => toBytes(v));
+
+simpleMethod('not', [], (v) => {
+  if (typeof v !== 'boolean') throw typeError(v, 'bool');
+  return !v;
+});
+
+simpleMethod('array', [], (v) => (Array.isArray(v) ? v : [v]));
+
+simpleMethod('exists', [{ name: 'path' }], (v, [path]) => existsDotPath(v, asString(path)));
+
+simpleMethod('get', [{ name: 'path' }], (v, [path]) => getDotPath(v, asString(path)));
+
+/** Go's strconv.ParseFloat subset: decimal, exponent, Inf and NaN. */
+export function parseFloatGo(s: string): number {
+  const t = s.trim() === s ? s : '';
+  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return Number(t);
+  if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+  if (/^nan$/i.test(t)) return NaN;
+  if (/^[+-]?0[xX][0-9a-fA-F]+$/.test(t)) return Number(t.replace(/^([+-]?)0[xX]/, '$10x').replace('+', ''));
+  throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
+}
+
+/** Go's strconv.ParseInt(s, 0, 64): base prefixes 0x, 0o, 0b and a leading 0 for octal. */
+export function parseIntGo(s: string): number {
+  const m = /^([+-]?)(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|0[0-7_]*|[1-9][0-9_]*)$/.exec(s);
+  if (!m) throw new QueryError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: invalid syntax`);
+  const body = m[2]!.replaceAll('_', '');
+  let n: bigint;
+  if (/^0[xXoObB]/.test(body)) n = BigInt(body.toLowerCase());
+  else if (body.length > 1 && body.startsWith('0')) n = BigInt('0o' + body.slice(1));
+  else n = BigInt(body);
+  if (m[1] === '-') n = -n;
+  if (n > 9223372036854775807n || n < -9223372036854775808n) {
+    throw new QueryError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: value out of range`);
+  }
+  return Number(n);
+}
+
+function toNumber(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') return parseFloatGo(v);
+  if (v instanceof Uint8Array) return parseFloatGo(toStr(v));
+  throw typeError(v, 'number');
+}
+
+function toInt(v: unknown): number {
+  if (typeof v === 'number') return asStrictInt(v);
+  if (typeof v === 'string') return parseIntGo(v);
+  if (v instanceof Uint8Array) return parseIntGo(toStr(v));
+  throw typeError(v, 'number');
+}
+
+/** A coercion that returns its optional default when the target fails or cannot convert. */
+function coercion(name: string, convert: (v: unknown) => unknown): void {
+  defineMethod(name, {
+    params: [{ name: 'default', optional: true }],
+    raw(target, a) {
+      const t = target.fn;
+      const ann = target.ann;
+      const hasDefault = a.given(0);
+      return (c, self) => {
+        let v: unknown;
+        try {
+          v = t(c, self);
+        } catch (err) {
+          if (hasDefault) return a.get(0, c, self);
+          throw err;
+        }
+        try {
+          return convert(v);
+        } catch (err) {
+          if (hasDefault) return a.get(0, c, self);
+          throw errFrom(err, ann);
+        }
+      };
+    },
+  });
+}
+
+coercion('number', toNumber);
+coercion('float64', toNumber);
+coercion('float32', (v) => Math.fround(toNumber(v)));
+
+coercion('bool', (v) => {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v !== 0;
+  if (typeof v === 'string' || v instanceof Uint8Array) {
+    const s = toStr(v);
+    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
+    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
+    throw new QueryError(`strconv.ParseBool: parsing ${JSON.stringify(s)}: invalid syntax`);
+  }
+  throw typeError(v, 'bool');
+});
+
+function intRange(name: string, min: number, max: number, what: string): void {
+  defineMethod(name, {
+    params: [],
+    build() {
+      return (v) => {
+        const n = toInt(v);
+        if (n > max) throw new QueryError(`value is too large to be cast as ${what}`);
+        if (n < min) throw new QueryError(min === 0 ? `value is negative and cannot be cast as ${what}` : `value is too small to be cast as ${what}`);
+        return n;
+      };
+    },
+  });
+}
+
+defineMethod('int64', { params: [], build: () => (v) => toInt(v) });
+intRange('int32', -(2 ** 31), 2 ** 31 - 1, 'a 32-bit signed integer');
+intRange('uint32', 0, 2 ** 32 - 1, 'a 32-bit unsigned integer');
+intRange('uint64', 0, 2 ** 64 - 1, 'an unsigned integer');
+
+/** `timestamp()`: numbers are unix seconds, strings RFC 3339. */
+coercion('timestamp', (v) => {
+  if (v instanceof Timestamp) return v;
+  if (typeof v === 'number') return Timestamp.fromUnix(v, Zone.Local);
+  if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
+  throw typeError(v, 'number', 'string');
+});

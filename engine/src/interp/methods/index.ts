@@ -1,0 +1,8 @@
+/** Registers every method family; importing this module makes them available to the compiler. */
+import './general.js';
+import './strings.js';
+import './regex.js';
+import './encoding.js';
+import './structured.js';
+import './numbers.js';
+import './time.js';

@@ -1,0 +1,202 @@
+/**
+ * String methods. Lengths and slices count UTF-8 bytes, as Go strings do, so results match
+ * Bloblang on non-ASCII text.
+ */
+import { QueryError, typeError } from '../errors.js';
+import { sprintf } from '../gofmt.js';
+import { asInt, asString, defineMethod, simpleMethod } from '../registry.js';
+import { equals, isObject, toBytes, toJSON, toStr } from '../values.js';
+
+/** A method on string (or bytes) targets. */
+function strMethod(name: string, params: { name: string; default?: unknown; optional?: boolean }[], impl: (s: string, args: unknown[]) => unknown): void {
+  simpleMethod(name, params, (v, args) => {
+    if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+    return impl(toStr(v), args);
+  });
+}
+
+strMethod('uppercase', [], (s) => s.toUpperCase());
+strMethod('lowercase', [], (s) => s.toLowerCase());
+strMethod('capitalize', [], (s) => s.replace(/(^|[^\p{L}\p{N}_'])(\p{L})/gu, (_m, pre: string, ch: string) => pre + ch.toUpperCase()));
+
+/** Go's strings.TrimSpace / strings.Trim(cutset). */
+strMethod('trim', [{ name: 'cutset', optional: true }], (s, [cutset]) => {
+  if (cutset === undefined) return s.replace(/^[\s\u0085]+|[\s\u0085]+$/g, '');
+  const set = new Set(Array.from(asString(cutset)));
+  const chars = Array.from(s);
+  let a = 0;
+  let b = chars.length;
+  while (a < b && set.has(chars[a]!)) a++;
+  while (b > a && set.has(chars[b - 1]!)) b--;
+  return chars.slice(a, b).join('');
+});
+strMethod('trim_prefix', [{ name: 'prefix' }], (s, [p]) => {
+  const prefix = asString(p);
+  return s.startsWith(prefix) ? s.slice(prefix.length) : s;
+});
+strMethod('trim_suffix', [{ name: 'suffix' }], (s, [p]) => {
+  const suffix = asString(p);
+  return suffix !== '' && s.endsWith(suffix) ? s.slice(0, s.length - suffix.length) : s;
+});
+strMethod('has_prefix', [{ name: 'value' }], (s, [p]) => s.startsWith(asString(p)));
+strMethod('has_suffix', [{ name: 'value' }], (s, [p]) => s.endsWith(asString(p)));
+strMethod('replace_all', [{ name: 'old' }, { name: 'new' }], (s, [o, n]) => {
+  const old = asString(o);
+  const rep = asString(n);
+  if (old === '') return rep + Array.from(s).join(rep) + (s === '' ? '' : rep);
+  return s.split(old).join(rep);
+});
+strMethod('replace_all_many', [{ name: 'values' }], (s, [vals]) => {
+  if (!Array.isArray(vals)) throw typeError(vals, 'array');
+  if (vals.length % 2 !== 0) throw new QueryError(`invalid arg, replacements should be in pairs and must therefore be even: ${vals.length}`);
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < vals.length; i += 2) pairs.push([asString(vals[i]), asString(vals[i + 1])]);
+  // strings.NewReplacer: at each position the first matching pair (in argument order) wins.
+  let out = '';
+  let i = 0;
+  outer: while (i < s.length) {
+    for (const [o, n] of pairs) {
+      if (o !== '' && s.startsWith(o, i)) {
+        out += n;
+        i += o.length;
+        continue outer;
+      }
+    }
+    out += s[i];
+    i++;
+  }
+  return out;
+});
+strMethod('split', [{ name: 'delimiter' }], (s, [d]) => {
+  const delim = asString(d);
+  if (delim === '') return Array.from(s);
+  return s.split(delim);
+});
+strMethod('repeat', [{ name: 'count' }], (s, [n]) => {
+  const count = asInt(n);
+  if (count < 0) throw new QueryError('count must be non-negative');
+  return s.repeat(count);
+});
+strMethod('index_of', [{ name: 'value' }], (s, [p]) => {
+  const i = s.indexOf(asString(p));
+  return i < 0 ? -1 : Buffer.byteLength(s.slice(0, i));
+});
+strMethod('quote', [], (s) => JSON.stringify(s));
+strMethod('unquote', [], (s) => {
+  if (s.length >= 2 && s.startsWith('`') && s.endsWith('`')) return s.slice(1, -1);
+  try {
+    const v: unknown = JSON.parse(s.startsWith("'") ? '"' + s.slice(1, -1) + '"' : s);
+    if (typeof v === 'string') return v;
+  } catch {
+    /* fall through */
+  }
+  throw new QueryError('invalid syntax');
+});
+strMethod('escape_url_query', [], (s) => encodeURIComponent(s).replace(/%20/g, '+').replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()));
+strMethod('unescape_url_query', [], (s) => {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    throw new QueryError(`invalid URL escape in ${JSON.stringify(s)}`);
+  }
+});
+strMethod('escape_html', [], (s) =>
+  s.replace(/[&'<>"]/g, (c) => ({ '&': '&amp;', "'": '&#39;', '<': '&lt;', '>': '&gt;', '"': '&#34;' })[c]!),
+);
+strMethod('unescape_html', [], (s) =>
+  s.replace(/&(amp|lt|gt|quot|#39|#34|apos);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#34': '"', apos: "'" })[e]!),
+);
+
+/** `format(args...)`: the target is a Go format string. */
+defineMethod('format', {
+  params: [],
+  variadic: true,
+  build(a) {
+    return (v, c, self) => {
+      if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+      return sprintf(toStr(v), a.all(c, self));
+    };
+  },
+});
+
+/** `length()`: bytes of a string, elements of an array or object. */
+simpleMethod('length', [], (v) => {
+  if (typeof v === 'string') return Buffer.byteLength(v);
+  if (v instanceof Uint8Array) return v.length;
+  if (Array.isArray(v)) return v.length;
+  if (isObject(v)) return Object.keys(v).length;
+  throw typeError(v, 'string', 'bytes', 'array', 'object');
+});
+
+/** `contains(value)`: substring of a string, or an element equal to value in an array or object. */
+simpleMethod('contains', [{ name: 'value' }], (v, [arg]) => {
+  if (typeof v === 'string') return v.includes(toStr(arg));
+  if (v instanceof Uint8Array) return toBytes(v).includes(toBytes(arg));
+  if (Array.isArray(v)) return v.some((e) => equals(arg, e));
+  if (isObject(v)) return Object.values(v).some((e) => equals(arg, e));
+  throw typeError(v, 'string', 'array', 'object');
+});
+
+function bound(i: number, len: number): number {
+  return i < 0 ? Math.max(0, len + i) : i;
+}
+
+/** `slice(low, high?)`: negative indexes count from the end; strings slice by UTF-8 bytes. */
+simpleMethod('slice', [{ name: 'low' }, { name: 'high', optional: true }], (v, [lo, hi]) => {
+  const sliceIdx = (len: number): [number, number] => {
+    const start = bound(asInt(lo), len);
+    let end = hi === undefined ? len : asInt(hi);
+    if (end < 0) end = len + end;
+    if (end > len) end = len;
+    if (start > end) {
+      throw new QueryError(`lower slice bound ${start} must be lower than or equal to upper bound (${end}) and target length (${len})`);
+    }
+    return [start, end];
+  };
+  if (typeof v === 'string') {
+    const ascii = Buffer.byteLength(v) === v.length;
+    if (ascii) {
+      const [a, b] = sliceIdx(v.length);
+      return v.slice(a, b);
+    }
+    const buf = Buffer.from(v);
+    const [a, b] = sliceIdx(buf.length);
+    return buf.subarray(a, b).toString('utf8');
+  }
+  if (v instanceof Uint8Array) {
+    const [a, b] = sliceIdx(v.length);
+    return Buffer.from(v.subarray(a, b));
+  }
+  if (Array.isArray(v)) {
+    const [a, b] = sliceIdx(v.length);
+    return v.slice(a, b);
+  }
+  throw typeError(v, 'string', 'bytes', 'array');
+});
+
+simpleMethod('reverse', [], (v) => {
+  if (typeof v === 'string') return Array.from(v).reverse().join('');
+  if (v instanceof Uint8Array) return Buffer.from(v).reverse();
+  if (Array.isArray(v)) return v.slice().reverse();
+  throw typeError(v, 'string', 'array');
+});
+
+/** `parse_json()`: a string or bytes parsed as JSON. */
+strMethod('parse_json', [{ name: 'use_number', default: false }], (s) => {
+  try {
+    return JSON.parse(s) as unknown;
+  } catch (e) {
+    throw new QueryError(`failed to parse value as JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+});
+
+/** `format_json(indent, no_indent, escape_html)`: a value serialised as JSON text. */
+simpleMethod(
+  'format_json',
+  [{ name: 'indent', default: '    ' }, { name: 'no_indent', default: false }, { name: 'escape_html', default: true }],
+  (v, [indent, noIndent, escapeHtml]) => {
+    let s = toJSON(v, noIndent === true ? undefined : asString(indent));
+    if (escapeHtml !== false) s = s.replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+    return s;
+  },
+);

@@ -1,0 +1,308 @@
+/**
+ * Methods on arrays and objects. None of them mutates its target: the target may be the
+ * message's own parsed document or a shared constant, so results are always new containers.
+ */
+import { QueryError, asQueryError, typeError } from '../errors.js';
+import { splitDotPath } from '../paths.js';
+import { asInt, asString, defineMethod, simpleMethod } from '../registry.js';
+import { DELETE, NOTHING, type Obj, equals, isObject, setKey, toStr, typeOf } from '../values.js';
+
+function elementError(i: number | string, err: unknown): QueryError {
+  return new QueryError(`failed to process element ${i}: ${asQueryError(err).message}`);
+}
+
+/** `map_each(query)`: each element (or `{key, value}` of an object) mapped; deleted() drops it. */
+defineMethod('map_each', {
+  params: [{ name: 'query', query: true }],
+  build(a) {
+    const lam = a.lambda(0);
+    return (v, c, self) => {
+      if (Array.isArray(v)) {
+        const out: unknown[] = [];
+        for (let i = 0; i < v.length; i++) {
+          let r: unknown;
+          try {
+            r = lam.call(c, v[i], self);
+          } catch (err) {
+            throw elementError(i, err);
+          }
+          if (r === DELETE) continue;
+          out.push(r === NOTHING ? v[i] : r);
+        }
+        return out;
+      }
+      if (isObject(v)) {
+        const out: Obj = {};
+        for (const k of Object.keys(v)) {
+          let r: unknown;
+          try {
+            r = lam.call(c, { key: k, value: v[k] }, self);
+          } catch (err) {
+            throw elementError(k, err);
+          }
+          if (r === DELETE) continue;
+          setKey(out, k, r === NOTHING ? v[k] : r);
+        }
+        return out;
+      }
+      throw typeError(v, 'object', 'array');
+    };
+  },
+});
+
+/** `filter(test)`: keeps the elements (or `{key, value}` entries) for which test is true. */
+defineMethod('filter', {
+  params: [{ name: 'test', query: true }],
+  build(a) {
+    const lam = a.lambda(0);
+    return (v, c, self) => {
+      if (Array.isArray(v)) {
+        const out: unknown[] = [];
+        for (const e of v) if (lam.call(c, e, self) === true) out.push(e);
+        return out;
+      }
+      if (isObject(v)) {
+        const out: Obj = {};
+        for (const k of Object.keys(v)) if (lam.call(c, { key: k, value: v[k] }, self) === true) setKey(out, k, v[k]);
+        return out;
+      }
+      throw typeError(v, 'array', 'object');
+    };
+  },
+});
+
+/** `fold(initial, query)`: reduces an array with `{tally, value}` as context. */
+defineMethod('fold', {
+  params: [{ name: 'initial' }, { name: 'query', query: true }],
+  build(a) {
+    const lam = a.lambda(1);
+    return (v, c, self) => {
+      if (!Array.isArray(v)) throw typeError(v, 'array');
+      let tally = a.get(0, c, self);
+      for (let i = 0; i < v.length; i++) {
+        try {
+          tally = lam.call(c, { tally, value: v[i] }, self);
+        } catch (err) {
+          throw elementError(i, err);
+        }
+      }
+      return tally;
+    };
+  },
+});
+
+function needObject(v: unknown): Obj {
+  if (!isObject(v)) throw typeError(v, 'object');
+  return v;
+}
+
+simpleMethod('keys', [], (v) => Object.keys(needObject(v)).sort());
+simpleMethod('values', [], (v) => Object.values(needObject(v)));
+simpleMethod('key_values', [], (v) => {
+  const o = needObject(v);
+  return Object.keys(o).map((k) => ({ key: k, value: o[k] }));
+});
+
+/** gabs' merge: objects merge deeply, colliding non-objects collect into arrays. */
+function mergeInto(dst: Obj, src: Obj): void {
+  for (const k of Object.keys(src)) {
+    const s = src[k];
+    if (!Object.hasOwn(dst, k)) {
+      setKey(dst, k, s);
+      continue;
+    }
+    const d = dst[k];
+    if (isObject(d) && isObject(s)) {
+      const copy: Obj = { ...d };
+      mergeInto(copy, s);
+      dst[k] = copy;
+    } else if (Array.isArray(d)) {
+      dst[k] = Array.isArray(s) ? [...d, ...s] : [...d, s];
+    } else {
+      dst[k] = Array.isArray(s) ? [d, ...s] : [d, s];
+    }
+  }
+}
+
+simpleMethod('merge', [{ name: 'with' }], (v, [w]) => {
+  if (Array.isArray(v)) return Array.isArray(w) ? [...v, ...w] : [...v, w];
+  if (!isObject(v)) throw typeError(v, 'object', 'array');
+  const out: Obj = { ...v };
+  if (isObject(w)) mergeInto(out, w);
+  else throw typeError(w, 'object');
+  return out;
+});
+
+/** A copy of `o` without the key path `segs` (containers on the way are copied, not mutated). */
+function without(o: unknown, segs: string[], i: number): unknown {
+  if (!isObject(o) || !Object.hasOwn(o, segs[i]!)) return o;
+  const copy: Obj = { ...o };
+  if (i === segs.length - 1) delete copy[segs[i]!];
+  else copy[segs[i]!] = without(o[segs[i]!], segs, i + 1);
+  return copy;
+}
+
+defineMethod('without', {
+  params: [],
+  variadic: true,
+  build(a) {
+    return (v, c, self) => {
+      needObject(v);
+      let out: unknown = v;
+      for (const p of a.all(c, self)) {
+        const segs = splitDotPath(asString(p));
+        if (segs.length) out = without(out, segs, 0);
+      }
+      return out === v ? { ...(v as Obj) } : out;
+    };
+  },
+});
+
+simpleMethod('index', [{ name: 'index' }], (v, [i]) => {
+  let idx = asInt(i);
+  if (Array.isArray(v) || v instanceof Uint8Array) {
+    if (idx < 0) idx = v.length + idx;
+    if (idx < 0 || idx >= v.length) throw new QueryError(`index '${asInt(i)}' was out of bounds for array size: ${v.length}`);
+    return v[idx];
+  }
+  throw typeError(v, 'array');
+});
+
+function compareValues(l: unknown, r: unknown): number {
+  if (typeof l === 'number' && typeof r === 'number') return l - r;
+  if (typeof l === 'string' && typeof r === 'string') return l < r ? -1 : l > r ? 1 : 0;
+  throw new QueryError(`expected number or string value, got ${typeOf(typeof l === 'number' || typeof l === 'string' ? r : l)}`);
+}
+
+/** `sort(compare?)`: numbers or strings ascending, or by a `{left, right}` lambda returning left < right. */
+defineMethod('sort', {
+  params: [{ name: 'compare', optional: true, query: true }],
+  build(a) {
+    const lam = a.given(0) ? a.lambda(0) : undefined;
+    return (v, c, self) => {
+      if (!Array.isArray(v)) throw typeError(v, 'array');
+      const out = v.slice();
+      if (lam === undefined) {
+        if (out.length > 0) {
+          const kind = typeof out[0];
+          for (const e of out) {
+            if ((typeof e !== 'number' && typeof e !== 'string') || typeof e !== kind) {
+              throw new QueryError(`expected number or string value, got ${typeOf(e)}`);
+            }
+          }
+        }
+        return out.sort(compareValues);
+      }
+      return out.sort((l, r) => {
+        const lt = lam.call(c, { left: l, right: r }, self);
+        if (typeof lt !== 'boolean') throw typeError(lt, 'bool');
+        if (lt) return -1;
+        const gt = lam.call(c, { left: r, right: l }, self);
+        return gt === true ? 1 : 0;
+      });
+    };
+  },
+});
+
+defineMethod('sort_by', {
+  params: [{ name: 'query', query: true }],
+  build(a) {
+    const lam = a.lambda(0);
+    return (v, c, self) => {
+      if (!Array.isArray(v)) throw typeError(v, 'array');
+      const keyed = v.map((e, i) => ({ e, k: lam.call(c, e, self), i }));
+      keyed.sort((x, y) => compareValues(x.k, y.k) || x.i - y.i);
+      return keyed.map((x) => x.e);
+    };
+  },
+});
+
+simpleMethod('join', [{ name: 'delimiter', default: '' }], (v, [d]) => {
+  if (!Array.isArray(v)) throw typeError(v, 'array');
+  const delim = asString(d);
+  return v
+    .map((e, i) => {
+      if (typeof e === 'string' || e instanceof Uint8Array) return toStr(e);
+      throw new QueryError(`failed to join element ${i}: expected string value, got ${typeOf(e)}`);
+    })
+    .join(delim);
+});
+
+defineMethod('append', {
+  params: [],
+  variadic: true,
+  build(a) {
+    return (v, c, self) => {
+      if (!Array.isArray(v)) throw typeError(v, 'array');
+      return [...v, ...a.all(c, self)];
+    };
+  },
+});
+
+simpleMethod('flatten', [], (v) => {
+  if (!Array.isArray(v)) throw typeError(v, 'array');
+  const out: unknown[] = [];
+  for (const e of v) {
+    if (Array.isArray(e)) out.push(...e);
+    else out.push(e);
+  }
+  return out;
+});
+
+defineMethod('unique', {
+  params: [{ name: 'emit', optional: true, query: true }],
+  build(a) {
+    const lam = a.given(0) ? a.lambda(0) : undefined;
+    return (v, c, self) => {
+      if (!Array.isArray(v)) throw typeError(v, 'array');
+      const seen: unknown[] = [];
+      const out: unknown[] = [];
+      for (const e of v) {
+        const k = lam ? lam.call(c, e, self) : e;
+        if (typeof k !== 'string' && typeof k !== 'number') throw new QueryError(`expected number or string value, got ${typeOf(k)}`);
+        if (seen.some((s) => equals(s, k))) continue;
+        seen.push(k);
+        out.push(e);
+      }
+      return out;
+    };
+  },
+});
+
+function boolTest(name: string, all: boolean): void {
+  defineMethod(name, {
+    params: [{ name: 'test', query: true }],
+    build(a) {
+      const lam = a.lambda(0);
+      return (v, c, self) => {
+        if (!Array.isArray(v)) throw typeError(v, 'array');
+        if (v.length === 0) return false;
+        for (let i = 0; i < v.length; i++) {
+          const r = lam.call(c, v[i], self);
+          if (typeof r !== 'boolean') throw new QueryError(`element ${i}: ${typeError(r, 'bool').message}`);
+          if (r !== all) return !all;
+        }
+        return all;
+      };
+    },
+  });
+}
+boolTest('all', true);
+boolTest('any', false);
+
+simpleMethod('enumerated', [], (v) => {
+  if (!Array.isArray(v)) throw typeError(v, 'array');
+  return v.map((value, index) => ({ index, value }));
+});
+
+simpleMethod('find', [{ name: 'value' }], (v, [x]) => {
+  if (!Array.isArray(v)) throw typeError(v, 'array');
+  return v.findIndex((e) => equals(x, e));
+});
+
+simpleMethod('find_all', [{ name: 'value' }], (v, [x]) => {
+  if (!Array.isArray(v)) throw typeError(v, 'array');
+  const out: number[] = [];
+  v.forEach((e, i) => equals(x, e) && out.push(i));
+  return out;
+});

@@ -1,0 +1,75 @@
+/**
+ * Timestamp methods with Go layouts. Targets may be timestamps, RFC 3339 strings or unix
+ * seconds (numbers), as Bloblang accepts.
+ */
+import { QueryError, typeError } from '../errors.js';
+import { asString, defineMethod } from '../registry.js';
+import type { State } from '../state.js';
+import { RFC3339_NANO, Timestamp, Zone, formatTime, parseTime } from '../timestamp.js';
+import { toStr } from '../values.js';
+import type { Args } from '../registry.js';
+
+/** Bloblang's IGetTimestamp: timestamps as is, numbers as unix seconds, strings as RFC 3339. */
+export function toTimestamp(v: unknown): Timestamp {
+  if (v instanceof Timestamp) return v;
+  if (typeof v === 'number') return Timestamp.fromUnix(v, Zone.Local);
+  if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
+  throw typeError(v, 'number', 'string');
+}
+
+function zoneArg(a: Args, i: number): (c: State, self: unknown) => Zone | undefined {
+  if (!a.given(i)) return () => undefined;
+  if (a.isConst(i)) {
+    const z = Zone.load(asString(a.const(i)));
+    return () => z;
+  }
+  return (c, self) => {
+    try {
+      return Zone.load(asString(a.get(i, c, self)));
+    } catch (e) {
+      throw new QueryError(e instanceof Error ? e.message : String(e));
+    }
+  };
+}
+
+defineMethod('ts_parse', {
+  params: [{ name: 'format' }, { name: 'tz', optional: true }],
+  build(a) {
+    const zoneOf = zoneArg(a, 1);
+    return (v, c, self) => {
+      if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+      const z = zoneOf(c, self);
+      try {
+        return parseTime(asString(a.get(0, c, self)), toStr(v), z ?? Zone.UTC);
+      } catch (e) {
+        throw new QueryError(e instanceof Error ? e.message : String(e));
+      }
+    };
+  },
+});
+
+defineMethod('ts_format', {
+  params: [{ name: 'format', default: RFC3339_NANO }, { name: 'tz', optional: true }],
+  build(a) {
+    const zoneOf = zoneArg(a, 1);
+    return (v, c, self) => {
+      let t = toTimestamp(v);
+      const z = zoneOf(c, self);
+      if (z) t = t.in(z);
+      return formatTime(t, asString(a.get(0, c, self)));
+    };
+  },
+});
+
+defineMethod('ts_tz', {
+  params: [{ name: 'tz' }],
+  build(a) {
+    const zoneOf = zoneArg(a, 0);
+    return (v, c, self) => toTimestamp(v).in(zoneOf(c, self)!);
+  },
+});
+
+defineMethod('ts_unix', { params: [], build: () => (v) => toTimestamp(v).sec });
+defineMethod('ts_unix_milli', { params: [], build: () => (v) => Number(toTimestamp(v).unixNano() / 1_000_000n) });
+defineMethod('ts_unix_micro', { params: [], build: () => (v) => Number(toTimestamp(v).unixNano() / 1_000n) });
+defineMethod('ts_unix_nano', { params: [], build: () => (v) => Number(toTimestamp(v).unixNano()) });

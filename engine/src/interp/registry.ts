@@ -1,0 +1,181 @@
+/**
+ * How functions and methods are declared: parameters (for arity and named-argument checks at
+ * compile time) and a constructor that runs once per call site, so constant arguments
+ * (a regex, a hash name, a layout) are prepared once instead of per message.
+ */
+import { QueryError, typeError } from './errors.js';
+import type { Fn, State } from './state.js';
+import { isInt, typeOf } from './values.js';
+
+export interface ParamSpec {
+  name: string;
+  /** Missing means required; `undefined` as a default makes the parameter optional without a value. */
+  default?: unknown;
+  optional?: boolean;
+  /** The argument is a query run against values the method supplies (`map_each(x -> ...)`). */
+  query?: boolean;
+}
+
+/** A query argument: runs its body with `v` as context (or bound to a lambda's name). */
+export interface Lambda {
+  call(c: State, v: unknown, self: unknown): unknown;
+}
+
+/** A compiled argument of a call site, in parameter order. */
+export interface CompiledArg {
+  fn: Fn;
+  ann: string;
+  /** True when the argument is a literal (or absent and defaulted). */
+  isConst: boolean;
+  value: unknown;
+  /** False when an optional parameter was not given. */
+  given: boolean;
+  lambda?: Lambda;
+}
+
+/** The arguments of one call site. */
+export class Args {
+  constructor(readonly list: CompiledArg[]) {}
+
+  get length(): number {
+    return this.list.length;
+  }
+
+  /** True when every argument is constant: the method can prepare everything now. */
+  get allConst(): boolean {
+    return this.list.every((a) => a.isConst);
+  }
+
+  given(i: number): boolean {
+    return this.list[i]?.given ?? false;
+  }
+
+  isConst(i: number): boolean {
+    return this.list[i]?.isConst ?? true;
+  }
+
+  /** The constant value of argument i (only when isConst). */
+  const(i: number): unknown {
+    return this.list[i]?.value;
+  }
+
+  get(i: number, c: State, self: unknown): unknown {
+    const a = this.list[i];
+    if (a === undefined) return undefined;
+    return a.isConst ? a.value : a.fn(c, self);
+  }
+
+  lambda(i: number): Lambda {
+    return this.list[i]!.lambda!;
+  }
+
+  /** All argument values (for variadic methods). */
+  all(c: State, self: unknown): unknown[] {
+    const out = new Array<unknown>(this.list.length);
+    for (let i = 0; i < this.list.length; i++) out[i] = this.get(i, c, self);
+    return out;
+  }
+}
+
+export interface FunctionSpec {
+  params: ParamSpec[];
+  variadic?: boolean;
+  /** Builds the evaluator of one call site; may throw (bad constant arguments) at compile time. */
+  build(a: Args): Fn;
+}
+
+/** A method whose target is evaluated first; thrown errors are attributed to the target. */
+export type SimpleMethod = (v: unknown, c: State, self: unknown) => unknown;
+
+export interface MethodSpec {
+  params: ParamSpec[];
+  variadic?: boolean;
+  build?(a: Args): SimpleMethod;
+  /** For methods that handle the target's errors themselves (`catch`, `or`). */
+  raw?(target: { fn: Fn; ann: string }, a: Args): Fn;
+}
+
+export const functions = new Map<string, FunctionSpec>();
+export const methods = new Map<string, MethodSpec>();
+
+export function defineFunction(name: string, spec: FunctionSpec): void {
+  functions.set(name, spec);
+}
+
+export function defineMethod(name: string, spec: MethodSpec): void {
+  methods.set(name, spec);
+}
+
+/** Shorthand for a method with fixed parameters whose arguments are plain values. */
+export function simpleMethod(
+  name: string,
+  params: ParamSpec[],
+  impl: (v: unknown, args: unknown[]) => unknown,
+): void {
+  defineMethod(name, {
+    params,
+    build(a) {
+      if (a.allConst) {
+        const vals = a.list.map((x) => x.value);
+        return (v) => impl(v, vals);
+      }
+      return (v, c, self) => impl(v, a.all(c, self));
+    },
+  });
+}
+
+// ---------------------------------------------------------------- coercions
+
+export function asString(v: unknown, what?: string): string {
+  if (typeof v === 'string') return v;
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
+  throw withWhat(typeError(v, 'string'), what);
+}
+
+export function asNumber(v: unknown, what?: string): number {
+  if (typeof v === 'number') return v;
+  throw withWhat(typeError(v, 'number'), what);
+}
+
+/** An integer argument: floats are truncated, as Go's IGetInt does. */
+export function asInt(v: unknown, what?: string): number {
+  if (typeof v === 'number') return Math.trunc(v);
+  throw withWhat(typeError(v, 'number'), what);
+}
+
+/** A strict integer argument (IToInt): rejects floats with decimals. */
+export function asStrictInt(v: unknown, what?: string): number {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new QueryError('cannot convert +/-INF or NAN to an integer');
+    if (!Number.isInteger(v)) {
+      throw new QueryError(
+        'float value contains decimals and therefore cannot be cast as a signed integer, if you intend to round the value then call `.round()` explicitly before this cast',
+      );
+    }
+    return v;
+  }
+  throw withWhat(typeError(v, 'number'), what);
+}
+
+export function asBool(v: unknown, what?: string): boolean {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v !== 0;
+  throw withWhat(typeError(v, 'bool'), what);
+}
+
+export function asArray(v: unknown): unknown[] {
+  if (Array.isArray(v)) return v;
+  throw typeError(v, 'array');
+}
+
+function withWhat(e: QueryError, what?: string): QueryError {
+  if (what) e.message = `${what}: ${e.message}`;
+  return e;
+}
+
+/** True when v is an int64-representable integer (Bloblang's int64). */
+export function isInteger(v: unknown): v is number {
+  return typeof v === 'number' && isInt(v);
+}
+
+export { typeOf };

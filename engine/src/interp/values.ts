@@ -1,0 +1,186 @@
+/**
+ * The value model of the mapping language.
+ *
+ * Values are plain JS values so that parsed message JSON is used as is (no boxing, no copy):
+ * string, number, boolean, null, arrays, plain objects, plus `Buffer` for bytes and
+ * {@link Timestamp} for timestamps. Two sentinels carry Bloblang's special results: DELETE
+ * (`deleted()`) and NOTHING (`nothing()`, an `if` without a matching branch).
+ *
+ * Numbers are JS numbers; a number is an "integer" when `Number.isInteger` holds. Bloblang keeps
+ * int64 and float64 apart, but the two only differ observably in division (always float),
+ * modulo (always integer), overflow and string formatting, and those places check integer-ness.
+ */
+import { Timestamp } from './timestamp.js';
+
+export { Timestamp };
+
+/** `deleted()`: the assignment target is removed (a deleted root filters the message). */
+export const DELETE: unique symbol = Symbol('delete');
+/** `nothing()`: the assignment is skipped. */
+export const NOTHING: unique symbol = Symbol('nothing');
+
+export type Obj = Record<string, unknown>;
+
+/** Plain objects only: Buffers, Timestamps and class instances are values, not containers. */
+export function isObject(v: unknown): v is Obj {
+  if (typeof v !== 'object' || v === null) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+export function isBytes(v: unknown): v is Buffer {
+  return v instanceof Uint8Array;
+}
+
+/** The Bloblang type name of a value, as `type()` and error messages print it. */
+export function typeOf(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return 'string';
+    case 'number':
+    case 'bigint':
+      return 'number';
+    case 'boolean':
+      return 'bool';
+    case 'undefined':
+      return 'null';
+    case 'symbol':
+      return v === DELETE ? 'delete' : v === NOTHING ? 'nothing' : 'unknown';
+    case 'object':
+      if (v === null) return 'null';
+      if (Array.isArray(v)) return 'array';
+      if (v instanceof Uint8Array) return 'bytes';
+      if (v instanceof Timestamp) return 'timestamp';
+      return 'object';
+    default:
+      return 'unknown';
+  }
+}
+
+const TWO_63 = 2 ** 63;
+
+/** An int64 in range (what Bloblang would hold as an int64 rather than a float64). */
+export function isInt(n: number): boolean {
+  return Number.isInteger(n) && n < TWO_63 && n >= -TWO_63;
+}
+
+/** Formats a number as Go does: integers in decimal, floats with `strconv.FormatFloat(f, 'g', -1, 64)`. */
+export function numToString(n: number): string {
+  if (isInt(n)) return Object.is(n, -0) ? '0' : n.toString();
+  if (Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
+  const e = n.toExponential(); // shortest round-trip digits, as Go's -1 precision
+  const at = e.indexOf('e');
+  const exp = Number(e.slice(at + 1));
+  if (exp < -4 || exp >= 6) {
+    const mant = e.slice(0, at);
+    const sign = exp < 0 ? '-' : '+';
+    const abs = Math.abs(exp);
+    return `${mant}e${sign}${abs < 10 ? '0' : ''}${abs}`;
+  }
+  return n.toString();
+}
+
+/** Serialises a value to JSON; bytes become base64 strings (as Go's encoding/json does). */
+export function toJSON(v: unknown, indent?: string): string {
+  return JSON.stringify(v, jsonReplacer, indent) ?? 'null';
+}
+
+function jsonReplacer(this: unknown, key: string, value: unknown): unknown {
+  const orig = (this as Record<string, unknown>)[key];
+  if (orig instanceof Uint8Array) return Buffer.from(orig.buffer, orig.byteOffset, orig.byteLength).toString('base64');
+  if (typeof value === 'symbol') return null;
+  return value;
+}
+
+/** Any value as a string (Bloblang's IToString): used by `string()`, interpolation and `+` on strings. */
+export function toStr(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return v;
+    case 'number':
+      return numToString(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return 'null';
+    case 'symbol':
+      return 'null';
+    default:
+      if (v === null) return 'null';
+      if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
+      if (v instanceof Timestamp) return v.toRFC3339Nano();
+      return toJSON(v);
+  }
+}
+
+/** Any value as bytes (Bloblang's IToBytes). */
+export function toBytes(v: unknown): Buffer {
+  if (v instanceof Uint8Array) return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return Buffer.from(toStr(v), 'utf8');
+}
+
+/** Deep equality as Bloblang's `==` on structured values: numbers by value, bytes equal to strings. */
+export function equals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === undefined) a = null;
+  if (b === undefined) b = null;
+  if (a === null || b === null) return a === b;
+  if (typeof a === 'string') {
+    if (b instanceof Uint8Array) return a === toStr(b);
+    return false;
+  }
+  if (typeof a !== 'object' || typeof b !== 'object') return false;
+  if (a instanceof Uint8Array) {
+    if (typeof b === 'string') return toStr(a) === b;
+    return b instanceof Uint8Array && Buffer.compare(a, b) === 0;
+  }
+  if (a instanceof Timestamp) return b instanceof Timestamp && a.equals(b);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false;
+    return true;
+  }
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    for (const k of ka) {
+      if (!Object.hasOwn(b, k) || !equals(a[k], b[k])) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+/** Replaces nested bytes with base64 strings, in place, the way Go's JSON encoder writes them. */
+export function bytesToBase64(v: unknown): unknown {
+  if (v instanceof Uint8Array) return toBytes(v).toString('base64');
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = bytesToBase64(v[i]);
+  } else if (isObject(v)) {
+    for (const k in v) v[k] = bytesToBase64(v[k]);
+  }
+  return v;
+}
+
+/** Writes an own key; `__proto__` is defined as a plain property so it never reaches a prototype. */
+export function setKey(obj: Obj, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
+}
+
+/** Own-key read: a missing key (or `constructor` on a plain object) is undefined. */
+export function getKey(obj: Obj, key: string): unknown {
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+/** A short printable form of a value for error messages (Go's `%v` of a scalar). */
+export function describeValue(v: unknown): string {
+  const t = typeOf(v);
+  if (t === 'string') return JSON.stringify(v);
+  if (t === 'number' || t === 'bool') return toStr(v);
+  return '';
+}

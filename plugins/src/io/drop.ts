@@ -1,0 +1,22 @@
+/** The `drop` output: discards every message (its writes succeed at once). */
+import { f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
+
+export const dropSpec = f.object({});
+export type DropConfig = Infer<typeof dropSpec>;
+
+export class DropOutput implements Output {
+  write(_batch: Batch): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+registerOutput('drop', {
+  summary: 'Drops every message.',
+  description: 'Every write succeeds at once and the messages are discarded: their transactions are acknowledged.',
+  config: dropSpec,
+  examples: [
+    `output:
+  drop: {}`,
+  ],
+  factory: () => new DropOutput(),
+});

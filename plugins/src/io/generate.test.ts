@@ -1,0 +1,122 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { END_OF_INPUT, registry, type EndOfInput, type Input, type Transaction } from '@svc/engine';
+import { GenerateInput, generateSpec, literalMapping, type GenerateConfig } from './generate.js';
+import './index.js';
+import { buildInput, lint, withDefaults } from './test-context.js';
+
+const conf = (c: Partial<GenerateConfig>): GenerateConfig => withDefaults(generateSpec, c);
+
+function tx(r: Transaction | EndOfInput): Transaction {
+  assert.notEqual(r, END_OF_INPUT);
+  return r as Transaction;
+}
+
+test('literal mappings: JSON strings give raw text, other values compact JSON', () => {
+  const cases: Array<[string, string]> = [
+    ['root = "hello"', 'hello'],
+    ['root="hello world"', 'hello world'],
+    ['root = "a\\nb \\u00e9"', 'a\nb é'],
+    ['root = {"a":1}', '{"a":1}'],
+    ['root = { "a": 1, "b": [true, null] }', '{"a":1,"b":[true,null]}'],
+    ['root = 42', '42'],
+    ['root = null', 'null'],
+    ['root = [1, "x"]', '[1,"x"]'],
+    ['\n  root = {\n    "id": "x",\n    "n": 2\n  }\n', '{"id":"x","n":2}'],
+  ];
+  for (const [mapping, want] of cases) {
+    const r = literalMapping(mapping);
+    assert.ok(Buffer.isBuffer(r), `${mapping}: ${String(r)}`);
+    assert.equal(r.toString(), want);
+  }
+});
+
+test('anything else is a lint error saying exactly what is supported', () => {
+  for (const bad of ['root = this.foo', 'root.a = 1', 'hello', '', 'root = uuid_v4()', 'root = {"a":1} # comment']) {
+    const problems = lint(generateSpec, conf({ mapping: bad }));
+    assert.equal(problems.length, 1, bad);
+    assert.match(problems[0]!, /^config\.mapping: unsupported mapping .*only the literal form `root = <JSON value>` is supported/);
+  }
+  assert.deepEqual(lint(generateSpec, conf({ mapping: 'root = "ok"' })), []);
+  assert.match(lint(generateSpec, { ...conf({ mapping: 'root = 1' }), batch_size: 0 }).join(), /batch_size must be at least 1/);
+  assert.match(lint(generateSpec, { ...conf({ mapping: 'root = 1' }), interval: '5 seconds' }).join(), /invalid duration/);
+  assert.match(lint(generateSpec, {}).join(), /config\.mapping: required/);
+  assert.throws(() => new GenerateInput(conf({ mapping: 'root = this' })), /unsupported mapping/);
+});
+
+test('defaults follow Benthos: interval 1s, count 0, batch_size 1, auto_replay_nacks true', () => {
+  const c = conf({ mapping: 'root = 1' });
+  assert.deepEqual(c, { mapping: 'root = 1', interval: '1s', count: 0, batch_size: 1, auto_replay_nacks: true });
+  assert.ok(registry().get('input', 'generate'));
+});
+
+test('count and batch_size: full batches, a smaller last one, then END_OF_INPUT; synchronous; shared content', async () => {
+  const input = await buildInput('generate', { mapping: 'root = {"a":1}', interval: '', count: 10, batch_size: 3 });
+  const sizes: number[] = [];
+  let content: Buffer | undefined;
+  for (;;) {
+    const r = input.read();
+    assert.ok(!(r instanceof Promise), 'no waiting without an interval');
+    if (r === END_OF_INPUT) break;
+    const t = tx(r);
+    sizes.push(t.batch.length);
+    for (const m of t.batch) {
+      assert.equal(m.text(), '{"a":1}');
+      content ??= m.content;
+      assert.equal(m.content, content, 'one shared buffer');
+    }
+    t.ack();
+  }
+  assert.deepEqual(sizes, [3, 3, 3, 1]);
+  assert.equal(input.read(), END_OF_INPUT, 'stays ended');
+});
+
+test('count 0 is unlimited', () => {
+  const input = new GenerateInput(conf({ mapping: 'root = "x"', interval: '0s', batch_size: 100 }));
+  let n = 0;
+  for (let i = 0; i < 1000; i++) n += tx(input.read() as Transaction).batch.length;
+  assert.equal(n, 100_000);
+});
+
+test('interval: the first batch at once, then one per interval', async () => {
+  const input = new GenerateInput(conf({ mapping: 'root = "tick"', interval: '40ms', count: 3 }));
+  const t0 = Date.now();
+  const first = input.read();
+  assert.ok(!(first instanceof Promise), 'the first batch comes at once');
+  assert.equal(tx(first).batch[0]!.text(), 'tick');
+  const second = input.read();
+  assert.ok(second instanceof Promise);
+  tx(await second);
+  const t2 = Date.now() - t0;
+  assert.ok(t2 >= 35, `second batch after ~40ms, got ${t2}ms`);
+  tx(await input.read());
+  const t3 = Date.now() - t0;
+  assert.ok(t3 >= 75, `third batch after ~80ms, got ${t3}ms`);
+  assert.equal(await input.read(), END_OF_INPUT);
+});
+
+test('close ends a pending read at once, and later reads', async () => {
+  const input: Input = new GenerateInput(conf({ mapping: 'root = "x"', interval: '1h' }));
+  tx(await input.read());
+  const pending = input.read();
+  const t0 = Date.now();
+  await input.close!();
+  assert.equal(await pending, END_OF_INPUT);
+  assert.ok(Date.now() - t0 < 1000);
+  assert.equal(await input.read(), END_OF_INPUT);
+});
+
+test('generates quickly: batch_size 100 without an interval', () => {
+  const input = new GenerateInput(conf({ mapping: 'root = "x"', interval: '', batch_size: 100 }));
+  const n = 2_000_000;
+  const t0 = process.hrtime.bigint();
+  let got = 0;
+  while (got < n) {
+    const t = input.read() as Transaction;
+    got += t.batch.length;
+    t.ack();
+  }
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  // Generous floor so a loaded CI box passes; this runs at several million msg/s on a laptop.
+  assert.ok(n / secs > 1_000_000, `${Math.round(n / secs)} msg/s`);
+});

@@ -1,0 +1,135 @@
+/**
+ * The `stdin` input: reads the process's standard input with a codec (lines by default).
+ *
+ * Reads chunks as the stream gives them, with back-pressure (nothing is buffered beyond ~1 MiB),
+ * and hands out every complete line currently buffered as one transaction (up to 4096
+ * messages), each message's content a slice of its chunk.
+ */
+import type { Readable } from 'node:stream';
+import {
+  END_OF_INPUT,
+  Message,
+  errorMessage,
+  f,
+  registerInput,
+  type Ack,
+  type ComponentContext,
+  type EndOfInput,
+  type Infer,
+  type Input,
+  type Logger,
+  type Transaction,
+} from '@svc/engine';
+import { CloseGate, CodecReader, LineTooLongError, StreamChunks, maxBufferField, readCodec, readCodecField, type ReadCodec } from './codec.js';
+
+export const stdinSpec = f.object({
+  codec: readCodecField(),
+  max_buffer: maxBufferField(),
+  auto_replay_nacks: f
+    .bool()
+    .default(true)
+    .describe('Whether a rejected batch is delivered again (true) or dropped (false).'),
+});
+export type StdinConfig = Infer<typeof stdinSpec>;
+
+const NOOP_ACK: Ack = () => {};
+
+export interface StdinOptions {
+  /** The stream to read instead of `process.stdin` (tests). */
+  stream?: Readable;
+}
+
+export class StdinInput implements Input {
+  private reader: CodecReader | undefined;
+  private readonly stream: Readable | undefined;
+  private readonly codec: ReadCodec;
+  private readonly maxBuffer: number;
+  private readonly log: Logger | undefined;
+  private closed = false;
+  private readonly gate = new CloseGate();
+
+  constructor(conf: StdinConfig, ctx?: ComponentContext, opts: StdinOptions = {}) {
+    this.stream = opts.stream;
+    this.codec = readCodec(conf.codec);
+    this.maxBuffer = conf.max_buffer;
+    this.log = ctx?.logger;
+  }
+
+  /** Starts reading the stream (process.stdin is only touched from here on). */
+  async connect(): Promise<void> {
+    this.open();
+  }
+
+  private open(): CodecReader {
+    return (this.reader ??= new CodecReader(new StreamChunks(this.stream ?? process.stdin), this.codec, this.maxBuffer));
+  }
+
+  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
+    if (this.closed) return END_OF_INPUT;
+    let r: Buffer[] | null | Promise<Buffer[] | null>;
+    try {
+      r = this.open().read();
+    } catch (err) {
+      return this.failed(err);
+    }
+    if (r instanceof Promise) {
+      return this.gate.wrap(
+        r.then<Transaction | EndOfInput, EndOfInput>(
+          (pieces) => this.toTransaction(pieces),
+          (err: unknown) => this.failed(err),
+        ),
+        END_OF_INPUT,
+      );
+    }
+    return this.toTransaction(r);
+  }
+
+  private toTransaction(pieces: Buffer[] | null): Transaction | EndOfInput {
+    if (pieces === null || this.closed) return END_OF_INPUT;
+    const batch = new Array<Message>(pieces.length);
+    for (let i = 0; i < pieces.length; i++) batch[i] = new Message(pieces[i]);
+    return { batch, ack: NOOP_ACK };
+  }
+
+  /** A line over max_buffer or a stream error ends the input (the stream cannot go on). */
+  private failed(err: unknown): EndOfInput {
+    if (err instanceof LineTooLongError) {
+      this.log?.error(`Failed to read stdin: ${err.message}; stopping the input (raise max_buffer to read longer lines)`);
+    } else {
+      this.log?.error(`Failed to read stdin, stopping the input: ${errorMessage(err)}`);
+    }
+    return END_OF_INPUT;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.reader?.close();
+    this.gate.close();
+  }
+}
+
+registerInput('stdin', {
+  summary: 'Reads messages from the standard input, one per line by default.',
+  description: [
+    'Consumes the process\'s standard input and splits it into messages with `codec`: `lines` (the default),',
+    '`delim:X` or `all-bytes` (the whole input is one message). The input ends at the end of the stream.',
+    '',
+    'Reading is batched: every complete line currently buffered (up to 4096) becomes one transaction,',
+    'so a rejected transaction (with `auto_replay_nacks: true`) is replayed as that batch. A final line',
+    'without a newline is a message too; empty lines are empty messages.',
+    '',
+    'A line longer than `max_buffer` is an error, as in Benthos\' scanner: it is logged, the lines before',
+    'it are delivered and the input ends.',
+  ].join('\n'),
+  config: stdinSpec,
+  examples: [
+    `input:
+  stdin: {}`,
+    `input:
+  stdin:
+    codec: delim:||
+    max_buffer: 10000000`,
+  ],
+  factory: (conf, ctx) => new StdinInput(conf, ctx),
+});
