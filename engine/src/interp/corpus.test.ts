@@ -117,6 +117,7 @@ const CASES: Case[] = [
   { m: 'meta x = deleted()', in: {}, meta: { x: '1', y: '2' }, outMeta: { y: '2' } },
   { m: 'meta = deleted()', in: {}, meta: { x: '1', y: '2' }, outMeta: {} },
   { m: 'meta = {"only": "this"}', in: {}, meta: { x: '1' }, outMeta: { only: 'this' } },
+  { m: 'meta = {}', in: {}, meta: { x: '1' }, outMeta: {} },
   { m: 'meta = "str"', in: {}, err: 'setting root meta object requires object value' },
   { m: 'meta "with space" = "v"', in: {}, outMeta: { 'with space': 'v' } },
   { m: '@foo = "bar"', in: {}, outMeta: { foo: 'bar' } },
@@ -254,6 +255,33 @@ const CASES: Case[] = [
   { m: 'root = this.l.length()', in: { l: [1, 2, 3] }, out: 3 },
   { m: 'root = this.o.length()', in: { o: { a: 1 } }, out: 1 },
   { m: 'root = this.l.slice(1, -1)', in: { l: [1, 2, 3, 4] }, out: [2, 3] },
+  { m: 'root = this.s.trim_prefix("foo_").trim_suffix("_bar")', in: { s: 'foo_mid_bar' }, raw: 'mid' },
+  { m: 'root = this.s.replace_all_many(["<", "&lt;", ">", "&gt;"])', in: { s: '<b>' }, raw: '&lt;b&gt;' },
+  { m: 'root = [this.s.index_of("l"), this.s.index_of("z")]', in: { s: 'hello' }, out: [2, -1] },
+  { m: 'root = [this.s.reverse(), this.l.reverse()]', in: { s: 'abc', l: [1, 2] }, out: ['cba', [2, 1]] },
+  { m: 'root = "ab".repeat(3)', raw: 'ababab' },
+  { m: 'root = this.s.quote()', in: { s: 'a "q"' }, raw: '"a \\"q\\""' },
+  { m: 'root = this.s.escape_url_query()', in: { s: 'a b&c=d' }, raw: 'a+b%26c%3Dd' },
+  { m: 'root = this.s.unescape_url_query()', in: { s: 'a+b%26c' }, raw: 'a b&c' },
+  { m: 'root = this.s.re_find_object("(?P<k>\\\\w+)=(?P<v>\\\\w+)")', in: { s: 'x a=b' }, out: { '0': 'a=b', k: 'a', v: 'b' } },
+  { m: 'root = this.s.re_find_all_submatch("a(x*)b")', in: { s: '-axxb-ab-' }, out: [['axxb', 'xx'], ['ab', '']] },
+  { m: 'root = [this.l.find("b"), this.l.find("z")]', in: { l: ['a', 'b'] }, out: [1, -1] },
+  { m: 'root = [this.a.array(), this.l.array()]', in: { a: 'x', l: [1] }, out: [['x'], [1]] },
+  { m: 'root = this.b.not()', in: { b: true }, out: false },
+  { m: 'root = this.n.int32()', in: { n: 3000000000 }, err: 'too large to be cast as a 32-bit signed integer' },
+  { m: 'root = this.n.uint32()', in: { n: -1 }, err: 'negative' },
+  { m: 'root = this.n.round(2)', in: { n: 3.14159 }, out: 3.14 },
+  { m: 'root = [this.n.round(), (-2.5).round()]', in: { n: 2.5 }, out: [3, -3] },
+  { m: 'root = this.t.ts_tz("Asia/Tokyo").ts_format("2006-01-02 15:04 -07:00")', in: { t: '2020-08-14T20:00:00Z' }, raw: '2020-08-15 05:00 +09:00' },
+  { m: 'root = this.t.ts_parse("02 Jan 06 15:04 MST").ts_unix()', in: { t: '14 Aug 20 11:45 UTC' }, out: 1597405500 },
+  { m: 'root = this.t.ts_parse("2006-01-02 15:04", "America/New_York").ts_unix()', in: { t: '2020-08-14 07:45' }, out: 1597405500 },
+  { m: 'root = this.t.ts_parse("2006-01-02", "Nowhere/Zone")', in: { t: '2020-08-14' }, err: 'unknown time zone' },
+  { m: 'root = [counter(), counter(), counter(min: 5)]', out: [1, 1, 5] },
+  { m: 'root = this.n.string()', in: { n: 0.00001 }, raw: '1e-05' },
+  { m: 'root = this.n.string()', in: { n: 123456.5 }, raw: '123456.5' },
+  { m: 'root = (this.a + this.b).string()', in: { a: 9007199254740991, b: 0 }, raw: '9007199254740991' },
+  { m: 'root = "%08.3f|%+d|%e|%g|%T".format(3.14159, 5, 1234.5, 0.000012, 1)', raw: '0003.142|+5|1.234500e+03|1.2e-05|int64' },
+  { m: 'root = "%s %s".format("only one")', raw: 'only one %!s(MISSING)' },
   // ---- named maps
   { m: 'map thing {\n  root.inner = this.first\n}\nroot.foo = this.doc.apply("thing")', in: { doc: { first: 'hello' } }, out: { foo: { inner: 'hello' } } },
   { m: 'map create_foo {\n  root.name = "a foo"\n}\nroot = this\nroot.foo = null.apply("create_foo")', in: { id: '1' }, out: { id: '1', foo: { name: 'a foo' } } },
@@ -424,6 +452,21 @@ describe('exec result', () => {
     msg.setError(new Error('boom'));
     const r = compileMapping('root.e = error()\nroot.f = errored()').exec(msg, { batch: [msg], index: 0 });
     assert.deepEqual(r.root, { e: 'boom', f: true });
+  });
+
+  it('keeps counter() state per call site across messages', () => {
+    const m = compileMapping('root.n = counter(max: 2)');
+    const seen = [1, 2, 3].map(() => {
+      const msg = new Message('{}');
+      return (m.exec(msg, { batch: [msg], index: 0 }).root as { n: number }).n;
+    });
+    assert.deepEqual(seen, [1, 2, 1]);
+  });
+
+  it('keeps bytes as bytes in exec and base64-encodes nested bytes', () => {
+    const msg = new Message('raw');
+    assert.deepEqual(compileMapping('root = content()').exec(msg, { batch: [msg], index: 0 }).root, Buffer.from('raw'));
+    assert.deepEqual(compileMapping('root = {"b": [content()]}').exec(msg, { batch: [msg], index: 0 }).root, { b: ['cmF3'] });
   });
 
   it('runs the same compiled mapping on many messages independently', () => {

@@ -22,16 +22,11 @@ export class InterpError extends SvcError {
   }
 }
 
-/** A failure while evaluating a query; `catch()` and `|` recover from these. */
-export class QueryError extends Error {
+/** A failure while evaluating a query (code E_PROCESSING); `catch()` and `|` recover from these. */
+export class QueryError extends SvcError {
   constructor(message: string) {
-    super(message);
+    super(ErrorCode.Processing, message);
     this.name = 'QueryError';
-  }
-
-  /** Prefixes the error with the annotation of the query that produced the bad value, once. */
-  from(annotation: string): QueryError {
-    return this;
   }
 }
 
@@ -46,7 +41,8 @@ export class TypeError_ extends QueryError {
     this.message = this.render();
   }
 
-  override from(annotation: string): QueryError {
+  /** Names the query that produced the value (once): `... from field \`this.a\``. */
+  from(annotation: string): QueryError {
     if (this.src === '' && annotation !== '') {
       this.src = annotation;
       this.message = this.render();

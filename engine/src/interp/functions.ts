@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { QueryError } from './errors.js';
 import { getDotPath } from './paths.js';
-import { Args, asBool, asInt, asStrictInt, asString, defineFunction, isInteger } from './registry.js';
+import { type Args, asBool, asInt, asStrictInt, asString, defineFunction } from './registry.js';
 import type { Fn, State } from './state.js';
 import { Timestamp, formatTime, RFC3339_NANO } from './timestamp.js';
 import { DELETE, NOTHING, type Obj, setKey } from './values.js';
@@ -244,7 +244,7 @@ defineFunction('random_int', {
     return (c, self) => {
       if (rng === undefined) {
         const seed = a.given(0) ? a.lambda(0).call(c, self, self) : 0;
-        if (!isInteger(seed) && typeof seed !== 'number') {
+        if (typeof seed !== 'number') {
           throw new QueryError(`failed to seed random number generator: expected number value, got ${typeof seed}`);
         }
         rng = new SplitMix64(BigInt(Math.trunc(seed)));

@@ -5,7 +5,6 @@
  */
 import { QueryError, typeError } from './errors.js';
 import type { Fn, State } from './state.js';
-import { isInt, typeOf } from './values.js';
 
 export interface ParamSpec {
   name: string;
@@ -126,25 +125,20 @@ export function simpleMethod(
 
 // ---------------------------------------------------------------- coercions
 
-export function asString(v: unknown, what?: string): string {
+export function asString(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
-  throw withWhat(typeError(v, 'string'), what);
-}
-
-export function asNumber(v: unknown, what?: string): number {
-  if (typeof v === 'number') return v;
-  throw withWhat(typeError(v, 'number'), what);
+  throw typeError(v, 'string');
 }
 
 /** An integer argument: floats are truncated, as Go's IGetInt does. */
-export function asInt(v: unknown, what?: string): number {
+export function asInt(v: unknown): number {
   if (typeof v === 'number') return Math.trunc(v);
-  throw withWhat(typeError(v, 'number'), what);
+  throw typeError(v, 'number');
 }
 
 /** A strict integer argument (IToInt): rejects floats with decimals. */
-export function asStrictInt(v: unknown, what?: string): number {
+export function asStrictInt(v: unknown): number {
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new QueryError('cannot convert +/-INF or NAN to an integer');
     if (!Number.isInteger(v)) {
@@ -154,28 +148,11 @@ export function asStrictInt(v: unknown, what?: string): number {
     }
     return v;
   }
-  throw withWhat(typeError(v, 'number'), what);
+  throw typeError(v, 'number');
 }
 
-export function asBool(v: unknown, what?: string): boolean {
+export function asBool(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'number') return v !== 0;
-  throw withWhat(typeError(v, 'bool'), what);
+  throw typeError(v, 'bool');
 }
-
-export function asArray(v: unknown): unknown[] {
-  if (Array.isArray(v)) return v;
-  throw typeError(v, 'array');
-}
-
-function withWhat(e: QueryError, what?: string): QueryError {
-  if (what) e.message = `${what}: ${e.message}`;
-  return e;
-}
-
-/** True when v is an int64-representable integer (Bloblang's int64). */
-export function isInteger(v: unknown): v is number {
-  return typeof v === 'number' && isInt(v);
-}
-
-export { typeOf };

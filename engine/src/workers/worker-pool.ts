@@ -17,8 +17,9 @@ export class WorkerPool {
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: 2 ** 31 - 1,
-      // 'async' lets an idle worker's event loop run its timers (a rate limit, a sleep).
-      atomics: 'async',
+      // Plain message passing: an idle worker's event loop keeps running its timers (Atomics
+      // waits would freeze it), and measured as fast as 'sync' for batch-sized tasks.
+      atomics: 'disabled',
       workerData: data,
     });
   }

@@ -3,6 +3,7 @@
  * plugin modules as the main thread), then processes whole batches.
  */
 import { workerData } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import type { Batch, Message } from '../message/message.js';
 import { createLogger } from '../observability/logger.js';
 import { loadPlugins } from '../plugin/load-plugins.js';
@@ -39,7 +40,15 @@ function originOf(m: Message): number {
   return typeof o === 'number' ? o : -1;
 }
 
-export default async function process(task: EncodedBatch): Promise<EncodedResult> {
+/** Marks the result's buffers as transferable, so that they move back instead of being copied. */
+function transferable(result: EncodedResult): unknown {
+  return Piscina.move({
+    [Piscina.transferableSymbol]: result.batches.map((b) => b.buf),
+    [Piscina.valueSymbol]: result,
+  } as never);
+}
+
+export default async function process(task: EncodedBatch): Promise<unknown> {
   const processors = await (chain ??= build());
   const batch = decodeBatch(task);
   for (let i = 0; i < batch.length; i++) batch[i]!.ctx = { [ORIGIN]: i };
@@ -51,5 +60,5 @@ export default async function process(task: EncodedBatch): Promise<EncodedResult
     for (const m of replied) if (m.ctx.reply) replies.push({ origin: originOf(m), reply: m.ctx.reply });
     result.replies = replies;
   }
-  return result;
+  return transferable(result);
 }

@@ -71,7 +71,6 @@ export function parseFloatGo(s: string): number {
   if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return Number(t);
   if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
   if (/^nan$/i.test(t)) return NaN;
-  if (/^[+-]?0[xX][0-9a-fA-F]+$/.test(t)) return Number(t.replace(/^([+-]?)0[xX]/, '$10x').replace('+', ''));
   throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
 }
 
