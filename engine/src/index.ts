@@ -25,3 +25,16 @@ export type {
 export type { Logger, LogFields, LogLevelName } from './observability/logger.js';
 export { batchPolicySpec, type BatchPolicyConfig } from './runtime/batch-policy.js';
 export { Backoff, sleep } from './runtime/backoff.js';
+export {
+  compileMapping,
+  compileQuery,
+  compileInterpolation,
+  hasInterpolation,
+  InterpError,
+  type Mapping,
+  type MappingResult,
+  type Query,
+  type ExecContext,
+  type Interpolation,
+} from './interp/index.js';
+export { getPath, setPath, deletePath, parsePath, formatPath } from './message/field-path.js';

@@ -9,12 +9,13 @@ export interface Args {
   plugins: string[];
   logLevel?: string;
   format?: string;
+  file?: string;
   help: boolean;
   version: boolean;
   positional: string[];
 }
 
-const COMMANDS = new Set(['run', 'lint', 'list', 'echo', 'help']);
+const COMMANDS = new Set(['run', 'lint', 'list', 'echo', 'blobl', 'help']);
 
 /** Parses argv (without node and the script). Flags take `--flag value` or `--flag=value`. */
 export function parseArgs(argv: string[]): Args {
@@ -61,6 +62,10 @@ export function parseArgs(argv: string[]): Args {
       case '--format':
         a.format = value();
         break;
+      case '-f':
+      case '--file':
+        a.file = value();
+        break;
       case '-h':
       case '--help':
         a.help = true;
@@ -85,6 +90,7 @@ Usage:
   engine list [--format text|json|jsonschema]
                                      list the components (with their fields as JSON Schema)
   engine echo -c pipeline.yaml       print the config normalised, with every default filled in
+  engine blobl 'MAPPING'             run a mapping on each line of stdin (or -f FILE for the mapping)
 
 Flags:
   -c, --config FILE        the stream config (YAML)

@@ -187,6 +187,27 @@ describe('engine CLI', () => {
     assert.ok(err.split('\n').filter(Boolean).every((l) => JSON.parse(l).level !== undefined), 'json log lines');
   });
 
+  it('blobl runs a mapping on each line of stdin', () => {
+    const r = engine(['blobl', 'root.n = this.a * 2\nroot.s = this.s.uppercase() | "none"'], '{"a":1,"s":"x"}\n{"a":2}\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '{"n":2,"s":"X"}\n{"n":4,"s":"none"}\n');
+    const bad = engine(['blobl', 'root = this.a.nosuchmethod()'], '{}\n');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /mapping:1:\d+ .*nosuchmethod/);
+  });
+
+  it('lint reports expression-language errors at their position in the file', () => {
+    const cfg = file('lang.yaml', 'input:\n  stdin: {}\n  batching_typo: 1\noutput:\n  drop: {}\n');
+    assert.equal(engine(['lint', cfg]).code, 1);
+    const bad = file(
+      'lang2.yaml',
+      "input:\n  broker:\n    inputs: [ { stdin: {} } ]\n    batching:\n      check: 'this.a =='\noutput:\n  drop: {}\n",
+    );
+    const r = engine(['lint', bad]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /lang2\.yaml:5:\d+ .*\(root\.input\.broker\.batching\.check\)/);
+  });
+
   it('every config in configs/ passes lint', () => {
     const files = ['quickstart.yaml', 'custom-plugin.yaml'].map((f) => join(ROOT, 'configs', f));
     const r = engine(['lint', ...files]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, SvcError, errorMessage } from '../errors.js';
 import { HELP, parseArgs } from './args.js';
+import { blobl } from './blobl.js';
 import { echo } from './echo.js';
 import { lint } from './lint.js';
 import { list } from './list.js';
@@ -24,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
       return list(args);
     case 'echo':
       return echo(args);
+    case 'blobl':
+      return blobl(args);
     default:
       if (!args.config && args.positional.length === 0) {
         process.stderr.write(HELP);

@@ -26,6 +26,8 @@ interface FieldProps {
   isAdvanced: boolean;
   isSecret: boolean;
   duration: boolean;
+  /** A string in the expression language: a whole mapping, or one query expression. */
+  lang?: 'mapping' | 'query';
   /** Extra check run on the value; returns an error message or undefined. */
   check?: (value: unknown) => string | undefined;
 }
@@ -46,6 +48,7 @@ export class Field<T> {
   readonly isAdvanced: boolean;
   readonly isSecret: boolean;
   readonly duration: boolean;
+  readonly lang?: 'mapping' | 'query';
   readonly check?: (value: unknown) => string | undefined;
 
   constructor(props: FieldProps) {
@@ -62,6 +65,7 @@ export class Field<T> {
     this.isAdvanced = props.isAdvanced;
     this.isSecret = props.isSecret;
     this.duration = props.duration;
+    this.lang = props.lang;
     this.check = props.check;
   }
 
@@ -156,6 +160,10 @@ export const f = {
             : `invalid duration "${String(v)}": use a number with a unit, e.g. 500ms, 5s, 1m30s`,
       }),
     ),
+  /** A mapping in the expression language (Bloblang), checked at lint time. */
+  mapping: (): Field<string> => new Field<string>(base('string', { lang: 'mapping' })),
+  /** One expression of the expression language (a `check`), checked at lint time. */
+  query: (): Field<string> => new Field<string>(base('string', { lang: 'query' })),
   array: <U>(item: Field<U>): Field<U[]> => new Field(base('array', { item: item as Field<unknown> })),
   map: <U>(item: Field<U>): Field<Record<string, U>> => new Field(base('map', { item: item as Field<unknown> })),
   object: <F extends Record<string, Field<unknown>>>(fields: F): Field<InferFields<F>> =>

@@ -1,5 +1,6 @@
 import { Document, isMap, isScalar, isSeq, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { ConfigIssue } from '../errors.js';
+import { InterpError, compileInterpolation, compileMapping, compileQuery, hasInterpolation } from '../interp/index.js';
 import type { Registry } from '../plugin/registry.js';
 import type { ComponentConfig, ComponentKind } from './component-config.js';
 import type { Field } from './spec.js';
@@ -86,6 +87,7 @@ export class Validator {
       return undefined;
     }
     const s = String(node.value);
+    if (field.lang || field.isInterpolated) this.language(node, field, path, s);
     if (field.options && !field.options.includes(s)) {
       const ci = field.options.find((o) => o.toLowerCase() === s.toLowerCase());
       if (ci !== undefined) return ci;
@@ -152,6 +154,24 @@ export class Validator {
       out[key] = this.value(pair?.value as Node | undefined, child, path === '' ? key : `${path}.${key}`, (pair?.key as Node) ?? node ?? parent);
     }
     return out;
+  }
+
+  /** Compiles expression-language text so that its errors are lint errors at their position. */
+  private language(node: Node, field: Field<unknown>, path: string, text: string): void {
+    if (text === '') return;
+    try {
+      if (field.lang === 'mapping') compileMapping(text);
+      else if (field.lang === 'query') compileQuery(text);
+      else if (hasInterpolation(text)) compileInterpolation(text);
+    } catch (err) {
+      if (!(err instanceof InterpError)) throw err;
+      const start = this.lines.linePos(node.range?.[0] ?? 0);
+      const block = isScalar(node) && (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED');
+      const quoted = isScalar(node) && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE');
+      const line = start.line + err.line - (block ? 0 : 1);
+      const col = err.line === 1 && !block ? start.col + err.col - 1 + (quoted ? 1 : 0) : err.col;
+      this.issues.push({ file: this.file, line, col, message: `${err.reason} (${path})` });
+    }
   }
 
   /** A component: `{label?, processors?, <type>: <config>}`. */

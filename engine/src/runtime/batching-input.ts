@@ -4,13 +4,14 @@ import type { Input } from '../plugin/types.js';
 import type { Batcher } from './batch-policy.js';
 import { Channel } from './channel.js';
 import { errorMessage } from '../errors.js';
+import { FLUSH, type Flush } from './flush-hint.js';
 
 /**
  * An input's `batching`: reads transactions from the input and groups them by the batch
  * policy; a flushed batch acks every transaction it was built from.
  */
 export class BatchingInput implements Input {
-  private readonly out = new Channel<Transaction>(1);
+  private readonly out = new Channel<Transaction | Flush>(1);
   private pump: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -26,8 +27,9 @@ export class BatchingInput implements Input {
   }
 
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
+    // May also return FLUSH (typed away: internal layers check for it).
     this.pump ??= this.run();
-    return this.out.pop();
+    return this.out.pop() as Promise<Transaction | EndOfInput> | Transaction | EndOfInput;
   }
 
   private async run(): Promise<void> {
@@ -35,7 +37,13 @@ export class BatchingInput implements Input {
       for (;;) {
         const tx = await this.inner.read();
         if (tx === END_OF_INPUT) break;
-        if (this.batcher.add(tx.batch, tx.ack)) await this.flush();
+        if ((tx as unknown) === FLUSH) {
+          await this.flush();
+          await this.flushing;
+          await this.out.push(FLUSH);
+          continue;
+        }
+        if (this.batcher.add((tx as Transaction).batch, (tx as Transaction).ack)) await this.flush();
         else this.arm();
       }
       await this.flush();

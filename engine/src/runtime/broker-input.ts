@@ -5,6 +5,8 @@ import type { ComponentSpec, Input } from '../plugin/types.js';
 import { batchPolicySpec } from './batch-policy.js';
 import { Channel } from './channel.js';
 import { errorMessage } from '../errors.js';
+import { type Flush } from './flush-hint.js';
+import { inputOf } from './builder.js';
 
 export const brokerInputSpec = f.object({
   copies: f.int().default(1).describe('How many times the list of inputs is created.').validate((n) => (n < 1 ? 'copies must be at least 1' : undefined)),
@@ -15,7 +17,7 @@ type Conf = Infer<typeof brokerInputSpec>;
 
 /** Reads every child in parallel and merges their transactions into one feed. */
 class BrokerInput implements Input {
-  private readonly feed = new Channel<Transaction>(1);
+  private readonly feed = new Channel<Transaction | Flush>(1);
   private started = false;
 
   constructor(
@@ -44,7 +46,7 @@ class BrokerInput implements Input {
       }
       if (running === 0) this.feed.close();
     }
-    return this.feed.pop();
+    return this.feed.pop() as Promise<Transaction | EndOfInput> | Transaction | EndOfInput;
   }
 
   async close(): Promise<void> {
@@ -64,7 +66,7 @@ export const brokerInput: ComponentSpec<Conf, Input> = {
     for (let copy = 0; copy < conf.copies; copy++) {
       for (const c of conf.inputs) configs.push(copy === 0 ? c : { ...c, path: `${c.path}#${copy}` });
     }
-    const children = await Promise.all(configs.map((c) => ctx.buildInput(c)));
+    const children = await Promise.all(configs.map(async (c) => inputOf(await ctx.buildInput(c))));
     return new BrokerInput(children, (m) => ctx.logger.error(m));
   },
 };

@@ -11,6 +11,7 @@ import { ProcessingInput } from './processing-input.js';
 import { ReplayInput } from './replay-input.js';
 import { isSink, type Sink } from './sink.js';
 import { StatusBoard } from './status.js';
+import { FLUSH } from './flush-hint.js';
 
 /** What every component of one stream (on one thread) shares. */
 export interface BuildEnv {
@@ -72,7 +73,7 @@ export class Builder implements Resources {
         return sab;
       },
       buildProcessors: (configs) => this.processors(configs),
-      buildInput: (conf) => this.input(conf),
+      buildInput: async (conf) => withoutHints(await this.input(conf)),
       buildOutput: async (conf) => sinkAsOutput(await this.sink(conf)),
     };
   }
@@ -152,6 +153,29 @@ export class Builder implements Resources {
       }
     }
   }
+}
+
+const INPUT_OF = Symbol.for('svc.input_of');
+
+/** The runtime input behind one given to plugin code (the input broker needs the flush hints). */
+export function inputOf(input: Input): Input {
+  return (input as { [INPUT_OF]?: Input })[INPUT_OF] ?? input;
+}
+
+/** An input for plugin code: internal flush hints are skipped. */
+function withoutHints(input: Input): Input {
+  const view: Input & { [INPUT_OF]: Input } = {
+    [INPUT_OF]: input,
+    connect: () => input.connect?.() ?? Promise.resolve(),
+    async read() {
+      for (;;) {
+        const r = await input.read();
+        if ((r as unknown) !== FLUSH) return r;
+      }
+    },
+    close: () => input.close?.() ?? Promise.resolve(),
+  };
+  return view;
 }
 
 const SINK_OF = Symbol.for('svc.sink_of');

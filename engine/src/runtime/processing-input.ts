@@ -1,6 +1,7 @@
 import { splitAck, END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
 import type { Input, Processor } from '../plugin/types.js';
 import { runProcessors } from './processor-chain.js';
+import { FLUSH } from './flush-hint.js';
 
 /** An input's own `processors` (and a broker's), run right after it reads. */
 export class ProcessingInput implements Input {
@@ -20,7 +21,7 @@ export class ProcessingInput implements Input {
       const queued = this.queue.shift();
       if (queued) return queued;
       const tx = await this.inner.read();
-      if (tx === END_OF_INPUT) return tx;
+      if (tx === END_OF_INPUT || (tx as unknown) === FLUSH) return tx;
       const batches = await runProcessors(this.processors, tx.batch);
       if (batches.length === 0) {
         tx.ack();

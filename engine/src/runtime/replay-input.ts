@@ -3,6 +3,7 @@ import { END_OF_INPUT, type Ack, type EndOfInput, type Transaction } from '../me
 import type { Logger } from '../observability/logger.js';
 import type { Input } from '../plugin/types.js';
 import { errorMessage } from '../errors.js';
+import { FLUSH } from './flush-hint.js';
 
 interface Pending {
   original: Batch;
@@ -24,6 +25,7 @@ export class ReplayInput implements Input {
   private wake: (() => void) | undefined;
   private wakeSignal: Promise<void> | undefined;
   private ended = false;
+  private hinted = false;
   private closed = false;
 
   constructor(
@@ -42,6 +44,10 @@ export class ReplayInput implements Input {
       if (this.closed) return END_OF_INPUT;
       if (this.ended) {
         if (this.outstanding === 0) return END_OF_INPUT;
+        if (!this.hinted) {
+          this.hinted = true;
+          return FLUSH as never;
+        }
         await this.signal();
         continue;
       }
@@ -70,6 +76,7 @@ export class ReplayInput implements Input {
 
   private serve(p: Pending): Transaction {
     this.outstanding++;
+    this.hinted = false;
     let settled = false;
     return {
       batch: copyBatch(p.original),

@@ -118,6 +118,21 @@ output: { test_sink: { name: b2 } }
   });
 });
 
+describe('stream: batching check', () => {
+  it('flushes when the check is true for a message', async () => {
+    const s = streamOf(`
+input:
+  broker:
+    inputs: [ { test_source: { name: bc, count: 10 } } ]
+    batching: { check: 'content() == "3" || content() == "6"' }
+pipeline: { threads: 1 }
+output: { test_sink: { name: bc } }
+`);
+    await s.run();
+    assert.deepEqual(seen.delivered.get('bc')!.map((b) => b.length), [4, 3, 3]);
+  });
+});
+
 describe('stream: threads', () => {
   it('runs processors on worker threads and delivers every message', async () => {
     const s = streamOf(`

@@ -12,6 +12,7 @@ import { Channel } from './channel.js';
 import { runProcessors } from './processor-chain.js';
 import type { Sink } from './sink.js';
 import { StatusBoard } from './status.js';
+import { FLUSH } from './flush-hint.js';
 
 export interface StreamOptions {
   config: RootConfig;
@@ -159,6 +160,7 @@ export class Stream {
       const r = input.read();
       const tx = r instanceof Promise ? await r : r;
       if (tx === END_OF_INPUT) return;
+      if ((tx as unknown) === FLUSH) continue;
       await this.deliver(tx, sink, process);
     }
   }
@@ -178,6 +180,7 @@ export class Stream {
         const r = input.read();
         const tx = r instanceof Promise ? await r : r;
         if (tx === END_OF_INPUT) break;
+        if ((tx as unknown) === FLUSH) continue;
         await queue.push(tx);
       }
     } finally {
