@@ -30,6 +30,10 @@ const UNPARSED = Symbol('unparsed');
  */
 export class Message {
   private _content: Buffer | undefined;
+  /** A lazy slice: the content is `_src[_start, _end)`, made into a Buffer only when read. */
+  private _src: Buffer | undefined;
+  private _start = 0;
+  private _end = 0;
   private _json: unknown = UNPARSED;
   private _meta: Map<string, MetaValue> | undefined;
   private _metaShared = false;
@@ -46,15 +50,42 @@ export class Message {
     }
   }
 
+  /**
+   * A message whose content is `buf[start, end)`, without making a Buffer view for it until
+   * someone reads `content` (inputs that split big chunks, and the thread codec, use it).
+   */
+  static slice(buf: Buffer, start: number, end: number, metadata?: Record<string, MetaValue>): Message {
+    const m = new Message(undefined, metadata);
+    m._content = undefined;
+    m._src = buf;
+    m._start = start;
+    m._end = end;
+    return m;
+  }
+
   /** The raw bytes. Replace, never mutate in place. */
   get content(): Buffer {
-    if (this._content === undefined) this._content = Buffer.from(JSON.stringify(this._json));
+    if (this._content === undefined) {
+      if (this._src !== undefined) {
+        this._content = this._src.subarray(this._start, this._end);
+        this._src = undefined;
+      } else {
+        this._content = Buffer.from(JSON.stringify(this._json));
+      }
+    }
     return this._content;
   }
 
   set content(value: Buffer) {
     this._content = value;
+    this._src = undefined;
     this._json = UNPARSED;
+  }
+
+  /** Copies the content into `target` at `offset` (no intermediate view); returns its length. */
+  copyContentTo(target: Buffer, offset: number): number {
+    if (this._content === undefined && this._src !== undefined) return this._src.copy(target, offset, this._start, this._end);
+    return this.content.copy(target, offset);
   }
 
   /** The content as a UTF-8 string. */
@@ -72,6 +103,7 @@ export class Message {
   setJson(value: unknown): void {
     this._json = value;
     this._content = undefined;
+    this._src = undefined;
   }
 
   /** True when a structured view is cached (parsed or set). */
@@ -81,6 +113,7 @@ export class Message {
 
   /** Byte length of the content, metadata excluded (what batch policies count). */
   get byteLength(): number {
+    if (this._content === undefined && this._src !== undefined) return this._end - this._start;
     return this.content.length;
   }
 
@@ -154,7 +187,15 @@ export class Message {
    */
   copy(): Message {
     const m = new Message(this._content);
-    if (this._content === undefined) m._json = structuredClone(this._json);
+    if (this._content === undefined && this._src !== undefined) {
+      m._content = undefined;
+      m._src = this._src;
+      m._start = this._start;
+      m._end = this._end;
+    } else if (this._content === undefined) {
+      m._content = undefined;
+      m._json = structuredClone(this._json);
+    }
     else if (this._json !== UNPARSED && (this._json === null || typeof this._json !== 'object')) m._json = this._json;
     if (this._meta !== undefined) {
       m._meta = this._meta;

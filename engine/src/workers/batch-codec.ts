@@ -32,7 +32,7 @@ export function encodeBatch(batch: Batch, originOf?: (m: Message) => number): En
   let total = 0;
   for (let i = 0; i < n; i++) {
     offsets[i] = total;
-    total += batch[i]!.content.length;
+    total += batch[i]!.byteLength;
   }
   offsets[n] = total;
   const bytes = Buffer.allocUnsafeSlow(total);
@@ -42,7 +42,7 @@ export function encodeBatch(batch: Batch, originOf?: (m: Message) => number): En
   if (originOf) origins = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const m = batch[i]!;
-    m.content.copy(bytes, offsets[i]!);
+    m.copyContentTo(bytes, offsets[i]!);
     if (m.hasMeta()) (metas ??= new Array(n))[i] = m.metaObject();
     if (m.error !== undefined) (errors ??= new Array(n))[i] = m.error;
     if (origins) origins[i] = originOf!(m);
@@ -60,7 +60,7 @@ export function decodeBatch(e: EncodedBatch): Batch {
   const bytes = Buffer.from(e.buf);
   const out = new Array<Message>(n);
   for (let i = 0; i < n; i++) {
-    const m = new Message(bytes.subarray(e.offsets[i]!, e.offsets[i + 1]!), e.metas?.[i]);
+    const m = Message.slice(bytes, e.offsets[i]!, e.offsets[i + 1]!, e.metas?.[i]);
     const err = e.errors?.[i];
     if (err !== undefined) m.error = err;
     out[i] = m;
