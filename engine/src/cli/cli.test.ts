@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -209,9 +209,11 @@ describe('engine CLI', () => {
   });
 
   it('every config in configs/ passes lint', () => {
-    const files = ['quickstart.yaml', 'custom-plugin.yaml'].map((f) => join(ROOT, 'configs', f));
+    const files = readdirSync(join(ROOT, 'configs'))
+      .filter((f) => /\.ya?ml$/.test(f))
+      .map((f) => join(ROOT, 'configs', f));
+    assert.ok(files.length >= 2);
     const r = engine(['lint', ...files]);
     assert.equal(r.code, 0, r.stderr);
-    assert.ok(readFileSync(files[0]!, 'utf8').includes('generate'));
   });
 });
