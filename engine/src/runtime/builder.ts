@@ -92,7 +92,7 @@ export class Builder implements Resources {
   async processor(c: ComponentConfig): Promise<Processor> {
     const p = await this.create<Processor>('processor', c);
     if (p.close) this.closers.push(() => p.close!());
-    return p;
+    return withErrorLog(p, this.env.logger.child({ path: c.path, label: c.label || c.type }));
   }
 
   async processors(configs: ComponentConfig[]): Promise<Processor[]> {
@@ -214,4 +214,26 @@ class OutputSinkAdapter implements Sink {
   async close(): Promise<void> {
     await this.output.close?.();
   }
+}
+
+/**
+ * Logs a processor's failure with its path and label before the chain flags the messages
+ * (the messages carry the error on; the log says where it came from).
+ */
+function withErrorLog(p: Processor, log: Logger): Processor {
+  const fail = (err: unknown): never => {
+    log.error(`Processor failed, the messages are flagged with the error: ${errorMessage(err)}`);
+    throw err;
+  };
+  return {
+    process(batch) {
+      try {
+        const r = p.process(batch);
+        return r instanceof Promise ? r.catch(fail) : r;
+      } catch (err) {
+        return fail(err);
+      }
+    },
+    // No close: the builder closes what it built, once.
+  };
 }
