@@ -4,4 +4,5 @@
  */
 import './io/index.js';
 import './pure/index.js';
+import './mapping/index.js';
 import './ratelimit/index.js';
