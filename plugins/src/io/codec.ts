@@ -144,8 +144,10 @@ export class LineTooLongError extends Error {
 }
 
 /**
- * Splits a stream of chunks on a delimiter. Pieces are `subarray`s of the chunk they lie in;
- * a piece spanning chunks is assembled from the copied tail (a delimiter may span chunks too).
+ * Splits a stream of chunks on a delimiter. Pieces are views into the chunk they lie in (no
+ * copy); a piece spanning chunks is copied once, when its end arrives (a delimiter may span
+ * chunks too). The unterminated tail is kept as views of its chunks until then, so a long line
+ * arriving in many small chunks is still copied only once.
  *
  *   s.push(chunk); s.take(out, max) ... until !s.pending; then push the next chunk;
  *   at the end: s.finish() gives the final unterminated piece, if any.
@@ -155,13 +157,13 @@ export class Splitter {
   private readonly byte: number;
   private chunk: Buffer = EMPTY;
   private pos = 0;
-  /** The unterminated piece carried over from earlier chunks (a copy). */
-  private tail: Buffer = EMPTY;
+  /** The unterminated piece carried over from earlier chunks: views of them, in order. */
+  private tail: Buffer[] = [];
+  private tailLen = 0;
   /** A piece completed by push() (tail + the head of the new chunk), not yet taken. */
   private first: Buffer | undefined;
   /** The stream offset of `chunk[0]`, for error messages. */
   private chunkOffset = 0;
-  private consumed = 0;
   /** Set when a piece longer than maxBuffer was found; nothing more is produced. */
   tooLong: LineTooLongError | undefined;
 
@@ -182,37 +184,65 @@ export class Splitter {
   /** Feeds the next chunk. Call only when `pending` is false. */
   push(chunk: Buffer): void {
     if (this.tooLong) return;
-    this.chunkOffset = this.consumed;
-    this.consumed += chunk.length;
+    this.chunkOffset += this.chunk.length;
     this.chunk = chunk;
     this.pos = 0;
-    const tail = this.tail;
-    if (tail.length === 0) return;
+    const tailLen = this.tailLen;
+    if (tailLen === 0) return;
     const d = this.d;
     // A delimiter straddling the boundary starts in the tail's last d-1 bytes (the tail holds
     // no whole delimiter), so look in that seam first: it comes before any in the chunk.
     if (d > 1) {
-      const fromTail = Math.min(tail.length, d - 1);
-      const seam = Buffer.concat([tail.subarray(tail.length - fromTail), chunk.subarray(0, d - 1)]);
+      const fromTail = Math.min(tailLen, d - 1);
+      const seam = Buffer.concat([this.tailEnd(fromTail), chunk.subarray(0, d - 1)]);
       const p = seam.indexOf(this.delim);
       if (p >= 0) {
-        this.complete(tail.subarray(0, tail.length - fromTail + p), p + d - fromTail);
+        const keep = tailLen - fromTail + p;
+        if (keep > this.maxBuffer) return this.fail(this.chunkOffset - tailLen);
+        this.complete(this.joinTail().subarray(0, keep), p + d - fromTail);
         return;
       }
     }
     const i = d === 1 ? chunk.indexOf(this.byte) : chunk.indexOf(this.delim);
     if (i < 0) {
-      this.tail = Buffer.concat([tail, chunk]);
+      this.tail.push(chunk);
+      this.tailLen += chunk.length;
       this.chunk = EMPTY;
-      if (this.tail.length > this.maxBuffer) this.fail(this.chunkOffset - tail.length);
+      this.chunkOffset += chunk.length;
+      if (this.tailLen > this.maxBuffer) this.fail(this.chunkOffset - this.tailLen);
       return;
     }
-    this.complete(i === 0 ? tail : Buffer.concat([tail, chunk.subarray(0, i)]), i + d);
+    if (tailLen + i > this.maxBuffer) return this.fail(this.chunkOffset - tailLen);
+    this.complete(i === 0 ? this.joinTail() : this.joinTail(chunk.subarray(0, i)), i + d);
+  }
+
+  /** The tail as one Buffer (one copy; none when it is a single view), plus `extra`. */
+  private joinTail(extra?: Buffer): Buffer {
+    const t = this.tail;
+    if (extra === undefined) return t.length === 1 ? t[0]! : Buffer.concat(t, this.tailLen);
+    return Buffer.concat([...t, extra], this.tailLen + extra.length);
+  }
+
+  /** The last k bytes of the tail. */
+  private tailEnd(k: number): Buffer {
+    const t = this.tail;
+    const parts: Buffer[] = [];
+    for (let j = t.length - 1; j >= 0 && k > 0; j--) {
+      const p = t[j]!;
+      if (p.length >= k) {
+        parts.unshift(p.subarray(p.length - k));
+        k = 0;
+      } else {
+        parts.unshift(p);
+        k -= p.length;
+      }
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
 
   private complete(piece: Buffer, next: number): void {
-    if (piece.length > this.maxBuffer) return this.fail(this.chunkOffset - this.tail.length);
-    this.tail = EMPTY;
+    this.tail = [];
+    this.tailLen = 0;
     this.first = piece;
     this.pos = next;
   }
@@ -222,7 +252,8 @@ export class Splitter {
     this.first = undefined;
     this.chunk = EMPTY;
     this.pos = 0;
-    this.tail = EMPTY;
+    this.tail = [];
+    this.tailLen = 0;
   }
 
   /** Appends up to `max - out.length` complete pieces to `out`. */
@@ -244,12 +275,16 @@ export class Splitter {
     while (out.length < max) {
       const i = d === 1 ? chunk.indexOf(byte, pos) : chunk.indexOf(delim, pos);
       if (i < 0) {
-        // No more delimiters in this chunk: carry the rest over (the only copy we make).
+        // No more delimiters in this chunk: the rest is the start of the next piece.
         const rest = chunk.length - pos;
-        this.tail = rest === 0 ? EMPTY : Buffer.from(chunk.subarray(pos));
+        if (rest > maxBuffer) return this.fail(this.chunkOffset + pos);
+        if (rest > 0) {
+          this.tail = [Buffer.from(ab, base + pos, rest)];
+          this.tailLen = rest;
+        }
+        this.chunkOffset += chunk.length;
         this.chunk = EMPTY;
         this.pos = 0;
-        if (rest > maxBuffer) this.fail(this.chunkOffset + pos);
         return;
       }
       if (i - pos > maxBuffer) return this.fail(this.chunkOffset + pos);
@@ -261,9 +296,11 @@ export class Splitter {
 
   /** At the end of the stream: the final unterminated piece, if there is one. */
   finish(): Buffer | undefined {
-    const t = this.tail;
-    this.tail = EMPTY;
-    return t.length > 0 && this.tooLong === undefined ? t : undefined;
+    if (this.tailLen === 0 || this.tooLong !== undefined) return undefined;
+    const t = this.joinTail();
+    this.tail = [];
+    this.tailLen = 0;
+    return t;
   }
 }
 

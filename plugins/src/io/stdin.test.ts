@@ -88,6 +88,21 @@ test('a line over max_buffer: logged, earlier lines delivered, then the input en
   assert.match(err?.msg ?? '', /longer than max_buffer \(4 bytes\).*raise max_buffer/);
 });
 
+test('a stream error is logged once and ends the input', async () => {
+  const stream = new PassThrough();
+  const ctx = testContext('stdin');
+  const input = new StdinInput(conf(), ctx, { stream });
+  stream.write('a\n');
+  assert.deepEqual(((await input.read()) as Transaction).batch.map((m) => m.text()), ['a']);
+  const pending = input.read();
+  stream.destroy(new Error('EIO: i/o error'));
+  assert.equal(await pending, END_OF_INPUT);
+  assert.equal(await input.read(), END_OF_INPUT);
+  const errors = ctx.logger.lines.filter((l) => l.level === 'ERROR');
+  assert.equal(errors.length, 1);
+  assert.match(errors[0]!.msg, /Failed to read stdin, stopping the input: EIO: i\/o error/);
+});
+
 test('close makes a pending read resolve END_OF_INPUT', async () => {
   const stream = new PassThrough();
   const input = new StdinInput(conf(), undefined, { stream });

@@ -46,6 +46,8 @@ export class StdinInput implements Input {
   private readonly maxBuffer: number;
   private readonly log: Logger | undefined;
   private closed = false;
+  /** Set once the stream failed: the input has ended. */
+  private ended = false;
   private readonly gate = new CloseGate();
 
   constructor(conf: StdinConfig, ctx?: ComponentContext, opts: StdinOptions = {}) {
@@ -65,7 +67,7 @@ export class StdinInput implements Input {
   }
 
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
-    if (this.closed) return END_OF_INPUT;
+    if (this.closed || this.ended) return END_OF_INPUT;
     let r: Buffer[] | null | Promise<Buffer[] | null>;
     try {
       r = this.open().read();
@@ -93,6 +95,7 @@ export class StdinInput implements Input {
 
   /** A line over max_buffer or a stream error ends the input (the stream cannot go on). */
   private failed(err: unknown): EndOfInput {
+    this.ended = true;
     if (err instanceof LineTooLongError) {
       this.log?.error(`Failed to read stdin: ${err.message}; stopping the input (raise max_buffer to read longer lines)`);
     } else {
