@@ -6,3 +6,4 @@ import './io/index.js';
 import './pure/index.js';
 import './mapping/index.js';
 import './ratelimit/index.js';
+import './http/index.js';

@@ -70,15 +70,17 @@ test('concurrent writes land whole and in order', async (t) => {
   assert.equal(readFileSync(path, 'utf8'), want);
 });
 
-test('a failed write is rejected with the path; an interpolated path is warned about', async (t) => {
+test('a failed write is rejected with the path; an interpolated path writes one file per value', async (t) => {
   const dir = tempDir(t);
   const path = join(dir, 'is-a-dir');
   mkdirSync(path);
   const out = new FileOutput({ path, codec: 'lines' });
   await assert.rejects(out.write(batch('x')), (err: Error) => err.message.startsWith(`failed to write to file "${path}": `));
   await out.close();
-  const ctx = testContext('file');
-  const interp = new FileOutput({ path: join(dir, '${! meta("k") }.txt'), codec: 'lines' }, ctx);
+  const interp = new FileOutput({ path: join(dir, '${! meta("k") }.txt'), codec: 'lines' }, testContext('file'));
+  const msgs = ['a', 'b', 'c'].map((t, i) => new Message(t, { k: i === 1 ? 'two' : 'one' }));
+  await interp.write(msgs);
   await interp.close();
-  assert.ok(ctx.logger.lines.some((l) => l.level === 'WARN' && l.msg.includes('used literally')));
+  assert.equal(readFileSync(join(dir, 'one.txt'), 'utf8'), 'a\nc\n');
+  assert.equal(readFileSync(join(dir, 'two.txt'), 'utf8'), 'b\n');
 });

@@ -6,64 +6,91 @@
  */
 import { mkdir, open, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ErrorCode, SvcError, errorMessage, f, registerOutput, type Batch, type ComponentContext, type Infer, type Output } from '@svc/engine';
+import {
+  ErrorCode,
+  SvcError,
+  compileInterpolation,
+  errorMessage,
+  f,
+  registerOutput,
+  type Batch,
+  type ComponentContext,
+  type Infer,
+  type Interpolation,
+  type Output,
+} from '@svc/engine';
 import { encodeBatch, writeCodec, writeCodecField, type WriteCodec } from './codec.js';
 
 export const fileOutputSpec = f.object({
   path: f
     .string()
     .validate((v) => (v.trim() === '' ? 'path must name a file' : undefined))
-    .describe('The file to write to. Interpolations (`${! ... }`) arrive with the expression language: for now the path is taken literally.'),
+    .interpolated()
+    .describe('The file to write to; may be an interpolation (`./out/${! meta("topic") }.jsonl`), evaluated per message.'),
   codec: writeCodecField('each message replaces the whole file, as in Benthos: the file holds the last message written'),
 });
 export type FileOutputConfig = Infer<typeof fileOutputSpec>;
 
+/** At most this many files are kept open by an interpolated path; the oldest is closed first. */
+const MAX_OPEN = 64;
+
 export class FileOutput implements Output {
-  private readonly path: string;
+  private readonly path: Interpolation;
   private readonly codec: WriteCodec;
-  private handle: FileHandle | undefined;
-  private opening: Promise<FileHandle> | undefined;
+  private readonly handles = new Map<string, FileHandle>();
   /** Writes run one after the other. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(conf: FileOutputConfig, ctx?: ComponentContext) {
-    this.path = conf.path;
+  constructor(conf: FileOutputConfig, _ctx?: ComponentContext) {
+    this.path = compileInterpolation(conf.path);
     this.codec = writeCodec(conf.codec);
-    if (conf.path.includes('${!')) {
-      ctx?.logger.warn(`file output path "${conf.path}" contains an interpolation, which this build does not evaluate yet: it is used literally`);
-    }
   }
 
-  private open(): Promise<FileHandle> {
-    if (this.handle) return Promise.resolve(this.handle);
-    return (this.opening ??= (async () => {
-      try {
-        await mkdir(dirname(this.path), { recursive: true });
-        this.handle = await open(this.path, 'a');
-        return this.handle;
-      } finally {
-        this.opening = undefined;
-      }
-    })());
+  private async open(path: string): Promise<FileHandle> {
+    const open_ = this.handles.get(path);
+    if (open_) return open_;
+    await mkdir(dirname(path), { recursive: true });
+    const fh = await open(path, 'a');
+    if (this.handles.size >= MAX_OPEN) {
+      const [oldest, h] = this.handles.entries().next().value as [string, FileHandle];
+      this.handles.delete(oldest);
+      await h.close().catch(() => {});
+    }
+    this.handles.set(path, fh);
+    return fh;
   }
 
   write(batch: Batch): Promise<void> {
-    const p = this.queue.then(() => this.writeNow(batch));
+    const p = this.queue.then(() => this.writeAll(batch));
     this.queue = p.catch(() => {});
     return p;
   }
 
-  private async writeNow(batch: Batch): Promise<void> {
+  /** Groups the batch by the path each message resolves to, and writes each group. */
+  private async writeAll(batch: Batch): Promise<void> {
+    if (this.path.isStatic) return this.writeNow(this.path.value(batch[0]!, { batch, index: 0 }), batch);
+    const groups = new Map<string, Batch>();
+    for (let i = 0; i < batch.length; i++) {
+      const path = this.path.value(batch[i]!, { batch, index: i });
+      if (path.trim() === '') throw new SvcError(ErrorCode.Write, `file output: the path resolved to nothing for message ${i}`);
+      let g = groups.get(path);
+      if (!g) groups.set(path, (g = []));
+      g.push(batch[i]!);
+    }
+    for (const [path, group] of groups) await this.writeNow(path, group);
+  }
+
+  private async writeNow(path: string, batch: Batch): Promise<void> {
     if (batch.length === 0) return;
     try {
       if (this.codec.kind === 'all-bytes') {
         // Each message is the whole file: the last one of the batch is what remains.
-        await mkdir(dirname(this.path), { recursive: true });
-        await writeFile(this.path, batch[batch.length - 1]!.content);
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, batch[batch.length - 1]!.content);
         return;
       }
       const buf = encodeBatch(batch, this.codec.suffix);
-      const fh = await this.open();
+      const fh = await this.open(path);
       let off = 0;
       while (off < buf.length) {
         const { bytesWritten } = await fh.write(buf, off, buf.length - off);
@@ -71,18 +98,18 @@ export class FileOutput implements Output {
       }
     } catch (err) {
       // Reopen on the next write (the file may have been removed or its disk fixed).
-      const fh = this.handle;
-      this.handle = undefined;
+      const fh = this.handles.get(path);
+      this.handles.delete(path);
       await fh?.close().catch(() => {});
-      throw new SvcError(ErrorCode.Write, `failed to write to file "${this.path}": ${errorMessage(err)}`, { cause: err });
+      throw new SvcError(ErrorCode.Write, `failed to write to file "${path}": ${errorMessage(err)}`, { cause: err });
     }
   }
 
   async close(): Promise<void> {
     await this.queue;
-    const fh = this.handle ?? (await this.opening?.catch(() => undefined));
-    this.handle = undefined;
-    await fh?.close();
+    const handles = [...this.handles.values()];
+    this.handles.clear();
+    await Promise.all(handles.map((h) => h.close()));
   }
 }
 
@@ -101,6 +128,10 @@ registerOutput('file', {
   file:
     path: ./out/events.jsonl
     codec: lines`,
+    `# One file per value of a metadata key.
+output:
+  file:
+    path: './out/\${! meta("kind") }.jsonl'`,
   ],
   factory: (conf, ctx) => new FileOutput(conf, ctx),
 });

@@ -31,17 +31,25 @@ test('literal mappings: JSON strings give raw text, other values compact JSON', 
   }
 });
 
-test('anything else is a lint error saying exactly what is supported', () => {
-  for (const bad of ['root = this.foo', 'root.a = 1', 'hello', '', 'root = uuid_v4()', 'root = {"a":1} # comment']) {
-    const problems = lint(generateSpec, conf({ mapping: bad }));
-    assert.equal(problems.length, 1, bad);
-    assert.match(problems[0]!, /^config\.mapping: unsupported mapping .*only the literal form `root = <JSON value>` is supported/);
-  }
-  assert.deepEqual(lint(generateSpec, conf({ mapping: 'root = "ok"' })), []);
+test('other mappings run per message: content, metadata, batch_index, deleted roots', async () => {
+  for (const m of ['root = this.foo', 'root.a = 1', 'root = uuid_v4()', 'root = {"a":1} # comment']) assert.equal(literalMapping(m), undefined, m);
+  const input = await buildInput('generate', {
+    mapping: 'root.i = batch_index()\nmeta kind = "gen"\nroot = if batch_index() == 1 { deleted() }',
+    interval: '',
+    count: 3,
+    batch_size: 3,
+  });
+  const t = tx(await input.read());
+  assert.deepEqual(t.batch.map((m) => m.text()), ['{"i":0}', '{"i":2}']);
+  assert.deepEqual(t.batch.map((m) => m.getMeta('kind')), ['gen', 'gen']);
+  const ids = new Set<string>();
+  const uuids = await buildInput('generate', { mapping: 'root = uuid_v4()', interval: '', count: 50, batch_size: 50 });
+  for (const m of tx(await uuids.read()).batch) ids.add(m.text());
+  assert.equal(ids.size, 50, 'evaluated per message, not once');
+  assert.throws(() => new GenerateInput(conf({ mapping: 'root = this.' })), /line 1/);
   assert.match(lint(generateSpec, { ...conf({ mapping: 'root = 1' }), batch_size: 0 }).join(), /batch_size must be at least 1/);
   assert.match(lint(generateSpec, { ...conf({ mapping: 'root = 1' }), interval: '5 seconds' }).join(), /invalid duration/);
   assert.match(lint(generateSpec, {}).join(), /config\.mapping: required/);
-  assert.throws(() => new GenerateInput(conf({ mapping: 'root = this' })), /unsupported mapping/);
 });
 
 test('defaults follow Benthos: interval 1s, count 0, batch_size 1, auto_replay_nacks true', () => {

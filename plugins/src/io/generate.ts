@@ -9,8 +9,11 @@ import {
   END_OF_INPUT,
   Message,
   f,
+  compileMapping,
+  errorMessage,
   parseDuration,
   registerInput,
+  type Mapping,
   type Ack,
   type ComponentContext,
   type EndOfInput,
@@ -19,40 +22,26 @@ import {
   type Transaction,
 } from '@svc/engine';
 
-const SUPPORTED =
-  'only the literal form `root = <JSON value>` is supported until the expression language arrives ' +
-  '(e.g. root = "hello", root = {"a":1}, root = [1,2], root = 42, root = true, root = null)';
-
 /**
- * The bytes of a literal mapping `root = <JSON value>`: a JSON string gives its raw text, any
- * other value its compact JSON. Returns an error message for anything else.
+ * The bytes of a literal mapping `root = <JSON value>` (a JSON string gives its raw text, any
+ * other value its compact JSON), or undefined when the mapping is anything else. A literal is
+ * computed once and shared by every message, so generating costs one object per message.
  */
-export function literalMapping(mapping: string): Buffer | string {
+export function literalMapping(mapping: string): Buffer | undefined {
   const m = /^root\s*=\s*([\s\S]*?)\s*$/.exec(mapping.trim());
-  if (!m) return `unsupported mapping ${JSON.stringify(abbreviate(mapping))}: ${SUPPORTED}`;
-  const text = m[1]!;
-  let value: unknown;
+  if (!m) return undefined;
   try {
-    value = JSON.parse(text);
+    const value: unknown = JSON.parse(m[1]!);
+    return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
   } catch {
-    return `unsupported mapping ${JSON.stringify(abbreviate(mapping))}: the value ${JSON.stringify(abbreviate(text))} is not JSON; ${SUPPORTED}`;
+    return undefined;
   }
-  return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
-}
-
-function abbreviate(s: string): string {
-  const t = s.trim();
-  return t.length > 60 ? `${t.slice(0, 57)}...` : t;
 }
 
 export const generateSpec = f.object({
   mapping: f
-    .string()
-    .validate((v) => {
-      const r = literalMapping(v);
-      return typeof r === 'string' ? r : undefined;
-    })
-    .describe(`The mapping that builds each message. For now ${SUPPORTED}.`),
+    .mapping()
+    .describe('The mapping that builds each message (`root = ...`, `meta key = ...`), evaluated per message.'),
   interval: f
     .duration()
     .default('1s')
@@ -78,7 +67,9 @@ export type GenerateConfig = Infer<typeof generateSpec>;
 const NOOP_ACK: Ack = () => {};
 
 export class GenerateInput implements Input {
-  private readonly content: Buffer;
+  private readonly content: Buffer | undefined;
+  private readonly mapping: Mapping | undefined;
+  private readonly log: ComponentContext['logger'] | undefined;
   private readonly intervalMs: number;
   private readonly batchSize: number;
   /** Messages still to generate; Infinity without a count. */
@@ -90,9 +81,9 @@ export class GenerateInput implements Input {
   private waiting: ((r: Transaction | EndOfInput) => void) | undefined;
 
   constructor(conf: GenerateConfig, _ctx?: ComponentContext) {
-    const content = literalMapping(conf.mapping);
-    if (typeof content === 'string') throw new TypeError(content);
-    this.content = content;
+    this.content = literalMapping(conf.mapping);
+    this.mapping = this.content ? undefined : compileMapping(conf.mapping);
+    this.log = _ctx?.logger;
     this.intervalMs = parseDuration(conf.interval);
     this.batchSize = Math.max(1, conf.batch_size);
     this.remaining = conf.count > 0 ? conf.count : Infinity;
@@ -125,9 +116,24 @@ export class GenerateInput implements Input {
   private batch(): Transaction {
     const n = this.remaining < this.batchSize ? this.remaining : this.batchSize;
     this.remaining -= n;
-    const buf = this.content;
     const batch = new Array<Message>(n);
-    for (let i = 0; i < n; i++) batch[i] = new Message(buf);
+    const buf = this.content;
+    if (buf !== undefined) {
+      for (let i = 0; i < n; i++) batch[i] = new Message(buf);
+      return { batch, ack: NOOP_ACK };
+    }
+    for (let i = 0; i < n; i++) batch[i] = new Message();
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const m = batch[i]!;
+      try {
+        if (this.mapping!.apply(m, { batch, index: i })) batch[kept++] = m;
+      } catch (err) {
+        // As Benthos: a mapping that fails produces no message (and says why).
+        this.log?.error(`Failed to generate a message: ${errorMessage(err)}`);
+      }
+    }
+    batch.length = kept;
     return { batch, ack: NOOP_ACK };
   }
 
@@ -148,8 +154,9 @@ registerInput('generate', {
     '(empty or `0s`: as fast as the pipeline takes them). With `count` above 0 the input ends after that',
     'many messages (the last batch may be smaller); `close` ends it at once.',
     '',
-    `The mapping: ${SUPPORTED}. A JSON string gives its raw text as the content, any other value its`,
-    'compact JSON. The content is computed once and shared by every message.',
+    'The mapping runs once per message on an empty document: `root` becomes the content (a string',
+    'raw, anything else as JSON) and `meta` assignments its metadata; a mapping that deletes root or',
+    'fails makes no message. A literal mapping (`root = <JSON value>`) is computed once and shared.',
     '',
     'A rejected batch is generated again with `auto_replay_nacks: true` (the default), else dropped.',
   ].join('\n'),
@@ -160,6 +167,13 @@ registerInput('generate', {
     mapping: 'root = {"hello":"world"}'
     interval: 1s
     count: 10`,
+    `input:
+  generate:
+    mapping: |
+      root.id = uuid_v4()
+      root.at = now()
+      meta source = "generator"
+    interval: 500ms`,
     `# As fast as possible, in batches of 100 (a benchmark source).
 input:
   generate:

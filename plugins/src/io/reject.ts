@@ -1,18 +1,28 @@
 /** The `reject` output: rejects every write with a fixed error (its transactions are nacked). */
-import { ErrorCode, SvcError, f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
+import { ErrorCode, SvcError, compileInterpolation, errorMessage, f, registerOutput, type Batch, type Infer, type Interpolation, type Output } from '@svc/engine';
 
 export const rejectSpec = f
   .string()
   .describe(
-    'The error text every write fails with. Interpolations (`${! ... }`) arrive with the expression language: for now the text is taken literally.',
-  );
+    'The error text every write fails with; may be an interpolation (`${! error() }`), evaluated on the first message of the batch.',
+  )
+  .interpolated();
 export type RejectConfig = Infer<typeof rejectSpec>;
 
 export class RejectOutput implements Output {
-  constructor(private readonly text: string) {}
+  private readonly text: Interpolation;
+  constructor(text: string) {
+    this.text = compileInterpolation(text);
+  }
 
-  write(_batch: Batch): Promise<void> {
-    return Promise.reject(new SvcError(ErrorCode.Rejected, this.text || 'rejected by the reject output'));
+  write(batch: Batch): Promise<void> {
+    let reason: string;
+    try {
+      reason = batch.length ? this.text.value(batch[0]!, { batch, index: 0 }) : '';
+    } catch (err) {
+      reason = `rejected (the reason could not be interpolated: ${errorMessage(err)})`;
+    }
+    return Promise.reject(new SvcError(ErrorCode.Rejected, reason || 'rejected by the reject output'));
   }
 }
 

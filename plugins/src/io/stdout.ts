@@ -29,9 +29,13 @@ export class StdoutOutput implements Output {
   /** Set once the stream failed (EPIPE: the reader went away): every later write is rejected. */
   private broken: Error | undefined;
   private inFlight: Promise<void> = Promise.resolve();
+  private readonly exitOnBrokenPipe: boolean;
+  private readonly log: ComponentContext['logger'] | undefined;
 
-  constructor(conf: StdoutConfig, _ctx?: ComponentContext, opts: StdoutOptions = {}) {
+  constructor(conf: StdoutConfig, ctx?: ComponentContext, opts: StdoutOptions = {}) {
     this.stream = opts.stream ?? process.stdout;
+    this.exitOnBrokenPipe = opts.stream === undefined;
+    this.log = ctx?.logger;
     this.name = opts.name ?? (opts.stream ? 'the output stream' : 'stdout');
     this.suffix = writeCodec(conf.codec).suffix;
     // Without a listener an EPIPE would be thrown as an uncaught exception and crash the process.
@@ -40,6 +44,12 @@ export class StdoutOutput implements Output {
 
   private readonly onError = (err: Error): void => {
     this.broken ??= this.describe(err);
+    if (this.exitOnBrokenPipe && (err as NodeJS.ErrnoException).code === 'EPIPE') {
+      // A Unix filter whose reader went away (`engine ... | head`) stops, as Go's SIGPIPE
+      // would stop Benthos: nothing can be written any more, and replays would spin forever.
+      this.log?.warn('stdout was closed by its reader (EPIPE): exiting');
+      process.exit(141);
+    }
   };
 
   private describe(err: unknown): SvcError {

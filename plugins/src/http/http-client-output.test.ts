@@ -1,0 +1,394 @@
+import assert from 'node:assert/strict';
+import { createHmac, createPublicKey, verify, constants } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { request } from 'undici';
+import { END_OF_INPUT, Message, registry, type Batch, type Input, type Output, type Transaction } from '@svc/engine';
+import './index.js';
+import { UnexpectedStatusError } from './errors.js';
+import type { HttpClientOutput } from './http-client-output.js';
+import { parseMultipart } from './multipart.js';
+import { percentEncode, signatureBase } from './oauth1.js';
+import { FakeService, build, drive, lint, makeCerts, testContext, upstream, type TestCerts } from './test-support.js';
+
+const out = (conf: Record<string, unknown>, ctx = testContext()) => build<HttpClientOutput>('output', 'http_client', { retry_period: '10ms', ...conf }, ctx);
+const msg = (text: string, meta: Record<string, string> = {}) => new Message(text, meta);
+
+describe('http_client output', () => {
+  it('lints: url is required, status lists hold status codes', () => {
+    const reg = registry().get('output', 'http_client')!;
+    assert.match(lint(reg.spec.config, {}).join(), /url: required/);
+    assert.deepEqual(lint(reg.spec.config, { url: 'http://x' }), []);
+    assert.match(lint(reg.spec.config, { url: 'http://x', backoff_on: [42] }).join(), /not an HTTP status code/);
+  });
+
+  it('sends each message as a request body, interpolating url and headers, metadata as headers, over kept-alive connections', async () => {
+    const up = await upstream((_req, _b, res) => res.end('ok'));
+    const ports = new Set<number>();
+    up.server.on('connection', (s) => ports.add(s.remotePort!));
+    const o = await out({
+      url: `${up.url}/items/\${! meta("kind") }`,
+      verb: 'PUT',
+      headers: { 'Content-Type': 'application/json', 'X-Id': '${! json("id") }' },
+      metadata: { include_prefixes: ['trace_'] },
+    });
+    for (let i = 0; i < 20; i++) await o.write([msg(`{"id":${i}}`, { kind: 'fruit', trace_id: `t${i}`, other: 'no' })]);
+    assert.equal(up.requests.length, 20);
+    const r = up.requests[7]!;
+    assert.equal(r.method, 'PUT');
+    assert.equal(r.url, '/items/fruit');
+    assert.equal(r.headers['content-type'], 'application/json');
+    assert.equal(r.headers['x-id'], '7');
+    assert.equal(r.headers['trace_id'], 't7');
+    assert.equal(r.headers['other'], undefined);
+    assert.equal(r.body.toString(), '{"id":7}');
+    assert.ok(ports.size <= 2, `20 sequential writes over ${ports.size} kept-alive connections`);
+    await o.close();
+    await up.close();
+  });
+
+  it('retries a 5xx after retry_period and succeeds; gives up after `retries` retries with the last status', async () => {
+    const up = await upstream((_req, _b, res, n) => {
+      res.statusCode = n <= 2 ? 500 : 200;
+      res.end();
+    });
+    const o = await out({ url: up.url, retries: 3 });
+    await o.write([msg('a')]);
+    assert.equal(up.requests.length, 3);
+    await o.close();
+    await up.close();
+
+    const down = await upstream((_req, _b, res) => {
+      res.statusCode = 503;
+      res.end('busy');
+    });
+    const o2 = await out({ url: down.url, retries: 2 });
+    await assert.rejects(o2.write([msg('b')]), (err: unknown) => err instanceof UnexpectedStatusError && err.status === 503 && /busy/.test(err.message));
+    assert.equal(down.requests.length, 3);
+    await o2.close();
+    await down.close();
+  });
+
+  it('backs off on backoff_on statuses with doubling waits; drop_on fails at once; successful_on succeeds', async () => {
+    const at: number[] = [];
+    const up = await upstream((req, _b, res, n) => {
+      at.push(Date.now());
+      res.statusCode = req.url === '/drop' ? 400 : req.url === '/conflict' ? 409 : n <= 3 ? 429 : 201;
+      res.end();
+    });
+    const o = await out({ url: `${up.url}/limited`, retry_period: '40ms', max_retry_backoff: '1s', backoff_on: [429] });
+    await o.write([msg('x')]);
+    const gaps = at.slice(1).map((t, i) => t - at[i]!);
+    assert.equal(gaps.length, 3);
+    assert.ok(gaps[0]! >= 35 && gaps[1]! >= 75 && gaps[2]! >= 155, `gaps ${gaps.join(', ')}`);
+    const drop = await out({ url: `${up.url}/drop`, drop_on: [400], retries: 5 });
+    const before = up.requests.length;
+    await assert.rejects(drop.write([msg('d')]), /unexpected response code \(400\)/);
+    assert.equal(up.requests.length, before + 1);
+    const conflict = await out({ url: `${up.url}/conflict`, successful_on: [409] });
+    await conflict.write([msg('c')]);
+    await Promise.all([o.close(), drop.close(), conflict.close()]);
+    await up.close();
+  });
+
+  it('retries when the upstream resets the connection, and times out an upstream that hangs', async () => {
+    const up = await upstream((req, _b, res, n) => {
+      if (req.url === '/hang') return; // never answers
+      if (n === 1) return void req.socket.destroy();
+      res.end('fine');
+    });
+    const o = await out({ url: `${up.url}/reset` });
+    await o.write([msg('r')]);
+    assert.equal(up.requests.length, 2);
+    const hang = await out({ url: `${up.url}/hang`, timeout: '150ms', retries: 1 });
+    const t0 = Date.now();
+    await assert.rejects(hang.write([msg('h')]), /timed out after 150ms/);
+    assert.ok(Date.now() - t0 < 1500);
+    await Promise.all([o.close(), hang.close()]);
+    await up.close();
+  });
+
+  it('never loses a message: a write that fails after its retries is nacked, replayed, and delivered once the upstream recovers', async () => {
+    const up = await upstream((_req, _b, res, n) => {
+      res.statusCode = n <= 5 ? 502 : 200;
+      res.end();
+    });
+    const o = await out({ url: up.url, retries: 1 });
+    // An input that replays a nacked transaction (what auto_replay_nacks does in the runtime).
+    const acks: Array<Error | undefined> = [];
+    const queue: Batch[] = [[msg('precious')]];
+    let done = false;
+    const input: Input = {
+      async read(): Promise<Transaction | typeof END_OF_INPUT> {
+        for (;;) {
+          if (done) return END_OF_INPUT;
+          const b = queue.shift();
+          if (b) {
+            return {
+              batch: b.map((m) => m.copy()),
+              ack: (err) => {
+                acks.push(err);
+                if (err) queue.push(b);
+                else done = true;
+              },
+            };
+          }
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      },
+    };
+    await drive(input, [], o, 1).done;
+    assert.equal(acks.filter(Boolean).length, 2);
+    assert.equal(acks.at(-1), undefined);
+    assert.equal(up.requests.length, 6);
+    assert.equal(up.requests.at(-1)!.body.toString(), 'precious');
+    await o.close();
+    await up.close();
+  });
+
+  it('sends a batch as one request per message, or as one multipart request with batch_as_multipart', async () => {
+    const up = await upstream((_req, _b, res) => res.end());
+    const each = await out({ url: up.url });
+    await each.write([msg('1'), msg('2'), msg('3')]);
+    assert.deepEqual(up.requests.map((r) => r.body.toString()).sort(), ['1', '2', '3']);
+    const mp = await out({ url: up.url, batch_as_multipart: true, headers: { 'Content-Type': '${! meta("type") }' } });
+    await mp.write([msg('{"a":1}', { type: 'application/json' }), msg('plain', { type: 'text/plain' })]);
+    const r = up.requests.at(-1)!;
+    assert.match(String(r.headers['content-type']), /^multipart\/mixed; boundary=/);
+    const parts = parseMultipart(r.body, String(r.headers['content-type']));
+    assert.deepEqual(parts.map((p) => [p.headers['content-type'], p.body.toString()]), [['application/json', '{"a":1}'], ['text/plain', 'plain']]);
+    const tpl = await out({ url: up.url, multipart: [{ content_type: 'text/plain', content_disposition: 'form-data; name="f"', body: 'id=${! json("id") }' }] });
+    await tpl.write([msg('{"id":9}')]);
+    const t = up.requests.at(-1)!;
+    const tp = parseMultipart(t.body, String(t.headers['content-type']));
+    assert.deepEqual(tp.map((p) => [p.headers['content-disposition'], p.body.toString()]), [['form-data; name="f"', 'id=9']]);
+    await Promise.all([each.close(), mp.close(), tpl.close()]);
+    await up.close();
+  });
+
+  it('logs whole requests and responses at dump_request_log_level', async () => {
+    const up = await upstream((_req, _b, res) => res.end('pong'));
+    const ctx = testContext();
+    const o = await out({ url: up.url, dump_request_log_level: 'DEBUG' }, ctx);
+    await o.write([msg('ping')]);
+    const lines = ctx.logger.lines.filter((l) => l.level === 'DEBUG').map((l) => l.msg);
+    assert.ok(lines.some((l) => l.startsWith('POST / HTTP/1.1') && l.endsWith('ping')));
+    assert.ok(lines.some((l) => l.startsWith('HTTP/1.1 200') && l.endsWith('pong')));
+    await o.close();
+    await up.close();
+  });
+});
+
+describe('http_client output with propagate_response, end to end: http_server → http_client → upstream', () => {
+  const service = new FakeService();
+  let base = '';
+  before(async () => (base = await service.listen()));
+  after(() => service.close());
+
+  it('answers each request with the upstream response: status, selected headers and body; a failing upstream gives 502', async () => {
+    const up = await upstream((req, body, res) => {
+      if (req.url === '/down') {
+        res.statusCode = 500;
+        return void res.end();
+      }
+      res.writeHead(201, { 'Content-Type': 'application/json', 'X-Upstream': 'yes', 'X-Hidden': 'no' });
+      res.end(JSON.stringify({ got: body.toString(), path: req.url }));
+    });
+    const input = await build<Input>(
+      'input',
+      'http_server',
+      {
+        path: '/api/',
+        ws_path: '',
+        sync_response: { status: '${! meta("http_status_code") }', headers: {}, metadata_headers: { include_prefixes: ['content-type', 'x-upstream'] } },
+      },
+      testContext({ service }),
+    );
+    const client = await out({
+      url: `${up.url}\${! meta("http_server_request_path").trim_prefix("/api") }`,
+      propagate_response: true,
+      extract_headers: { include_prefixes: ['content-type', 'x-'] },
+      retries: 1,
+    });
+    const upper = { process: (b: Batch) => (b.forEach((m) => (m.content = Buffer.from(m.text().toUpperCase()))), [b]) };
+    const run = drive(input, [upper], client);
+    await new Promise((r) => setTimeout(r, 20));
+    const res = await request(`${base}/api/orders`, { method: 'POST', body: 'hello' });
+    assert.equal(res.statusCode, 201);
+    assert.equal(res.headers['content-type'], 'application/json');
+    assert.equal(res.headers['x-upstream'], 'yes');
+    assert.equal(res.headers['x-hidden'], undefined);
+    assert.deepEqual(await res.body.json(), { got: 'HELLO', path: '/orders' });
+    const down = await request(`${base}/api/down`, { method: 'POST', body: 'x' });
+    assert.equal(down.statusCode, 502);
+    await down.body.text();
+    await run.stop();
+    service.unmount('/api/');
+    await client.close();
+    await up.close();
+  });
+});
+
+describe('http_client authentication', () => {
+  let certs: TestCerts;
+  before(() => (certs = makeCerts()));
+  after(() => certs.cleanup());
+
+  it('basic_auth', async () => {
+    const up = await upstream((_req, _b, res) => res.end());
+    const o = await out({ url: up.url, basic_auth: { enabled: true, username: 'al', password: 'p:w' } });
+    await o.write([msg('x')]);
+    assert.equal(up.requests[0]!.headers.authorization, `Basic ${Buffer.from('al:p:w').toString('base64')}`);
+    await o.close();
+    await up.close();
+  });
+
+  it('oauth: an HMAC-SHA1 signature the server verifies (RFC 5849)', async () => {
+    const up = await upstream((req, body, res) => {
+      const fields = Object.fromEntries(
+        String(req.headers.authorization)
+          .replace(/^OAuth /, '')
+          .split(', ')
+          .map((kv) => kv.split('=') as [string, string])
+          .map(([k, v]) => [decodeURIComponent(k), decodeURIComponent(v.slice(1, -1))]),
+      );
+      const url = new URL(req.url!, `http://${req.headers.host}`);
+      const params: Array<[string, string]> = [...url.searchParams, ...new URLSearchParams(body.toString())];
+      for (const [k, v] of Object.entries(fields)) if (k !== 'oauth_signature') params.push([k, v]);
+      const key = `${percentEncode('csecret')}&${percentEncode('tsecret')}`;
+      const expected = createHmac('sha1', key).update(signatureBase(req.method!, url, params)).digest('base64');
+      res.statusCode = expected === fields['oauth_signature'] && fields['oauth_consumer_key'] === 'ckey' && fields['oauth_token'] === 'tok' ? 200 : 401;
+      res.end();
+    });
+    const o = await out({
+      url: `${up.url}/r?q=a+b&x=%21`,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      retries: 0,
+      oauth: { enabled: true, consumer_key: 'ckey', consumer_secret: 'csecret', access_token: 'tok', access_token_secret: 'tsecret' },
+    });
+    await o.write([msg('f=1&g=two words')]);
+    await o.close();
+    await up.close();
+  });
+
+  it('oauth2: fetches a client-credentials token once, caches it until it expires, sends it as a bearer', async () => {
+    const tokens: Array<{ auth: string; form: URLSearchParams }> = [];
+    const up = await upstream((req, body, res) => {
+      if (req.url === '/token') {
+        tokens.push({ auth: String(req.headers.authorization), form: new URLSearchParams(body.toString()) });
+        res.setHeader('Content-Type', 'application/json');
+        return void res.end(JSON.stringify({ access_token: `tok${tokens.length}`, token_type: 'bearer', expires_in: tokens.length === 1 ? 3600 : 10 }));
+      }
+      res.end();
+    });
+    const o = await out({
+      url: `${up.url}/api`,
+      oauth2: { enabled: true, client_key: 'id', client_secret: 'sec', token_url: `${up.url}/token`, scopes: ['read', 'write'], endpoint_params: { audience: ['svc'] } },
+    });
+    await Promise.all([o.write([msg('1')]), o.write([msg('2')]), o.write([msg('3')])]);
+    assert.equal(tokens.length, 1, 'one token fetch for concurrent requests');
+    assert.equal(tokens[0]!.auth, `Basic ${Buffer.from('id:sec').toString('base64')}`);
+    assert.equal(tokens[0]!.form.get('grant_type'), 'client_credentials');
+    assert.equal(tokens[0]!.form.get('scope'), 'read write');
+    assert.equal(tokens[0]!.form.get('audience'), 'svc');
+    const api = up.requests.filter((r) => r.url === '/api');
+    assert.deepEqual(api.map((r) => r.headers.authorization), ['Bearer tok1', 'Bearer tok1', 'Bearer tok1']);
+    await o.close();
+    await up.close();
+  });
+
+  it('jwt: a token signed with the private key (RS256, EdDSA) that the public key verifies', async () => {
+    const up = await upstream((_req, _b, res) => res.end());
+    for (const [method, keyFile] of [
+      ['RS256', certs.rsaKey],
+      ['PS384', certs.rsaKey],
+      ['EdDSA', certs.edKey],
+    ] as const) {
+      const o = await out({ url: up.url, jwt: { enabled: true, private_key_file: keyFile, signing_method: method, claims: { sub: 'svc', aud: 'up' }, headers: { kid: 'k1' } } });
+      await o.write([msg('x')]);
+      const token = String(up.requests.at(-1)!.headers.authorization).replace(/^Bearer /, '');
+      const [h, p, s] = token.split('.') as [string, string, string];
+      assert.deepEqual(JSON.parse(Buffer.from(h, 'base64url').toString()), { kid: 'k1', alg: method, typ: 'JWT' });
+      assert.deepEqual(JSON.parse(Buffer.from(p, 'base64url').toString()), { sub: 'svc', aud: 'up' });
+      const pub = createPublicKey(readFileSync(keyFile));
+      const sig = Buffer.from(s, 'base64url');
+      const ok =
+        method === 'EdDSA'
+          ? verify(null, Buffer.from(`${h}.${p}`), pub, sig)
+          : method === 'PS384'
+            ? verify('sha384', Buffer.from(`${h}.${p}`), { key: pub, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 48 }, sig)
+            : verify('sha256', Buffer.from(`${h}.${p}`), pub, sig);
+      assert.ok(ok, `${method} signature verifies`);
+      await o.close();
+    }
+    await up.close();
+  });
+
+  it('tls: trusts root_cas_file, presents client certificates (an encrypted key with its password), or skips verification', async () => {
+    const server = https.createServer(
+      { cert: readFileSync(certs.serverCert), key: readFileSync(certs.serverKey), ca: readFileSync(certs.caCert), requestCert: true, rejectUnauthorized: true },
+      (req, res) => res.end(`hello ${(req.socket as import('node:tls').TLSSocket).getPeerCertificate().subject.CN}`),
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `https://localhost:${(server.address() as AddressInfo).port}/`;
+    const withCert = await out({
+      url,
+      retries: 0,
+      propagate_response: true,
+      tls: { enabled: true, root_cas_file: certs.caCert, client_certs: [{ cert_file: certs.clientCert, key_file: certs.clientKeyEncrypted, password: certs.keyPassword }] },
+    });
+    const m = msg('x');
+    m.ctx = {};
+    await withCert.write([m]);
+    assert.equal(m.ctx.reply?.body?.toString(), 'hello svc client');
+    const inline = await out({ url, retries: 0, tls: { enabled: true, root_cas: readFileSync(certs.caCert, 'utf8'), client_certs: [{ cert: readFileSync(certs.clientCert, 'utf8'), key: readFileSync(certs.clientKey, 'utf8') }] } });
+    await inline.write([msg('y')]);
+    const noCert = await out({ url, retries: 0, tls: { enabled: true, root_cas_file: certs.caCert } });
+    await assert.rejects(noCert.write([msg('z')]));
+    const untrusted = await out({ url, retries: 0 });
+    await assert.rejects(untrusted.write([msg('z')]), /certificate/);
+    await Promise.all([withCert.close(), inline.close(), noCert.close(), untrusted.close()]);
+    await new Promise<void>((r) => server.close(() => r()));
+
+    const open = https.createServer({ cert: readFileSync(certs.serverCert), key: readFileSync(certs.serverKey) }, (_req, res) => res.end('ok'));
+    await new Promise<void>((r) => open.listen(0, '127.0.0.1', r));
+    const skip = await out({ url: `https://127.0.0.1:${(open.address() as AddressInfo).port}/`, retries: 0, tls: { enabled: true, skip_cert_verify: true } });
+    await skip.write([msg('s')]);
+    await skip.close();
+    await new Promise<void>((r) => open.close(() => r()));
+  });
+
+  it('proxy_url: requests go through the proxy (CONNECT tunnel)', async () => {
+    const up = await upstream((_req, _b, res) => res.end('via proxy'));
+    const connects: string[] = [];
+    const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+      connects.push(req.url!);
+      const [host, port] = req.url!.split(':');
+      const target = net.connect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        target.write(head);
+        target.pipe(socket);
+        socket.pipe(target);
+      });
+      target.on('error', () => socket.destroy());
+      socket.on('error', () => target.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const o = await out({ url: `${up.url}/p`, proxy_url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, retries: 0 });
+    await o.write([msg('x')]);
+    assert.equal(connects.length, 1);
+    assert.equal(connects[0], new URL(up.url).host);
+    assert.equal(up.requests[0]!.url, '/p');
+    await o.close();
+    proxy.closeAllConnections();
+    await new Promise<void>((r) => proxy.close(() => r()));
+    await up.close();
+  });
+});
+
+export type { Output };

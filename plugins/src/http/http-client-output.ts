@@ -1,0 +1,161 @@
+/**
+ * The `http_client` output: sends each message as the body of a request to `url` (a batch:
+ * one request per message, or one multipart request with `batch_as_multipart`), with the
+ * shared client's authentication and retry rules. A write resolves once every request
+ * succeeded; after the retries it rejects, so the message is nacked and replayed by its input,
+ * never lost. With `propagate_response` the response becomes the synchronous response of the
+ * input that received the message (an http_server answers with it).
+ */
+import {
+  batchPolicySpec,
+  compileInterpolation,
+  f,
+  registerOutput,
+  type Batch,
+  type ComponentContext,
+  type Infer,
+  type Interpolation,
+  type Output,
+} from '@svc/engine';
+import { clientFields } from './client-spec.js';
+import { HttpClient, type RequestBody } from './http-client.js';
+import { MetadataFilter } from './metadata-filter.js';
+import { buildMultipart, type Part } from './multipart.js';
+import { responseBatch } from './response-batch.js';
+import { responseReply } from './sync-response.js';
+
+const multipartPartSpec = f.object({
+  content_type: f.string().interpolated().default('').describe('The Content-Type of the part.'),
+  content_disposition: f.string().interpolated().default('').describe('The Content-Disposition of the part.'),
+  body: f.string().interpolated().default('').describe('The body of the part.'),
+});
+
+export const httpClientOutputSpec = f.object({
+  ...clientFields('POST'),
+  batch_as_multipart: f.bool().default(false).describe('Whether a batch is sent as one multipart request (RFC 1341) instead of one request per message.'),
+  propagate_response: f
+    .bool()
+    .default(false)
+    .describe('Whether the response becomes the synchronous response of the input the message came from (`extract_headers` applies only then).'),
+  max_in_flight: f.int().default(64).validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1')).describe('The most writes in flight at once.'),
+  batching: batchPolicySpec,
+  multipart: f
+    .array(multipartPartSpec)
+    .default([])
+    .advanced()
+    .describe('When not empty, the request body is a multipart body of these parts (interpolated against the batch) instead of the message.'),
+});
+
+export type HttpClientOutputConfig = Infer<typeof httpClientOutputSpec>;
+
+interface PartTemplate {
+  contentType: Interpolation;
+  disposition: Interpolation;
+  body: Interpolation;
+}
+
+export class HttpClientOutput implements Output {
+  readonly client: HttpClient;
+  private readonly extract: MetadataFilter;
+  private readonly partType: Interpolation | undefined;
+  private readonly parts: PartTemplate[];
+
+  constructor(
+    private readonly conf: HttpClientOutputConfig,
+    ctx: ComponentContext,
+  ) {
+    this.client = new HttpClient(conf, ctx);
+    this.extract = new MetadataFilter(conf.extract_headers);
+    const ct = Object.entries(conf.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+    this.partType = ct === undefined ? undefined : compileInterpolation(ct);
+    this.parts = conf.multipart.map((p) => ({
+      contentType: compileInterpolation(p.content_type),
+      disposition: compileInterpolation(p.content_disposition),
+      body: compileInterpolation(p.body),
+    }));
+  }
+
+  async write(batch: Batch): Promise<void> {
+    if (batch.length === 0) return;
+    if (this.parts.length > 0) return this.sendOne(batch, this.templateBody(batch));
+    if (batch.length === 1) return this.sendOne(batch, { body: batch[0]!.content });
+    if (this.conf.batch_as_multipart) return this.sendOne(batch, this.multipartBody(batch));
+    // One request per message, in parallel; any failure nacks the batch (it is replayed whole).
+    await Promise.all(batch.map((m) => this.sendOne([m], { body: m.content })));
+  }
+
+  private async sendOne(batch: Batch, body: RequestBody): Promise<void> {
+    // TODO(tracing, issue 5 item 6): inject the messages' span context into the request headers
+    // with the observability layer's inject function.
+    const res = await this.client.send(batch, body);
+    if (!this.conf.propagate_response) return;
+    const responses = responseBatch(res, this.extract);
+    for (let i = 0; i < batch.length && i < responses.length; i++) batch[i]!.setReply(responseReply(responses[i]!));
+  }
+
+  private multipartBody(batch: Batch): RequestBody {
+    const parts: Part[] = batch.map((m, index) => ({
+      headers: { 'content-type': this.partType ? this.partType.value(m, { batch, index }) : 'application/octet-stream' },
+      body: m.content,
+    }));
+    const mp = buildMultipart(parts, 'mixed');
+    return { body: mp.body, contentType: mp.contentType };
+  }
+
+  private templateBody(batch: Batch): RequestBody {
+    const ctx = { batch, index: 0 };
+    const m = batch[0]!;
+    const parts: Part[] = this.parts.map((p) => {
+      const headers: Record<string, string> = {};
+      const type = p.contentType.value(m, ctx);
+      const disposition = p.disposition.value(m, ctx);
+      if (type) headers['content-type'] = type;
+      if (disposition) headers['content-disposition'] = disposition;
+      return { headers, body: p.body.bytes(m, ctx) };
+    });
+    const mp = buildMultipart(parts, 'form-data');
+    return { body: mp.body, contentType: mp.contentType };
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+registerOutput('http_client', {
+  summary: 'Sends messages to an HTTP server, with retries, authentication and synchronous responses.',
+  description: [
+    'Each message is the body of a request to `url` with `verb` (`url` and `headers` may interpolate it;',
+    '`metadata` selects metadata sent as headers). A batch is sent as one request per message, or as one',
+    'multipart request with `batch_as_multipart`. Connections are kept alive, a pool per origin.',
+    '',
+    'Retries follow the seed\'s rules: a status in `backoff_on` retries with waits doubling from',
+    '`retry_period` up to `max_retry_backoff`; a status in `drop_on` fails at once; 2xx and `successful_on`',
+    'succeed; anything else (and a connection failure or `timeout`) retries after `retry_period`; after',
+    '`retries` retries the write fails and the message is nacked (its input replays it): never lost.',
+    '',
+    'With `propagate_response` the response (with `http_status_code` and the `extract_headers` metadata)',
+    'becomes the synchronous response of the input the message came from.',
+  ].join('\n'),
+  config: httpClientOutputSpec,
+  examples: [
+    `output:
+  http_client:
+    url: http://localhost:8080/events/\${! meta("kind") }
+    verb: POST
+    headers:
+      Content-Type: application/json
+    max_in_flight: 64
+    retries: 5
+    backoff_on: [ 429, 503 ]`,
+    `# A proxy: answer each request with the upstream's response.
+input:
+  http_server: { path: /api }
+output:
+  http_client:
+    url: http://upstream:9000/api
+    propagate_response: true
+    extract_headers: { include_prefixes: [ content- ] }`,
+  ],
+  factory: (conf, ctx) => new HttpClientOutput(conf, ctx),
+});

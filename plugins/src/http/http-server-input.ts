@@ -1,0 +1,412 @@
+/**
+ * The `http_server` input: every request to `path` (with an allowed verb) becomes one
+ * transaction (a multipart body: one message per part), and every websocket payload on
+ * `ws_path` a batch of one. The request is answered when its transaction is acked: with the
+ * responses stored by `sync_response` (else an empty 200), 502 on a nack, 408 when delivery
+ * takes longer than `timeout` (the connection is closed; the message may still be delivered)
+ * and 503 once the input is closing. Bodies are bounded (`max_body_size`, 413) and must arrive
+ * within `timeout` (408).
+ *
+ * With an empty `address` it mounts on the service-wide HTTP server; with one it runs its own
+ * server (TLS with `cert_file`/`key_file`, then HTTP/2 too, and `cors`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import {
+  END_OF_INPUT,
+  ErrorCode,
+  Message,
+  SvcError,
+  errorMessage,
+  f,
+  parseDuration,
+  registerInput,
+  type Batch,
+  type ComponentContext,
+  type EndOfInput,
+  type Infer,
+  type Input,
+  type Logger,
+  type RateLimit,
+  type Transaction,
+} from '@svc/engine';
+import { Cors } from './cors.js';
+import { isMultipart, parseMultipart, MultipartError } from './multipart.js';
+import { PathPattern } from './path-pattern.js';
+import { BodyError, readBody } from './request-body.js';
+import { requestMetadata, splitTarget, type RequestInfo } from './request-metadata.js';
+import { OwnServer } from './own-server.js';
+import { ResponseRenderer, syncResponseSpec, type RenderedResponse } from './sync-response.js';
+import { WebsocketEndpoint } from './websocket-endpoint.js';
+
+/** The default limit of a request body. */
+export const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
+
+const pathField = (dflt: string, what: string) =>
+  f
+    .string()
+    .default(dflt)
+    .validate((p) => {
+      if (p === '') return undefined;
+      try {
+        new PathPattern(p);
+        return undefined;
+      } catch (err) {
+        return errorMessage(err);
+      }
+    })
+    .describe(what);
+
+export const httpServerSpec = f.object({
+  address: f.string().default('').describe('An address (host:port) to serve on instead of the service-wide HTTP server.'),
+  path: pathField('/post', 'The path of the endpoint; `{name}` segments become metadata; a path ending in "/" matches every path under it.'),
+  ws_path: pathField('/post/ws', 'The path of the websocket endpoint; each payload is a batch of one message.'),
+  ws_welcome_message: f.string().default('').advanced().describe('A message sent to every new websocket connection.'),
+  ws_rate_limit_message: f.string().default('').advanced().describe('A message sent to a websocket connection whose payload was dropped by the rate limit.'),
+  allowed_verbs: f
+    .array(f.string())
+    .default(['POST'])
+    .validate((v) => (v.length === 0 ? 'allowed_verbs must list at least one verb' : undefined))
+    .describe('The verbs `path` accepts; others get 405.'),
+  timeout: f
+    .duration()
+    .default('5s')
+    .describe('How long a request may take to arrive and be delivered; then it gets 408 and its connection is closed (the message may still be delivered).'),
+  rate_limit: f.string().default('').describe('A rate limit resource each request (and websocket payload) waits on; when it is exhausted requests get 429.'),
+  cert_file: f.string().default('').advanced().describe('A certificate file: with `key_file` the server speaks TLS (and HTTP/2). Only with a custom `address`.'),
+  key_file: f.string().default('').advanced().describe('The private key file of `cert_file`.'),
+  cors: f
+    .object({
+      enabled: f.bool().default(false).describe('Whether to answer CORS requests. Only with a custom `address`.'),
+      allowed_origins: f.array(f.string()).default([]).describe('The origins allowed (`*` for any).'),
+    })
+    .advanced()
+    .describe('CORS for a custom `address`.'),
+  sync_response: syncResponseSpec,
+  max_body_size: f
+    .int()
+    .default(DEFAULT_MAX_BODY)
+    .validate((n) => (n > 0 ? undefined : 'max_body_size must be positive'))
+    .advanced()
+    .describe('The largest request body (and websocket payload) accepted, in bytes; larger ones get 413.'),
+});
+
+export type HttpServerConfig = Infer<typeof httpServerSpec>;
+
+type Req = IncomingMessage | Http2ServerRequest;
+type Res = ServerResponse | Http2ServerResponse;
+
+/** A request's transaction, queued until the stream reads it. */
+interface Pending {
+  tx: Transaction;
+  /** Called when the stream took it (its delivery deadline keeps running). */
+  picked?: () => void;
+  /** Called when the input closes before the stream took it. */
+  dropped: () => void;
+}
+
+/** Writes a plain-text answer (and closes the connection when asked; HTTP/2 has no such header). */
+export function answer(req: Req, res: Res, status: number, text: string, close = false, extra: Record<string, string> = {}): void {
+  if (res.headersSent || (res as { writableEnded?: boolean }).writableEnded) return;
+  const headers: Record<string, string | number> = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...extra };
+  if (close && req.httpVersionMajor < 2) headers['Connection'] = 'close';
+  res.writeHead(status, headers);
+  res.end(text);
+}
+
+function sendRendered(req: Req, res: Res, r: RenderedResponse, close: boolean): void {
+  if (res.headersSent || (res as { writableEnded?: boolean }).writableEnded) return;
+  const headers: Record<string, string | string[] | number> = {};
+  for (const [k, v] of Object.entries(r.headers)) {
+    const lk = k.toLowerCase();
+    // Connection-level headers are HTTP/1 only (HTTP/2 refuses them).
+    if (req.httpVersionMajor >= 2 && (lk === 'connection' || lk === 'keep-alive' || lk === 'transfer-encoding')) continue;
+    headers[k] = v;
+  }
+  headers['Content-Length'] = r.body.length;
+  if (close && req.httpVersionMajor < 2) headers['Connection'] = 'close';
+  res.writeHead(r.status, headers);
+  res.end(r.body);
+}
+
+export class HttpServerInput implements Input {
+  private readonly log: Logger;
+  private readonly path: PathPattern | undefined;
+  private readonly verbs: Set<string>;
+  private readonly timeoutMs: number;
+  private readonly renderer: ResponseRenderer;
+  private readonly rateLimit: RateLimit | undefined;
+  private readonly cors: Cors | undefined;
+  private readonly ws: WebsocketEndpoint | undefined;
+  private readonly queue: Pending[] = [];
+  private reader: ((r: Transaction | EndOfInput) => void) | undefined;
+  private server: OwnServer | undefined;
+  private mounted: string[] = [];
+  private closing = false;
+  private serverClosed: Promise<void> | undefined;
+
+  constructor(
+    readonly conf: HttpServerConfig,
+    private readonly ctx: ComponentContext,
+  ) {
+    this.log = ctx.logger;
+    this.path = conf.path ? new PathPattern(conf.path) : undefined;
+    this.verbs = new Set(conf.allowed_verbs.map((v) => v.toUpperCase()));
+    this.timeoutMs = parseDuration(conf.timeout) || 5000;
+    this.renderer = new ResponseRenderer(conf.sync_response);
+    this.rateLimit = conf.rate_limit ? ctx.resources.rateLimit(conf.rate_limit) : undefined;
+    if (!conf.address) {
+      if (conf.cert_file || conf.key_file) throw new SvcError(ErrorCode.ConfigLint, 'http_server: cert_file and key_file need a custom address (the service-wide server has its own http.cert_file)');
+      if (conf.cors.enabled) throw new SvcError(ErrorCode.ConfigLint, 'http_server: cors needs a custom address (the service-wide server has its own http.cors)');
+    } else if (Boolean(conf.cert_file) !== Boolean(conf.key_file)) {
+      throw new SvcError(ErrorCode.ConfigLint, 'http_server: cert_file and key_file must be set together to serve TLS');
+    }
+    this.cors = conf.address && conf.cors.enabled ? new Cors(conf.cors.allowed_origins) : undefined;
+    if (conf.ws_path) {
+      this.ws = new WebsocketEndpoint(new PathPattern(conf.ws_path), {
+        welcome: conf.ws_welcome_message,
+        rateLimitMessage: conf.ws_rate_limit_message,
+        maxPayload: conf.max_body_size,
+        rateLimit: this.rateLimit,
+        log: this.log,
+        submit: (tx) => this.submit({ tx, dropped: () => tx.ack(new Error('the input closed')) }),
+        isClosing: () => this.closing,
+      });
+    }
+  }
+
+  async connect(): Promise<void> {
+    if (this.server || this.mounted.length) return;
+    if (this.conf.address) {
+      this.server = new OwnServer(this.conf, this.timeoutMs, (req, res) => this.dispatch(req, res), this.ws ? (req, socket, head) => this.ws!.upgrade(req, socket, head) : undefined, this.log);
+      await this.server.start();
+      return;
+    }
+    const service = this.ctx.service;
+    if (!service) {
+      throw new SvcError(ErrorCode.ConfigLint, 'http_server: the service-wide HTTP server is disabled (http.enabled: false): enable it, or give this input an address');
+    }
+    const pathRoute = this.path ? routeOf(this.path) : undefined;
+    const wsRoute = this.ws ? routeOf(this.ws.pattern) : undefined;
+    if (pathRoute !== undefined && pathRoute === wsRoute) {
+      service.mount(pathRoute, (req, res) => this.dispatch(req, res), 'Post messages (and websockets) into the stream.', (req, socket, head) => this.ws!.upgrade(req, socket, head));
+      this.mounted.push(pathRoute);
+      return;
+    }
+    if (pathRoute !== undefined) {
+      service.mount(pathRoute, (req, res) => this.dispatch(req, res), 'Post a message into the stream.');
+      this.mounted.push(pathRoute);
+    }
+    if (wsRoute !== undefined) {
+      service.mount(wsRoute, (req, res) => answer(req, res, 400, 'websocket upgrade required\n'), 'Post messages via websocket into the stream.', (req, socket, head) =>
+        this.ws!.upgrade(req, socket, head),
+      );
+      this.mounted.push(wsRoute);
+    }
+  }
+
+  /** Where the own server listens (tests, logs). */
+  address(): { host: string; port: number } | undefined {
+    return this.server?.address();
+  }
+
+  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
+    const p = this.queue.shift();
+    if (p) {
+      p.picked?.();
+      return p.tx;
+    }
+    if (this.closing) return END_OF_INPUT;
+    return new Promise((resolve) => (this.reader = resolve));
+  }
+
+  private submit(p: Pending): void {
+    const r = this.reader;
+    if (r) {
+      this.reader = undefined;
+      p.picked?.();
+      r(p.tx);
+    } else this.queue.push(p);
+  }
+
+  private unqueue(p: Pending): void {
+    const i = this.queue.indexOf(p);
+    if (i >= 0) this.queue.splice(i, 1);
+  }
+
+  /** Routes a request of the own server or of a mount: `path`, else 404. */
+  dispatch(req: Req, res: Res): void {
+    const { path, query } = splitTarget(req.url);
+    if (this.cors?.apply(req.method ?? '', req.headers, res)) {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    const params = this.path?.match(path);
+    if (!params) {
+      if (this.ws?.pattern.match(path)) return answer(req, res, 400, 'websocket upgrade required\n');
+      return answer(req, res, 404, 'not found\n');
+    }
+    void this.handle(req, res, { method: (req.method ?? 'GET').toUpperCase(), path, query, headers: req.headers, remoteAddress: req.socket?.remoteAddress, socket: req.socket }, params);
+  }
+
+  private async handle(req: Req, res: Res, info: RequestInfo, params: Record<string, string>): Promise<void> {
+    if (this.closing) return answer(req, res, 503, 'Server closing\n', true);
+    if (!this.verbs.has(info.method)) return answer(req, res, 405, 'Method not allowed\n', false, { Allow: [...this.verbs].join(', ') });
+    if (this.rateLimit) {
+      const wait = await this.rateLimit.access();
+      if (wait > 0) return answer(req, res, 429, 'Too Many Requests\n', false, { 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) });
+    }
+    const started = Date.now();
+    let body: Buffer;
+    try {
+      body = await readBody(req as Req & { headers: Record<string, unknown> }, this.conf.max_body_size, this.timeoutMs);
+    } catch (err) {
+      const status = err instanceof BodyError ? err.status : 400;
+      this.log.debug(`Request refused (${status}): ${errorMessage(err)}`);
+      return answer(req, res, status, status === 413 ? 'Request body too large\n' : status === 408 ? 'Request timed out\n' : 'Bad request\n', true);
+    }
+    let batch: Batch;
+    try {
+      batch = this.messages(req, body, info, params);
+    } catch (err) {
+      this.log.warn(`Request read failed: ${errorMessage(err)}`);
+      return answer(req, res, 400, 'Bad request\n');
+    }
+    // TODO(tracing, issue 5 item 6): extract the parent span from req.headers (traceparent,
+    // uber-trace-id) with the observability layer's extract function and start the root span.
+    this.deliver(req, res, batch, Math.max(0, this.timeoutMs - (Date.now() - started)));
+  }
+
+  private messages(req: Req, body: Buffer, info: RequestInfo, params: Record<string, string>): Batch {
+    const meta = requestMetadata(info, params, true);
+    const type = req.headers['content-type'];
+    const contents = isMultipart(type) ? parseMultipart(body, type!).map((p) => p.body) : [body];
+    const batch: Batch = new Array(contents.length);
+    for (let i = 0; i < contents.length; i++) {
+      const m = new Message(contents[i]!, meta);
+      // A ctx of its own per message, created now so that every copy shares it: a reply stored
+      // on any copy (sync_response) reaches this request.
+      m.ctx = {};
+      batch[i] = m;
+    }
+    return batch;
+  }
+
+  private deliver(req: Req, res: Res, batch: Batch, timeLeftMs: number): void {
+    let settled = false;
+    const ctxs = batch.map((m) => m.ctx);
+    const pending: Pending = {
+      tx: {
+        batch,
+        ack: (err?: Error) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          if (err) {
+            this.log.debug(`Request nacked: ${errorMessage(err)}`);
+            return answer(req, res, 502, 'Bad Gateway: the message was not delivered\n', this.closing);
+          }
+          const replies = [];
+          for (const c of ctxs) if (c.reply) replies.push(c.reply);
+          let rendered: RenderedResponse;
+          try {
+            rendered = this.renderer.render(replies);
+          } catch (e) {
+            this.log.error(`Cannot build the synchronous response: ${errorMessage(e)}`);
+            return answer(req, res, 502, 'Bad Gateway: the response could not be built\n');
+          }
+          sendRendered(req, res, rendered, this.closing);
+        },
+      },
+      dropped: () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        answer(req, res, 503, 'Server closing\n', true);
+      },
+    };
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      // Not yet read: it never enters the stream. Read: it may still be delivered.
+      this.unqueue(pending);
+      answer(req, res, 408, 'Request timed out\n', true);
+    }, timeLeftMs);
+    // A client that goes away before the answer: nothing to answer, the delivery goes on.
+    res.once('close', () => {
+      if (settled || !this.queue.includes(pending)) return;
+      settled = true;
+      clearTimeout(timer);
+      this.unqueue(pending);
+    });
+    this.submit(pending);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const r = this.reader;
+    this.reader = undefined;
+    r?.(END_OF_INPUT);
+    for (const p of this.queue.splice(0)) p.dropped();
+    this.ws?.close();
+    // Requests in flight are still answered as their transactions are acked (the stream drains
+    // meanwhile, so this does not wait): the own server stops accepting, and cuts what is left
+    // after a grace.
+    this.serverClosed = this.server?.close();
+  }
+
+  /** Resolves once the own server closed every connection (tests). */
+  async closed(): Promise<void> {
+    await this.serverClosed;
+  }
+}
+
+/** The route a pattern mounts at on the service-wide server: itself, or its static prefix. */
+function routeOf(p: PathPattern): string {
+  return p.names.length === 0 ? p.path : p.staticPrefix;
+}
+
+registerInput('http_server', {
+  summary: 'Receives messages over HTTP(S) and websockets; can answer each request synchronously.',
+  description: [
+    'With an empty `address` the endpoints mount on the service-wide HTTP server (`http.address`); with one,',
+    'the input serves on its own (TLS and HTTP/2 with `cert_file` and `key_file`, CORS with `cors`).',
+    '',
+    '`path` takes `allowed_verbs` (405 otherwise): the whole body is one message, or, with a multipart',
+    'Content-Type (RFC 1341), each part is a message of one batch. `{name}` path segments, the headers',
+    '(first values), query parameters and cookies become metadata, with `http_server_user_agent`,',
+    '`http_server_request_path`, `http_server_verb`, `http_server_remote_ip`, and over TLS',
+    '`http_server_tls_version`, `http_server_tls_cipher_suite` (and `http_server_tls_subject` for a verified client certificate).',
+    '',
+    'The request is answered once its transaction is acked: with the response stored by a `sync_response`',
+    'output or processor (status and headers from `sync_response`, which may interpolate the response), else',
+    'an empty 200; 502 when the message could not be delivered; 408 after `timeout` (the connection is closed;',
+    'the message may still be delivered); 503 while shutting down; 413 for a body over `max_body_size`; 429',
+    'when `rate_limit` is exhausted.',
+    '',
+    '`ws_path` takes websockets: each payload is a batch of one, answered with its sync responses as text frames.',
+  ].join('\n'),
+  config: httpServerSpec,
+  examples: [
+    `input:
+  http_server:
+    path: /post
+    allowed_verbs: [ POST, PUT ]
+output:
+  sync_response: {}`,
+    `input:
+  http_server:
+    address: 0.0.0.0:8443
+    path: /orders/{id}
+    cert_file: ./server.crt
+    key_file: ./server.key
+    sync_response:
+      status: '\${! meta("status") | "200" }'
+      headers:
+        Content-Type: application/json`,
+  ],
+  factory: (conf, ctx) => new HttpServerInput(conf, ctx),
+});
+
