@@ -82,6 +82,34 @@ export class Message {
     this._json = UNPARSED;
   }
 
+  /**
+   * Where the content lies, without making a view: bytes `[rangeStart, rangeEnd)` of
+   * `rangeSource` (a lazy slice's source buffer, or the content itself). Writers use it to copy
+   * runs of adjacent messages at once.
+   */
+  get rangeSource(): Buffer {
+    return this._content === undefined && this._src !== undefined ? this._src : this.content;
+  }
+
+  get rangeStart(): number {
+    return this._content === undefined && this._src !== undefined ? this._start : 0;
+  }
+
+  get rangeEnd(): number {
+    return this._content === undefined && this._src !== undefined ? this._end : this.content.length;
+  }
+
+  /** Takes `other`'s metadata, shared copy-on-write (cheap: for many messages with the same keys). */
+  shareMetaOf(other: Message): void {
+    if (other._meta === undefined) {
+      this._meta = undefined;
+      return;
+    }
+    this._meta = other._meta;
+    this._metaShared = true;
+    other._metaShared = true;
+  }
+
   /** Copies the content into `target` at `offset` (no intermediate view); returns its length. */
   copyContentTo(target: Buffer, offset: number): number {
     if (this._content === undefined && this._src !== undefined) return this._src.copy(target, offset, this._start, this._end);

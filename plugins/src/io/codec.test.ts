@@ -42,8 +42,8 @@ function source(chunks: Buffer[], async = false): ChunkSource & { closed: boolea
   };
 }
 
-async function readAll(reader: CodecReader): Promise<Buffer[][]> {
-  const batches: Buffer[][] = [];
+async function readAll(reader: CodecReader): Promise<Message[][]> {
+  const batches: Message[][] = [];
   for (;;) {
     const b = await reader.read();
     if (b === null) return batches;
@@ -59,7 +59,7 @@ function expected(data: Buffer, delim: string): string[] {
   return parts;
 }
 
-const text = (bs: Buffer[]) => bs.map((b) => b.toString('latin1'));
+const text = (bs: Array<Buffer | Message>) => bs.map((b) => (b instanceof Message ? b.content : b).toString('latin1'));
 
 test('lines: 1-byte chunks give the same pieces as split', async () => {
   const data = Buffer.from('alpha\nbeta\r\n\n\ngamma\n\nlast-unterminated');
@@ -114,7 +114,7 @@ test('pieces are slices of their chunk, and one read gives all buffered lines as
   const first = await r.read();
   assert.ok(first);
   assert.deepEqual(text(first), ['a', 'bb', 'ccc']);
-  for (const p of first) assert.equal(p.buffer, chunk.buffer, 'no copy');
+  for (const p of first) assert.equal(p.content.buffer, chunk.buffer, 'no copy');
   assert.deepEqual(text((await r.read())!), ['d']);
   assert.equal(await r.read(), null);
 });
@@ -194,7 +194,7 @@ test('codec names: supported ones parse, others are clear lint errors', () => {
   assert.match(lint(writeCodecField('raw'), 'tar').join(), /unsupported codec "tar"/);
 });
 
-const msgs = (bs: Buffer[]) => bs.map((b) => new Message(b));
+const msgs = (bs: Array<Buffer | Message>) => bs.map((b) => (b instanceof Message ? b : new Message(b)));
 
 test('encodeBatch: each message followed by the suffix, in one buffer', () => {
   const batch = msgs([Buffer.from('a'), Buffer.from(''), Buffer.from('ccc')]);

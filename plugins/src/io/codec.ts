@@ -11,7 +11,7 @@
  * readers produce), are copied as one run.
  */
 import type { Readable } from 'node:stream';
-import { f, type Batch, type Field } from '@svc/engine';
+import { Message, f, type Batch, type Field } from '@svc/engine';
 
 /** The most messages one read hands out as a batch. */
 export const MAX_BATCH = 4096;
@@ -256,11 +256,14 @@ export class Splitter {
     this.tailLen = 0;
   }
 
-  /** Appends up to `max - out.length` complete pieces to `out`. */
-  take(out: Buffer[], max: number): void {
+  /**
+   * Appends up to `max - out.length` complete pieces to `out`, as messages whose content is a
+   * lazy slice of the chunk (no Buffer view is made per line unless someone reads it).
+   */
+  take(out: Message[], max: number): void {
     if (this.first !== undefined) {
       if (out.length >= max) return;
-      out.push(this.first);
+      out.push(new Message(this.first));
       this.first = undefined;
     }
     const chunk = this.chunk;
@@ -288,7 +291,7 @@ export class Splitter {
         return;
       }
       if (i - pos > maxBuffer) return this.fail(this.chunkOffset + pos);
-      out.push(Buffer.from(ab, base + pos, i - pos));
+      out.push(Message.slice(chunk, pos, i));
       pos = i + d;
     }
     this.pos = pos;
@@ -424,11 +427,11 @@ export class CodecReader {
     this.splitter = codec.kind === 'all-bytes' ? undefined : new Splitter(codec.delim, maxBuffer);
   }
 
-  read(): Buffer[] | null | Promise<Buffer[] | null> {
+  read(): Message[] | null | Promise<Message[] | null> {
     if (this.ended || this.closed) return null;
     const s = this.splitter;
     if (!s) return this.readAll();
-    const out: Buffer[] = [];
+    const out: Message[] = [];
     for (;;) {
       const r = this.take(s, out);
       if (r !== undefined) return r;
@@ -440,7 +443,7 @@ export class CodecReader {
   }
 
   /** Takes the buffered pieces: what read() returns, or undefined when it needs another chunk. */
-  private take(s: Splitter, out: Buffer[]): Buffer[] | undefined {
+  private take(s: Splitter, out: Message[]): Message[] | undefined {
     if (s.pending) {
       s.take(out, this.maxBatch);
       if (out.length >= this.maxBatch) return out;
@@ -454,20 +457,20 @@ export class CodecReader {
     return out.length > 0 ? out : undefined;
   }
 
-  private resume(s: Splitter, chunk: Buffer | null): Buffer[] | null | Promise<Buffer[] | null> {
+  private resume(s: Splitter, chunk: Buffer | null): Message[] | null | Promise<Message[] | null> {
     if (this.closed) return null;
     if (chunk === null) return this.atEnd(s);
     s.push(chunk);
     return this.read();
   }
 
-  private atEnd(s: Splitter): Buffer[] | null {
+  private atEnd(s: Splitter): Message[] | null {
     this.ended = true;
     const last = s.finish();
-    return last ? [last] : null;
+    return last ? [new Message(last)] : null;
   }
 
-  private async readAll(): Promise<Buffer[] | null> {
+  private async readAll(): Promise<Message[] | null> {
     const parts: Buffer[] = [];
     for (;;) {
       const c = await this.source.next();
@@ -476,7 +479,7 @@ export class CodecReader {
       parts.push(c);
     }
     this.ended = true;
-    return [parts.length === 1 ? parts[0]! : Buffer.concat(parts)];
+    return [new Message(parts.length === 1 ? parts[0]! : Buffer.concat(parts))];
   }
 
   close(): void {
@@ -534,69 +537,34 @@ export function encodeBatch(batch: Batch, suffix: Buffer): Buffer {
   const d = suffix.length;
   if (n === 0) return EMPTY;
   if (n === 1 && d === 0) return batch[0]!.content;
-  const s0 = d > 0 ? suffix[0]! : 0;
-  // One pass to find the runs (a run: bytes [start, end) of one ArrayBuffer holding one or
-  // more messages with exactly the suffix between them), then one copy per run.
-  const runs: Array<Buffer | ArrayBufferLike> = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
   let total = 0;
-  let ab: ArrayBufferLike | undefined;
-  let view: Uint8Array | undefined;
-  let viewOf: ArrayBufferLike | undefined;
-  let first: Buffer = EMPTY;
-  let start = 0;
-  let end = -1;
-  let single = true;
-  for (let i = 0; i < n; i++) {
-    const c = batch[i]!.content;
-    const off = c.byteOffset;
-    const len = c.length;
-    total += len + d;
-    if (off === end + d && c.buffer === ab) {
-      let ok = true;
-      if (d > 0) {
-        if (viewOf !== ab) {
-          view = new Uint8Array(ab!);
-          viewOf = ab;
-        }
-        if (view![end] !== s0) ok = false;
-        else for (let k = 1; k < d; k++) if (view![end + k] !== suffix[k]) ok = false;
-      }
-      if (ok) {
-        end = off + len;
-        single = false;
-        continue;
-      }
-    }
-    if (end >= 0) {
-      runs.push(single ? first : ab!);
-      starts.push(start);
-      ends.push(end);
-    }
-    first = c;
-    ab = c.buffer;
-    start = off;
-    end = off + len;
-    single = true;
-  }
-  runs.push(single ? first : ab!);
-  starts.push(start);
-  ends.push(end);
-
+  for (let i = 0; i < n; i++) total += batch[i]!.byteLength + d;
   const out = Buffer.allocUnsafe(total);
-  let w = 0;
-  for (let r = 0; r < runs.length; r++) {
-    const run = runs[r]!;
-    const len = ends[r]! - starts[r]!;
-    if (Buffer.isBuffer(run)) run.copy(out, w);
-    else out.set(new Uint8Array(run, starts[r]!, len), w);
-    w += len;
-    if (d === 1) out[w++] = s0;
-    else if (d > 1) {
-      suffix.copy(out, w);
-      w += d;
+  let pos = 0;
+  for (let i = 0; i < n; ) {
+    const m = batch[i]!;
+    const src = m.rangeSource;
+    const start = m.rangeStart;
+    let end = m.rangeEnd;
+    // Extend the run while the next message starts right after `end` + a delimiter that is
+    // exactly the suffix, in the same source buffer.
+    let j = i + 1;
+    while (j < n) {
+      const next = batch[j]!;
+      if (next.rangeSource !== src || next.rangeStart !== end + d || !hasAt(src, end, suffix)) break;
+      end = next.rangeEnd;
+      j++;
     }
+    pos += src.copy(out, pos, start, end);
+    if (d === 1) out[pos++] = suffix[0]!;
+    else if (d > 1) pos += suffix.copy(out, pos);
+    i = j;
   }
   return out;
+}
+
+/** True when `buf` holds `bytes` at `at`. */
+function hasAt(buf: Buffer, at: number, bytes: Buffer): boolean {
+  for (let k = 0; k < bytes.length; k++) if (buf[at + k] !== bytes[k]) return false;
+  return true;
 }

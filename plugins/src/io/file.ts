@@ -118,7 +118,7 @@ export class FileInput implements Input {
         if (this.index >= this.paths.length) return END_OF_INPUT;
         return this.raceClose(this.open().then(() => this.read()));
       }
-      let r: Buffer[] | null | Promise<Buffer[] | null>;
+      let r: Message[] | null | Promise<Message[] | null>;
       try {
         r = cur.reader.read();
       } catch (err) {
@@ -174,15 +174,10 @@ export class FileInput implements Input {
     };
   }
 
-  private transaction(cur: Current, pieces: Buffer[]): Transaction | EndOfInput {
+  private transaction(cur: Current, batch: Message[]): Transaction | EndOfInput {
     if (this.closed) return END_OF_INPUT;
     const proto = cur.proto;
-    const batch = new Array<Message>(pieces.length);
-    for (let i = 0; i < pieces.length; i++) {
-      const m = proto.copy();
-      m.content = pieces[i]!;
-      batch[i] = m;
-    }
+    for (let i = 0; i < batch.length; i++) batch[i]!.shareMetaOf(proto);
     return { batch, ack: this.deleteOnFinish ? this.trackAck(cur.state) : NOOP_ACK };
   }
 

@@ -68,7 +68,7 @@ export class StdinInput implements Input {
 
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
     if (this.closed || this.ended) return END_OF_INPUT;
-    let r: Buffer[] | null | Promise<Buffer[] | null>;
+    let r: Message[] | null | Promise<Message[] | null>;
     try {
       r = this.open().read();
     } catch (err) {
@@ -86,10 +86,8 @@ export class StdinInput implements Input {
     return this.toTransaction(r);
   }
 
-  private toTransaction(pieces: Buffer[] | null): Transaction | EndOfInput {
-    if (pieces === null || this.closed) return END_OF_INPUT;
-    const batch = new Array<Message>(pieces.length);
-    for (let i = 0; i < pieces.length; i++) batch[i] = new Message(pieces[i]);
+  private toTransaction(batch: Message[] | null): Transaction | EndOfInput {
+    if (batch === null || this.closed) return END_OF_INPUT;
     return { batch, ack: NOOP_ACK };
   }
 
