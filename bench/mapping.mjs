@@ -1,0 +1,68 @@
+// `mapping` with a 10-field restructure of a 1 KB JSON document, against the same
+// transformation hand-written in plain TypeScript/JavaScript (a processor plugin), threads 1 and 2.
+import { join } from 'node:path';
+import { ROOT, best, config, fmt, timeEngine } from './lib.mjs';
+
+const doc = {
+  id: 'ord-0001',
+  user: { first: 'Ada', last: 'Lovelace', email: 'Ada@Example.COM', age: 36, bio: 'x'.repeat(300) },
+  address: { city: 'London', country: 'gb', street: '12 St James Square', zip: 'SW1Y 4JH' },
+  order: { price: 12.5, quantity: 4, items: [{ sku: 'a', n: 1 }, { sku: 'b', n: 2 }, { sku: 'c', n: 3 }] },
+  tags: ['new', 'priority', 'gift'],
+  status: 'active',
+  notes: 'n'.repeat(300),
+};
+const DOC = JSON.stringify(doc).replace(/'/g, "''");
+const MAPPING = `root.id = this.id
+root.name = this.user.first + " " + this.user.last
+root.email = this.user.email.lowercase()
+root.age = this.user.age
+root.city = this.address.city
+root.country = this.address.country.uppercase()
+root.total = this.order.price * this.order.quantity
+root.items = this.order.items.length()
+root.tags = this.tags.join(",")
+root.active = this.status == "active"`;
+const PLUGIN = join(ROOT, 'bench', 'plugins', 'restructure.mjs');
+
+function cfg(name, count, threads, processor) {
+  return config(
+    name,
+    `http: { enabled: false }
+logger: { level: WARN }
+plugins: [ ${PLUGIN} ]
+input:
+  generate: { mapping: 'root = ${DOC}', interval: '', count: ${count}, batch_size: 100 }
+pipeline:
+  threads: ${threads}
+  processors:
+    - ${processor}
+output:
+  drop: {}
+`,
+  );
+}
+
+export async function run({ quick = false } = {}) {
+  const n = quick ? 200_000 : 1_000_000;
+  const mapping = `mapping: |\n${MAPPING.replace(/^/gm, '        ')}`;
+  const rows = [];
+  for (const threads of [1, 2]) {
+    const rate = (proc, name) => {
+      const startup = best(2, () => timeEngine(cfg(`${name}-startup-${threads}`, 1, threads, proc)));
+      const total = best(2, () => timeEngine(cfg(`${name}-${threads}`, n, threads, proc)));
+      return n / Math.max(1e-3, total - startup);
+    };
+    const hand = rate('bench_restructure: {}', 'hand');
+    const mapped = rate(mapping, 'mapping');
+    rows.push({
+      bench: `mapping: 10-field restructure of 1 KB JSON, threads ${threads}`,
+      result: `${fmt(mapped)} msg/s`,
+      baseline: `hand-written ${fmt(hand)} msg/s`,
+      ratio: mapped / hand,
+      target: '≥ 50% of hand-written',
+      pass: mapped / hand >= 0.5,
+    });
+  }
+  return rows;
+}
