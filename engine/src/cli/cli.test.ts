@@ -169,6 +169,23 @@ describe('engine CLI', () => {
     assert.ok(/^(tick\n)+$/.test(out), 'only whole messages were written');
   });
 
+  it('a second signal forces exit while draining', async () => {
+    const cfg = file(
+      'force.yaml',
+      `http: { enabled: false }\nlogger: { level: INFO }\ninput:\n  generate: { mapping: 'root = "slow"', interval: 10ms }\npipeline:\n  threads: 1\n  processors: [ { sleep: { duration: 30s } } ]\noutput: { stdout: {} }\n`,
+    );
+    const child = spawn(process.execPath, [ENGINE, '-c', cfg, '--log.level', 'debug'], { cwd: dir });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    await until(() => err.includes('Input is now active'), child);
+    child.kill('SIGTERM');
+    await until(() => err.includes('Shutting down'), child);
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    assert.equal(code, 1);
+    assert.match(err, /Received SIGTERM again: forcing exit/);
+  });
+
   it('serves /ping and /ready on the service-wide HTTP server', async () => {
     const cfg = file('http.yaml', `http: { address: 127.0.0.1:0 }\nlogger: { level: INFO, format: json }\ninput:\n  generate: { mapping: 'root = "x"', interval: 50ms }\noutput: { drop: {} }\n`);
     const child = spawn(process.execPath, [ENGINE, '-c', cfg], { cwd: dir });
