@@ -29,6 +29,13 @@ if (files.length === 0) {
   console.error(`no test files found${filter ? ` matching "${filter}"` : ''}: run npm run build first`);
   process.exit(1);
 }
+// The real servers some tests talk to (Prometheus and its Pushgateway): installed and started
+// when missing, quick when they run already. SVC_SERVICES=skip leaves them as they are.
+if (process.env.SVC_SERVICES !== 'skip') {
+  const up = spawnSync('bash', [join(root, 'scripts', 'services.sh'), 'up'], { stdio: 'inherit', cwd: root });
+  if (up.status !== 0) console.error('scripts/services.sh up failed: the tests that need those servers will fail and say so');
+}
+
 const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=120000', ...files], {
   stdio: 'inherit',
   cwd: root,

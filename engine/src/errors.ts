@@ -13,6 +13,8 @@ export const ErrorCode = {
   Shutdown: 'E_SHUTDOWN',
   Worker: 'E_WORKER',
   Usage: 'E_USAGE',
+  Metrics: 'E_METRICS',
+  Tracing: 'E_TRACING',
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];

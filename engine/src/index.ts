@@ -9,7 +9,16 @@ export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';
 export { parseDuration } from './config/duration.js';
 export { ErrorCode, SvcError, NotConnectedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
-export { registerInput, registerOutput, registerProcessor, registerRateLimit, registry, Registry } from './plugin/registry.js';
+export {
+  registerInput,
+  registerOutput,
+  registerProcessor,
+  registerRateLimit,
+  registerMetricsExporter,
+  registerTracer,
+  registry,
+  Registry,
+} from './plugin/registry.js';
 export type {
   ComponentContext,
   ComponentSpec,
@@ -21,8 +30,43 @@ export type {
   Resources,
   RouteHandler,
   ServiceRoutes,
+  UpgradeHandler,
 } from './plugin/types.js';
 export type { Logger, LogFields, LogLevelName } from './observability/logger.js';
+export {
+  metricsFor,
+  checkMetric,
+  type ComponentMetrics,
+  type Counter,
+  type Gauge,
+  type Timer,
+  type Labelled,
+  type MetricOptions,
+  type MetricsExporter,
+  type ChildFactory,
+} from './observability/metrics.js';
+export {
+  spanOf,
+  traceContextOf,
+  setTraceParent,
+  type Span,
+  type SpanOptions,
+  type SpanAttributes,
+  type TraceContext,
+  type Tracer,
+} from './observability/tracer.js';
+export {
+  extractTraceHeaders,
+  injectTraceHeaders,
+  extractTracingMap,
+  injectTracingMap,
+  traceTextMap,
+  parseTraceparent,
+  formatTraceparent,
+  parseUberTraceId,
+  formatUberTraceId,
+  type HeaderCarrier,
+} from './observability/propagation.js';
 export { batchPolicySpec, type BatchPolicyConfig } from './runtime/batch-policy.js';
 export { Backoff, sleep } from './runtime/backoff.js';
 export {

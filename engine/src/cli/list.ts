@@ -31,7 +31,8 @@ export async function list(args: Args): Promise<number> {
   for (const c of r.all()) {
     if (c.kind !== kind) {
       kind = c.kind;
-      process.stdout.write(`\n${kind === 'rate_limit' ? 'Rate limits' : kind[0]!.toUpperCase() + kind.slice(1) + 's'}:\n`);
+      const heading = kind === 'rate_limit' ? 'Rate limits' : kind === 'metrics' ? 'Metrics' : kind[0]!.toUpperCase() + kind.slice(1) + 's';
+      process.stdout.write(`\n${heading}:\n`);
     }
     process.stdout.write(`  - ${c.name.padEnd(22)} ${c.spec.summary}\n`);
   }

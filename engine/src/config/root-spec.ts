@@ -35,8 +35,11 @@ export const rootSpec = f.object({
   pipeline: pipelineSpec,
   output: f.component('output').defaultComponent({ stdout: {} }).describe('The single sink of the stream; may be a broker.'),
   logger: loggerSpec,
-  metrics: f.component('metrics').defaultComponent({ none: {} }).describe('The metrics backend.'),
-  tracer: f.component('tracer').defaultComponent({ none: {} }).describe('The tracing backend.'),
+  metrics: f
+    .component('metrics')
+    .defaultComponent({ prometheus: { prefix: 'svc' } })
+    .describe('The metrics backend: Prometheus (served at /metrics) unless set; `none: {}` turns metrics off.'),
+  tracer: f.component('tracer').defaultComponent({ none: {} }).describe('The tracing backend: none unless set.'),
   rate_limit_resources: f.array(f.component('rate_limit')).default([]).describe('Named rate limits, shared by the components of the stream.'),
   shutdown_timeout: f.duration().default('20s').describe('How long to drain in-flight messages on shutdown before giving up.'),
   shutdown_delay: f.duration().default('0s').advanced().describe('How long to keep serving after a shutdown signal before stopping the input.'),

@@ -21,6 +21,18 @@ export interface MessageContext {
 const EMPTY = Buffer.alloc(0);
 const UNPARSED = Symbol('unparsed');
 
+/** Messages newly flagged with an error on this thread (see {@link flaggedCount}). */
+let flagged = 0;
+
+/**
+ * How many messages were newly flagged with an error on this thread so far. The runtime reads it
+ * before and after a processor call to count the messages that processor failed on, without
+ * scanning the batch.
+ */
+export function flaggedCount(): number {
+  return flagged;
+}
+
 /**
  * A message: bytes, metadata, a lazily parsed structured view, an error flag and a ctx.
  *
@@ -37,8 +49,7 @@ export class Message {
   private _json: unknown = UNPARSED;
   private _meta: Map<string, MetaValue> | undefined;
   private _metaShared = false;
-  /** The error text when a processor failed on this message, else undefined. */
-  error: string | undefined = undefined;
+  private _error: string | undefined = undefined;
   /** Set when a reply was produced: the message skips the remaining processors and the output. */
   replied = false;
   private _ctx: MessageContext | undefined;
@@ -145,6 +156,24 @@ export class Message {
     return this.content.length;
   }
 
+  /** The error text when a processor failed on this message, else undefined. */
+  get error(): string | undefined {
+    return this._error;
+  }
+
+  set error(value: string | undefined) {
+    if (value !== undefined && this._error === undefined) flagged++;
+    this._error = value;
+  }
+
+  /**
+   * Sets a flag the message already had (a copy's, or one carried across threads) without counting
+   * it as a new failure. For the runtime.
+   */
+  static restoreError(m: Message, error: string | undefined): void {
+    m._error = error;
+  }
+
   get ctx(): MessageContext {
     return (this._ctx ??= {});
   }
@@ -230,7 +259,7 @@ export class Message {
       m._metaShared = true;
       this._metaShared = true;
     }
-    m.error = this.error;
+    m._error = this._error;
     m.replied = this.replied;
     m._ctx = this._ctx;
     return m;

@@ -1,5 +1,7 @@
 import type { ComponentKind } from '../config/component-config.js';
 import type { Field } from '../config/spec.js';
+import type { MetricsExporter } from '../observability/metrics.js';
+import type { Tracer } from '../observability/tracer.js';
 import type { ComponentSpec, Input, Output, Processor, RateLimit, RegisteredComponent } from './types.js';
 
 /**
@@ -74,4 +76,14 @@ export function registerProcessor<C>(name: string, spec: ComponentSpec<C, Proces
 /** Registers a rate limit kind (used from `rate_limit_resources`). */
 export function registerRateLimit<C>(name: string, spec: ComponentSpec<C, RateLimit> & { config: Field<C> }): void {
   registry().register('rate_limit', name, spec);
+}
+
+/** Registers a metrics exporter (the `metrics` section); names given to it come without the prefix. */
+export function registerMetricsExporter<C>(name: string, spec: ComponentSpec<C, MetricsExporter> & { config: Field<C> }): void {
+  registry().register('metrics', name, spec);
+}
+
+/** Registers a tracer backend (the `tracer` section). */
+export function registerTracer<C>(name: string, spec: ComponentSpec<C, Tracer> & { config: Field<C> }): void {
+  registry().register('tracer', name, spec);
 }

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ComponentConfig, ComponentKind } from '../config/component-config.js';
 import type { Field } from '../config/spec.js';
 import type { Batch } from '../message/message.js';
 import type { EndOfInput, Transaction } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
+import type { ComponentMetrics } from '../observability/metrics.js';
 
 /**
  * An input: the source of transactions. `read()` resolves with the next transaction, or with
@@ -48,10 +50,20 @@ export interface RateLimit {
 /** A request handler mounted on the service-wide HTTP server. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/**
+ * A handler for HTTP upgrade requests (websockets) at a mounted path: it owns the raw socket
+ * (`head` is what the client sent after the request headers).
+ */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
 /** The service-wide HTTP server, as components see it. */
 export interface ServiceRoutes {
-  /** Mounts a handler at an exact path (or, when it ends with '/', at every path under it). */
-  mount(path: string, handler: RouteHandler, description?: string): void;
+  /**
+   * Mounts a handler at an exact path (or, when it ends with '/', at every path under it).
+   * With `upgrade`, upgrade requests (websockets) to that path go to it; upgrade requests to a
+   * path without one are refused.
+   */
+  mount(path: string, handler: RouteHandler, description?: string, upgrade?: UpgradeHandler): void;
   unmount(path: string): void;
 }
 
@@ -69,6 +81,12 @@ export interface ComponentContext {
   readonly label: string;
   readonly type: string;
   readonly logger: Logger;
+  /**
+   * Metrics with this component's `path` and `label` (see `metricsFor`, which never returns
+   * undefined). The runtime always sets it; it is optional only so that contexts built by hand
+   * in tests need not.
+   */
+  readonly metrics?: ComponentMetrics;
   readonly resources: Resources;
   /** The service-wide HTTP server; absent on worker threads and when it is disabled. */
   readonly service?: ServiceRoutes;

@@ -1,6 +1,10 @@
 import type { ComponentConfig, ComponentKind } from '../config/component-config.js';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { NO_OBSERVABILITY, Observability } from '../observability/observability.js';
+import { countRateLimitErrors } from '../observability/probes.js';
+import type { MetricsExporter } from '../observability/metrics.js';
+import type { Tracer } from '../observability/tracer.js';
 import type { Registry } from '../plugin/registry.js';
 import type { ComponentContext, Input, Output, Processor, RateLimit, Resources, ServiceRoutes } from '../plugin/types.js';
 import { Batcher, batchingEnabled, type BatchPolicyConfig } from './batch-policy.js';
@@ -22,6 +26,8 @@ export interface BuildEnv {
   /** Memory shared by all threads, by key; the main thread creates, workers receive. */
   shared: Map<string, SharedArrayBuffer>;
   status: StatusBoard;
+  /** Metrics and tracing; none when absent. */
+  obs?: Observability;
 }
 
 /** Builds components from their normalised configs, with their context and runtime wrappers. */
@@ -47,9 +53,36 @@ export class Builder implements Resources {
   async buildRateLimits(configs: ComponentConfig[]): Promise<void> {
     for (const c of configs) {
       const rl = await this.create<RateLimit>('rate_limit', c);
-      this.rateLimits.set(c.label, rl);
+      const m = this.obs.metrics;
+      this.rateLimits.set(c.label, m.enabled ? countRateLimitErrors(rl, m, c.path, c.label || c.type) : rl);
       if (rl.close) this.closers.push(() => rl.close!());
     }
+  }
+
+  /** Metrics and tracing of the stream; built from the `metrics` and `tracer` sections. */
+  get obs(): Observability {
+    return this.env.obs ?? NO_OBSERVABILITY;
+  }
+
+  /** Builds the metrics exporter and the tracer; call before any other component. */
+  async buildObservability(metrics: ComponentConfig, tracer: ComponentConfig): Promise<Observability> {
+    const exporter = await this.create<MetricsExporter>('metrics', metrics);
+    let t: Tracer;
+    try {
+      t = await this.create<Tracer>('tracer', tracer);
+    } catch (err) {
+      await exporter.close?.();
+      throw err;
+    }
+    // A backend that is not one (an old `none` returning {}) counts as none.
+    const obs = new Observability(
+      typeof exporter?.counter === 'function' ? exporter : undefined,
+      typeof t?.startSpan === 'function' ? t : undefined,
+      { logger: this.env.logger },
+    );
+    if (!this.env.isWorker) obs.metrics.declareStandard();
+    this.env.obs = obs;
+    return obs;
   }
 
   context(c: ComponentConfig): ComponentContext {
@@ -60,6 +93,7 @@ export class Builder implements Resources {
       label,
       type: c.type,
       logger: env.logger.child({ path: c.path, label }),
+      metrics: this.obs.metrics.forComponent(c.path, label),
       resources: this,
       service: env.service,
       isWorker: env.isWorker,
@@ -84,6 +118,8 @@ export class Builder implements Resources {
     try {
       return (await reg.spec.factory(c.config, this.context(c))) as T;
     } catch (err) {
+      // A bad metric of a plugin: say which component declared it.
+      if (err instanceof SvcError && err.code === ErrorCode.Metrics) throw new SvcError(err.code, `${c.path}: ${err.message}`, { cause: err });
       if (err instanceof SvcError) throw err;
       throw new SvcError(ErrorCode.ConfigLint, `${c.path}: cannot create ${kind} ${c.type}: ${errorMessage(err)}`, { cause: err });
     }
@@ -92,7 +128,9 @@ export class Builder implements Resources {
   async processor(c: ComponentConfig): Promise<Processor> {
     const p = await this.create<Processor>('processor', c);
     if (p.close) this.closers.push(() => p.close!());
-    return withErrorLog(p, this.env.logger.child({ path: c.path, label: c.label || c.type }));
+    const probe = this.obs.processor(c.path, c.label || c.type, c.type);
+    if (probe) this.closers.push(() => probe.closed());
+    return withErrorLog(probe ? probe.wrap(p) : p, this.env.logger.child({ path: c.path, label: c.label || c.type }));
   }
 
   async processors(configs: ComponentConfig[]): Promise<Processor[]> {
@@ -114,7 +152,10 @@ export class Builder implements Resources {
     const raw = await this.create<Input>('input', c);
     const log = this.env.logger.child({ path: c.path, label: c.label || c.type });
     const conf = (c.config ?? {}) as { auto_replay_nacks?: boolean; batching?: BatchPolicyConfig };
-    let input: Input = new ManagedInput(raw, log, this.env.status.track(c.path, 'input', c.type));
+    const status = this.env.status.track(c.path, 'input', c.type);
+    const probe = this.obs.input(c.path, c.label || c.type, c.type);
+    probe?.watch(status);
+    let input: Input = new ManagedInput(raw, log, status, probe);
     if (conf.auto_replay_nacks === true) input = new ReplayInput(input, log);
     const batcher = await this.batcher(conf.batching);
     if (batcher) input = new BatchingInput(input, batcher, log);
@@ -138,7 +179,9 @@ export class Builder implements Resources {
       return sink;
     }
     const status = this.env.status.track(c.path, 'output', c.type);
-    const sink = new OutputSink(built, processors, await this.batcher(conf.batching), conf.max_in_flight ?? 1, log, status);
+    const probe = this.obs.output(c.path, c.label || c.type, c.type);
+    probe?.watch(status);
+    const sink = new OutputSink(built, processors, await this.batcher(conf.batching), conf.max_in_flight ?? 1, log, status, probe);
     void sink.connect();
     return sink;
   }

@@ -1,4 +1,5 @@
 import { f } from '../config/spec.js';
+import { registerObservabilityComponents } from '../observability/components.js';
 import { registry } from '../plugin/registry.js';
 import { brokerInput } from './broker-input.js';
 import { brokerOutput } from './broker-output.js';
@@ -6,8 +7,9 @@ import { brokerOutput } from './broker-output.js';
 let done = false;
 
 /**
- * Registers what the runtime itself provides: the input and output brokers, and the `none`
- * buffer, metrics and tracer. Idempotent; called on every thread before configs are read.
+ * Registers what the runtime itself provides: the input and output brokers, the `none` buffer,
+ * and the metrics exporters and tracers (`none` for both). Idempotent; called on every thread
+ * before configs are read.
  */
 export function registerCoreComponents(): void {
   if (done) return;
@@ -17,6 +19,5 @@ export function registerCoreComponents(): void {
   r.register('output', 'broker', brokerOutput);
   const none = { summary: 'Nothing: the default.', config: f.object({}), factory: () => ({}) };
   r.register('buffer', 'none', none);
-  r.register('metrics', 'none', none);
-  r.register('tracer', 'none', none);
+  registerObservabilityComponents(r);
 }

@@ -1,9 +1,11 @@
 import { NotConnectedError, errorMessage } from '../errors.js';
 import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
+import type { InputProbe } from '../observability/probes.js';
 import type { Input } from '../plugin/types.js';
 import { Backoff, sleep } from './backoff.js';
 import type { ComponentStatus } from './status.js';
+import { FLUSH } from './flush-hint.js';
 
 /**
  * Owns an input's connection: connects before the first read, and when the input throws
@@ -19,6 +21,8 @@ export class ManagedInput implements Input {
     private readonly inner: Input,
     private readonly log: Logger,
     private readonly status: ComponentStatus,
+    /** Counts, times and traces what is read (absent when metrics and tracing are off). */
+    private readonly probe?: InputProbe,
   ) {}
 
   async connect(): Promise<void> {
@@ -29,10 +33,12 @@ export class ManagedInput implements Input {
         this.status.connected = true;
         this.status.reason = undefined;
         this.backoff.reset();
+        this.probe?.retrying(0);
         this.log.info('Input is now active');
       } catch (err) {
         this.status.reason = errorMessage(err);
         const wait = this.backoff.next();
+        this.probe?.retrying(this.backoff.attempts);
         this.log.error(`Failed to connect, retrying in ${wait}ms: ${errorMessage(err)}`);
         await sleep(wait, this.closing.signal);
       }
@@ -46,7 +52,9 @@ export class ManagedInput implements Input {
         if (!this.connected) return END_OF_INPUT;
       }
       try {
-        return await this.inner.read();
+        const tx = await this.inner.read();
+        if (this.probe === undefined || tx === END_OF_INPUT || (tx as unknown) === FLUSH) return tx;
+        return this.probe.read(tx);
       } catch (err) {
         if (this.closing.signal.aborted) return END_OF_INPUT;
         if (err instanceof NotConnectedError) {
@@ -56,6 +64,8 @@ export class ManagedInput implements Input {
           this.log.warn(`Lost connection, reconnecting: ${errorMessage(err)}`);
         } else {
           const wait = this.backoff.next();
+          this.probe?.failed();
+          this.probe?.retrying(this.backoff.attempts);
           this.log.error(`Failed to read message, retrying in ${wait}ms: ${errorMessage(err)}`);
           await sleep(wait, this.closing.signal);
         }
@@ -67,6 +77,7 @@ export class ManagedInput implements Input {
     this.closing.abort();
     this.status.connected = false;
     this.status.reason = 'closed';
+    this.probe?.closed();
     await this.inner.close?.();
   }
 }

@@ -2,6 +2,7 @@ import { NotConnectedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import type { Ack } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
+import type { OutputProbe } from '../observability/probes.js';
 import type { Output, Processor } from '../plugin/types.js';
 import { Backoff, sleep } from './backoff.js';
 import type { Batcher } from './batch-policy.js';
@@ -33,6 +34,8 @@ export class OutputSink implements Sink {
     maxInFlight: number,
     private readonly log: Logger,
     private readonly status: ComponentStatus,
+    /** Counts, times and traces each write (absent when metrics and tracing are off). */
+    private readonly probe?: OutputProbe,
   ) {
     this.slots = new Semaphore(Math.max(1, maxInFlight));
   }
@@ -50,10 +53,12 @@ export class OutputSink implements Sink {
         this.status.connected = true;
         this.status.reason = undefined;
         this.backoff.reset();
+        this.probe?.retrying(0);
         this.log.info('Output is now active');
       } catch (err) {
         this.status.reason = errorMessage(err);
         const wait = this.backoff.next();
+        this.probe?.retrying(this.backoff.attempts);
         this.log.error(`Failed to connect, retrying in ${wait}ms: ${errorMessage(err)}`);
         await sleep(wait, this.closing.signal);
       }
@@ -118,15 +123,24 @@ export class OutputSink implements Sink {
   }
 
   private async attempt(batch: Batch, done: Ack): Promise<void> {
+    const probe = this.probe;
+    const spans = probe?.tracing ? probe.startSpans(batch) : undefined;
     try {
       for (;;) {
         if (!this.connected) await this.connect();
         if (this.closing.signal.aborted && !this.connected) throw new Error('output closed before the batch could be written');
+        const t0 = probe !== undefined ? probe.begin() : -1;
+        const weight = probe !== undefined ? probe.weight : 0;
         try {
           await this.output.write(batch);
+          if (probe !== undefined) {
+            probe.attempted(batch.length, t0, weight, undefined);
+            probe.finished(spans, undefined);
+          }
           done();
           return;
         } catch (err) {
+          probe?.attempted(batch.length, t0, weight, err);
           if (!(err instanceof NotConnectedError)) throw err;
           this.connected = false;
           this.status.connected = false;
@@ -136,6 +150,7 @@ export class OutputSink implements Sink {
       }
     } catch (err) {
       this.log.error(`Failed to send message: ${errorMessage(err)}`);
+      probe?.finished(spans, err);
       done(err instanceof Error ? err : new Error(String(err)));
     } finally {
       this.slots.release();
@@ -149,6 +164,7 @@ export class OutputSink implements Sink {
     this.closing.abort();
     this.status.connected = false;
     this.status.reason = 'closed';
+    this.probe?.closed();
     await this.output.close?.();
   }
 }

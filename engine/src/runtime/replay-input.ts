@@ -21,9 +21,11 @@ interface Pending {
 export class ReplayInput implements Input {
   private readonly replays: Pending[] = [];
   private outstanding = 0;
-  private pendingRead: Promise<Transaction | EndOfInput> | Transaction | EndOfInput | undefined;
+  /** The inner read in flight, and its result once it settled (not yet handed out). */
+  private reading = false;
+  private result: { value?: Transaction | EndOfInput; error?: unknown } | undefined;
+  /** Resolves the current wait: an inner read settled, a nack queued a replay, or an ack at the end. */
   private wake: (() => void) | undefined;
-  private wakeSignal: Promise<void> | undefined;
   private ended = false;
   private hinted = false;
   private closed = false;
@@ -48,30 +50,54 @@ export class ReplayInput implements Input {
           this.hinted = true;
           return FLUSH as never;
         }
-        await this.signal();
-        continue;
+      } else {
+        this.startRead();
+        const r = this.result;
+        if (r !== undefined) {
+          this.result = undefined;
+          if (r.error !== undefined) throw r.error;
+          if (r.value === END_OF_INPUT) {
+            this.ended = true;
+            continue;
+          }
+          const tx = r.value as Transaction;
+          return this.serve({ original: tx.batch, ack: tx.ack, attempts: 0 });
+        }
       }
-      const read = (this.pendingRead ??= this.inner.read());
-      const r = this.outstanding === 0 ? await read : await Promise.race([read, this.signal()]);
-      if (r === undefined) continue; // woken by a nack: serve the replay first
-      this.pendingRead = undefined;
-      if (r === END_OF_INPUT) {
-        this.ended = true;
-        continue;
-      }
-      const tx = r as Transaction;
-      return this.serve({ original: tx.batch, ack: tx.ack, attempts: 0 });
+      // One short-lived promise per wait (a long-lived one raced against every read would keep
+      // every result alive).
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
     }
   }
 
-  private signal(): Promise<void> {
-    return (this.wakeSignal ??= new Promise<void>((resolve) => {
-      this.wake = () => {
-        this.wakeSignal = undefined;
-        this.wake = undefined;
-        resolve();
-      };
-    }));
+  /** Starts an inner read unless one is in flight or its result is waiting. */
+  private startRead(): void {
+    if (this.reading || this.result !== undefined) return;
+    let r: ReturnType<Input['read']>;
+    try {
+      r = this.inner.read();
+    } catch (error) {
+      this.result = { error };
+      return;
+    }
+    if (!(r instanceof Promise)) {
+      this.result = { value: r };
+      return;
+    }
+    this.reading = true;
+    r.then(
+      (value) => {
+        this.reading = false;
+        this.result = { value };
+        this.wake?.();
+      },
+      (error: unknown) => {
+        this.reading = false;
+        this.result = { error: error ?? new Error('read failed') };
+        this.wake?.();
+      },
+    );
   }
 
   private serve(p: Pending): Transaction {

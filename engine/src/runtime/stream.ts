@@ -4,6 +4,7 @@ import { errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { END_OF_INPUT, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
+import type { Observability } from '../observability/observability.js';
 import type { Registry } from '../plugin/registry.js';
 import type { Input, Processor, ServiceRoutes } from '../plugin/types.js';
 import { WorkerPool } from '../workers/worker-pool.js';
@@ -68,13 +69,16 @@ export class Stream {
   /** Builds every component; throws (before anything runs) when one cannot be built. */
   async build(): Promise<void> {
     const c = this.opts.config;
-    await this.builder.buildRateLimits(c.rate_limit_resources);
-    // Processors are built here even when they will run on the pool: a broken one fails now.
     try {
+      // Metrics and the tracer first: every component binds its metrics as it is built.
+      await this.builder.buildObservability(c.metrics, c.tracer);
+      await this.builder.buildRateLimits(c.rate_limit_resources);
+      // Processors are built here even when they will run on the pool: a broken one fails now.
       const processors = await this.builder.processors(c.pipeline.processors);
       this.sink = await this.builder.sink(c.output);
       this.input = await this.builder.input(c.input);
       this.process = this.pipeline(processors);
+      await this.builder.obs.start();
     } catch (err) {
       await this.shutdownComponents();
       throw err;
@@ -84,16 +88,21 @@ export class Stream {
   private pipeline(processors: Processor[]): Process {
     const c = this.opts.config;
     const procs = c.pipeline.processors;
+    const obs = this.builder.obs;
+    obs.threads(procs.length === 0 || this.threads <= 1 ? 1 : this.threads);
     if (procs.length === 0) return (b) => [b];
     if (this.threads <= 1) return (b) => runProcessors(processors, b);
     const shared = [...this.builder.env.shared.entries()];
-    this.pool = new WorkerPool(this.threads, {
+    const data = {
       plugins: this.opts.plugins,
       processors: procs,
       rateLimits: c.rate_limit_resources,
       shared,
       logger: c.logger as Partial<LoggerConfig>,
-    });
+      telemetry: { metrics: obs.metrics.enabled, tracing: obs.tracer.enabled },
+    };
+    // Workers' counts and processor spans come back with each result to this thread's registry.
+    this.pool = new WorkerPool(this.threads, data, obs.active ? obs : undefined);
     const pool = this.pool;
     return (b) => pool.process(b);
   }
@@ -224,6 +233,13 @@ export class Stream {
     }
     await this.pool?.close();
     await this.builder.close();
+    // Last, so that the final push and file hold every count.
+    await this.builder.obs.close();
+  }
+
+  /** The stream's metrics and tracer (none until `build()`). */
+  get observability(): Observability {
+    return this.builder.obs;
   }
 
   /** Transactions read but not yet acked. */

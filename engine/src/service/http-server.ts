@@ -5,7 +5,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { HttpConfig } from '../config/root-spec.js';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import type { RouteHandler, ServiceRoutes } from '../plugin/types.js';
+import type { RouteHandler, ServiceRoutes, UpgradeHandler } from '../plugin/types.js';
+import type { Duplex } from 'node:stream';
 import type { StatusBoard } from '../runtime/status.js';
 import { Cors } from './cors.js';
 import { Router, type Route } from './router.js';
@@ -109,13 +110,43 @@ export class ServiceServer implements ServiceRoutes {
     );
   }
 
-  mount(path: string, handler: RouteHandler, description = ''): void {
-    this.router.add({ path, handler, description, builtin: false });
+  mount(path: string, handler: RouteHandler, description = '', upgrade?: UpgradeHandler): void {
+    this.router.add({ path, handler, upgrade, description, builtin: false });
+    this.listenUpgrades();
   }
 
   unmount(path: string): void {
     this.router.remove(path);
+    this.listenUpgrades();
   }
+
+  /**
+   * Node hands a request with an `Upgrade` header to 'upgrade' listeners only when there are
+   * some, so the server listens only while a route takes upgrades: without one, such a request
+   * is served as an ordinary request, as before.
+   */
+  private listenUpgrades(): void {
+    const server = this.server;
+    if (!server) return;
+    const want = this.router.hasUpgrades();
+    const has = server.listeners('upgrade').includes(this.onUpgrade);
+    if (want && !has) server.on('upgrade', this.onUpgrade);
+    else if (!want && has) server.off('upgrade', this.onUpgrade);
+  }
+
+  private readonly onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const route = this.router.match(requestPath(req.url));
+    if (!route?.upgrade) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    try {
+      route.upgrade(req, socket, head);
+    } catch (err) {
+      this.logger.error('service HTTP upgrade handler failed', { route: route.path, error: errorMessage(err) });
+      socket.destroy();
+    }
+  };
 
   /** Binds `conf.address`; TLS when both `cert_file` and `key_file` are set. */
   async start(): Promise<void> {
@@ -130,6 +161,7 @@ export class ServiceServer implements ServiceRoutes {
       socket.once('close', () => this.sockets.delete(socket));
     });
     this.server = server;
+    this.listenUpgrades();
 
     try {
       await new Promise<void>((resolve, reject) => {

@@ -1,9 +1,11 @@
-import type { RouteHandler } from '../plugin/types.js';
+import type { RouteHandler, UpgradeHandler } from '../plugin/types.js';
 
 /** A route of the service server. Built-in routes answer GET and HEAD only; mounted handlers see every method. */
 export interface Route {
   path: string;
   handler: RouteHandler;
+  /** Takes upgrade requests (websockets) to this route, when set. */
+  upgrade?: UpgradeHandler;
   description: string;
   builtin: boolean;
 }
@@ -63,6 +65,12 @@ export class Router {
       }
     }
     return best;
+  }
+
+  /** True when some route takes upgrade requests. */
+  hasUpgrades(): boolean {
+    for (const r of this.routes.values()) if (r.upgrade) return true;
+    return false;
   }
 
   /** Every route, sorted by path. */

@@ -3,8 +3,24 @@
  * a user's plugin (so pipeline workers load this module by path too). Not shipped as
  * built-ins: the CLI never loads it.
  */
+import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
-import { END_OF_INPUT, Message, NotConnectedError, batchPolicySpec, f, registerInput, registerOutput, registerProcessor } from '../index.js';
+import {
+  END_OF_INPUT,
+  Message,
+  NotConnectedError,
+  batchPolicySpec,
+  f,
+  metricsFor,
+  parseTraceparent,
+  registerInput,
+  registerOutput,
+  registerProcessor,
+  registerTracer,
+  setTraceParent,
+  type Span,
+  type TraceContext,
+} from '../index.js';
 
 /** What the test components saw, by name: shared with the test on the main thread. */
 export const seen = {
@@ -12,7 +28,60 @@ export const seen = {
   acks: new Map<string, { ok: number; nack: number }>(),
   connects: new Map<string, number>(),
   instances: new Map<string, number>(),
+  /** Spans finished by the `test_memory` tracer (main thread). */
+  spans: [] as MemorySpan[],
 };
+
+/** A span of the `test_memory` tracer. */
+export class MemorySpan implements Span {
+  readonly spanId = randomBytes(8).toString('hex');
+  readonly traceId: string;
+  readonly parentId: string | undefined;
+  readonly attributes: Record<string, string | number | boolean>;
+  error: string | undefined;
+  end_ms: number | undefined;
+  constructor(
+    readonly name: string,
+    parent: MemorySpan | TraceContext | undefined,
+    attributes: Record<string, string | number | boolean> | undefined,
+    readonly start_ms: number,
+  ) {
+    this.traceId = parent ? (parent instanceof MemorySpan ? parent.traceId : parent.traceId) : randomBytes(16).toString('hex');
+    this.parentId = parent ? parent.spanId : undefined;
+    this.attributes = { ...attributes };
+  }
+  context(): TraceContext {
+    return { traceId: this.traceId, spanId: this.spanId, sampled: true };
+  }
+  setAttribute(k: string, v: string | number | boolean): void {
+    this.attributes[k] = v;
+  }
+  recordError(message: string): void {
+    this.error = message;
+  }
+  end(t?: number): void {
+    if (this.end_ms !== undefined) throw new Error(`span ${this.name} ended twice (test)`);
+    this.end_ms = t ?? performance.timeOrigin + performance.now();
+    seen.spans.push(this);
+  }
+}
+
+registerTracer('test_memory', {
+  summary: 'Test tracer: keeps finished spans in memory; samples every `every`-th root.',
+  config: f.object({ every: f.int().default(1) }),
+  factory: (conf) => {
+    let n = 0;
+    return {
+      enabled: true,
+      startSpan(name, opts = {}) {
+        const parent = opts.parent as MemorySpan | TraceContext | undefined;
+        if (parent === undefined && n++ % conf.every !== 0) return undefined;
+        if (parent !== undefined && !(parent instanceof MemorySpan) && !parent.sampled) return undefined;
+        return new MemorySpan(name, parent, opts.attributes, opts.startTimeMs ?? performance.timeOrigin + performance.now());
+      },
+    };
+  },
+});
 
 function bump(map: Map<string, number>, key: string): number {
   const n = (map.get(key) ?? 0) + 1;
@@ -28,19 +97,32 @@ registerInput('test_source', {
     batch_size: f.int().default(1),
     fail_connects: f.int().default(0),
     auto_replay_nacks: f.bool().default(true),
+    traceparent: f.string().default(''),
+    /** After `count` messages, wait for close() instead of ending (the stream keeps running). */
+    hold: f.bool().default(false),
   }),
   factory: (conf) => {
     let next = 0;
+    let release: (() => void) | undefined;
+    let closed = false;
     const acks = { ok: 0, nack: 0 };
     seen.acks.set(conf.name, acks);
     return {
       async connect() {
         if (bump(seen.connects, conf.name) <= conf.fail_connects) throw new Error('refused (test)');
       },
+      async close() {
+        closed = true;
+        release?.();
+      },
       read() {
-        if (next >= conf.count) return END_OF_INPUT;
+        if (next >= conf.count) {
+          if (!conf.hold || closed) return END_OF_INPUT;
+          return new Promise<typeof END_OF_INPUT>((resolve) => (release = () => resolve(END_OF_INPUT)));
+        }
         const batch: Message[] = [];
         while (batch.length < conf.batch_size && next < conf.count) batch.push(new Message(String(next++)));
+        if (conf.traceparent) for (const m of batch) setTraceParent(m, parseTraceparent(conf.traceparent));
         return { batch, ack: (err?: Error) => (err ? acks.nack++ : acks.ok++) };
       },
     };
@@ -102,5 +184,33 @@ registerProcessor('test_split', {
   config: f.object({}),
   factory: () => ({
     process: (batch) => batch.filter((m) => m.text() !== 'drop').map((m) => [m]),
+  }),
+});
+
+registerProcessor('test_metric', {
+  summary: 'Test processor: counts its messages in the plugin metric test_items{kind}.',
+  config: f.object({ kind: f.string().default('a'), name: f.string().default('test_items') }),
+  factory: (conf, ctx) => {
+    const items = metricsFor(ctx).counter(conf.name, { help: 'Items seen by test_metric.', labels: ['kind'] });
+    const child = items.labels(conf.kind);
+    const calls = metricsFor(ctx).counter('test_calls');
+    return {
+      process(batch) {
+        child.inc(batch.length);
+        calls.inc();
+        return [batch];
+      },
+    };
+  },
+});
+
+registerProcessor('test_drop', {
+  summary: 'Test processor: filters out messages whose text is in `on`.',
+  config: f.object({ on: f.array(f.string()).default([]) }),
+  factory: (conf) => ({
+    process(batch) {
+      const kept = batch.filter((m) => !conf.on.includes(m.text()));
+      return kept.length ? [kept] : [];
+    },
   }),
 });

@@ -1,4 +1,6 @@
 import { Message, type Batch, type MetaValue, type Reply } from '../message/message.js';
+import type { ProcessorTrace } from '../observability/probes.js';
+import type { MetricsDelta } from '../observability/worker-metrics.js';
 
 /**
  * A batch as it crosses between threads: every content in one buffer plus offsets (the buffer
@@ -12,16 +14,28 @@ export interface EncodedBatch {
   metas?: Array<Record<string, MetaValue> | undefined>;
   errors?: Array<string | undefined>;
   origins?: Int32Array;
+  /** On the way in: a message of the batch is traced, so the worker logs its processor calls. */
+  trace?: boolean;
 }
 
 export interface EncodedReply {
   origin: number;
   reply: Reply;
+  /**
+   * True when the message went on through the pipeline with its reply (the `sync_response`
+   * processor stores a reply without stopping the message): the reply is attached to the
+   * origin's ctx without marking the message replied.
+   */
+  continues?: boolean;
 }
 
 /** What a worker sends back for one task. */
 export interface EncodedResult {
   batches: EncodedBatch[];
+  /** The worker's metric counts since its last result. */
+  metrics?: MetricsDelta;
+  /** The processor calls of a traced task, made into spans on the main thread. */
+  traces?: ProcessorTrace[];
   replies?: EncodedReply[];
 }
 
@@ -62,7 +76,7 @@ export function decodeBatch(e: EncodedBatch): Batch {
   for (let i = 0; i < n; i++) {
     const m = Message.slice(bytes, e.offsets[i]!, e.offsets[i + 1]!, e.metas?.[i]);
     const err = e.errors?.[i];
-    if (err !== undefined) m.error = err;
+    if (err !== undefined) Message.restoreError(m, err); // not a new failure on this thread
     out[i] = m;
   }
   return out;

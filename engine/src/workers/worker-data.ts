@@ -10,4 +10,6 @@ export interface WorkerData {
   /** Shared memory created on the main thread (rate limit counters, ...), by key. */
   shared: Array<[string, SharedArrayBuffer]>;
   logger: Partial<LoggerConfig>;
+  /** Whether the main thread keeps metrics and traces: workers then record theirs. */
+  telemetry?: { metrics: boolean; tracing: boolean };
 }

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
 import type { Batch } from '../message/message.js';
+import type { Observability } from '../observability/observability.js';
 import { decodeBatch, encodeBatch, type EncodedResult } from './batch-codec.js';
 import type { WorkerData } from './worker-data.js';
 
@@ -11,7 +12,12 @@ import type { WorkerData } from './worker-data.js';
 export class WorkerPool {
   private readonly pool: Piscina;
 
-  constructor(threads: number, data: WorkerData) {
+  /** `obs` receives the workers' metric deltas and processor spans with each result. */
+  constructor(
+    threads: number,
+    data: WorkerData,
+    private readonly obs?: Observability,
+  ) {
     this.pool = new Piscina({
       filename: new URL('./worker.js', import.meta.url).href,
       minThreads: threads,
@@ -26,11 +32,18 @@ export class WorkerPool {
 
   async process(batch: Batch): Promise<Batch[]> {
     const task = encodeBatch(batch);
+    if (this.obs?.traced(batch)) task.trace = true;
     const result = (await this.pool.run(task, { transferList: [task.buf] })) as EncodedResult;
+    if (this.obs !== undefined && (result.metrics !== undefined || result.traces !== undefined)) {
+      this.obs.fromWorker(batch, result.metrics, result.traces);
+    }
     if (result.replies) {
       for (const r of result.replies) {
         const m = r.origin >= 0 ? batch[r.origin] : undefined;
-        if (m) m.setReply({ ...r.reply, body: r.reply.body ? Buffer.from(r.reply.body) : undefined });
+        if (!m) continue;
+        const reply = { ...r.reply, body: r.reply.body ? Buffer.from(r.reply.body) : undefined };
+        if (r.continues) m.ctx.reply = reply;
+        else m.setReply(reply);
       }
     }
     const out: Batch[] = [];

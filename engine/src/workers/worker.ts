@@ -2,10 +2,13 @@
  * The pipeline worker: builds the processor chain once from the config (loading the same
  * plugin modules as the main thread), then processes whole batches.
  */
-import { workerData } from 'node:worker_threads';
+import { threadId, workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Batch, Message } from '../message/message.js';
 import { createLogger } from '../observability/logger.js';
+import { Observability } from '../observability/observability.js';
+import { ORIGIN_KEY, TRACE_LOG_KEY, type ProcessorTrace } from '../observability/probes.js';
+import { RecordingExporter } from '../observability/worker-metrics.js';
 import { loadPlugins } from '../plugin/load-plugins.js';
 import { registry } from '../plugin/registry.js';
 import type { Processor } from '../plugin/types.js';
@@ -16,7 +19,9 @@ import { decodeBatch, encodeBatch, type EncodedBatch, type EncodedReply, type En
 import type { WorkerData } from './worker-data.js';
 
 const data = workerData as WorkerData;
-const ORIGIN = '__svc_origin';
+const ORIGIN = ORIGIN_KEY;
+/** Counts of this worker's processors, sent back with each result (when the main thread keeps metrics). */
+const recorder = data.telemetry?.metrics ? new RecordingExporter(threadId) : undefined;
 
 let chain: Promise<Processor[]> | undefined;
 
@@ -29,6 +34,7 @@ async function build(): Promise<Processor[]> {
     isWorker: true,
     shared: new Map(data.shared),
     status: new StatusBoard(),
+    obs: new Observability(recorder, undefined, { recordTraces: data.telemetry?.tracing === true, logger }),
   });
   await builder.buildRateLimits(data.rateLimits);
   return builder.processors(data.processors);
@@ -51,14 +57,21 @@ function transferable(result: EncodedResult): unknown {
 export default async function process(task: EncodedBatch): Promise<unknown> {
   const processors = await (chain ??= build());
   const batch = decodeBatch(task);
-  for (let i = 0; i < batch.length; i++) batch[i]!.ctx = { [ORIGIN]: i };
+  // A traced task logs its processor calls; the main thread makes them into spans.
+  const traces: ProcessorTrace[] | undefined = task.trace ? [] : undefined;
+  if (traces) for (let i = 0; i < batch.length; i++) batch[i]!.ctx = { [ORIGIN]: i, [TRACE_LOG_KEY]: traces };
+  else for (let i = 0; i < batch.length; i++) batch[i]!.ctx = { [ORIGIN]: i };
   const replied: Batch = [];
   const out = await runProcessors(processors, batch, replied);
   const result: EncodedResult = { batches: out.map((b) => encodeBatch(b, originOf)) };
-  if (replied.length) {
-    const replies: EncodedReply[] = [];
-    for (const m of replied) if (m.ctx.reply) replies.push({ origin: originOf(m), reply: m.ctx.reply });
-    result.replies = replies;
-  }
+  const replies: EncodedReply[] = [];
+  for (const m of replied) if (m.ctx.reply) replies.push({ origin: originOf(m), reply: m.ctx.reply });
+  // Replies stored on messages that go on (the sync_response processor): ctx stays on this
+  // thread, so they travel back too.
+  for (const b of out) for (const m of b) if (m.hasCtx() && m.ctx.reply) replies.push({ origin: originOf(m), reply: m.ctx.reply, continues: true });
+  if (replies.length) result.replies = replies;
+  const delta = recorder?.drain();
+  if (delta) result.metrics = delta;
+  if (traces?.length) result.traces = traces;
   return transferable(result);
 }

@@ -63,6 +63,7 @@ const EMPTY_BATCH: Batch = [new Message()];
 export class HttpClient {
   readonly dispatcher: Dispatcher;
   private readonly url: Interpolation;
+  private readonly staticUrl: string | undefined;
   private readonly headers: Array<[string, Interpolation]>;
   private readonly metadata: MetadataFilter;
   private readonly auth: RequestAuth[] = [];
@@ -82,6 +83,7 @@ export class HttpClient {
   ) {
     this.log = ctx.logger;
     this.url = compileInterpolation(conf.url);
+    this.staticUrl = this.url.isStatic ? new URL(this.url.value(EMPTY_BATCH[0]!, { batch: EMPTY_BATCH, index: 0 })).href : undefined;
     this.headers = Object.entries(conf.headers).map(([k, v]) => [k.toLowerCase(), compileInterpolation(v)]);
     this.metadata = new MetadataFilter(conf.metadata);
     this.rules = new RetryRules(conf);
@@ -109,7 +111,8 @@ export class HttpClient {
     const batch = ref && ref.length ? ref : EMPTY_BATCH;
     const ctx = { batch, index: 0 };
     const msg = batch[0]!;
-    const url = new URL(this.url.value(msg, ctx));
+    // A static url (the common case) is parsed once; each request gets its own copy to sign.
+    const url = this.staticUrl ? new URL(this.staticUrl) : new URL(this.url.value(msg, ctx));
     const headers: Record<string, string> = {};
     for (const [k, v] of this.metadata.walk(msg)) headers[k.toLowerCase()] = v;
     for (const [k, v] of this.headers) headers[k] = v.value(msg, ctx);
@@ -150,14 +153,15 @@ export class HttpClient {
     }
   }
 
-  /** One request and its whole (bounded) response, within `timeout`. */
+  /**
+   * One request and its whole (bounded) response. `timeout` bounds the wait for the response
+   * headers and for the body (undici's own timers: no per-request AbortController or timer on
+   * this hot path), and the whole exchange is refused when it took longer than `timeout`.
+   */
   async exchange(req: OutgoingRequest): Promise<ClientResponse> {
     const target = redact(req.url);
     this.dump?.(dumpRequest(req));
-    const abort = new AbortController();
-    const onClose = () => abort.abort(new Error('the client is closing'));
-    this.closing.signal.addEventListener('abort', onClose, { once: true });
-    const timer = this.timeoutMs > 0 ? setTimeout(() => abort.abort(new Error(`timed out after ${this.timeoutMs}ms`)), this.timeoutMs) : undefined;
+    const started = this.timeoutMs > 0 ? Date.now() : 0;
     try {
       const res = await this.dispatcher.request({
         origin: req.url.origin,
@@ -165,33 +169,41 @@ export class HttpClient {
         method: req.method as Dispatcher.HttpMethod,
         headers: req.headers,
         body: req.body,
-        signal: abort.signal,
+        headersTimeout: this.timeoutMs || undefined,
+        bodyTimeout: this.timeoutMs || undefined,
       });
-      const declared = Number(res.headers['content-length']);
+      const lengthHeader = res.headers['content-length'];
+      const declared = typeof lengthHeader === 'string' && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : -1;
       if (declared > MAX_RESPONSE_BYTES) {
         res.body.destroy();
         throw new ResponseTooLargeError(target, MAX_RESPONSE_BYTES);
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const c of res.body) {
-        size += (c as Buffer).length;
-        if (size > MAX_RESPONSE_BYTES) {
-          res.body.destroy();
-          throw new ResponseTooLargeError(target, MAX_RESPONSE_BYTES);
+      let body: Buffer;
+      if (declared >= 0) {
+        // The length is known and within the limit: undici's own consumer is the fastest way.
+        body = Buffer.from(await res.body.arrayBuffer());
+      } else {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const c of res.body) {
+          size += (c as Buffer).length;
+          if (size > MAX_RESPONSE_BYTES) {
+            res.body.destroy();
+            throw new ResponseTooLargeError(target, MAX_RESPONSE_BYTES);
+          }
+          chunks.push(c as Buffer);
         }
-        chunks.push(c as Buffer);
+        body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       }
-      const out = { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
+      if (started && Date.now() - started > this.timeoutMs) throw new Error(`timed out after ${this.timeoutMs}ms`);
+      const out = { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body };
       this.dump?.(dumpResponse(out));
       return out;
     } catch (err) {
       if (err instanceof ResponseTooLargeError) throw err;
-      const reason = abort.signal.aborted ? errorMessage(abort.signal.reason) : errorMessage(err);
+      const code = (err as { code?: string }).code;
+      const reason = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ? `timed out after ${this.timeoutMs}ms` : errorMessage(err);
       throw new RequestFailedError(target, `HTTP request failed: ${reason}`, { cause: err });
-    } finally {
-      clearTimeout(timer);
-      this.closing.signal.removeEventListener('abort', onClose);
     }
   }
 

@@ -244,7 +244,7 @@ describe('http_server input on the service-wide server', () => {
     assert.match(r.text, /^HTTP\/1\.1 408 /);
     assert.match(r.text, /Connection: close/i);
     assert.ok(r.closedByServer);
-    assert.ok(r.ms < 550, `answered after ${r.ms}ms`);
+    assert.ok(r.ms < 2000, `answered after ${r.ms}ms`);
     await new Promise((res) => setTimeout(res, 600));
     assert.equal(rec.batches.length, 1);
     await s.stop();
@@ -257,7 +257,7 @@ describe('http_server input on the service-wide server', () => {
     const chunks = ['POST /post HTTP/1.1\r\nHost: x\r\nContent-Length: 20\r\n\r\n', ...'abcdefghijklmnopqrst'.split('')];
     const r = await rawExchange(port, chunks, { gapMs: 100, waitMs: 5000 });
     assert.match(r.text, /^HTTP\/1\.1 408 /);
-    assert.ok(r.ms < 1500, `answered after ${r.ms}ms`);
+    assert.ok(r.ms < 2500, `answered after ${r.ms}ms`);
     assert.equal(rec.batches.length, 0);
     await s.stop();
   });

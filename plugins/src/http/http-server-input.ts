@@ -33,7 +33,7 @@ import {
 import { Cors } from './cors.js';
 import { isMultipart, parseMultipart, MultipartError } from './multipart.js';
 import { PathPattern } from './path-pattern.js';
-import { BodyError, readBody } from './request-body.js';
+import { BodyError, Deadline, readBody } from './request-body.js';
 import { requestMetadata, splitTarget, type RequestInfo } from './request-metadata.js';
 import { OwnServer } from './own-server.js';
 import { ResponseRenderer, syncResponseSpec, type RenderedResponse } from './sync-response.js';
@@ -257,11 +257,12 @@ export class HttpServerInput implements Input {
       const wait = await this.rateLimit.access();
       if (wait > 0) return answer(req, res, 429, 'Too Many Requests\n', false, { 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) });
     }
-    const started = Date.now();
+    const deadline = new Deadline(this.timeoutMs);
     let body: Buffer;
     try {
-      body = await readBody(req as Req & { headers: Record<string, unknown> }, this.conf.max_body_size, this.timeoutMs);
+      body = await readBody(req as Req & { headers: Record<string, unknown> }, this.conf.max_body_size, deadline);
     } catch (err) {
+      deadline.clear();
       const status = err instanceof BodyError ? err.status : 400;
       this.log.debug(`Request refused (${status}): ${errorMessage(err)}`);
       return answer(req, res, status, status === 413 ? 'Request body too large\n' : status === 408 ? 'Request timed out\n' : 'Bad request\n', true);
@@ -270,12 +271,13 @@ export class HttpServerInput implements Input {
     try {
       batch = this.messages(req, body, info, params);
     } catch (err) {
+      deadline.clear();
       this.log.warn(`Request read failed: ${errorMessage(err)}`);
       return answer(req, res, 400, 'Bad request\n');
     }
     // TODO(tracing, issue 5 item 6): extract the parent span from req.headers (traceparent,
     // uber-trace-id) with the observability layer's extract function and start the root span.
-    this.deliver(req, res, batch, Math.max(0, this.timeoutMs - (Date.now() - started)));
+    this.deliver(req, res, batch, deadline);
   }
 
   private messages(req: Req, body: Buffer, info: RequestInfo, params: Record<string, string>): Batch {
@@ -293,7 +295,7 @@ export class HttpServerInput implements Input {
     return batch;
   }
 
-  private deliver(req: Req, res: Res, batch: Batch, timeLeftMs: number): void {
+  private deliver(req: Req, res: Res, batch: Batch, deadline: Deadline): void {
     let settled = false;
     const ctxs = batch.map((m) => m.ctx);
     const pending: Pending = {
@@ -302,7 +304,7 @@ export class HttpServerInput implements Input {
         ack: (err?: Error) => {
           if (settled) return;
           settled = true;
-          clearTimeout(timer);
+          deadline.clear();
           if (err) {
             this.log.debug(`Request nacked: ${errorMessage(err)}`);
             return answer(req, res, 502, 'Bad Gateway: the message was not delivered\n', this.closing);
@@ -322,24 +324,19 @@ export class HttpServerInput implements Input {
       dropped: () => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        deadline.clear();
         answer(req, res, 503, 'Server closing\n', true);
       },
     };
-    const timer = setTimeout(() => {
+    const expire = (): void => {
       if (settled) return;
       settled = true;
       // Not yet read: it never enters the stream. Read: it may still be delivered.
       this.unqueue(pending);
       answer(req, res, 408, 'Request timed out\n', true);
-    }, timeLeftMs);
-    // A client that goes away before the answer: nothing to answer, the delivery goes on.
-    res.once('close', () => {
-      if (settled || !this.queue.includes(pending)) return;
-      settled = true;
-      clearTimeout(timer);
-      this.unqueue(pending);
-    });
+    };
+    if (deadline.expired) return expire();
+    deadline.on(expire);
     this.submit(pending);
   }
 

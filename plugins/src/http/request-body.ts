@@ -4,6 +4,33 @@
  */
 import type { Readable } from 'node:stream';
 
+/**
+ * One timer per request for all its phases (reading the body, then waiting for delivery): each
+ * phase says what expiry means for it.
+ */
+export class Deadline {
+  private onExpire: (() => void) | undefined;
+  private readonly timer: NodeJS.Timeout;
+  expired = false;
+
+  constructor(readonly ms: number) {
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.onExpire?.();
+    }, ms);
+  }
+
+  /** What to do when time runs out (replaces the previous phase's handler). */
+  on(fn: (() => void) | undefined): void {
+    this.onExpire = fn;
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.onExpire = undefined;
+  }
+}
+
 export class BodyError extends Error {
   constructor(
     readonly status: 400 | 408 | 413,
@@ -15,7 +42,7 @@ export class BodyError extends Error {
 }
 
 /** Resolves with the whole body; rejects with a BodyError (413 too large, 408 too slow, 400 aborted). */
-export function readBody(req: Readable & { headers: Record<string, unknown> }, limit: number, timeoutMs: number): Promise<Buffer> {
+export function readBody(req: Readable & { headers: Record<string, unknown> }, limit: number, deadline: Deadline): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.reject(new BodyError(413, `the request body (${declared} bytes) is larger than ${limit} bytes`));
@@ -28,7 +55,7 @@ export function readBody(req: Readable & { headers: Record<string, unknown> }, l
     const finish = (err?: BodyError): void => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      deadline.on(undefined);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -47,7 +74,8 @@ export function readBody(req: Readable & { headers: Record<string, unknown> }, l
     const onEnd = (): void => finish();
     const onError = (): void => finish(new BodyError(400, 'the request body could not be read'));
     const onAborted = (): void => finish(new BodyError(400, 'the client aborted the request'));
-    const timer = setTimeout(() => finish(new BodyError(408, `the request body did not arrive within ${timeoutMs}ms`)), timeoutMs);
+    if (deadline.expired) return finish(new BodyError(408, `the request body did not arrive within ${deadline.ms}ms`));
+    deadline.on(() => finish(new BodyError(408, `the request body did not arrive within ${deadline.ms}ms`)));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

@@ -72,6 +72,17 @@ function subjectString(subject: Record<string, string | string[]>): string {
   return parts.join(',');
 }
 
+/** Header names repeat from request to request: their canonical form is computed once. */
+const CANONICAL = new Map<string, string>();
+function canonical(name: string): string {
+  let c = CANONICAL.get(name);
+  if (c === undefined) {
+    c = canonicalHeader(name);
+    if (CANONICAL.size < 10_000) CANONICAL.set(name, c);
+  }
+  return c;
+}
+
 /** Fills `meta` for a request (`withRequestLine`: path, verb and remote IP, not for websockets). */
 export function requestMetadata(info: RequestInfo, params: Record<string, string>, withRequestLine: boolean): Record<string, MetaValue> {
   const meta: Record<string, MetaValue> = {};
@@ -94,10 +105,10 @@ export function requestMetadata(info: RequestInfo, params: Record<string, string
   }
   for (const [k, v] of Object.entries(info.headers)) {
     if (v === undefined || k.startsWith(':')) continue;
-    meta[canonicalHeader(k)] = Array.isArray(v) ? (v[0] ?? '') : v;
+    meta[canonical(k)] = Array.isArray(v) ? (v[0] ?? '') : v;
   }
   const seen = new Set<string>();
-  for (const [k, v] of info.query) {
+  if (info.query.size) for (const [k, v] of info.query) {
     if (seen.has(k)) continue;
     seen.add(k);
     meta[k] = v;

@@ -1,0 +1,474 @@
+/**
+ * Probes: what the runtime calls at each component to keep the standard metrics and spans,
+ * so that no component (a custom plugin included) does it by hand. One probe per component,
+ * its metric children bound once; per batch a probe adds to counters, times the batch, and only
+ * when a tracer is configured touches the messages' spans.
+ */
+import { flaggedCount, type Batch, type Message } from '../message/message.js';
+import type { Ack, Transaction } from '../message/transaction.js';
+import type { Processor, RateLimit } from '../plugin/types.js';
+import type { ComponentStatus } from '../runtime/status.js';
+import { isSampledTimer, type Counter, type Gauge, type SampledTimer, type StreamMetrics, type Timer } from './metrics.js';
+import { epochMs, PARENT_KEY, SPAN_KEY, type Span, type SpanAttributes, type TraceContext, type Tracer } from './tracer.js';
+
+/** ctx keys a pipeline worker sets on each message of a task (ctx stays on that thread). */
+export const ORIGIN_KEY = '__svc_origin';
+export const TRACE_LOG_KEY = '__svc_trace';
+
+/** One processor call on a worker, for a traced task: the main thread turns it into spans. */
+export interface ProcessorTrace {
+  path: string;
+  label: string;
+  type: string;
+  /** Epoch milliseconds. */
+  start: number;
+  end: number;
+  /** Origin indexes (in the task's batch) of the messages the call processed. */
+  origins: number[];
+  /** The error text per origin, where the message came out flagged. */
+  errors?: Array<string | null>;
+}
+
+interface Common {
+  metrics: StreamMetrics;
+  /** The tracer, only when one is configured (main thread). */
+  tracer: Tracer | undefined;
+  path: string;
+  label: string;
+  type: string;
+}
+
+function attributesOf(kind: string, c: Common): SpanAttributes {
+  return { 'svc.component.kind': kind, 'svc.component.path': c.path, 'svc.component.label': c.label, 'svc.component.type': c.type };
+}
+
+function unflagged(batch: Batch): number {
+  let n = 0;
+  for (let i = 0; i < batch.length; i++) if (batch[i]!.error === undefined) n++;
+  return n;
+}
+
+/** Child spans (of each message's root span) for a batch; undefined when no message is traced. */
+function childSpans(tracer: Tracer, name: string, attributes: SpanAttributes, batch: Batch): Array<Span | undefined> | undefined {
+  let spans: Array<Span | undefined> | undefined;
+  for (let i = 0; i < batch.length; i++) {
+    const m = batch[i]!;
+    if (!m.hasCtx()) continue;
+    const parent = m.ctx[SPAN_KEY] as Span | undefined;
+    if (parent === undefined) continue;
+    const s = tracer.startSpan(name, { parent, attributes });
+    if (s) (spans ??= new Array(batch.length))[i] = s;
+  }
+  return spans;
+}
+
+function endSpans(spans: Array<Span | undefined>, batch: Batch | undefined, failure: string | undefined): void {
+  for (let i = 0; i < spans.length; i++) {
+    const s = spans[i];
+    if (s === undefined) continue;
+    const err = failure ?? batch?.[i]?.error;
+    if (err !== undefined) s.recordError(err);
+    s.end();
+  }
+}
+
+/** While timed batches end closer together than this (ms), a stage times fewer of them... */
+const TIMING_FAST_MS = 1;
+/** ... and when further apart than this, more of them. */
+const TIMING_SLOW_MS = 10;
+const MAX_STRIDE = 1024;
+
+/**
+ * Times a stage: `_batch_latency` per batch and `_latency` per message. Every batch is counted;
+ * while timed batches end less than a millisecond apart, only every `stride`-th batch is timed
+ * (the stride adapts, up to 1024) and stands for the batches in between. A clock read costs about
+ * as much as a whole noop batch, so at millions of messages a second the hot path reads the clock
+ * for a few hundred batches a second instead of every one; the quantiles are then those of a
+ * uniform sample, the counts stay exact and the sums are estimated. A timer that cannot be
+ * sampled (a custom exporter's) is timed on every batch.
+ */
+export class StageTimer {
+  private readonly sampled: boolean;
+  private stride = 1;
+  private pending = 0;
+  private lastAt = -Infinity;
+  /** The number of batches the batch `begin()` just chose to time stands for. */
+  weight = 1;
+
+  constructor(
+    private readonly perMessage: Timer,
+    private readonly perBatch: Timer,
+    /** False when metrics are off: nothing is timed. */
+    private readonly enabled: boolean,
+    /** True: `_latency` is the batch's time for each of its messages (read → ack); false: divided among them. */
+    private readonly shared = false,
+  ) {
+    this.sampled = isSampledTimer(perMessage) && isSampledTimer(perBatch);
+  }
+
+  /** Per batch: `performance.now()` when this batch is timed, else -1. */
+  begin(): number {
+    if (!this.enabled) return -1;
+    if (!this.sampled) {
+      this.weight = 1;
+      return performance.now();
+    }
+    (this.perBatch as SampledTimer).tally(1);
+    (this.perMessage as SampledTimer).tally(1);
+    if (++this.pending < this.stride) return -1;
+    this.weight = this.pending;
+    this.pending = 0;
+    return performance.now();
+  }
+
+  /** The end of a batch of `n` messages that `begin()` timed (with its `weight`). */
+  end(t0: number, n: number, weight: number): void {
+    if (t0 < 0) return;
+    const now = performance.now();
+    const s = (now - t0) / 1000;
+    const each = this.shared ? s : n > 0 ? s / n : -1;
+    if (!this.sampled) {
+      this.perBatch.observe(s);
+      if (each >= 0) this.perMessage.observe(each);
+      return;
+    }
+    (this.perBatch as SampledTimer).observeSampled(s, weight);
+    if (each >= 0) (this.perMessage as SampledTimer).observeSampled(each, weight);
+    const gap = now - this.lastAt;
+    this.lastAt = now;
+    if (gap < TIMING_FAST_MS) {
+      if (this.stride < MAX_STRIDE) this.stride *= 2;
+    } else if (gap > TIMING_SLOW_MS && this.stride > 1) {
+      this.stride >>= 1;
+    }
+  }
+}
+
+/** Keeps a connection gauge in step with a component's status (read by /ready too). */
+function mirrorConnection(status: ComponentStatus, gauge: Gauge): void {
+  let connected = status.connected;
+  gauge.set(connected ? 1 : 0);
+  Object.defineProperty(status, 'connected', {
+    enumerable: true,
+    get: () => connected,
+    set: (v: boolean) => {
+      connected = v;
+      gauge.set(v ? 1 : 0);
+    },
+  });
+}
+
+/** The input side: counts what is read, times read → ack, starts each message's root span. */
+export class InputProbe {
+  private readonly received: Counter;
+  private readonly batchReceived: Counter;
+  private readonly errors: Counter;
+  private readonly batchErrors: Counter;
+  private readonly timer: StageTimer;
+  private readonly retry: Gauge;
+  private retries = 0;
+  private readonly running: Gauge;
+  private readonly tracer: Tracer | undefined;
+  private readonly attributes: SpanAttributes;
+
+  constructor(private readonly c: Common) {
+    const m = c.metrics;
+    this.received = m.standard('input_received', c.path, c.label);
+    this.batchReceived = m.standard('input_batch_received', c.path, c.label);
+    this.errors = m.standard('input_error', c.path, c.label);
+    this.batchErrors = m.standard('input_batch_error', c.path, c.label);
+    this.timer = new StageTimer(m.standard('input_latency', c.path, c.label), m.standard('input_batch_latency', c.path, c.label), m.enabled, true);
+    this.retry = m.standard('input_retry', c.path, c.label);
+    this.running = m.standard('input_running', c.path, c.label);
+    m.standard<Gauge>('input_count', c.path, c.label).set(1);
+    this.running.set(1);
+    this.tracer = c.tracer;
+    this.attributes = attributesOf('input', c);
+  }
+
+  watch(status: ComponentStatus): void {
+    mirrorConnection(status, this.c.metrics.standard('input_connection_up', this.c.path, this.c.label));
+  }
+
+  /** A transaction was read: count it; time it and end its spans when it is acked. */
+  read(tx: Transaction): Transaction {
+    if (this.retries !== 0) this.retrying(0); // reading again after failures
+    const batch = tx.batch;
+    this.received.inc(batch.length);
+    this.batchReceived.inc(1);
+    const spans = this.tracer !== undefined ? this.startRoots(this.tracer, batch) : undefined;
+    const t0 = this.timer.begin();
+    if (t0 < 0 && spans === undefined) return tx; // neither timed nor traced: the ack is untouched
+    const weight = this.timer.weight;
+    const timer = this.timer;
+    const ack = tx.ack;
+    const n = batch.length;
+    const wrapped: Ack = (err) => {
+      timer.end(t0, n, weight);
+      if (spans !== undefined) endSpans(spans, undefined, err ? err.message : undefined);
+      ack(err);
+    };
+    return { batch, ack: wrapped };
+  }
+
+  /** Root spans for the messages that have none yet (a broker's children started theirs). */
+  private startRoots(tracer: Tracer, batch: Batch): Array<Span | undefined> | undefined {
+    let spans: Array<Span | undefined> | undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const m: Message = batch[i]!;
+      let parent: TraceContext | undefined;
+      if (m.hasCtx()) {
+        if (m.ctx[SPAN_KEY] !== undefined) continue;
+        parent = m.ctx[PARENT_KEY] as TraceContext | undefined;
+      }
+      const s = tracer.startSpan(this.c.label, { parent, attributes: this.attributes });
+      if (s === undefined) continue;
+      m.ctx[SPAN_KEY] = s;
+      (spans ??= new Array(batch.length))[i] = s;
+    }
+    return spans;
+  }
+
+  /** A read failed (not a lost connection). */
+  failed(): void {
+    this.errors.inc(1);
+    this.batchErrors.inc(1);
+  }
+
+  /** Consecutive failed attempts so far; 0 once healthy again. */
+  retrying(attempts: number): void {
+    this.retries = attempts;
+    this.retry.set(attempts);
+  }
+
+  closed(): void {
+    this.running.set(0);
+  }
+}
+
+/** The output side: counts and times each write, with a child span per message. */
+export class OutputProbe {
+  private readonly sent: Counter;
+  private readonly batchSent: Counter;
+  private readonly errors: Counter;
+  private readonly batchErrors: Counter;
+  private readonly timer: StageTimer;
+  private readonly retry: Gauge;
+  private readonly running: Gauge;
+  readonly tracing: boolean;
+  private readonly attributes: SpanAttributes;
+
+  constructor(private readonly c: Common) {
+    const m = c.metrics;
+    this.sent = m.standard('output_sent', c.path, c.label);
+    this.batchSent = m.standard('output_batch_sent', c.path, c.label);
+    this.errors = m.standard('output_error', c.path, c.label);
+    this.batchErrors = m.standard('output_batch_error', c.path, c.label);
+    this.timer = new StageTimer(m.standard('output_latency', c.path, c.label), m.standard('output_batch_latency', c.path, c.label), m.enabled);
+    this.retry = m.standard('output_retry', c.path, c.label);
+    this.running = m.standard('output_running', c.path, c.label);
+    m.standard<Gauge>('output_count', c.path, c.label).set(1);
+    this.running.set(1);
+    this.tracing = c.tracer !== undefined;
+    this.attributes = attributesOf('output', c);
+  }
+
+  watch(status: ComponentStatus): void {
+    mirrorConnection(status, this.c.metrics.standard('output_connection_up', this.c.path, this.c.label));
+  }
+
+  /** Starts the write spans of a batch (call only when `tracing`). */
+  startSpans(batch: Batch): Array<Span | undefined> | undefined {
+    return childSpans(this.c.tracer!, this.c.label, this.attributes, batch);
+  }
+
+  /** A write attempt starts: the clock when it is timed, else -1 (see `weight`). */
+  begin(): number {
+    return this.timer.begin();
+  }
+
+  /** What the attempt `begin()` just chose to time stands for; read it right after. */
+  get weight(): number {
+    return this.timer.weight;
+  }
+
+  /** One write attempt of `n` messages ended; `t0` and `weight` from `begin()`. */
+  attempted(n: number, t0: number, weight: number, err: unknown): void {
+    if (err === undefined) {
+      this.sent.inc(n);
+      this.batchSent.inc(1);
+    } else {
+      this.errors.inc(n);
+      this.batchErrors.inc(1);
+    }
+    this.timer.end(t0, n, weight);
+  }
+
+  /** The batch was finally delivered (or given up on). */
+  finished(spans: Array<Span | undefined> | undefined, err: unknown): void {
+    if (spans !== undefined) endSpans(spans, undefined, err === undefined ? undefined : err instanceof Error ? err.message : String(err));
+  }
+
+  retrying(attempts: number): void {
+    this.retry.set(attempts);
+  }
+
+  closed(): void {
+    this.running.set(0);
+  }
+}
+
+/** The processor side: wraps a processor to count, time and trace each call. */
+export class ProcessorProbe {
+  private readonly processed: Counter;
+  private readonly batchProcessed: Counter;
+  private readonly dropped: Counter;
+  private readonly batchDropped: Counter;
+  private readonly errors: Counter;
+  private readonly batchErrors: Counter;
+  private readonly timer: StageTimer;
+  private readonly running: Gauge;
+  private readonly attributes: SpanAttributes;
+
+  constructor(
+    private readonly c: Common,
+    /** On a pipeline worker with tracing on: calls are logged for the main thread's spans. */
+    private readonly recording: boolean,
+  ) {
+    const m = c.metrics;
+    this.processed = m.standard('processor_processed', c.path, c.label);
+    this.batchProcessed = m.standard('processor_batch_processed', c.path, c.label);
+    this.dropped = m.standard('processor_dropped', c.path, c.label);
+    this.batchDropped = m.standard('processor_batch_dropped', c.path, c.label);
+    this.errors = m.standard('processor_error', c.path, c.label);
+    this.batchErrors = m.standard('processor_batch_error', c.path, c.label);
+    this.timer = new StageTimer(m.standard('processor_latency', c.path, c.label), m.standard('processor_batch_latency', c.path, c.label), m.enabled);
+    this.running = m.standard('processor_running', c.path, c.label);
+    m.standard<Gauge>('processor_count', c.path, c.label).set(1);
+    this.running.set(1);
+    this.attributes = attributesOf('processor', c);
+  }
+
+  wrap(p: Processor): Processor {
+    const probe = this;
+    const tracer = this.c.tracer;
+    const recording = this.recording;
+    return {
+      process(batch) {
+        const n = batch.length;
+        // Messages this call flags: the thread's flag count after minus before, no scan. (An
+        // async processor's count may take in flags another one set on this thread meanwhile.)
+        const errs = flaggedCount();
+        const spans = tracer !== undefined ? childSpans(tracer, probe.c.label, probe.attributes, batch) : undefined;
+        const log = recording ? traceLogOf(batch) : undefined;
+        const start = log !== undefined ? epochMs() : 0;
+        const t0 = probe.timer.begin();
+        const w = probe.timer.weight;
+        let r: ReturnType<Processor['process']>;
+        try {
+          r = p.process(batch);
+        } catch (err) {
+          probe.done(batch, n, errs, undefined, t0, w, spans, log, start, err);
+          throw err;
+        }
+        if (r instanceof Promise) {
+          return r.then(
+            (out) => {
+              probe.done(batch, n, errs, out, t0, w, spans, log, start, undefined);
+              return out;
+            },
+            (err: unknown) => {
+              probe.done(batch, n, errs, undefined, t0, w, spans, log, start, err);
+              throw err;
+            },
+          );
+        }
+        probe.done(batch, n, errs, r, t0, w, spans, log, start, undefined);
+        return r;
+      },
+    };
+  }
+
+  private done(
+    batch: Batch,
+    n: number,
+    flaggedBefore: number,
+    out: Batch[] | undefined,
+    t0: number,
+    weight: number,
+    spans: Array<Span | undefined> | undefined,
+    log: ProcessorTrace[] | undefined,
+    start: number,
+    thrown: unknown,
+  ): void {
+    this.timer.end(t0, n, weight);
+    this.processed.inc(n);
+    this.batchProcessed.inc(1);
+    let outN = n;
+    // A throw: the chain is about to flag every message of the batch not flagged yet.
+    let errs = flaggedCount() - flaggedBefore + (out === undefined ? unflagged(batch) : 0);
+    if (out !== undefined) {
+      outN = 0;
+      for (let i = 0; i < out.length; i++) outN += out[i]!.length;
+    }
+    if (errs < 0) errs = 0;
+    if (outN < n) {
+      this.dropped.inc(n - outN);
+      if (outN === 0) this.batchDropped.inc(1);
+    }
+    if (errs > 0) {
+      this.errors.inc(errs);
+      this.batchErrors.inc(1);
+    }
+    const failure = thrown === undefined ? undefined : thrown instanceof Error ? thrown.message : String(thrown);
+    if (spans !== undefined) endSpans(spans, batch, failure);
+    if (log !== undefined) log.push(this.trace(batch, start, failure));
+  }
+
+  private trace(batch: Batch, start: number, failure: string | undefined): ProcessorTrace {
+    const origins: number[] = [];
+    let errors: Array<string | null> | undefined;
+    for (const m of batch) {
+      if (!m.hasCtx()) continue;
+      const o = m.ctx[ORIGIN_KEY];
+      if (typeof o !== 'number' || o < 0) continue;
+      const err = failure ?? m.error;
+      if (err !== undefined) (errors ??= new Array<string | null>(origins.length).fill(null))[origins.length] = err;
+      else if (errors) errors[origins.length] = null;
+      origins.push(o);
+    }
+    const t: ProcessorTrace = { path: this.c.path, label: this.c.label, type: this.c.type, start, end: epochMs(), origins };
+    if (errors) t.errors = errors;
+    return t;
+  }
+
+  closed(): void {
+    this.running.set(0);
+  }
+}
+
+/** Counts the failed accesses of a rate limit resource (`resource_rate_limit_error`). */
+export function countRateLimitErrors(rl: RateLimit, metrics: StreamMetrics, path: string, label: string): RateLimit {
+  const errors = metrics.standard<Counter>('resource_rate_limit_error', path, label);
+  const failed = (err: unknown): never => {
+    errors.inc(1);
+    throw err;
+  };
+  return {
+    access() {
+      try {
+        const r = rl.access();
+        return typeof r === 'number' ? r : r.catch(failed);
+      } catch (err) {
+        return failed(err);
+      }
+    },
+    close: rl.close ? () => rl.close!() : undefined,
+  };
+}
+
+function traceLogOf(batch: Batch): ProcessorTrace[] | undefined {
+  const m = batch[0];
+  if (m === undefined || !m.hasCtx()) return undefined;
+  return m.ctx[TRACE_LOG_KEY] as ProcessorTrace[] | undefined;
+}

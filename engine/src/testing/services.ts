@@ -1,0 +1,54 @@
+/**
+ * Where the real servers started by `scripts/services.sh up` listen: the environment variables,
+ * else what `up` wrote to .services/env, else the script's defaults.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ENV_FILE = fileURLToPath(new URL('../../../.services/env', import.meta.url));
+
+const DEFAULTS: Record<string, string> = {
+  SVC_PROMETHEUS_URL: 'http://127.0.0.1:19090',
+  SVC_PUSHGATEWAY_URL: 'http://127.0.0.1:19091',
+  SVC_METRICS_TARGET_ADDRESS: '127.0.0.1:19195',
+};
+
+function fromFile(): Record<string, string> {
+  try {
+    const out: Record<string, string> = {};
+    for (const line of readFileSync(ENV_FILE, 'utf8').split('\n')) {
+      const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
+      if (m) out[m[1]!] = m[2]!;
+    }
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+export function serviceAddress(name: keyof typeof DEFAULTS | string): string {
+  return process.env[name] ?? fromFile()[name] ?? DEFAULTS[name]!;
+}
+
+/** Polls `probe` every `everyMs` until it gives a value; rejects after `timeoutMs` saying what it waited for. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String((last as Error).message ?? last)}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Fetches with a timeout, so that a test never hangs on a dead server. */
+export function fetchWithin(url: string, init: RequestInit = {}, timeoutMs = 5_000): Promise<Response> {
+  return fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+}
