@@ -1,4 +1,4 @@
-import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, splitAck, type EndOfInput, type Transaction } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { Input } from '../plugin/types.js';
 import type { Batcher } from './batch-policy.js';
@@ -71,17 +71,8 @@ export class BatchingInput implements Input {
       const r = await this.batcher.flush();
       if (!r) return;
       if (r.batches.length === 0) return r.ack();
-      let left = r.batches.length;
-      let failure: Error | undefined;
-      for (const batch of r.batches) {
-        await this.out.push({
-          batch,
-          ack: (err) => {
-            failure ??= err;
-            if (--left === 0) r.ack(failure);
-          },
-        });
-      }
+      const ack = splitAck(r.ack, r.batches.length);
+      for (const batch of r.batches) await this.out.push({ batch, ack });
     });
     return this.flushing;
   }

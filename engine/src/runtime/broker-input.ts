@@ -1,8 +1,8 @@
 import { f, type Infer } from '../config/spec.js';
-import type { ComponentConfig } from '../config/component-config.js';
 import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
 import type { ComponentSpec, Input } from '../plugin/types.js';
 import { batchPolicySpec } from './batch-policy.js';
+import { withCopies } from './copies.js';
 import { Channel } from './channel.js';
 import { errorMessage } from '../errors.js';
 import { type Flush } from './flush-hint.js';
@@ -62,10 +62,7 @@ export const brokerInput: ComponentSpec<Conf, Input> = {
   config: brokerInputSpec,
   examples: ['input:\n  broker:\n    inputs:\n      - stdin: {}\n      - file:\n          paths: [./data.txt]\n'],
   factory: async (conf, ctx) => {
-    const configs: ComponentConfig[] = [];
-    for (let copy = 0; copy < conf.copies; copy++) {
-      for (const c of conf.inputs) configs.push(copy === 0 ? c : { ...c, path: `${c.path}#${copy}` });
-    }
+    const configs = withCopies(conf.inputs, conf.copies);
     const children = await Promise.all(configs.map(async (c) => inputOf(await ctx.buildInput(c))));
     return new BrokerInput(children, (m) => ctx.logger.error(m));
   },

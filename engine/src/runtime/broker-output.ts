@@ -1,5 +1,4 @@
 import { f, type Infer } from '../config/spec.js';
-import type { ComponentConfig } from '../config/component-config.js';
 import { errorMessage } from '../errors.js';
 import { copyBatch, type Batch } from '../message/message.js';
 import type { Ack } from '../message/transaction.js';
@@ -7,6 +6,7 @@ import type { Logger } from '../observability/logger.js';
 import type { ComponentSpec, Output } from '../plugin/types.js';
 import { Backoff } from './backoff.js';
 import { batchPolicySpec } from './batch-policy.js';
+import { withCopies } from './copies.js';
 import { sinkOf } from './builder.js';
 import { SINK, type Sink } from './sink.js';
 
@@ -152,10 +152,7 @@ export const brokerOutput: ComponentSpec<Conf, Output> = {
   config: brokerOutputSpec,
   examples: ['output:\n  broker:\n    pattern: fan_out\n    outputs:\n      - stdout: {}\n      - file:\n          path: ./out.txt\n'],
   factory: async (conf, ctx) => {
-    const configs: ComponentConfig[] = [];
-    for (let copy = 0; copy < conf.copies; copy++) {
-      for (const c of conf.outputs) configs.push(copy === 0 ? c : { ...c, path: `${c.path}#${copy}` });
-    }
+    const configs = withCopies(conf.outputs, conf.copies);
     const children = await Promise.all(configs.map(async (c) => sinkOf(await ctx.buildOutput(c))));
     return new BrokerOutput(children, conf.pattern, ctx.logger) as unknown as Output;
   },

@@ -1,10 +1,10 @@
 import { NotConnectedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
-import type { Ack } from '../message/transaction.js';
+import { splitAck, type Ack } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { OutputProbe } from '../observability/probes.js';
 import type { Output, Processor } from '../plugin/types.js';
-import { Backoff, sleep } from './backoff.js';
+import { Connection } from './connection.js';
 import type { Batcher } from './batch-policy.js';
 import { runProcessors } from './processor-chain.js';
 import { Semaphore } from './semaphore.js';
@@ -20,10 +20,7 @@ import type { ComponentStatus } from './status.js';
 export class OutputSink implements Sink {
   readonly [SINK] = true;
   private readonly slots: Semaphore;
-  private connected = false;
-  private connecting: Promise<void> | undefined;
-  private readonly backoff = new Backoff(100, 30_000);
-  private readonly closing = new AbortController();
+  private readonly connection: Connection;
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -33,36 +30,17 @@ export class OutputSink implements Sink {
     private readonly batcher: Batcher | undefined,
     maxInFlight: number,
     private readonly log: Logger,
-    private readonly status: ComponentStatus,
+    status: ComponentStatus,
     /** Counts, times and traces each write (absent when metrics and tracing are off). */
     private readonly probe?: OutputProbe,
   ) {
     this.slots = new Semaphore(Math.max(1, maxInFlight));
+    this.connection = new Connection(() => output.connect?.(), 'Output', log, status, probe && ((n) => probe.retrying(n)));
   }
 
   /** Connects (retrying with back-off); called once at start so `/ready` reflects reality. */
   connect(): Promise<void> {
-    return (this.connecting ??= this.connectLoop().finally(() => (this.connecting = undefined)));
-  }
-
-  private async connectLoop(): Promise<void> {
-    while (!this.connected && !this.closing.signal.aborted) {
-      try {
-        await this.output.connect?.();
-        this.connected = true;
-        this.status.connected = true;
-        this.status.reason = undefined;
-        this.backoff.reset();
-        this.probe?.retrying(0);
-        this.log.info('Output is now active');
-      } catch (err) {
-        this.status.reason = errorMessage(err);
-        const wait = this.backoff.next();
-        this.probe?.retrying(this.backoff.attempts);
-        this.log.error(`Failed to connect, retrying in ${wait}ms: ${errorMessage(err)}`);
-        await sleep(wait, this.closing.signal);
-      }
-    }
+    return this.connection.ensure();
   }
 
   send(batch: Batch, done: Ack): Promise<void> | void {
@@ -74,12 +52,7 @@ export class OutputSink implements Sink {
     const batches = await runProcessors(this.processors, batch);
     if (batches.length === 0) return done();
     if (batches.length === 1) return this.accept(batches[0]!, done);
-    let left = batches.length;
-    let failure: Error | undefined;
-    const part: Ack = (err) => {
-      failure ??= err;
-      if (--left === 0) done(failure);
-    };
+    const part = splitAck(done, batches.length);
     for (const b of batches) await this.accept(b, part);
   }
 
@@ -104,12 +77,7 @@ export class OutputSink implements Sink {
       const r = await this.batcher!.flush();
       if (!r) return;
       if (r.batches.length === 0) return r.ack();
-      let left = r.batches.length;
-      let failure: Error | undefined;
-      const part: Ack = (err) => {
-        failure ??= err;
-        if (--left === 0) r.ack(failure);
-      };
+      const part = splitAck(r.ack, r.batches.length);
       for (const b of r.batches) await this.write(b, part);
     });
     return this.flushing;
@@ -127,8 +95,9 @@ export class OutputSink implements Sink {
     const spans = probe?.tracing ? probe.startSpans(batch) : undefined;
     try {
       for (;;) {
-        if (!this.connected) await this.connect();
-        if (this.closing.signal.aborted && !this.connected) throw new Error('output closed before the batch could be written');
+        const conn = this.connection;
+        if (!conn.connected) await conn.ensure();
+        if (conn.closed && !conn.connected) throw new Error('output closed before the batch could be written');
         const t0 = probe !== undefined ? probe.begin() : -1;
         const weight = probe !== undefined ? probe.weight : 0;
         try {
@@ -142,10 +111,7 @@ export class OutputSink implements Sink {
         } catch (err) {
           probe?.attempted(batch.length, t0, weight, err);
           if (!(err instanceof NotConnectedError)) throw err;
-          this.connected = false;
-          this.status.connected = false;
-          this.status.reason = errorMessage(err);
-          this.log.warn(`Lost connection, reconnecting: ${errorMessage(err)}`);
+          this.connection.lost(err);
         }
       }
     } catch (err) {
@@ -161,9 +127,7 @@ export class OutputSink implements Sink {
     if (this.batcher) await this.flush();
     await this.flushing;
     await this.slots.idle();
-    this.closing.abort();
-    this.status.connected = false;
-    this.status.reason = 'closed';
+    this.connection.close();
     this.probe?.closed();
     await this.output.close?.();
   }

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { RootConfig } from '../config/root-spec.js';
 import { errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
-import { END_OF_INPUT, type Ack, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, splitAck, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
 import type { Registry } from '../plugin/registry.js';
@@ -152,12 +152,7 @@ export class Stream {
       if (r) await r;
       return;
     }
-    let left = batches.length;
-    let failure: Error | undefined;
-    const part: Ack = (err) => {
-      failure ??= err;
-      if (--left === 0) ack(failure);
-    };
+    const part = splitAck(ack, batches.length);
     for (const b of batches) {
       const r = sink.send(b, part);
       if (r) await r;

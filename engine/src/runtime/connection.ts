@@ -1,0 +1,82 @@
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import { Backoff, sleep } from './backoff.js';
+import type { ComponentStatus } from './status.js';
+
+/**
+ * A component's connection, as inputs and outputs share it: connects with exponential back-off
+ * until it succeeds or is closed, one attempt loop at a time, keeping the component's status
+ * (for `/ready`) and its retry gauge current.
+ */
+export class Connection {
+  connected = false;
+  private connecting: Promise<void> | undefined;
+  private readonly backoff = new Backoff(100, 30_000);
+  private readonly closing = new AbortController();
+
+  constructor(
+    private readonly connectOnce: () => Promise<void> | void,
+    /** 'Input' or 'Output', for the log lines. */
+    private readonly what: string,
+    private readonly log: Logger,
+    private readonly status: ComponentStatus,
+    private readonly onRetry?: (attempts: number) => void,
+  ) {}
+
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
+  get signal(): AbortSignal {
+    return this.closing.signal;
+  }
+
+  /** Resolves once connected, or once closed (then `connected` stays false). */
+  ensure(): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    return (this.connecting ??= this.loop().finally(() => (this.connecting = undefined)));
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.connected && !this.closed) {
+      try {
+        await this.connectOnce();
+        this.connected = true;
+        this.status.connected = true;
+        this.status.reason = undefined;
+        this.backoff.reset();
+        this.onRetry?.(0);
+        this.log.info(`${this.what} is now active`);
+      } catch (err) {
+        this.status.reason = errorMessage(err);
+        const wait = this.backoff.next();
+        this.onRetry?.(this.backoff.attempts);
+        this.log.error(`Failed to connect, retrying in ${wait}ms: ${errorMessage(err)}`);
+        await sleep(wait, this.closing.signal);
+      }
+    }
+  }
+
+  /** The component said it lost its connection (NotConnectedError): reconnect on next use. */
+  lost(err: unknown): void {
+    this.connected = false;
+    this.status.connected = false;
+    this.status.reason = errorMessage(err);
+    this.log.warn(`Lost connection, reconnecting: ${errorMessage(err)}`);
+  }
+
+  /** Waits the next back-off step after a failure that is not a lost connection. */
+  retryAfterFailure(what: string, err: unknown): Promise<boolean> {
+    const wait = this.backoff.next();
+    this.onRetry?.(this.backoff.attempts);
+    this.log.error(`${what}, retrying in ${wait}ms: ${errorMessage(err)}`);
+    return sleep(wait, this.closing.signal);
+  }
+
+  close(): void {
+    this.closing.abort();
+    this.connected = false;
+    this.status.connected = false;
+    this.status.reason = 'closed';
+  }
+}
