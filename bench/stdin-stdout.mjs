@@ -26,7 +26,7 @@ export async function run({ quick = false } = {}) {
     {
       bench: 'stdin → stdout, 100-byte lines, piped',
       result: `${fmt(rate)} lines/s, ${fmt(bytes / engine)}B/s`,
-      baseline: `cat | cat ${fmt(bytes / cat)}B/s`,
+      baseline: `cat piped to cat ${fmt(bytes / cat)}B/s`,
       ratio: cat / engine,
       target: '≥ 2.5 M lines/s and ≥ 40% of cat',
       pass: rate >= 2.5e6 && cat / engine >= 0.4,

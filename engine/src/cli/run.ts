@@ -36,6 +36,7 @@ export async function run(args: Args): Promise<number> {
   config.logger = loggerConf;
   const logger = createLogger(loggerConf);
   const status = new StatusBoard();
+  status.hold('the stream is starting');
   let service: ServiceServer | undefined;
   if (config.http.enabled) {
     service = new ServiceServer(config.http, { status, logger: logger.child({ path: 'root.http' }), version: engineVersion() });
@@ -44,6 +45,7 @@ export async function run(args: Args): Promise<number> {
   const stream = new Stream({ config, registry: registry(), logger, plugins, service, status });
   try {
     await stream.build();
+    status.release();
   } catch (err) {
     logger.error(`Cannot start the stream: ${errorMessage(err)}`);
     await service?.close();

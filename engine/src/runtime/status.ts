@@ -9,6 +9,17 @@ export interface ComponentStatus {
 
 export class StatusBoard {
   private readonly entries = new Map<string, ComponentStatus>();
+  /** While set, the stream is not ready whatever its components say (it is still being built). */
+  private holding: ComponentStatus | undefined;
+
+  /** Not ready until `release()`: the server answers before the stream's components exist. */
+  hold(reason: string): void {
+    this.holding = { path: 'root', kind: 'input', type: 'stream', connected: false, reason };
+  }
+
+  release(): void {
+    this.holding = undefined;
+  }
 
   track(path: string, kind: 'input' | 'output', type: string): ComponentStatus {
     const s: ComponentStatus = { path, kind, type, connected: false, reason: 'not connected yet' };
@@ -18,7 +29,8 @@ export class StatusBoard {
 
   /** The components that are not connected, with why; empty when ready. */
   notReady(): ComponentStatus[] {
-    return [...this.entries.values()].filter((s) => !s.connected);
+    const out = [...this.entries.values()].filter((s) => !s.connected);
+    return this.holding ? [this.holding, ...out] : out;
   }
 
   all(): ComponentStatus[] {

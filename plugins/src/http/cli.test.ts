@@ -152,6 +152,47 @@ output:
     await up.close();
   });
 
+  it('continues the caller\'s trace: a traceparent in reaches the upstream (tracing on and off, threads 2)', async () => {
+    const up = await upstream((_req, _body, res) => res.end('ok'));
+    // Stands in for an OTLP/HTTP collector (a test double): takes the exported spans, answers 200.
+    const collector = await upstream((_req, _body, res) => res.end('{}'));
+    const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const otlp = `open_telemetry_collector: { http: [ { address: '${collector.url.replace(/^http:\/\//, '')}' } ], grpc: [] }`;
+    for (const tracer of ['none: {}', otlp]) {
+      const port = await freePort();
+      const config = join(dir, 'trace.yaml');
+      writeFileSync(
+        config,
+        `http: { address: 127.0.0.1:${port} }
+logger: { level: WARN }
+input:
+  http_server: { path: /in, ws_path: '' }
+pipeline:
+  threads: 2
+  processors: [ { mapping: 'root = content().uppercase()' } ]
+output:
+  http_client: { url: '${up.url}/out', verb: POST }
+tracer:
+  ${tracer}
+`,
+      );
+      const e = await engine(['-c', config], port);
+      const before = up.requests.length;
+      const res = await request(`${e.base}/in`, { method: 'POST', body: 'hello', headers: { traceparent: `00-${trace}-00f067aa0ba902b7-01` } });
+      const text = await res.body.text();
+      assert.equal(res.statusCode, 200, `${text} ${e.stderr()}`);
+      const seen = up.requests.slice(before);
+      assert.equal(seen.length, 1);
+      assert.equal(seen[0]!.body.toString(), 'HELLO');
+      const got = String(seen[0]!.headers.traceparent);
+      assert.match(got, new RegExp(`^00-${trace}-[0-9a-f]{16}-0[01]$`), `${tracer}: ${got}`);
+      assert.match(String(seen[0]!.headers['uber-trace-id']), new RegExp(`^${trace}:`));
+      assert.equal(await e.stop(), 0, e.stderr());
+    }
+    await up.close();
+    await collector.close();
+  });
+
   it('the sync_response processor on worker threads: the request gets the mid-pipeline message, the output the final one', async () => {
     const port = await freePort();
     const out = join(dir, 'final.txt');

@@ -95,7 +95,7 @@ export class HttpClientInput implements Input {
   }
 
   private async readPolled(): Promise<Transaction | undefined> {
-    // TODO(tracing, issue 5 item 6): inject the span context into the request headers.
+    // A poll starts a new trace: the runtime opens the root span of each message it reads.
     const res = await this.client.send(this.prev, this.body());
     const batch = responseBatch(res, this.extract);
     if (batch.length === 0) return undefined;

@@ -85,9 +85,8 @@ export class HttpClientOutput implements Output {
   }
 
   private async sendOne(batch: Batch, body: RequestBody): Promise<void> {
-    // TODO(tracing, issue 5 item 6): inject the messages' span context into the request headers
-    // with the observability layer's inject function.
-    const res = await this.client.send(batch, body);
+    // The request continues the trace of its (first) message.
+    const res = await this.client.send(batch, { ...body, trace: batch[0] });
     if (!this.conf.propagate_response) return;
     const responses = responseBatch(res, this.extract);
     for (let i = 0; i < batch.length && i < responses.length; i++) batch[i]!.setReply(responseReply(responses[i]!));

@@ -20,6 +20,7 @@ import {
   type Interpolation,
   type Logger,
   type RateLimit,
+  injectTraceHeaders,
 } from '@svc/engine';
 import { BasicAuth } from './basic-auth.js';
 import type { clientFields } from './client-spec.js';
@@ -56,6 +57,8 @@ export interface StreamResponse {
 export interface RequestBody {
   body?: Buffer;
   contentType?: string;
+  /** The message whose trace the request continues (`traceparent` and `uber-trace-id` are injected). */
+  trace?: Message;
 }
 
 const EMPTY_BATCH: Batch = [new Message()];
@@ -117,6 +120,7 @@ export class HttpClient {
     for (const [k, v] of this.metadata.walk(msg)) headers[k.toLowerCase()] = v;
     for (const [k, v] of this.headers) headers[k] = v.value(msg, ctx);
     if (body.contentType) headers['content-type'] = body.contentType;
+    if (body.trace) injectTraceHeaders(body.trace, headers);
     const req: OutgoingRequest = { method: method.toUpperCase(), url, headers, body: body.body };
     for (const a of this.auth) await a.apply(req);
     return req;

@@ -29,6 +29,8 @@ import {
   type Logger,
   type RateLimit,
   type Transaction,
+  extractTraceHeaders,
+  setTraceParent,
 } from '@svc/engine';
 import { Cors } from './cors.js';
 import { isMultipart, parseMultipart, MultipartError } from './multipart.js';
@@ -275,8 +277,9 @@ export class HttpServerInput implements Input {
       this.log.warn(`Request read failed: ${errorMessage(err)}`);
       return answer(req, res, 400, 'Bad request\n');
     }
-    // TODO(tracing, issue 5 item 6): extract the parent span from req.headers (traceparent,
-    // uber-trace-id) with the observability layer's extract function and start the root span.
+    // A caller's `traceparent` / `uber-trace-id` becomes the parent of each message's root span.
+    const parent = extractTraceHeaders(req.headers);
+    if (parent) for (const m of batch) setTraceParent(m, parent);
     this.deliver(req, res, batch, deadline);
   }
 
