@@ -122,6 +122,18 @@ describe('engine CLI', () => {
     assert.match(r.stdout, /shutdown_timeout: 20s/);
   });
 
+  it('echo scrubs secret fields', () => {
+    const cfg = file(
+      'secret.yaml',
+      'input:\n  stdin: {}\noutput:\n  http_client:\n    url: http://127.0.0.1:1/x\n    basic_auth: { enabled: true, username: me, password: hunter2 }\n',
+    );
+    const r = engine(['echo', '-c', cfg]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /hunter2/);
+    assert.match(r.stdout, /password: "?!!!SECRET_SCRUBBED!!!"?/);
+    assert.match(r.stdout, /username: me/);
+  });
+
   it('-s overrides a field and -r adds resources', () => {
     const res = file('res.yaml', 'rate_limit_resources:\n  - label: lim\n    local: { count: 1000, interval: 1s }\n');
     const cfg = file('set.yaml', `${QUIET}input:\n  generate: { mapping: 'root = "a"', interval: '', count: 1 }\npipeline:\n  processors: [ { rate_limit: { resource: lim } } ]\noutput: { stdout: {} }\n`);
