@@ -23,6 +23,7 @@ import {
   type Transaction,
 } from '@svc/engine';
 import { clientFields } from './client-spec.js';
+import { loadUndici } from './lazy-deps.js';
 import { HttpClient, type StreamResponse } from './http-client.js';
 import { MetadataFilter } from './metadata-filter.js';
 import { responseBatch } from './response-batch.js';
@@ -180,5 +181,8 @@ rate_limit_resources:
       enabled: true
       reconnect: true`,
   ],
-  factory: (conf, ctx) => new HttpClientInput(conf, ctx),
+  factory: async (conf, ctx) => {
+    await loadUndici();
+    return new HttpClientInput(conf, ctx);
+  },
 });

@@ -18,6 +18,7 @@ import {
   type Output,
 } from '@svc/engine';
 import { clientFields } from './client-spec.js';
+import { loadUndici } from './lazy-deps.js';
 import { HttpClient, type RequestBody } from './http-client.js';
 import { MetadataFilter } from './metadata-filter.js';
 import { buildMultipart, type Part } from './multipart.js';
@@ -156,5 +157,8 @@ output:
     propagate_response: true
     extract_headers: { include_prefixes: [ content- ] }`,
   ],
-  factory: (conf, ctx) => new HttpClientOutput(conf, ctx),
+  factory: async (conf, ctx) => {
+    await loadUndici();
+    return new HttpClientOutput(conf, ctx);
+  },
 });

@@ -7,7 +7,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Agent, ProxyAgent, interceptors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './lazy-deps.js';
 import {
   Message,
   compileInterpolation,
@@ -96,9 +97,9 @@ export class HttpClient {
     this.rateLimit = conf.rate_limit ? ctx.resources.rateLimit(conf.rate_limit) : undefined;
     const tls = tlsConnectOptions(conf.tls);
     const base: Dispatcher = conf.proxy_url
-      ? new ProxyAgent({ uri: conf.proxy_url, requestTls: tls, keepAliveTimeout: KEEP_ALIVE_MS })
-      : new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connect: tls });
-    this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 10 }));
+      ? new (undici().ProxyAgent)({ uri: conf.proxy_url, requestTls: tls, keepAliveTimeout: KEEP_ALIVE_MS })
+      : new (undici().Agent)({ keepAliveTimeout: KEEP_ALIVE_MS, connect: tls });
+    this.dispatcher = base.compose(undici().interceptors.redirect({ maxRedirections: 10 }));
     if (conf.basic_auth.enabled) this.auth.push(new BasicAuth(conf.basic_auth));
     if (conf.oauth.enabled) this.auth.push(new OAuth1(conf.oauth));
     if (conf.oauth2.enabled) this.auth.push(new OAuth2(conf.oauth2, this.dispatcher, this.timeoutMs || 30_000));

@@ -39,6 +39,7 @@ import { BodyError, Deadline, readBody } from './request-body.js';
 import { requestMetadata, splitTarget, type RequestInfo } from './request-metadata.js';
 import { OwnServer } from './own-server.js';
 import { ResponseRenderer, syncResponseSpec, type RenderedResponse } from './sync-response.js';
+import { loadWs } from './lazy-deps.js';
 import { WebsocketEndpoint } from './websocket-endpoint.js';
 
 /** The default limit of a request body. */
@@ -407,6 +408,9 @@ output:
       headers:
         Content-Type: application/json`,
   ],
-  factory: (conf, ctx) => new HttpServerInput(conf, ctx),
+  factory: async (conf, ctx) => {
+    if (conf.ws_path) await loadWs();
+    return new HttpServerInput(conf, ctx);
+  },
 });
 

@@ -3,7 +3,8 @@
  * client's key and secret, cached until shortly before it expires, and sent as a bearer token.
  * Concurrent requests share one token fetch.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from './lazy-deps.js';
 import { ErrorCode, SvcError, errorMessage, f, type Infer } from '@svc/engine';
 import type { OutgoingRequest, RequestAuth } from './outgoing-request.js';
 
@@ -63,7 +64,7 @@ export class OAuth2 implements RequestAuth {
     let status: number;
     let text: string;
     try {
-      const res = await request(this.conf.token_url, {
+      const res = await (await loadUndici()).request(this.conf.token_url, {
         dispatcher: this.dispatcher,
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },

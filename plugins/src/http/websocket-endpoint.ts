@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
+import { ws } from './lazy-deps.js';
 import { Backoff, Message, errorMessage, sleep, type Logger, type MetaValue, type RateLimit, type Transaction } from '@svc/engine';
 import type { PathPattern } from './path-pattern.js';
 import { requestMetadata, splitTarget } from './request-metadata.js';
@@ -30,7 +31,7 @@ export class WebsocketEndpoint {
     readonly pattern: PathPattern,
     private readonly opts: WebsocketOptions,
   ) {
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayload, clientTracking: true });
+    this.wss = new (ws().WebSocketServer)({ noServer: true, maxPayload: opts.maxPayload, clientTracking: true });
   }
 
   /** Takes an upgrade request: answers 404 off `ws_path` and 503 while closing. */
