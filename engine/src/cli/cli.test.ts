@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,13 @@ function until(cond: () => boolean, child: ReturnType<typeof spawn>): Promise<vo
       }
     }, 10);
   });
+}
+
+/** Removes the common indentation of a block (README examples inside list items are indented). */
+function dedent(text: string): string {
+  const lines = text.split('\n');
+  const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => /^ */.exec(l)![0].length));
+  return lines.map((l) => l.slice(indent)).join('\n');
 }
 
 const QUIET = 'http: { enabled: false }\nlogger: { level: WARN }\n';
@@ -235,6 +242,43 @@ describe('engine CLI', () => {
     const r = engine(['lint', bad]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /lang2\.yaml:5:\d+ .*\(root\.input\.broker\.batching\.check\)/);
+  });
+
+  it('every YAML example in the README passes lint (the README stays true)', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => dedent(m[1]!));
+    assert.ok(blocks.length >= 8, `only ${blocks.length} YAML blocks found`);
+    // The plugin walkthrough names a module the reader writes first; the rest must lint as is.
+    const files = blocks
+      .filter((b) => !/^plugins:/m.test(b))
+      .map((b, i) => file(`readme-${i}.yaml`, b));
+    // Secrets come from the environment in the examples, as they should: give them values.
+    const env: Record<string, string> = { ...process.env } as Record<string, string>;
+    for (const [, name] of readme.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)) env[name!] = 'set-by-test';
+    const r = spawnSync(process.execPath, [ENGINE, 'lint', ...files], { encoding: 'utf8', timeout: 60_000, cwd: dir, env });
+    assert.equal(r.status, 0, r.stderr);
+  });
+
+  it('the README plugin walkthrough runs as written, on two threads', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const ts = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => dedent(m[1]!)).find((b) => b.includes("registerProcessor('shout'"));
+    const yaml = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => dedent(m[1]!)).find((b) => b.includes('./my-plugin.ts'));
+    assert.ok(ts && yaml, 'the walkthrough blocks are in the README');
+    // Inside the checkout, so that the plugin resolves @svc/engine as a user's project would.
+    const work = mkdtempSync(join(ROOT, '.readme-walkthrough-'));
+    try {
+      writeFileSync(join(work, 'my-plugin.ts'), ts);
+      writeFileSync(join(work, 'my.yaml'), yaml);
+      const r = spawnSync(process.execPath, [ENGINE, '-c', join(work, 'my.yaml'), '-s', 'http.enabled=false'], {
+        input: 'hi\n',
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, 'HI!!\n');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('every config in configs/ passes lint', () => {
