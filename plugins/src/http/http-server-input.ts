@@ -33,7 +33,7 @@ import {
   setTraceParent,
 } from '@svc/engine';
 import { Cors } from './cors.js';
-import { isMultipart, parseMultipart, MultipartError } from './multipart.js';
+import { isMultipart, parseMultipart } from './multipart.js';
 import { PathPattern } from './path-pattern.js';
 import { BodyError, Deadline, readBody } from './request-body.js';
 import { requestMetadata, splitTarget, type RequestInfo } from './request-metadata.js';

@@ -14,15 +14,13 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import {
   END_OF_INPUT,
-  registry,
+  buildComponent,
+  testContext as engineTestContext,
+  type TestContext,
   type Batch,
   type ComponentContext,
   type ComponentKind,
-  type Field,
   type Input,
-  type LogFields,
-  type Logger,
-  type LogLevelName,
   type Output,
   type Processor,
   type RateLimit,
@@ -31,41 +29,7 @@ import {
   type UpgradeHandler,
 } from '@svc/engine';
 
-export interface LogLine {
-  level: LogLevelName;
-  msg: string;
-}
-
-export class RecordingLogger implements Logger {
-  readonly lines: LogLine[] = [];
-  private add(level: LogLevelName, msg: string): void {
-    this.lines.push({ level, msg });
-  }
-  fatal(msg: string): void {
-    this.add('FATAL', msg);
-  }
-  error(msg: string): void {
-    this.add('ERROR', msg);
-  }
-  warn(msg: string): void {
-    this.add('WARN', msg);
-  }
-  info(msg: string): void {
-    this.add('INFO', msg);
-  }
-  debug(msg: string): void {
-    this.add('DEBUG', msg);
-  }
-  trace(msg: string): void {
-    this.add('TRACE', msg);
-  }
-  enabled(): boolean {
-    return true;
-  }
-  child(_fields?: LogFields): Logger {
-    return this;
-  }
-}
+export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type TestContext } from '@svc/engine';
 
 /** A stand-in for the service-wide server: exact and prefix mounts, upgrades, on loopback. */
 export class FakeService implements ServiceRoutes {
@@ -122,70 +86,13 @@ export class FakeService implements ServiceRoutes {
   }
 }
 
-const unavailable = (what: string) => (): never => {
-  throw new Error(`${what} is not available in the test context`);
-};
-
-export interface TestContext extends ComponentContext {
-  readonly logger: RecordingLogger;
-}
-
+/** A context for a component under test (with a stand-in service and rate limits when given). */
 export function testContext(opts: { service?: ServiceRoutes; rateLimits?: Record<string, RateLimit>; type?: string } = {}): TestContext {
-  const type = opts.type ?? 'test';
-  return {
-    path: `root.test.${type}`,
-    label: type,
-    type,
-    logger: new RecordingLogger(),
-    resources: {
-      rateLimit: (label) => {
-        const r = opts.rateLimits?.[label];
-        if (!r) throw new Error(`rate limit ${label} is not defined`);
-        return r;
-      },
-      hasRateLimit: (label) => Boolean(opts.rateLimits?.[label]),
-    },
-    service: opts.service,
-    isWorker: false,
-    sharedBuffer: (_key, bytes) => new SharedArrayBuffer(bytes),
-    buildProcessors: unavailable('buildProcessors'),
-    buildInput: unavailable('buildInput'),
-    buildOutput: unavailable('buildOutput'),
-  };
+  return engineTestContext(opts);
 }
 
-/** The value with the field's defaults applied (objects: field by field). */
-export function withDefaults<T>(field: Field<T>, value?: unknown): T {
-  if (field.kind === 'object' && field.fields) {
-    const given = (value ?? {}) as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const [k, child] of Object.entries(field.fields)) out[k] = withDefaults(child, given[k]);
-    return out as T;
-  }
-  if (value === undefined && field.hasDefault) return structuredClone(field.defaultValue) as T;
-  return value as T;
-}
-
-/** The lint problems of a value (each field's own check), as `path: message`. */
-export function lint(field: Field<unknown>, value: unknown, path = 'config'): string[] {
-  const out: string[] = [];
-  // An absent object is its fields' defaults, as the config validator fills it.
-  if (value === undefined && field.kind === 'object' && field.fields) value = {};
-  if (value === undefined) return field.required ? [`${path}: required`] : out;
-  if (field.options && !field.options.includes(value as string)) out.push(`${path}: expected one of ${field.options.join(', ')}`);
-  if (field.kind === 'object' && field.fields) {
-    for (const [k, child] of Object.entries(field.fields)) out.push(...lint(child, (value as Record<string, unknown>)[k], `${path}.${k}`));
-  }
-  if (field.kind === 'array' && field.item && Array.isArray(value)) value.forEach((v, i) => out.push(...lint(field.item!, v, `${path}.${i}`)));
-  const problem = field.check?.(value);
-  if (problem) out.push(`${path}: ${problem}`);
-  return out;
-}
-
-export async function build<T>(kind: ComponentKind, name: string, config: unknown, ctx: ComponentContext = testContext()): Promise<T> {
-  const reg = registry().get(kind, name);
-  if (!reg) throw new Error(`${kind} ${name} is not registered`);
-  return (await reg.spec.factory(withDefaults(reg.spec.config, config), ctx)) as T;
+export function build<T>(kind: ComponentKind, name: string, config: unknown, ctx: ComponentContext = testContext()): Promise<T> {
+  return buildComponent<T>(kind, name, config, ctx);
 }
 
 /**

@@ -6,93 +6,35 @@
  */
 import {
   Message,
+  RecordingLogger,
+  testContext as engineTestContext,
+  type TestContext,
   f,
   registerOutput,
   registry,
   type Batch,
   type ComponentConfig,
-  type ComponentContext,
   type ComponentKind,
   type Field,
-  type LogFields,
-  type Logger,
-  type LogLevelName,
   type Output,
   type Processor,
 } from '@svc/engine';
 
-export interface LogLine {
-  level: LogLevelName;
-  msg: string;
-  fields?: LogFields;
-}
-
-const SEVERITY: Record<string, number> = { OFF: 0, NONE: 0, FATAL: 1, ERROR: 2, WARN: 3, INFO: 4, DEBUG: 5, TRACE: 6, ALL: 7 };
-
-/** A Logger that keeps its lines (with the fields of its children merged in), up to `level`. */
-export class RecordingLogger implements Logger {
-  constructor(
-    readonly lines: LogLine[] = [],
-    private readonly base: LogFields = {},
-    readonly level: LogLevelName = 'ALL',
-  ) {}
-  private add(level: LogLevelName, msg: string, fields?: LogFields): void {
-    if (!this.enabled(level)) return;
-    const all = fields === undefined && Object.keys(this.base).length === 0 ? undefined : { ...this.base, ...fields };
-    this.lines.push(all === undefined ? { level, msg } : { level, msg, fields: all });
-  }
-  fatal(msg: string, fields?: LogFields): void {
-    this.add('FATAL', msg, fields);
-  }
-  error(msg: string, fields?: LogFields): void {
-    this.add('ERROR', msg, fields);
-  }
-  warn(msg: string, fields?: LogFields): void {
-    this.add('WARN', msg, fields);
-  }
-  info(msg: string, fields?: LogFields): void {
-    this.add('INFO', msg, fields);
-  }
-  debug(msg: string, fields?: LogFields): void {
-    this.add('DEBUG', msg, fields);
-  }
-  trace(msg: string, fields?: LogFields): void {
-    this.add('TRACE', msg, fields);
-  }
-  enabled(level: LogLevelName): boolean {
-    return SEVERITY[level]! <= SEVERITY[this.level]!;
-  }
-  child(fields: LogFields): Logger {
-    return new RecordingLogger(this.lines, { ...this.base, ...fields }, this.level);
-  }
-}
-
-export interface TestContext extends ComponentContext {
-  readonly logger: RecordingLogger;
-}
-
-const unavailable = (what: string) => (): never => {
-  throw new Error(`${what} is not available in the test context`);
-};
+export { RecordingLogger, type LogLine, type TestContext } from '@svc/engine';
 
 /** A context whose buildProcessors/buildOutput go through the registry's factories. */
 export function testContext(path = 'root.test', logger = new RecordingLogger()): TestContext {
-  return {
-    path,
-    label: 'test',
+  return engineTestContext({
     type: 'test',
+    path,
     logger,
-    resources: { rateLimit: unavailable('rateLimit'), hasRateLimit: () => false },
-    isWorker: false,
-    sharedBuffer: (_key, bytes) => new SharedArrayBuffer(bytes),
     buildProcessors: async (configs) => {
       const out: Processor[] = [];
       for (const c of configs) out.push((await create('processor', c, logger)) as Processor);
       return out;
     },
-    buildInput: unavailable('buildInput'),
     buildOutput: async (c) => (await create('output', c, logger)) as Output,
-  };
+  });
 }
 
 async function create(kind: ComponentKind, c: ComponentConfig, logger: RecordingLogger): Promise<unknown> {
