@@ -2,7 +2,8 @@
  * The `mapping` processor (and `bloblang`, its older name): each message becomes the document a
  * mapping builds from it.
  */
-import { compileMapping, f, registerProcessor, type Batch, type ComponentSpec, type ExecContext, type Processor } from '@svc/engine';
+import { f, registerProcessor, type ComponentSpec, type Processor } from '@svc/engine';
+import { mappingProcessorOf } from './apply-mapping.js';
 
 const spec = f
   .mapping()
@@ -37,32 +38,7 @@ export const mappingProcessor: ComponentSpec<string, Processor> = {
     - mapping: 'root = if this.type == "ping" { deleted() }'
 `,
   ],
-  factory: (src, ctx) => {
-    const mapping = compileMapping(src);
-    const log = ctx.logger;
-    return {
-      process(batch) {
-        const exec: ExecContext = { batch, index: 0 };
-        let kept: Batch | undefined;
-        for (let i = 0; i < batch.length; i++) {
-          const m = batch[i]!;
-          exec.index = i;
-          let keep = true;
-          try {
-            keep = mapping.apply(m, exec, false);
-          } catch (err) {
-            // apply() changes nothing before the mapping has run to its end.
-            m.setError(err);
-            log.debug(`Mapping failed: ${m.error}`);
-          }
-          if (!keep) kept ??= batch.slice(0, i);
-          else if (kept !== undefined) kept.push(m);
-        }
-        if (kept === undefined) return [batch];
-        return kept.length > 0 ? [kept] : [];
-      },
-    };
-  },
+  factory: (src, ctx) => mappingProcessorOf(src, ctx.logger, false),
 };
 
 registerProcessor('mapping', mappingProcessor);

@@ -1,5 +1,6 @@
 /** The `mutation` processor: a mapping that edits each message in place. */
-import { compileMapping, f, registerProcessor, type Batch, type ExecContext } from '@svc/engine';
+import { f, registerProcessor } from '@svc/engine';
+import { mappingProcessorOf } from './apply-mapping.js';
 
 const spec = f
   .mapping()
@@ -24,33 +25,5 @@ registerProcessor('mutation', {
         meta kind = "order"
 `,
   ],
-  factory: (src, ctx) => {
-    const mapping = compileMapping(src);
-    const log = ctx.logger;
-    return {
-      process(batch) {
-        const exec: ExecContext = { batch, index: 0 };
-        let kept: Batch | undefined;
-        for (let i = 0; i < batch.length; i++) {
-          const m = batch[i]!;
-          exec.index = i;
-          // The mapping edits the parsed document in place, so a failure halfway would leave
-          // half an edit: keep the bytes to restore. Free unless an earlier step left only JSON.
-          const before = m.content;
-          let keep = true;
-          try {
-            keep = mapping.apply(m, exec, true);
-          } catch (err) {
-            m.content = before;
-            m.setError(err);
-            log.debug(`Mutation failed: ${m.error}`);
-          }
-          if (!keep) kept ??= batch.slice(0, i);
-          else if (kept !== undefined) kept.push(m);
-        }
-        if (kept === undefined) return [batch];
-        return kept.length > 0 ? [kept] : [];
-      },
-    };
-  },
+  factory: (src, ctx) => mappingProcessorOf(src, ctx.logger, true),
 });
