@@ -1,7 +1,7 @@
 // generate → drop, 100-byte messages in batches of 100: the runtime's own cost per batch.
 // Baseline: a bare loop building the same batches of messages in this process.
 import { Message } from '@svc/engine';
-import { best, config, fmt, timeEngine } from './lib.mjs';
+import { config, engineRate, fmt } from './lib.mjs';
 
 const PAYLOAD = 'x'.repeat(100);
 
@@ -46,9 +46,7 @@ export async function run({ quick = false } = {}) {
     ['threads 2, noop processor (worker pool)', 2, '[ { noop: {} } ]', Math.round(n / 3)],
   ];
   for (const [label, threads, procs, count] of variants) {
-    const startup = best(3, () => timeEngine(cfg('gen-drop-startup', 1, threads, procs)));
-    const total = best(2, () => timeEngine(cfg('gen-drop', count, threads, procs)));
-    const rate = count / Math.max(1e-3, total - startup);
+    const rate = engineRate((c, startup) => cfg(startup ? 'gen-drop-startup' : 'gen-drop', c, threads, procs), count, { startupRuns: 3 });
     rows.push({
       bench: `generate → drop, ${label}`,
       result: `${fmt(rate)} msg/s`,

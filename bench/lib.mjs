@@ -52,6 +52,17 @@ export function sampleRss(cfg, everyMs = 200) {
   });
 }
 
+/**
+ * Messages per second of an engine run of `count` messages, best of `runs`, with start-up (the
+ * best of `startupRuns` runs of one message) subtracted. `configFor(count, startup)` writes the
+ * config for a run and returns its path.
+ */
+export function engineRate(configFor, count, { startupRuns = 2, runs = 2 } = {}) {
+  const startup = best(startupRuns, () => timeEngine(configFor(1, true)));
+  const total = best(runs, () => timeEngine(configFor(count, false)));
+  return count / Math.max(1e-3, total - startup);
+}
+
 /** Best (minimum) of `n` runs of `f`. */
 export function best(n, f) {
   let m = Infinity;

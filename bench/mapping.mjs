@@ -1,7 +1,7 @@
 // `mapping` with a 10-field restructure of a 1 KB JSON document, against the same
 // transformation hand-written in plain TypeScript/JavaScript (a processor plugin), threads 1 and 2.
 import { join } from 'node:path';
-import { ROOT, best, config, fmt, timeEngine } from './lib.mjs';
+import { ROOT, config, engineRate, fmt } from './lib.mjs';
 
 const doc = {
   id: 'ord-0001',
@@ -49,9 +49,7 @@ export async function run({ quick = false } = {}) {
   const rows = [];
   for (const threads of [1, 2]) {
     const rate = (proc, name) => {
-      const startup = best(2, () => timeEngine(cfg(`${name}-startup-${threads}`, 1, threads, proc)));
-      const total = best(2, () => timeEngine(cfg(`${name}-${threads}`, n, threads, proc)));
-      return n / Math.max(1e-3, total - startup);
+      return engineRate((c, startup) => cfg(startup ? `${name}-startup-${threads}` : `${name}-${threads}`, c, threads, proc), n);
     };
     const hand = rate('bench_restructure: {}', 'hand');
     const mapped = rate(mapping, 'mapping');

@@ -1,6 +1,6 @@
 // A CPU-heavy processor (JSON parse + re-serialise of 1 KB messages): threads 2 vs threads 1.
 import { join } from 'node:path';
-import { ROOT, best, config, fmt, timeEngine } from './lib.mjs';
+import { ROOT, config, engineRate, fmt } from './lib.mjs';
 
 const doc = {};
 for (let i = 0; doc && JSON.stringify(doc).length < 1000; i++) doc[`field_${i}`] = `value number ${i} of the document`;
@@ -28,9 +28,7 @@ export async function run({ quick = false } = {}) {
   const n = quick ? 300_000 : 1_500_000;
   const rates = {};
   for (const threads of [1, 2]) {
-    const startup = best(2, () => timeEngine(cfg(`cpu-startup-${threads}`, 1, threads)));
-    const total = best(2, () => timeEngine(cfg(`cpu-${threads}`, n, threads)));
-    rates[threads] = n / Math.max(1e-3, total - startup);
+    rates[threads] = engineRate((c, startup) => cfg(startup ? `cpu-startup-${threads}` : `cpu-${threads}`, c, threads), n);
   }
   const speedup = rates[2] / rates[1];
   return [
