@@ -4,6 +4,7 @@ import { splitAck, type Ack } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { OutputProbe } from '../observability/probes.js';
 import type { Output, Processor } from '../plugin/types.js';
+import { BatchFlusher } from './batch-flusher.js';
 import { Connection } from './connection.js';
 import type { Batcher } from './batch-policy.js';
 import { runProcessors } from './processor-chain.js';
@@ -21,13 +22,12 @@ export class OutputSink implements Sink {
   readonly [SINK] = true;
   private readonly slots: Semaphore;
   private readonly connection: Connection;
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly flusher: BatchFlusher | undefined;
 
   constructor(
     private readonly output: Output,
     private readonly processors: Processor[],
-    private readonly batcher: Batcher | undefined,
+    batcher: Batcher | undefined,
     maxInFlight: number,
     private readonly log: Logger,
     status: ComponentStatus,
@@ -35,6 +35,7 @@ export class OutputSink implements Sink {
     private readonly probe?: OutputProbe,
   ) {
     this.slots = new Semaphore(Math.max(1, maxInFlight));
+    this.flusher = batcher && new BatchFlusher(batcher, (batch, ack) => this.write(batch, ack));
     this.connection = new Connection(() => output.connect?.(), 'Output', log, status, probe && ((n) => probe.retrying(n)));
   }
 
@@ -57,30 +58,7 @@ export class OutputSink implements Sink {
   }
 
   private accept(batch: Batch, done: Ack): Promise<void> | void {
-    if (!this.batcher) return this.write(batch, done);
-    if (this.batcher.add(batch, done)) return this.flush();
-    this.arm();
-  }
-
-  private arm(): void {
-    if (this.timer !== undefined || !this.batcher || this.batcher.periodMs <= 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.batcher.untilPeriod());
-  }
-
-  private flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.flushing = this.flushing.then(async () => {
-      const r = await this.batcher!.flush();
-      if (!r) return;
-      if (r.batches.length === 0) return r.ack();
-      const part = splitAck(r.ack, r.batches.length);
-      for (const b of r.batches) await this.write(b, part);
-    });
-    return this.flushing;
+    return this.flusher ? this.flusher.add(batch, done) : this.write(batch, done);
   }
 
   /** Starts a write in a free slot; resolves once the write has started (not finished). */
@@ -124,8 +102,7 @@ export class OutputSink implements Sink {
   }
 
   async close(): Promise<void> {
-    if (this.batcher) await this.flush();
-    await this.flushing;
+    if (this.flusher) await this.flusher.flush();
     await this.slots.idle();
     this.connection.close();
     this.probe?.closed();
