@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The real servers the tests talk to, on loopback: Prometheus and its Pushgateway (Debian's
-# packages). Installs what is missing (apt-get, as root), starts what is not running, and is
-# quick when everything is up already.
+# The real servers the tests talk to, on loopback: Prometheus and its Pushgateway, RabbitMQ and
+# Redis (Debian's packages), and Kafka in KRaft mode (the broker's jars from Maven Central, through
+# scripts/kafka/pom.xml). Installs what is missing (apt-get as root, Maven into .services/kafka/libs),
+# starts what is not running, and is quick when everything is up already.
 #
 #   scripts/services.sh up       install if needed, start, wait until ready (idempotent)
 #   scripts/services.sh down     stop what this script started
@@ -11,6 +12,11 @@
 # addresses to .services/env, which the tests read when the variables are not set:
 #   SVC_PROMETHEUS_PORT=19090  SVC_PUSHGATEWAY_PORT=19091
 #   SVC_METRICS_TARGET_PORT=19195  (where a test serves /metrics for Prometheus to scrape)
+#   SVC_KAFKA_PORT=9092 (PLAINTEXT)  SVC_KAFKA_SASL_PORT=9094 (SASL_PLAINTEXT: PLAIN, SCRAM-SHA-256,
+#   SCRAM-SHA-512 and unsecured OAUTHBEARER; user svc, password svc-secret)
+#   SVC_KAFKA_OUTAGE_PORT=19094 (a listener advertised as 127.0.0.1:SVC_KAFKA_OUTAGE_PROXY_PORT=19095,
+#   where a test puts a TCP proxy it can cut, to take the broker away from one client only)
+#   SVC_KAFKA_CONTROLLER_PORT=19093  SVC_RABBITMQ_PORT=5672  SVC_REDIS_PORT=6379
 # Config, data, logs and pid files live under .services/ (gitignored).
 set -euo pipefail
 
@@ -20,7 +26,14 @@ HOST=127.0.0.1
 PROM_PORT="${SVC_PROMETHEUS_PORT:-19090}"
 PUSH_PORT="${SVC_PUSHGATEWAY_PORT:-19091}"
 TARGET_PORT="${SVC_METRICS_TARGET_PORT:-19195}"
-READY_TIMEOUT="${SVC_READY_TIMEOUT:-60}"
+KAFKA_PORT="${SVC_KAFKA_PORT:-9092}"
+KAFKA_SASL_PORT="${SVC_KAFKA_SASL_PORT:-9094}"
+KAFKA_OUTAGE_PORT="${SVC_KAFKA_OUTAGE_PORT:-19094}"
+KAFKA_OUTAGE_PROXY_PORT="${SVC_KAFKA_OUTAGE_PROXY_PORT:-19095}"
+KAFKA_CONTROLLER_PORT="${SVC_KAFKA_CONTROLLER_PORT:-19093}"
+RABBITMQ_PORT="${SVC_RABBITMQ_PORT:-5672}"
+REDIS_PORT="${SVC_REDIS_PORT:-6379}"
+READY_TIMEOUT="${SVC_READY_TIMEOUT:-90}"
 
 log() { printf 'services: %s\n' "$*" >&2; }
 
@@ -60,7 +73,25 @@ install() {
   local missing=()
   command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
   command -v prometheus-pushgateway >/dev/null 2>&1 || missing+=(prometheus-pushgateway)
+  [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || missing+=(rabbitmq-server)
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+  command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
+  command -v mvn >/dev/null 2>&1 || missing+=(maven)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  kafka_jars
+}
+
+# The broker's jars, fetched once: a second run finds them in .services/kafka/libs.
+kafka_jars() {
+  local libs="$DIR/kafka/libs" pom="$ROOT/scripts/kafka/pom.xml"
+  if [ -f "$libs/.pom" ] && cmp -s "$libs/.pom" "$pom"; then return 0; fi
+  log "fetching the Kafka broker's jars from Maven Central"
+  rm -rf "$libs" && mkdir -p "$libs"
+  if ! (cd "$ROOT/scripts/kafka" && mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies \
+        -DoutputDirectory="$libs" -DincludeScope=runtime >"$DIR/kafka/mvn.log" 2>&1); then
+    log "could not fetch the Kafka jars; see $DIR/kafka/mvn.log"; tail -n 20 "$DIR/kafka/mvn.log" >&2; return 1
+  fi
+  cp "$pom" "$libs/.pom"
 }
 
 # --- processes ------------------------------------------------------------------------------
@@ -78,32 +109,39 @@ ready() { # url → 0 when it answers 200
     node -e "fetch(process.argv[1],{signal:AbortSignal.timeout(2000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" "$1"
 }
 
-wait_ready() { # name url
+wait_ready() { # name check...
+  local name="$1"; shift
   local deadline=$((SECONDS + READY_TIMEOUT))
-  until ready "$2"; do
-    if ! pid_of "$1" >/dev/null; then
-      log "$1 exited; its log says:"; tail -n 20 "$DIR/$1/log" >&2 || true; return 1
+  until "$@"; do
+    if ! pid_of "$name" >/dev/null; then
+      log "$name exited; its log says:"; tail -n 20 "$DIR/$name/log" >&2 || true; return 1
     fi
     if [ $SECONDS -ge $deadline ]; then
-      log "$1 not ready after ${READY_TIMEOUT}s; its log says:"; tail -n 20 "$DIR/$1/log" >&2 || true; return 1
+      log "$name not ready after ${READY_TIMEOUT}s; its log says:"; tail -n 20 "$DIR/$name/log" >&2 || true; return 1
     fi
     sleep 0.2
   done
 }
 
-start() { # name ready-url command...
-  local name="$1" url="$2"
-  shift 2
+start() { # name ready-check -- command...   (ready-check: a command, e.g. "ready URL")
+  local name="$1" check=()
+  shift
+  while [ "$1" != "--" ]; do check+=("$1"); shift; done
+  shift
   mkdir -p "$DIR/$name"
-  if pid_of "$name" >/dev/null && ready "$url"; then return 0; fi
-  if ready "$url"; then
+  if pid_of "$name" >/dev/null && "${check[@]}"; then return 0; fi
+  if "${check[@]}"; then
     # Started from another checkout on this machine (same ports, same config): use it.
-    log "$name already answers at ${url%/-/ready}: using it"; return 0
+    log "$name already answers: using it"; return 0
   fi
   log "starting $name"
   (cd "$DIR/$name" && exec setsid "$@" >"$DIR/$name/log" 2>&1 < /dev/null) &
   echo $! >"$DIR/$name/pid"
-  wait_ready "$name" "$url"
+  wait_ready "$name" "${check[@]}"
+}
+
+port_open() { # port → 0 when something accepts on it
+  (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null
 }
 
 stop() { # name
@@ -148,28 +186,121 @@ write_env() {
 SVC_PROMETHEUS_URL=http://$HOST:$PROM_PORT
 SVC_PUSHGATEWAY_URL=http://$HOST:$PUSH_PORT
 SVC_METRICS_TARGET_ADDRESS=$HOST:$TARGET_PORT
+SVC_KAFKA_BROKERS=$HOST:$KAFKA_PORT
+SVC_KAFKA_SASL_BROKERS=$HOST:$KAFKA_SASL_PORT
+SVC_KAFKA_OUTAGE_PORT=$KAFKA_OUTAGE_PORT
+SVC_KAFKA_OUTAGE_PROXY_PORT=$KAFKA_OUTAGE_PROXY_PORT
+SVC_RABBITMQ_URL=amqp://guest:guest@$HOST:$RABBITMQ_PORT/
+SVC_REDIS_URL=redis://$HOST:$REDIS_PORT
 EOF
+}
+
+# RabbitMQ in the foreground (so its pid is ours), its node, data and logs under .services/rabbitmq,
+# Erlang's port mapper and distribution on loopback too.
+rabbitmq_env() {
+  export RABBITMQ_NODENAME=svc@localhost RABBITMQ_NODE_IP_ADDRESS="$HOST" RABBITMQ_NODE_PORT="$RABBITMQ_PORT" \
+    RABBITMQ_DIST_PORT=$((RABBITMQ_PORT + 20000)) ERL_EPMD_ADDRESS="$HOST" \
+    RABBITMQ_MNESIA_BASE="$DIR/rabbitmq/mnesia" RABBITMQ_LOG_BASE="$DIR/rabbitmq" RABBITMQ_LOGS=- \
+    RABBITMQ_ENABLED_PLUGINS_FILE="$DIR/rabbitmq/enabled_plugins" RABBITMQ_CONFIG_FILE="$DIR/rabbitmq/rabbitmq" \
+    RABBITMQ_ADVANCED_CONFIG_FILE="$DIR/rabbitmq/advanced.config" RABBITMQ_PID_FILE="$DIR/rabbitmq/rabbit.pid"
+}
+
+rabbitmq_up() (
+  mkdir -p "$DIR/rabbitmq"
+  [ -f "$DIR/rabbitmq/enabled_plugins" ] || echo '[].' >"$DIR/rabbitmq/enabled_plugins"
+  printf 'listeners.tcp.default = %s:%s\nloopback_users.guest = true\n' "$HOST" "$RABBITMQ_PORT" >"$DIR/rabbitmq/rabbitmq.conf"
+  rabbitmq_env
+  start rabbitmq port_open "$RABBITMQ_PORT" -- /usr/lib/rabbitmq/bin/rabbitmq-server
+  timeout 60 /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" await_startup >/dev/null 2>&1 || true
+)
+
+kafka_config() {
+  local d="$DIR/kafka"
+  cat >"$d/server.properties" <<EOF
+# Written by scripts/services.sh: one KRaft node, broker and controller, on loopback.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$HOST:$KAFKA_CONTROLLER_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listeners=PLAINTEXT://$HOST:$KAFKA_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT,OUTAGE://$HOST:$KAFKA_OUTAGE_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT,SASL_PLAINTEXT://$HOST:$KAFKA_SASL_PORT,OUTAGE://$HOST:$KAFKA_OUTAGE_PROXY_PORT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,OUTAGE:PLAINTEXT,CONTROLLER:PLAINTEXT
+sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_svc="svc-secret";
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="svc";
+log.dirs=$d/data
+num.partitions=1
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=4
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+log.retention.hours=24
+log.segment.bytes=67108864
+message.max.bytes=2097152
+EOF
+  cat >"$d/log4j.properties" <<EOF
+log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka=WARN
+log4j.logger.org.apache.kafka=WARN
+log4j.logger.kafka.server.KafkaRaftServer=INFO
+log4j.logger.state.change.logger=WARN
+EOF
+}
+
+kafka_ready() {
+  grep -q 'Kafka Server started' "$DIR/kafka/log" 2>/dev/null && port_open "$KAFKA_PORT"
+}
+
+kafka_up() {
+  local d="$DIR/kafka" java=(java -Xms256m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true)
+  mkdir -p "$d"
+  kafka_config
+  java+=(-Dlog4j.configuration="file:$d/log4j.properties" -cp "$d/libs/*")
+  if port_open "$KAFKA_PORT" && ! pid_of kafka >/dev/null; then
+    log "kafka already answers on $HOST:$KAFKA_PORT: using it"; return 0
+  fi
+  if [ ! -f "$d/data/meta.properties" ]; then
+    log "formatting Kafka's storage (SCRAM users svc/svc-secret)"
+    "${java[@]}" kafka.tools.StorageTool format -t "$("${java[@]}" kafka.tools.StorageTool random-uuid)" \
+      -c "$d/server.properties" -S 'SCRAM-SHA-256=[name=svc,password=svc-secret]' \
+      -S 'SCRAM-SHA-512=[name=svc,password=svc-secret]' >"$d/format.log" 2>&1 || {
+      log "could not format Kafka's storage"; cat "$d/format.log" >&2; return 1; }
+  fi
+  start kafka kafka_ready -- "${java[@]}" kafka.Kafka "$d/server.properties"
 }
 
 up() {
   mkdir -p "$DIR"
   install
   prometheus_config
-  start pushgateway "http://$HOST:$PUSH_PORT/-/ready" \
+  start pushgateway ready "http://$HOST:$PUSH_PORT/-/ready" -- \
     prometheus-pushgateway --web.listen-address="$HOST:$PUSH_PORT"
-  start prometheus "http://$HOST:$PROM_PORT/-/ready" \
+  start prometheus ready "http://$HOST:$PROM_PORT/-/ready" -- \
     prometheus --config.file="$DIR/prometheus/prometheus.yml" \
       --storage.tsdb.path="$DIR/prometheus/data" --storage.tsdb.retention.time=2d \
       --web.listen-address="$HOST:$PROM_PORT"
+  start redis port_open "$REDIS_PORT" -- \
+    redis-server --bind "$HOST" --port "$REDIS_PORT" --save '' --appendonly no --dir "$DIR/redis"
+  rabbitmq_up
+  kafka_up
   write_env
   log "up: Prometheus http://$HOST:$PROM_PORT, Pushgateway http://$HOST:$PUSH_PORT, scraping $HOST:$TARGET_PORT"
 }
 
 status() {
   local name url
-  for pair in "prometheus http://$HOST:$PROM_PORT/-/ready" "pushgateway http://$HOST:$PUSH_PORT/-/ready"; do
-    name="${pair%% *}"; url="${pair#* }"
-    if pid="$(pid_of "$name")" && ready "$url"; then echo "$name: running (pid $pid) at ${url%/-/ready}"
+  for pair in "prometheus ready http://$HOST:$PROM_PORT/-/ready" "pushgateway ready http://$HOST:$PUSH_PORT/-/ready" \
+      "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT"; do
+    read -r name check arg <<<"$pair"
+    if pid="$(pid_of "$name")" && $check "$arg"; then echo "$name: running (pid $pid) at $arg"
     else echo "$name: not running"
     fi
   done
@@ -177,7 +308,7 @@ status() {
 
 case "${1:-}" in
   up) up ;;
-  down) stop prometheus; stop pushgateway ;;
+  down) stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
   status) status ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

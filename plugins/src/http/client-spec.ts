@@ -8,7 +8,7 @@ import { jwtSpec } from './jwt-auth.js';
 import { metadataFilterSpec } from './metadata-filter.js';
 import { oauthSpec } from './oauth1.js';
 import { oauth2Spec } from './oauth2.js';
-import { tlsSpec } from './tls-options.js';
+import { tlsSpec } from '../tls/tls-options.js';
 
 export const DUMP_LEVELS = ['', 'TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] as const;
 

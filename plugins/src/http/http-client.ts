@@ -32,7 +32,7 @@ import { OAuth1 } from './oauth1.js';
 import { OAuth2 } from './oauth2.js';
 import type { OutgoingRequest, RequestAuth } from './outgoing-request.js';
 import { RetryRules, backoffWait } from './retry-rules.js';
-import { tlsConnectOptions } from './tls-options.js';
+import { tlsConnectOptions } from '../tls/tls-options.js';
 
 type Fields = ReturnType<typeof clientFields>;
 export type ClientConfig = { [K in keyof Fields]: Infer<Fields[K]> };

@@ -1,5 +1,5 @@
 /**
- * The `tls` object of the HTTP clients: trust (`root_cas`, `root_cas_file`), client
+ * The `tls` object of every client (HTTP, Kafka, AMQP): trust (`root_cas`, `root_cas_file`), client
  * certificates (inline or from files, with an optional key password) and `skip_cert_verify`.
  * Turned once into Node TLS connect options for undici.
  */
