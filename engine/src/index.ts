@@ -92,3 +92,4 @@ export {
   type TestContext,
   type TestContextOptions,
 } from './plugin/testing.js';
+export { serviceAddress, waitFor } from './testing/services.js';

@@ -11,6 +11,12 @@ const DEFAULTS: Record<string, string> = {
   SVC_PROMETHEUS_URL: 'http://127.0.0.1:19090',
   SVC_PUSHGATEWAY_URL: 'http://127.0.0.1:19091',
   SVC_METRICS_TARGET_ADDRESS: '127.0.0.1:19195',
+  SVC_KAFKA_BROKERS: '127.0.0.1:9092',
+  SVC_KAFKA_SASL_BROKERS: '127.0.0.1:9094',
+  SVC_KAFKA_OUTAGE_PORT: '19094',
+  SVC_KAFKA_OUTAGE_PROXY_PORT: '19095',
+  SVC_RABBITMQ_URL: 'amqp://guest:guest@127.0.0.1:5672/',
+  SVC_REDIS_URL: 'redis://127.0.0.1:6379',
 };
 
 function fromFile(): Record<string, string> {

@@ -1,0 +1,2 @@
+/** The kafka family. Importing this module registers its components. */
+export {};

@@ -1,0 +1,61 @@
+/**
+ * A network outage a test can cause: a loopback TCP proxy in front of a real server. `cut(ms)`
+ * destroys every connection through it and refuses new ones for that long, which the client sees
+ * exactly as a server that went away and came back, without stopping the server other tests use.
+ */
+import * as net from 'node:net';
+
+export class TcpOutage {
+  private server?: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  private downUntil = 0;
+  /** Connections accepted so far (a test can check its client really goes through the proxy). */
+  accepted = 0;
+
+  constructor(
+    private readonly target: { host: string; port: number },
+    private readonly listenPort = 0,
+  ) {}
+
+  /** Starts listening on 127.0.0.1; resolves with the port. */
+  async start(): Promise<number> {
+    this.server = net.createServer((client) => this.accept(client));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.listenPort, '127.0.0.1', () => resolve());
+    });
+    return (this.server.address() as net.AddressInfo).port;
+  }
+
+  private accept(client: net.Socket): void {
+    if (Date.now() < this.downUntil) {
+      client.destroy();
+      return;
+    }
+    this.accepted++;
+    const upstream = net.connect(this.target.port, this.target.host);
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      this.sockets.add(a);
+      a.on('error', () => b.destroy());
+      a.on('close', () => {
+        this.sockets.delete(a);
+        b.destroy();
+      });
+      a.pipe(b);
+    }
+  }
+
+  /** Drops every connection now and refuses new ones for `ms` milliseconds. */
+  cut(ms: number): void {
+    this.downUntil = Date.now() + ms;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+}
