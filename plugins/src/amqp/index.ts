@@ -1,0 +1,2 @@
+/** The amqp family. Importing this module registers its components. */
+export {};
