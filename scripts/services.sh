@@ -292,7 +292,7 @@ up() {
   rabbitmq_up
   kafka_up
   write_env
-  log "up: Prometheus http://$HOST:$PROM_PORT, Pushgateway http://$HOST:$PUSH_PORT, scraping $HOST:$TARGET_PORT"
+  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT"
 }
 
 status() {
