@@ -200,8 +200,11 @@ export class LogbusInput implements Input {
 
   private ackFor(f: PartitionFeed, range: CheckpointRange): Ack {
     return (err?: Error) => {
-      if (err !== undefined && this.dropNacks) {
-        // auto_replay_nacks: false: a rejected message is dropped, its offset committed (the seed's rule).
+      if (err !== undefined) {
+        // With auto_replay_nacks the runtime replays a nack and acks once it is delivered; a nack
+        // that reaches this input anyway keeps its offsets uncommitted until a later ack.
+        if (!this.dropNacks) return;
+        // auto_replay_nacks: false: a rejected message is dropped and its offset committed (the seed's rule).
         if (this.nacksDropped++ % 1000 === 0) this.log.warn(`Dropping rejected messages of ${f.topic}/${f.partition} (auto_replay_nacks is false): ${errorMessage(err)}`);
       }
       f.ack(range);
@@ -225,7 +228,7 @@ export class LogbusInput implements Input {
 async function create(conf: InputConfig, ctx: ComponentContext): Promise<Input> {
   const policy = conf.batching;
   let rule: BatchRule | undefined;
-  if (batchingEnabled(policy)) rule = new BatchRule(policy, await ctx.buildProcessors(policy.processors));
+  if (batchingEnabled(policy)) rule = new BatchRule(policy, policy.processors.length > 0 ? await ctx.buildProcessors(policy.processors) : []);
   conf.batching = NO_BATCHING;
   return new LogbusInput(conf, ctx, rule);
 }
