@@ -1,2 +1,2 @@
 /** The avro family. Importing this module registers its components. */
-export {};
+import './avro-processor.js';
