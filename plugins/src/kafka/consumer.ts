@@ -30,7 +30,7 @@ import type { LagGauge } from './lag.js';
 
 /** How long connect() waits for the first fetch after joining (it then returns anyway). */
 const FIRST_FETCH_MS = 10_000;
-/** Connect-time checks fail fast: the runtime retries connect() with its own back-off. */
+/** Connect-time checks fail fast (their own client): the runtime retries connect() with its own back-off. */
 const ADMIN_RETRY = { retries: 1, initialRetryTime: 100, maxRetryTime: 1000 };
 /** A final commit on close or revoke does not wait longer than this for a broker that is gone. */
 const COMMIT_WAIT_MS = 5_000;
@@ -56,7 +56,9 @@ function describeConnectError(err: unknown, conf: InputConfig): string {
   const e = err as { name?: string; message?: string; cause?: unknown };
   const msg = errorMessage(err);
   if (e.name === 'KafkaJSSASLAuthenticationError' || /SASL|authentication/i.test(msg)) {
-    return `SASL ${conf.sasl.mechanism} authentication as user "${conf.sasl.user}" failed: ${msg} (check sasl.user and sasl.password)`;
+    const who = conf.sasl.mechanism === 'OAUTHBEARER' ? 'with the token' : `as user "${conf.sasl.user}"`;
+    const check = conf.sasl.mechanism === 'OAUTHBEARER' ? 'sasl.access_token' : 'sasl.user and sasl.password';
+    return `SASL ${conf.sasl.mechanism} authentication ${who} failed: ${msg.replace(/^SASL \S+ authentication failed: /, '')} (check ${check})`;
   }
   if (e.name === 'KafkaJSNumberOfRetriesExceeded' && e.cause !== undefined) return describeConnectError(e.cause, conf);
   return msg;
@@ -106,8 +108,8 @@ export class GroupConsumer {
     await this.teardown();
     this.failure = undefined;
     const { conf, who, log } = this.o;
+    const partitions = await this.check(kafkaClient(conf, log, { retry: ADMIN_RETRY }));
     const kafka = kafkaClient(conf, log);
-    const partitions = await this.check(kafka);
     const groupId = conf.consumer_group || `${conf.client_id}-explicit-${randomUUID()}`;
     const consumer = kafka.consumer({
       groupId,
@@ -168,7 +170,7 @@ export class GroupConsumer {
    */
   private async check(kafka: Kafka): Promise<number> {
     const { conf, who, topics } = this.o;
-    const admin = kafka.admin({ retry: ADMIN_RETRY });
+    const admin = kafka.admin();
     try {
       try {
         await admin.connect();
