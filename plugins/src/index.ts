@@ -7,3 +7,6 @@ import './pure/index.js';
 import './mapping/index.js';
 import './ratelimit/index.js';
 import './http/index.js';
+import './kafka/index.js';
+import './amqp/index.js';
+import './avro/index.js';
