@@ -143,7 +143,9 @@ output:
       const { channel } = await broker();
       await channel.assertExchange(exchange, 'direct', { durable: false });
       await channel.bindQueue(sink, exchange, 'results');
-      await waitFor('every message in the sink', async () => ((await depth(sink)) >= 50 ? true : undefined), 30_000);
+      await waitFor('every message in the sink', async () => ((await depth(sink)) >= 50 ? true : undefined), 30_000).catch((err: Error) => {
+        throw new Error(`${err.message}; the engine said:\n${engine.output().slice(-3000)}`);
+      });
       assert.equal(await engine.stop(), 0);
       const { distinct } = await distinctIn(sink);
       assert.equal(distinct.size, 50);

@@ -12,7 +12,12 @@ import { redactUrl, scrub } from './redact.js';
 export const connectionFields = {
   urls: f
     .array(f.string())
-    .validate((urls) => (expandUrls(urls).length > 0 ? undefined : 'urls must list at least one URL, e.g. amqp://guest:guest@127.0.0.1:5672/'))
+    .validate((urls) => {
+      const all = expandUrls(urls);
+      if (all.length === 0) return 'urls must list at least one URL, e.g. amqp://guest:guest@127.0.0.1:5672/';
+      const other = all.find((u) => !/^amqps?:\/\//i.test(u));
+      return other === undefined ? undefined : `"${redactUrl(other)}" is not an amqp:// or amqps:// URL`;
+    })
     .describe(
       'URLs to connect to, tried in order: the first that connects is used until the connection is lost, then the list is tried again from the start. Items containing commas are expanded. A password in a URL is never logged.',
     ),

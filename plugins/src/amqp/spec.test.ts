@@ -26,6 +26,7 @@ test('amqp_0_9 input: Benthos defaults, and lint catches what cannot work', () =
   assert.deepEqual(lintValue(input.spec.config, {}), ['config.urls: required', 'config.queue: required']);
   const bad = lintValue(input.spec.config, { urls: [' , '], queue: '', prefetch_count: -1, nack_reject_patterns: ['(unclosed'] });
   assert.equal(bad.length, 4, bad.join('\n'));
+  assert.deepEqual(lintValue(input.spec.config, { urls: ['http://u:pw@h/'], queue: 'q' }), ['config.urls: "http://u:xxxxx@h/" is not an amqp:// or amqps:// URL']);
   assert.match(bad.join('\n'), /urls must list at least one URL/);
   assert.match(bad.join('\n'), /queue must name/);
   assert.match(bad.join('\n'), /prefetch_count must be between/);
