@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor, type Input, type Transaction } from '@svc/engine';
+import { traceContextOf, waitFor, type Input, type Transaction } from '@svc/engine';
 import { KafkaFixture, connectInput, readMessages, readWithin, sleep, texts, uid } from './input-test-support.js';
 
 const kafka = new KafkaFixture();
@@ -198,5 +198,33 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
     for (const tx of txs) tx.ack(new Error('refused'));
     await committedEquals(group, topic, { 0: 3 });
     assert.ok(b.ctx.logger.lines.some((l) => l.level === 'WARN' && /Dropping rejected messages/.test(l.msg)));
+  });
+
+  it('extract_tracing_map: each message continues the trace its headers carry', async () => {
+    const topic = await kafka.topic('tracing', 1);
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await kafka.produce(topic, [
+      { value: 'traced', headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } },
+      { value: 'plain' },
+    ]);
+    const { input: i } = await input({ topics: [topic], consumer_group: `g-${uid()}`, extract_tracing_map: 'root = @' });
+    const [traced, plain] = (await readMessages(i, 2)).flatMap((t) => t.batch);
+    assert.equal(traceContextOf(traced!)?.traceId, traceId);
+    assert.equal(traceContextOf(traced!)?.spanId, '00f067aa0ba902b7');
+    assert.equal(traceContextOf(plain!), undefined);
+  });
+
+  it('fetch_buffer_cap: fetching waits while a partition has that many records unread', async () => {
+    const topic = await kafka.topic('backpressure', 1);
+    const value = 'x'.repeat(4096);
+    for (let n = 0; n < 4; n++) await kafka.produce(topic, Array.from({ length: 500 }, () => ({ value })));
+    const { input: i } = await input({ topics: [topic], consumer_group: `g-${uid()}`, fetch_buffer_cap: 10, checkpoint_limit: 10 });
+    // Nobody reads: what is buffered stays near one fetch (about 1 MB, some 250 records), far from all 2000.
+    const feeds = (i as unknown as { consumer: { active: Array<{ buffered: number }> } }).consumer.active;
+    await waitFor('a first fetch', async () => (feeds[0] !== undefined && feeds[0].buffered > 0 ? true : undefined), 10_000, 20);
+    await sleep(1500);
+    assert.ok(feeds[0]!.buffered < 600, `${feeds[0]!.buffered} records buffered`);
+    const got = await readMessages(i, 2000, { timeoutMs: 60_000 });
+    assert.equal(got.reduce((n, t) => n + t.batch.length, 0), 2000);
   });
 });
