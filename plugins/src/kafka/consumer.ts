@@ -82,6 +82,7 @@ export class GroupConsumer {
   private readonly rebalanceMs: number;
   private commitTimer: NodeJS.Timeout | undefined;
   private committing: Promise<void> = Promise.resolve();
+  private commitsQueued = 0;
   private commitSeen = false;
   /** Between a detected rebalance and the new assignment: fetch handlers stop waiting. */
   private rebalancing = false;
@@ -160,7 +161,8 @@ export class GroupConsumer {
       throw new NotConnectedError(`${who}: the consumer stopped while joining group "${groupId}": ${describeConnectError(err, conf)}`, { cause: err });
     }
     if (this.storesOffsets) {
-      this.commitTimer = setInterval(() => void this.commit(), Math.max(1, parseDuration(conf.commit_period)));
+      // A tick while a commit is still under way (a broker that is slow or gone) is skipped, not queued.
+      this.commitTimer = setInterval(() => this.commitsQueued === 0 && void this.commit(), Math.max(1, parseDuration(conf.commit_period)));
     }
   }
 
@@ -316,9 +318,13 @@ export class GroupConsumer {
     this.o.wake();
   }
 
-  /** Commits every partition's checkpoint that moved (one commit at a time). */
+  /** Commits every partition's checkpoint that moved (one commit at a time, after any under way). */
   commit(): Promise<void> {
-    this.committing = this.committing.then(() => this.commitNow());
+    this.commitsQueued++;
+    this.committing = this.committing
+      .then(() => this.commitNow())
+      .catch((err: unknown) => this.o.log.warn(`Committing offsets failed: ${errorMessage(err)}`))
+      .finally(() => this.commitsQueued--);
     return this.committing;
   }
 
