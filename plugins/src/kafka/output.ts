@@ -213,9 +213,11 @@ export class KafkaOutput implements Output {
     const topics = new TopicAdmin(kafka, this.conf.custom_topic_creation, CLIENT_RETRY);
     try {
       await producer.connect();
+      // A metadata request proves the connection: a listener that expects TLS or SASL accepts the
+      // producer's first handshake and only hangs up on the first real request.
+      const brokers = await topics.brokerCount();
       const creation = this.conf.custom_topic_creation;
       if (creation.enabled && creation.replication_factor > 0) {
-        const brokers = await topics.brokerCount();
         if (creation.replication_factor > brokers) {
           throw new SvcError(
             ErrorCode.ConfigLint,
@@ -306,7 +308,8 @@ export class KafkaOutput implements Output {
   private async explain(err: unknown, producer: Producer, topics: TopicAdmin, pending: RecordChunk): Promise<NotConnectedError | KafkaWriteError> {
     if (isConnectionLoss(err)) {
       this.markLost(producer);
-      return new NotConnectedError(redact(`${this.name}: lost the connection to the brokers: ${describeKafkaError(err)}`, this.secrets), { cause: err });
+      const text = `${this.name}: lost the connection to the brokers: ${describeKafkaError(err)} (if it keeps happening, check tls and sasl)`;
+      return new NotConnectedError(redact(text, this.secrets), { cause: err });
     }
     if (protocolType(err) === 'UNKNOWN_TOPIC_OR_PARTITION') {
       const missing = await topics.missing(pending.map((t) => t.topic)).catch(() => []);
@@ -370,6 +373,9 @@ const description = [
   'connection makes the stream reconnect and write the batch again.',
   '',
   'A topic must exist unless `custom_topic_creation.enabled`; a write to a missing one fails saying so.',
+  '',
+  'Each header costs the client encoding time (several microseconds per header per record): when the records do',
+  'not need the input\'s metadata, exclude it (`metadata.exclude_prefixes: [ logbus_ ]`, or `[ "" ]` for all).',
   '',
   'Strict ordering: `max_in_flight: 1`, `retry_as_batch: true`, `max_retries: 0` and an empty',
   '`backoff.max_elapsed_time`: a failed batch is retried until it succeeds (back pressure), and no later batch',

@@ -26,7 +26,7 @@ export class TopicAdmin {
     private readonly retry: { retries: number; initialRetryTime: number; maxRetryTime: number },
   ) {}
 
-  /** The admin client, connected on first use (most streams never need it). */
+  /** The admin client, connected on first use. */
   private admin(): Promise<Admin> {
     return (this.client ??= (async () => {
       const a = this.kafka.admin({ retry: this.retry });
