@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,9 +27,9 @@ import {
   type Batch,
 } from '@svc/engine';
 import { KafkaWriteError, isConnectionLoss } from './output-errors.js';
-import type { KafkaOutput } from './output.js';
+import { KafkaOutput, type KafkaOutputConfig } from './output.js';
 import { fnv1aPartition, murmur2Partition } from './partitioner.js';
-import './output.js';
+import { TcpOutage } from '../testing/tcp-outage.js';
 
 const { Kafka, logLevel } = kafkajs;
 const BROKERS = serviceAddress('SVC_KAFKA_BROKERS');
@@ -453,6 +454,47 @@ describe('kafka output: acks, idempotence, SASL', () => {
   });
 });
 
+describe('kafka output: retries', () => {
+  it('retry_as_batch false sends again only the topics that failed; true resends the whole request', async () => {
+    for (const retry_as_batch of [false, true]) {
+      const present = await topic(`partial-${retry_as_batch}`);
+      const missing = unique('partial-missing');
+      const o = await connected({ topic: '${! meta("to") }', retry_as_batch, max_retries: 2, backoff: { initial_interval: '20ms', max_interval: '50ms' } });
+      const batch = msgs(6, (i) => ({ to: i % 2 === 0 ? present : missing }));
+      await assert.rejects(o.write(batch), new RegExp(`topic "${missing}" does not exist`));
+      // Split per topic, the present topic's records went through once; whole, the request never could.
+      assert.equal(await landed(present), retry_as_batch ? 0 : 3, `retry_as_batch: ${retry_as_batch}`);
+    }
+  });
+
+  it('a lost connection is a NotConnectedError; after a reconnect the same batch is written, nothing dropped', async () => {
+    const t = await topic('outage', 2);
+    const proxy = new TcpOutage({ host: BROKERS.split(':')[0]!, port: Number(BROKERS.split(':')[1]) });
+    const port = await proxy.start();
+    try {
+      // Every broker connection (bootstrap and the advertised address) goes through the proxy.
+      const socketFactory = ({ onConnect }: { onConnect: () => void }) => connect({ host: '127.0.0.1', port }, onConnect);
+      const ctx = testContext({ type: 'kafka', path: 'root.output' });
+      const conf = withDefaults(registry().get('output', 'kafka')!.spec.config, { addresses: [BROKERS], topic: t, key: '${! content() }' });
+      const o = new KafkaOutput(conf as KafkaOutputConfig, ctx, { socketFactory });
+      opened.push(o);
+      await o.connect();
+      await o.write(msgs(10));
+      proxy.cut(1500);
+      const batch = Array.from({ length: 10 }, (_, i) => new Message(`after-${i}`));
+      await assert.rejects(o.write(batch), (err: unknown) => err instanceof NotConnectedError && /kafka output root\.output: lost the connection to the brokers/.test(err.message));
+      // What the runtime does: reconnect with back-off, then write the same batch again.
+      await waitFor('the reconnect', async () => o.connect().then(() => true, () => undefined), 20_000, 200);
+      await o.write(batch);
+      const got = await read([t], 20);
+      assert.deepEqual(got.map((r) => r.value).filter((v) => v.startsWith('after-')).sort(), batch.map((m) => m.text()).sort());
+      assert.ok(proxy.accepted > 1, 'the client reconnected through the proxy');
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
+
 describe('kafka output: strict ordering (engine CLI)', () => {
   it("the seed's recipe keeps order in a partition while the topic is missing, then delivers every message once", async () => {
     const t = unique('ordered');
@@ -473,6 +515,8 @@ output:
     topic: ${t}
     key: same
     max_in_flight: 1
+    batching:
+      count: 25
     retry_as_batch: true
     max_retries: 0
     backoff:

@@ -26,7 +26,7 @@ import {
   type Logger,
   type Output,
 } from '@svc/engine';
-import type { Producer } from 'kafkajs';
+import type { KafkaConfig, Producer } from 'kafkajs';
 import { clientFields, expandList, kafkaClient } from './client.js';
 import { COMPRESSIONS, compressionType, registerCompressionCodecs } from './compression.js';
 import {
@@ -163,6 +163,8 @@ export class KafkaOutput implements Output {
   constructor(
     private readonly conf: KafkaOutputConfig,
     ctx: ComponentContext,
+    /** More kafkajs client options (the tests route the sockets through a proxy they can cut). */
+    private readonly clientOptions: Partial<KafkaConfig> = {},
   ) {
     this.name = `${ctx.type} output ${ctx.path}`;
     this.log = ctx.logger;
@@ -202,6 +204,7 @@ export class KafkaOutput implements Output {
       // The socket-level wait must outlast the produce timeout the broker is given.
       requestTimeout: Math.max(30_000, this.timeoutMs + 5_000),
       retry: CLIENT_RETRY,
+      ...this.clientOptions,
     });
     const idempotent = this.conf.idempotent_write;
     const producer = kafka.producer({
