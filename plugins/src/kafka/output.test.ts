@@ -318,11 +318,21 @@ describe('kafka output: topics', () => {
   it('custom_topic_creation creates a missing topic with the partitions asked', async () => {
     const t = unique('created');
     created.push(t);
-    const o = await connected({ topic: t, custom_topic_creation: { enabled: true, partitions: 3 }, partitioner: 'round_robin' });
+    const o = await connected({
+      topic: t,
+      custom_topic_creation: { enabled: true, partitions: 3 },
+      partitioner: 'round_robin',
+      backoff: { initial_interval: '100ms', max_interval: '500ms' },
+    });
     await o.write(msgs(6));
     const meta = await admin.fetchTopicMetadata({ topics: [t] });
     assert.equal(meta.topics[0]!.partitions.length, 3);
     assert.deepEqual((await admin.fetchTopicOffsets(t)).map((p) => Number(p.high)), [2, 2, 2]);
+    // Deleted behind the output's back: created again on the next write.
+    await admin.deleteTopics({ topics: [t] });
+    await o.write(msgs(3));
+    assert.equal((await admin.fetchTopicMetadata({ topics: [t] })).topics[0]!.partitions.length, 3);
+    assert.equal(await landed(t), 3);
     // Writers racing to create the same topic all succeed.
     const t2 = unique('created-concurrent');
     created.push(t2);

@@ -253,13 +253,6 @@ export class KafkaOutput implements Output {
     const topics = this.topics;
     if (!producer || !topics) throw new NotConnectedError(`${this.name}: not connected`);
     const chunks = buildChunks(batch, this.template, this.staticBytes);
-    if (this.conf.custom_topic_creation.enabled) {
-      try {
-        await topics.ensure(chunks.flatMap((c) => c.map((t) => t.topic)));
-      } catch (err) {
-        throw this.failure(err, 'create topic', chunks.flat());
-      }
-    }
     for (const chunk of chunks) await this.deliver(producer, topics, chunk);
   }
 
@@ -270,22 +263,9 @@ export class KafkaOutput implements Output {
     const started = Date.now();
     let pending = chunk;
     for (let retries = 0; ; retries++) {
-      let failed: unknown;
-      if (retries === 0 || this.conf.retry_as_batch || pending.length === 1) {
-        try {
-          await this.send(producer, pending);
-          return;
-        } catch (err) {
-          failed = err;
-        }
-      } else {
-        // One request per topic, so that the topics that went through are not sent again.
-        const results = await Promise.allSettled(pending.map((t) => this.send(producer, [t])));
-        const still = pending.filter((_, i) => results[i]!.status === 'rejected');
-        if (still.length === 0) return;
-        failed = (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
-        pending = still;
-      }
+      const { pending: left, failed } = await this.attempt(producer, topics, pending, retries === 0);
+      if (failed === undefined) return;
+      pending = left;
       const error = await this.explain(failed, producer, topics, pending);
       if (error instanceof NotConnectedError || error.permanent) throw error;
       if (this.conf.max_retries > 0 && retries >= this.conf.max_retries) throw this.givenUp(error, `after ${retries} ${retries === 1 ? 'retry' : 'retries'} (max_retries)`);
@@ -296,6 +276,33 @@ export class KafkaOutput implements Output {
       this.log.warn(`${error.message}; retrying in ${wait}ms`);
       if (!(await sleep(wait, this.closing.signal))) throw this.givenUp(error, 'the output is closing');
     }
+  }
+
+  /**
+   * One try: create missing topics (with `custom_topic_creation`), then send. The first try, and
+   * every try with `retry_as_batch`, is one request; later tries send one request per topic, so
+   * that the topics that went through are not sent again. Returns what is still pending.
+   */
+  private async attempt(producer: Producer, topics: TopicAdmin, pending: RecordChunk, first: boolean): Promise<{ pending: RecordChunk; failed?: unknown }> {
+    if (this.conf.custom_topic_creation.enabled) {
+      try {
+        await topics.ensure(pending.map((t) => t.topic));
+      } catch (err) {
+        return { pending, failed: this.failure(err, pending, 'cannot create') };
+      }
+    }
+    if (first || this.conf.retry_as_batch || pending.length === 1) {
+      try {
+        await this.send(producer, pending);
+        return { pending: [] };
+      } catch (err) {
+        return { pending, failed: err };
+      }
+    }
+    const results = await Promise.allSettled(pending.map((t) => this.send(producer, [t])));
+    const still = pending.filter((_, i) => results[i]!.status === 'rejected');
+    if (still.length === 0) return { pending: [] };
+    return { pending: still, failed: (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason };
   }
 
   private send(producer: Producer, topicMessages: RecordChunk): Promise<unknown> {
@@ -318,21 +325,23 @@ export class KafkaOutput implements Output {
       const missing = await topics.missing(pending.map((t) => t.topic)).catch(() => []);
       if (missing.length > 0) {
         const names = missing.map((t) => `"${t}"`).join(', ');
-        return new KafkaWriteError(
-          `${this.name}: topic ${names} does not exist: create it, or enable custom_topic_creation`,
-          false,
-          { cause: err },
-        );
+        if (this.conf.custom_topic_creation.enabled) {
+          // Deleted since it was created: create it again before the next attempt.
+          topics.forget(missing);
+          return new KafkaWriteError(`${this.name}: topic ${names} no longer exists: it is created again before the next attempt`, false, { cause: err });
+        }
+        return new KafkaWriteError(`${this.name}: topic ${names} does not exist: create it, or enable custom_topic_creation`, false, { cause: err });
       }
     }
-    return this.failure(err, 'send', pending);
+    return this.failure(err, pending);
   }
 
-  private failure(err: unknown, what: string, pending: RecordChunk): KafkaWriteError {
+  private failure(err: unknown, pending: RecordChunk, what = 'failed to send'): KafkaWriteError {
     if (err instanceof KafkaWriteError) return err;
     const count = pending.reduce((n, t) => n + t.messages.length, 0);
     const names = [...new Set(pending.map((t) => t.topic))].join(', ');
-    const text = `${this.name}: failed to ${what} ${count} message(s) to ${names}: ${describeKafkaError(err)}`;
+    const subject = what === 'failed to send' ? `${count} message(s) to ${names}` : `topic ${names} for ${count} message(s)`;
+    const text = `${this.name}: ${what} ${subject}: ${describeKafkaError(err)}`;
     return new KafkaWriteError(redact(text, this.secrets), isPermanent(err), { cause: err });
   }
 

@@ -66,6 +66,11 @@ export class TopicAdmin {
     return [...new Set(topics)].filter((t) => !existing.has(t));
   }
 
+  /** Drops topics from the cache (found missing after all: deleted since). */
+  forget(topics: Iterable<string>): void {
+    for (const t of topics) this.known.delete(t);
+  }
+
   /** With `custom_topic_creation`: creates the topics the cluster does not have yet. */
   async ensure(topics: Iterable<string>): Promise<void> {
     if (!this.creation.enabled) return;
