@@ -149,6 +149,7 @@ describe('kafka output: spec', () => {
     assert.equal(lint({ custom_topic_creation: { enabled: true, partitions: 1 } }), '');
     assert.match(lint({ custom_topic_creation: { enabled: true, replication_factor: 2 } }), /replication_factor must be -1 .* or an odd number, got 2/);
     assert.equal(lint({ custom_topic_creation: { enabled: true, replication_factor: 3 } }), '');
+    assert.equal(lint({ custom_topic_creation: { enabled: false, partitions: 0, replication_factor: 2 } }), '', 'checked only when enabled');
     assert.match(lint({ compression: 'brotli' }), /expected one of none, snappy, lz4, gzip, zstd/);
     assert.match(lint({ partitioner: 'crc32' }), /expected one of fnv1a_hash, murmur2_hash, random, round_robin, manual/);
     assert.match(lint({ max_in_flight: 0 }), /max_in_flight must be at least 1/);

@@ -9,9 +9,9 @@
  */
 import {
   Backoff,
+  ErrorCode,
   NotConnectedError,
   SvcError,
-  ErrorCode,
   batchPolicySpec,
   compileInterpolation,
   compileMapping,
@@ -45,20 +45,19 @@ import { TopicAdmin } from './topic-admin.js';
 const customTopicSpec = f
   .object({
     enabled: f.bool().default(false).describe('Whether to create topics that do not exist yet.'),
-    partitions: f
-      .int()
-      .default(-1)
-      .validate((n) => (n === -1 || n >= 1 ? undefined : `custom_topic_creation.partitions must be -1 (the broker default) or at least 1, got ${n}`))
-      .describe('Partitions of a created topic; -1 for the broker default.'),
+    partitions: f.int().default(-1).describe('Partitions of a created topic: -1 for the broker default, else at least 1.'),
     replication_factor: f
       .int()
       .default(-1)
-      .validate((n) =>
-        n === -1 || (n >= 1 && n % 2 === 1)
-          ? undefined
-          : `custom_topic_creation.replication_factor must be -1 (the broker default) or an odd number, got ${n}`,
-      )
       .describe('Replication factor of a created topic: -1 for the broker default, else an odd number not above the number of brokers.'),
+  })
+  // Checked only when enabled, as Benthos does: a disabled block may hold anything.
+  .validate((c) => {
+    if (c.enabled !== true) return undefined;
+    const { partitions: p = -1, replication_factor: r = -1 } = c;
+    if (p !== -1 && p < 1) return `custom_topic_creation.partitions must be -1 (the broker default) or at least 1, got ${p}`;
+    if (r !== -1 && (r < 1 || r % 2 === 0)) return `custom_topic_creation.replication_factor must be -1 (the broker default) or an odd number, got ${r}`;
+    return undefined;
   })
   .advanced()
   .describe('Create topics that do not exist, with these partitions and replication factor.');
@@ -220,13 +219,11 @@ export class KafkaOutput implements Output {
       // producer's first handshake and only hangs up on the first real request.
       const brokers = await topics.brokerCount();
       const creation = this.conf.custom_topic_creation;
-      if (creation.enabled && creation.replication_factor > 0) {
-        if (creation.replication_factor > brokers) {
-          throw new SvcError(
-            ErrorCode.ConfigLint,
-            `${this.name}: custom_topic_creation.replication_factor ${creation.replication_factor} is above the number of brokers (${brokers})`,
-          );
-        }
+      if (creation.enabled && creation.replication_factor > brokers) {
+        throw new SvcError(
+          ErrorCode.ConfigLint,
+          `${this.name}: custom_topic_creation.replication_factor ${creation.replication_factor} is above the number of brokers (${brokers})`,
+        );
       }
     } catch (err) {
       await Promise.allSettled([producer.disconnect(), topics.close()]);
