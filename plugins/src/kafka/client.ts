@@ -6,6 +6,7 @@
 import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
 import { ErrorCode, SvcError, f, type Infer, type Logger } from '@svc/engine';
 import { tlsConnectOptions, tlsSpec } from '../tls/tls-options.js';
+import { registerCompressionCodecs } from './compression.js';
 
 export const saslSpec = f
   .object({
@@ -20,10 +21,11 @@ export const saslSpec = f
     token_key: f.string().default('').advanced().describe('The key of the token in `token_cache` (required with it).'),
   })
   .validate((s) => {
-    if ((s.mechanism === 'PLAIN' || s.mechanism.startsWith('SCRAM')) && s.user === '') return `mechanism ${s.mechanism} needs a user`;
-    if (s.mechanism === 'OAUTHBEARER' && s.access_token === '' && s.token_cache === '')
+    const mechanism = s.mechanism ?? 'none';
+    if ((mechanism === 'PLAIN' || mechanism.startsWith('SCRAM')) && !s.user) return `mechanism ${s.mechanism} needs a user`;
+    if (mechanism === 'OAUTHBEARER' && !s.access_token && !s.token_cache)
       return 'mechanism OAUTHBEARER needs access_token or token_cache';
-    if (s.token_cache !== '' && s.token_key === '') return 'token_key is required with token_cache';
+    if (s.token_cache && !s.token_key) return 'token_key is required with token_cache';
     return undefined;
   })
   .describe('SASL authentication with the brokers.');
@@ -112,7 +114,8 @@ export function kafkaOptions(conf: ClientConfig, logger: Logger, extra: Partial<
   };
 }
 
-/** A kafkajs client for a component's connection fields. */
+/** A kafkajs client for a component's connection fields, able to read and write every codec. */
 export function kafkaClient(conf: ClientConfig, logger: Logger, extra: Partial<KafkaConfig> = {}): Kafka {
+  registerCompressionCodecs();
   return new Kafka(kafkaOptions(conf, logger, extra));
 }

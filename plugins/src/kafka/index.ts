@@ -1,2 +1,7 @@
-/** The kafka family. Importing this module registers its components. */
+/**
+ * The kafka family: the `kafka` input and output, also registered as `logbus` (the seed's name).
+ * Importing this module registers them.
+ */
+import './output.js';
+
 export {};
