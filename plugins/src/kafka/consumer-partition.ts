@@ -27,8 +27,6 @@ export class PartitionFeed {
   highWatermark = 0;
   /** The offset after the last record buffered (-1 before the first): the next fetch starts there. */
   nextOffset = -1;
-  /** The offset last committed for this partition (as confirmed by the broker). */
-  committed = -1;
   /** The partition was given up: nothing more is read from it. */
   revoked = false;
   /** When revoked: the commit point frozen once in-flight messages had their chance to be acked. */

@@ -8,7 +8,8 @@
  * batch is resolved as soon as it is buffered (that only moves kafkajs' fetch position); what is
  * committed, every `commit_period`, is each partition's checkpoint: the highest offset below which
  * every message was acked. A commit counts as done only when kafkajs reports it (a consumer
- * between generations drops commits silently).
+ * between generations drops commits silently), and a partition is never committed below what
+ * this consumer committed for it before.
  *
  * Rebalances: kafkajs has no revoke callback. On GROUP_JOIN the partitions no longer assigned
  * are revoked: what was fetched and not handed out is dropped, in-flight messages get
@@ -72,6 +73,8 @@ export class GroupConsumer {
   /** Set when the consumer stopped for good: the input reports it as a lost connection. */
   failure: Error | undefined;
   private readonly revoked = new Set<PartitionFeed>();
+  /** The highest offset committed per partition key (confirmed by kafkajs), for this connection. */
+  private readonly committed = new Map<string, number>();
   private consumer: Consumer | undefined;
   private readonly storesOffsets: boolean;
   private readonly cap: number;
@@ -301,7 +304,7 @@ export class GroupConsumer {
     this.revoked.add(f);
     void f.drained(this.processingMs).then(() => {
       f.finalOffset = f.checkpoint.committable;
-      if (f.finalOffset > f.committed) void this.commit();
+      if (f.finalOffset > this.committedOf(f)) void this.commit();
       else this.revoked.delete(f);
     });
   }
@@ -328,33 +331,44 @@ export class GroupConsumer {
     return this.committing;
   }
 
+  /** The highest offset this consumer committed for `f`'s partition (-1 when none). */
+  private committedOf(f: PartitionFeed): number {
+    return this.committed.get(f.key) ?? -1;
+  }
+
+  /**
+   * One commit request: per partition the highest offset any of its feeds may commit (a revoked
+   * feed's final point and, when the partition came back, the current feed's), and never one at or
+   * below what was committed before, so a late final commit cannot move a partition back.
+   */
   private async commitNow(): Promise<void> {
     const consumer = this.consumer;
     if (consumer === undefined || !this.storesOffsets) return;
-    const due: Array<[PartitionFeed, number]> = [];
-    for (const f of this.feeds.values()) if (f.checkpoint.committable > f.committed) due.push([f, f.checkpoint.committable]);
+    const due = new Map<string, { topic: string; partition: number; offset: number }>();
+    const want = (f: PartitionFeed, offset: number) => {
+      if (offset <= this.committedOf(f)) return;
+      const d = due.get(f.key);
+      if (d === undefined) due.set(f.key, { topic: f.topic, partition: f.partition, offset });
+      else if (offset > d.offset) d.offset = offset;
+    };
+    for (const f of this.feeds.values()) want(f, f.checkpoint.committable);
     const now = Date.now();
     for (const f of this.revoked) {
-      if (now - f.revokedAt > this.rebalanceMs) {
-        this.revoked.delete(f);
-        continue;
-      }
-      if (f.finalOffset !== undefined && f.finalOffset > f.committed) due.push([f, f.finalOffset]);
+      if (now - f.revokedAt > this.rebalanceMs) this.revoked.delete(f);
+      else if (f.finalOffset !== undefined) want(f, f.finalOffset);
     }
-    if (due.length === 0) return;
+    if (due.size === 0) return;
     this.commitSeen = false;
     try {
-      await consumer.commitOffsets(due.map(([f, offset]) => ({ topic: f.topic, partition: f.partition, offset: String(offset) })));
+      await consumer.commitOffsets([...due.values()].map((d) => ({ topic: d.topic, partition: d.partition, offset: String(d.offset) })));
     } catch (err) {
       this.o.log.debug(`Committing offsets failed, retrying at the next commit: ${errorMessage(err)}`);
       return;
     }
     // kafkajs drops commits while it is between generations without saying so.
     if (!this.commitSeen) return;
-    for (const [f, offset] of due) {
-      if (offset > f.committed) f.committed = offset;
-      if (f.revoked && f.finalOffset !== undefined && f.committed >= f.finalOffset) this.revoked.delete(f);
-    }
+    for (const [key, d] of due) if (d.offset > (this.committed.get(key) ?? -1)) this.committed.set(key, d.offset);
+    for (const f of this.revoked) if (f.finalOffset !== undefined && f.finalOffset <= this.committedOf(f)) this.revoked.delete(f);
   }
 
   /** Wakes the fetch handler of `f` when its buffer has room again. */
@@ -404,6 +418,7 @@ export class GroupConsumer {
     this.feeds.clear();
     this.active = [];
     this.revoked.clear();
+    this.committed.clear();
     if (consumer !== undefined) await consumer.disconnect().catch((err: unknown) => this.o.log.debug(`Disconnect failed: ${errorMessage(err)}`));
   }
 }
