@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lintValue, registry, withDefaults } from '@svc/engine';
+import { buildComponent, lintValue, registry, testContext, withDefaults } from '@svc/engine';
 import type { KafkaMessage } from 'kafkajs';
 import { Checkpoint } from './checkpoint.js';
 import { recordMessage } from './input-message.js';
@@ -111,6 +111,11 @@ test('lint: mixing balanced and explicit topics, a group-less balanced topic, ba
   );
   assert.match(lint({ addresses: ['a'], topics: ['t'], consumer_group: 'g', commit_period: '0' }), /commit_period must be a positive/);
   assert.match(lint({ addresses: ['a'], topics: ['t'], consumer_group: 'g', sasl: { mechanism: 'PLAIN' } }), /needs a user/);
+});
+
+test('what only the client can check fails the build, naming the field', async () => {
+  const conf = { addresses: ['a:9092'], topics: ['t'], consumer_group: 'g', sasl: { mechanism: 'OAUTHBEARER', token_cache: 'c', token_key: 'k' } };
+  await assert.rejects(buildComponent('input', 'kafka', conf, testContext({ type: 'kafka' })), /sasl\.token_cache: cache resources are not available/);
 });
 
 test('record → message: content, logbus_* metadata, headers (last value, or lists with multi_header)', () => {

@@ -30,6 +30,7 @@ import {
   parseDuration,
 } from '@svc/engine';
 import type { CheckpointRange } from './checkpoint.js';
+import { kafkaOptions } from './client.js';
 import { GroupConsumer } from './consumer.js';
 import type { PartitionFeed } from './consumer-partition.js';
 import { BatchRule, batchingEnabled, runBatchProcessors } from './input-batching.js';
@@ -226,6 +227,8 @@ export class LogbusInput implements Input {
  * an empty policy in its place.
  */
 async function create(conf: InputConfig, ctx: ComponentContext): Promise<Input> {
+  // What only the client options can tell (TLS files, sasl.token_cache) fails the build, not each connect.
+  kafkaOptions(conf, ctx.logger);
   const policy = conf.batching;
   let rule: BatchRule | undefined;
   if (batchingEnabled(policy)) rule = new BatchRule(policy, policy.processors.length > 0 ? await ctx.buildProcessors(policy.processors) : []);
