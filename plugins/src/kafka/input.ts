@@ -14,6 +14,7 @@ import {
   compileMapping,
   errorMessage,
   extractTracingMap,
+  parseDuration,
   registerInput,
   registry,
   splitAck,
@@ -27,8 +28,8 @@ import {
   type Mapping,
   type Message,
   type Transaction,
-  parseDuration,
 } from '@svc/engine';
+import type { KafkaMessage } from 'kafkajs';
 import type { CheckpointRange } from './checkpoint.js';
 import { kafkaOptions } from './client.js';
 import { GroupConsumer } from './consumer.js';
@@ -57,6 +58,7 @@ export class LogbusInput implements Input {
   /** Policy batches ready to hand out (flushed by a timer, or split by the policy's processors). */
   private readonly ready: Transaction[] = [];
   private next = 0;
+  /** The pending read's wake-up (the runtime reads one transaction at a time). */
   private waiting: (() => void) | undefined;
   private closed = false;
   private nacksDropped = 0;
@@ -187,7 +189,7 @@ export class LogbusInput implements Input {
     return undefined;
   }
 
-  private message(f: PartitionFeed, rec: Parameters<typeof recordMessage>[0], offset: number): Message {
+  private message(f: PartitionFeed, rec: KafkaMessage, offset: number): Message {
     const m = recordMessage(rec, f.topic, f.partition, offset, f.highWatermark, this.multiHeader);
     if (this.tracing !== undefined) {
       try {
