@@ -6,6 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { traceContextOf, waitFor, type Input, type Transaction } from '@svc/engine';
+import kafkajs from 'kafkajs';
+import { registerCompressionCodecs } from './compression.js';
 import { KafkaFixture, connectInput, readMessages, readWithin, sleep, texts, uid } from './input-test-support.js';
 
 const kafka = new KafkaFixture();
@@ -226,5 +228,20 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
     assert.ok(feeds[0]!.buffered < 600, `${feeds[0]!.buffered} records buffered`);
     const got = await readMessages(i, 2000, { timeoutMs: 60_000 });
     assert.equal(got.reduce((n, t) => n + t.batch.length, 0), 2000);
+  });
+
+  it('reads compressed record batches (gzip, snappy, lz4, zstd)', async () => {
+    registerCompressionCodecs();
+    const topic = await kafka.topic('compressed', 1);
+    const producer = kafka.kafka.producer();
+    await producer.connect();
+    const { GZIP, Snappy, LZ4, ZSTD } = kafkajs.CompressionTypes;
+    let n = 0;
+    for (const compression of [GZIP, Snappy, LZ4, ZSTD]) {
+      await producer.send({ topic, compression, messages: Array.from({ length: 50 }, () => ({ value: `id-${n++}` })) });
+    }
+    await producer.disconnect();
+    const { input: i } = await input({ topics: [topic], consumer_group: `g-${uid()}` });
+    assert.deepEqual(texts(await readMessages(i, 200)), Array.from({ length: 200 }, (_, k) => `id-${k}`));
   });
 });
