@@ -18,6 +18,11 @@ export interface Input {
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput;
   /** Stops reading: a pending `read()` should resolve with `END_OF_INPUT`. */
   close?(): Promise<void>;
+  /**
+   * True when the input applies the `batching` of its config itself (Kafka batches per
+   * partition): the runtime then leaves its transactions as they are.
+   */
+  readonly batchesItself?: boolean;
 }
 
 /**

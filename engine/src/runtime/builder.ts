@@ -157,7 +157,7 @@ export class Builder implements Resources {
     probe?.watch(status);
     let input: Input = new ManagedInput(raw, log, status, probe);
     if (conf.auto_replay_nacks === true) input = new ReplayInput(input, log);
-    const batcher = await this.batcher(conf.batching);
+    const batcher = raw.batchesItself ? undefined : await this.batcher(conf.batching);
     if (batcher) input = new BatchingInput(input, batcher, log);
     if (c.processors.length) input = new ProcessingInput(input, await this.processors(c.processors));
     return input;

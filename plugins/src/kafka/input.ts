@@ -20,7 +20,6 @@ import {
   splitAck,
   type Ack,
   type Batch,
-  type BatchPolicyConfig,
   type ComponentContext,
   type EndOfInput,
   type Input,
@@ -44,9 +43,10 @@ import { lagGauge } from './lag.js';
 const MAX_CHUNK = 4096;
 
 /** A policy with no condition: how the runtime is told not to batch this input itself. */
-const NO_BATCHING: BatchPolicyConfig = { count: 0, byte_size: 0, period: '', check: '', processors: [] };
 
 export class LogbusInput implements Input {
+  /** `batching` is applied here, per partition: the runtime's one batcher would mix partitions. */
+  readonly batchesItself = true;
   private readonly consumer: GroupConsumer;
   private readonly log: Logger;
   private readonly chunkCap: number;
@@ -224,9 +224,7 @@ export class LogbusInput implements Input {
 }
 
 /**
- * The factory. The policy in `batching` is applied here, per partition; the runtime's own input
- * batching (one policy across everything an input reads) would mix partitions, so it is handed
- * an empty policy in its place.
+ * The factory. The policy in `batching` is applied by the input, per partition (`batchesItself`).
  */
 async function create(conf: InputConfig, ctx: ComponentContext): Promise<Input> {
   // What only the client options can tell (TLS files, sasl.token_cache) fails the build, not each connect.
@@ -234,7 +232,6 @@ async function create(conf: InputConfig, ctx: ComponentContext): Promise<Input> 
   const policy = conf.batching;
   let rule: BatchRule | undefined;
   if (batchingEnabled(policy)) rule = new BatchRule(policy, policy.processors.length > 0 ? await ctx.buildProcessors(policy.processors) : []);
-  conf.batching = NO_BATCHING;
   return new LogbusInput(conf, ctx, rule);
 }
 
