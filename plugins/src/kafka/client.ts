@@ -82,11 +82,16 @@ const levels: Record<number, Level> = {
 };
 const levelNames = { error: 'ERROR', warn: 'WARN', debug: 'DEBUG', trace: 'TRACE' } as const;
 
-/** kafkajs log entries, through our logger (its own `password`-like fields never reach it). */
+/**
+ * kafkajs log entries, through our logger (its own `password`-like fields never reach it).
+ * Its connection layer logs every error response and closed socket at ERROR, though the client
+ * retries them (a rebalance, a broker restart): those are our debug lines. What the client gives
+ * up on reaches the component, which reports it with its own name.
+ */
 function logCreator(logger: Logger) {
   return () =>
-    ({ level, log }: LogEntry) => {
-      const name = levels[level] ?? 'debug';
+    ({ namespace, level, log }: LogEntry) => {
+      const name = namespace === 'Connection' && level <= logLevel.WARN ? 'debug' : (levels[level] ?? 'debug');
       if (!logger.enabled(levelNames[name])) return;
       const { message, timestamp: _t, logger: _l, ...rest } = log as Record<string, unknown>;
       const fields: Record<string, string | number | boolean> = {};
