@@ -40,6 +40,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // Everything is closed and delivered: exit even if a client library left a timer or a
+    // socket behind (kafkajs after a broker outage), after a moment for the last writes.
+    setTimeout(() => process.exit(code), 1000).unref();
   },
   (err: unknown) => {
     if (err instanceof ConfigError) printIssues(err);

@@ -73,25 +73,25 @@ function sasl(conf: ClientConfig['sasl']): SASLOptions | undefined {
   }
 }
 
-type Level = 'error' | 'warn' | 'debug' | 'trace';
+type Level = 'warn' | 'debug' | 'trace';
 const levels: Record<number, Level> = {
-  [logLevel.ERROR]: 'error',
+  [logLevel.ERROR]: 'warn',
   [logLevel.WARN]: 'warn',
   [logLevel.INFO]: 'debug', // kafkajs is chatty at info (every join, every commit): our debug
   [logLevel.DEBUG]: 'trace',
 };
-const levelNames = { error: 'ERROR', warn: 'WARN', debug: 'DEBUG', trace: 'TRACE' } as const;
+const levelNames = { warn: 'WARN', debug: 'DEBUG', trace: 'TRACE' } as const;
 
 /**
  * kafkajs log entries, through our logger (its own `password`-like fields never reach it).
- * Its connection layer logs every error response and closed socket at ERROR, though the client
- * retries them (a rebalance, a broker restart): those are our debug lines. What the client gives
- * up on reaches the component, which reports it with its own name.
+ * kafkajs logs at ERROR what it retries (an error response in a rebalance, a closed socket, a
+ * broker that went away): our warnings. What it gives up on reaches the component, which reports
+ * it as an error with its own name.
  */
 function logCreator(logger: Logger) {
   return () =>
-    ({ namespace, level, log }: LogEntry) => {
-      const name = namespace === 'Connection' && level <= logLevel.WARN ? 'debug' : (levels[level] ?? 'debug');
+    ({ level, log }: LogEntry) => {
+      const name = levels[level] ?? 'debug';
       if (!logger.enabled(levelNames[name])) return;
       const { message, timestamp: _t, logger: _l, ...rest } = log as Record<string, unknown>;
       const fields: Record<string, string | number | boolean> = {};

@@ -149,7 +149,7 @@ describe('kafka → kafka at least once (engine CLI, real broker)', { timeout: 3
       assert.ok(during < N, 'the outage happened mid-stream');
       assert.ok(proxy.accepted > 1, 'the engine reconnected through the proxy');
       assert.equal(keys.size, N, 'every message arrived after the broker came back');
-      assert.equal(await engine.stop(), 0, engine.output());
+      assert.equal(await engine.stop(), 0, `the engine exits 0 after SIGINT: ${engine.output()}`);
     } finally {
       await proxy.stop();
     }
