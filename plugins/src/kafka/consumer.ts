@@ -27,6 +27,7 @@ import { explicitAssigner } from './assignment.js';
 import type { InputConfig } from './input-spec.js';
 import { topicNames, type TopicSelection } from './input-topics.js';
 import { PartitionFeed, partitionKey } from './consumer-partition.js';
+import { ConnectionSockets } from './consumer-sockets.js';
 import type { LagGauge } from './lag.js';
 
 /** How long connect() waits for the first fetch after joining (it then returns anyway). */
@@ -76,6 +77,8 @@ export class GroupConsumer {
   /** The highest offset committed per partition key (confirmed by kafkajs), for this connection. */
   private readonly committed = new Map<string, number>();
   private consumer: Consumer | undefined;
+  /** The sockets of the current connection's clients (the connect-time checks' and the consumer's). */
+  private sockets: ConnectionSockets | undefined;
   private readonly storesOffsets: boolean;
   private readonly cap: number;
   private readonly limit: number;
@@ -112,8 +115,16 @@ export class GroupConsumer {
     await this.teardown();
     this.failure = undefined;
     const { conf, who, log } = this.o;
-    const partitions = await this.check(kafkaClient(conf, log, { retry: ADMIN_RETRY }));
-    const kafka = kafkaClient(conf, log);
+    if (this.closed) throw new NotConnectedError(`${who}: closed`);
+    const sockets = new ConnectionSockets();
+    this.sockets = sockets;
+    const partitions = await this.check(kafkaClient(conf, log, { retry: ADMIN_RETRY, socketFactory: sockets.factory }));
+    // Closed while checking: close() found no consumer to stop, so nothing may be started now.
+    if (this.closed) {
+      await this.teardown();
+      throw new NotConnectedError(`${who}: closed`);
+    }
+    const kafka = kafkaClient(conf, log, { socketFactory: sockets.factory });
     const groupId = conf.consumer_group || `${conf.client_id}-explicit-${randomUUID()}`;
     const consumer = kafka.consumer({
       groupId,
@@ -162,6 +173,11 @@ export class GroupConsumer {
       const err = this.failure;
       await this.teardown();
       throw new NotConnectedError(`${who}: the consumer stopped while joining group "${groupId}": ${describeConnectError(err, conf)}`, { cause: err });
+    }
+    // Closed while joining: close() stopped this consumer; no commit timer may outlive it.
+    if (this.closed || this.consumer !== consumer) {
+      await this.teardown();
+      throw new NotConnectedError(`${who}: closed`);
     }
     if (this.storesOffsets) {
       // A tick while a commit is still under way (a broker that is slow or gone) is skipped, not queued.
@@ -385,7 +401,11 @@ export class GroupConsumer {
     this.closed = true;
     clearInterval(this.commitTimer);
     const consumer = this.consumer;
-    if (consumer === undefined) return;
+    if (consumer === undefined) {
+      // Never connected, or a connect() under way: it sees `closed`; the sockets go now.
+      await this.teardown();
+      return;
+    }
     const feeds = [...this.feeds.values()];
     try {
       // No more fetching while the last acks come in.
@@ -419,6 +439,19 @@ export class GroupConsumer {
     this.active = [];
     this.revoked.clear();
     this.committed.clear();
-    if (consumer !== undefined) await consumer.disconnect().catch((err: unknown) => this.o.log.debug(`Disconnect failed: ${errorMessage(err)}`));
+    const sockets = this.sockets;
+    this.sockets = undefined;
+    if (consumer !== undefined) {
+      // kafkajs emits a crash that restarts the consumer only after its own disconnect, and then
+      // arms the restart timer: when that disconnect was under way as this one began, this one
+      // misses the timer, and the consumer would join again. Stop it once more, after the timer is set.
+      consumer.on(consumer.events.CRASH, (e) => {
+        if (e.payload.restart) setImmediate(() => void consumer.disconnect().catch(() => undefined));
+      });
+      await consumer.disconnect().catch((err: unknown) => this.o.log.debug(`Disconnect failed: ${errorMessage(err)}`));
+    }
+    // What kafkajs left connected (a crashed generation's group coordinator reconnects through
+    // it after the client forgot it) is closed here, and nothing of this client connects again.
+    sockets?.close();
   }
 }
