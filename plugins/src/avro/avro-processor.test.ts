@@ -240,9 +240,11 @@ describe('avro processor: schema_path', () => {
     });
   }
 
-  it('fetches the schema from an http:// URL', async () => {
+  it('fetches the schema from an http:// URL, bounded in size, without printing a password', async () => {
     const server = createServer((req, res) => {
       if (req.url === '/order.avsc') res.end(ORDER_SCHEMA_TEXT);
+      else if (req.url === '/private.avsc' && req.headers.authorization === `Basic ${Buffer.from('reader:s3cret').toString('base64')}`) res.end(ORDER_SCHEMA_TEXT);
+      else if (req.url === '/huge.avsc') res.end(Buffer.alloc(5 * 1024 * 1024, 32));
       else res.writeHead(404).end('no such schema');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -251,6 +253,10 @@ describe('avro processor: schema_path', () => {
       const to = await avro({ operator: 'to_json', encoding: 'textual', schema_path: `${base}/order.avsc` });
       assert.equal((await run(to, messages(orderAvroJson(2))))[0]!.text(), orderAvroJson(2));
       await assert.rejects(avro({ operator: 'to_json', schema_path: `${base}/missing.avsc` }), /the server answered 404: no such schema/);
+      await assert.rejects(avro({ operator: 'to_json', schema_path: `${base}/huge.avsc` }), /larger than 4194304 bytes/);
+      const secret = `http://reader:s3cret@127.0.0.1:${(server.address() as AddressInfo).port}/missing.avsc`;
+      await avro({ operator: 'to_json', schema_path: secret.replace('/missing.avsc', '/private.avsc') }); // credentials go as basic auth
+      await assert.rejects(avro({ operator: 'to_json', schema_path: secret }), (err: Error) => !err.message.includes('s3cret') && /reader:xxxxx@/.test(err.message));
     } finally {
       server.close();
     }

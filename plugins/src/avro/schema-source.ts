@@ -38,14 +38,43 @@ export async function loadSchemaText(conf: SchemaFields): Promise<string> {
   }
 }
 
+/** The largest schema fetched over HTTP: a schema is kilobytes; a server sending more is wrong. */
+const MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Fetches a schema; credentials in the URL (`https://user:pass@host/...`) go as basic auth,
+ * and no error shows the password.
+ */
 async function fetchSchema(url: string): Promise<string> {
-  let res: Response;
+  let target: URL;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-  } catch (err) {
-    throw new Error(`schema_path "${url}": cannot fetch it: ${(err as Error).message}`);
+    target = new URL(url);
+  } catch {
+    throw new Error(`schema_path: "${url}" is not a valid URL`);
   }
-  const body = await res.text();
-  if (!res.ok) throw new Error(`schema_path "${url}": the server answered ${res.status}: ${body.slice(0, 200)}`);
-  return body;
+  const headers: Record<string, string> = {};
+  const password = decodeURIComponent(target.password);
+  if (target.username || target.password) {
+    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${password}`).toString('base64')}`;
+    target.username = '';
+    target.password = '';
+  }
+  const shown = new URL(url);
+  if (shown.password) shown.password = 'xxxxx';
+  const scrub = (text: string) => (password ? text.split(password).join('xxxxx') : text);
+  try {
+    const res = await fetch(target, { headers, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of res.body ?? []) {
+      size += chunk.byteLength;
+      if (size > MAX_SCHEMA_BYTES) throw new Error(`the schema is larger than ${MAX_SCHEMA_BYTES} bytes`);
+      chunks.push(chunk);
+    }
+    const body = Buffer.concat(chunks).toString('utf8');
+    if (!res.ok) throw new Error(`the server answered ${res.status}: ${body.slice(0, 200)}`);
+    return body;
+  } catch (err) {
+    throw new Error(scrub(`schema_path "${shown}": cannot fetch it: ${(err as Error).message}`));
+  }
 }
