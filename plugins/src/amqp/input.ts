@@ -29,6 +29,7 @@ import {
   type Logger,
   type Transaction,
 } from '@svc/engine';
+import { re2PatternField } from '../regex/re2-pattern.js';
 import { Dialer, connectionFields } from './connection.js';
 import { deliveryMetadata } from './metadata.js';
 
@@ -65,16 +66,7 @@ export const amqpInputSpec = f.object({
       'Acknowledge messages as soon as they are read rather than once the output delivered them: faster, but a message that fails downstream, or is in flight when the engine stops, is lost.',
     ),
   nack_reject_patterns: f
-    .array(
-      f.string().validate((p) => {
-        try {
-          RE2JS.compile(p);
-          return undefined;
-        } catch (err) {
-          return `invalid RE2 regex "${p}": ${errorMessage(err)}`;
-        }
-      }),
-    )
+    .array(re2PatternField())
     .default([])
     .advanced()
     .describe(

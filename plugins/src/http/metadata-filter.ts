@@ -5,22 +5,14 @@
  */
 import { RE2JS } from 're2js';
 import { f, type Infer, type Message } from '@svc/engine';
+import { re2PatternField } from '../regex/re2-pattern.js';
 
 export const metadataFilterSpec = (what: string) =>
   f
     .object({
       include_prefixes: f.array(f.string()).default([]).describe(`Keys with one of these prefixes are ${what}.`),
       include_patterns: f
-        .array(
-          f.string().validate((p) => {
-            try {
-              RE2JS.compile(p);
-              return undefined;
-            } catch (err) {
-              return `invalid RE2 regex "${p}": ${err instanceof Error ? err.message : String(err)}`;
-            }
-          }),
-        )
+        .array(re2PatternField())
         .default([])
         .describe(`Keys matching one of these RE2 regexes are ${what}.`),
     })
