@@ -12,7 +12,7 @@
 // JSON work it stands in for.
 import { join } from 'node:path';
 import { Message, buildComponent } from '@svc/engine';
-import { ROOT, config, engineRate, fmt } from './lib.mjs';
+import { ROOT, engineRate, fmt, processorConfig, yamlQuote } from './lib.mjs';
 
 const AVRO_PLUGIN = join(ROOT, 'plugins', 'dist', 'avro', 'index.js');
 const BASELINE_PLUGIN = join(ROOT, 'bench', 'plugins', 'json-roundtrip.mjs');
@@ -66,24 +66,9 @@ async function avroBytes() {
   return m.content;
 }
 
-const yamlQuote = (s) => `'${s.replace(/'/g, "''")}'`;
 
 function cfg(name, count, threads, mapping, processor) {
-  return config(
-    name,
-    `http: { enabled: false }
-logger: { level: WARN }
-plugins: [ ${AVRO_PLUGIN}, ${BASELINE_PLUGIN} ]
-input:
-  generate: { mapping: ${yamlQuote(mapping)}, interval: '', count: ${count}, batch_size: 100 }
-pipeline:
-  threads: ${threads}
-  processors:
-    - ${processor}
-output:
-  drop: {}
-`,
-  );
+  return processorConfig(name, { plugins: [AVRO_PLUGIN, BASELINE_PLUGIN], mapping, count, threads, processor });
 }
 
 export async function run({ quick = false } = {}) {

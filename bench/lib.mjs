@@ -21,6 +21,31 @@ export function config(name, yaml) {
   return p;
 }
 
+/** Quotes a string for a single-quoted YAML scalar. */
+export const yamlQuote = (s) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * Writes a generate → `processor` → drop config (batches of 100, as fast as possible, quiet, no
+ * HTTP server) and returns its path: the shape of every processor benchmark.
+ */
+export function processorConfig(name, { plugins, mapping, count, threads, processor }) {
+  return config(
+    name,
+    `http: { enabled: false }
+logger: { level: WARN }
+plugins: [ ${plugins.join(', ')} ]
+input:
+  generate: { mapping: ${yamlQuote(mapping)}, interval: '', count: ${count}, batch_size: 100 }
+pipeline:
+  threads: ${threads}
+  processors:
+    - ${processor}
+output:
+  drop: {}
+`,
+  );
+}
+
 /** Runs a shell command, returns seconds of wall time; throws on a non-zero exit. */
 export function timeShell(cmd) {
   const t0 = process.hrtime.bigint();

@@ -1,7 +1,7 @@
 // `mapping` with a 10-field restructure of a 1 KB JSON document, against the same
 // transformation hand-written in plain TypeScript/JavaScript (a processor plugin), threads 1 and 2.
 import { join } from 'node:path';
-import { ROOT, config, engineRate, fmt } from './lib.mjs';
+import { ROOT, engineRate, fmt, processorConfig } from './lib.mjs';
 
 const doc = {
   id: 'ord-0001',
@@ -12,7 +12,7 @@ const doc = {
   status: 'active',
   notes: 'n'.repeat(300),
 };
-const DOC = JSON.stringify(doc).replace(/'/g, "''");
+const DOC = JSON.stringify(doc);
 const MAPPING = `root.id = this.id
 root.name = this.user.first + " " + this.user.last
 root.email = this.user.email.lowercase()
@@ -26,21 +26,7 @@ root.active = this.status == "active"`;
 const PLUGIN = join(ROOT, 'bench', 'plugins', 'restructure.mjs');
 
 function cfg(name, count, threads, processor) {
-  return config(
-    name,
-    `http: { enabled: false }
-logger: { level: WARN }
-plugins: [ ${PLUGIN} ]
-input:
-  generate: { mapping: 'root = ${DOC}', interval: '', count: ${count}, batch_size: 100 }
-pipeline:
-  threads: ${threads}
-  processors:
-    - ${processor}
-output:
-  drop: {}
-`,
-  );
+  return processorConfig(name, { plugins: [PLUGIN], mapping: `root = ${DOC}`, count, threads, processor });
 }
 
 export async function run({ quick = false } = {}) {

@@ -1,27 +1,14 @@
 // A CPU-heavy processor (JSON parse + re-serialise of 1 KB messages): threads 2 vs threads 1.
 import { join } from 'node:path';
-import { ROOT, config, engineRate, fmt } from './lib.mjs';
+import { ROOT, engineRate, fmt, processorConfig } from './lib.mjs';
 
 const doc = {};
 for (let i = 0; doc && JSON.stringify(doc).length < 1000; i++) doc[`field_${i}`] = `value number ${i} of the document`;
-const DOC = JSON.stringify(doc).replace(/'/g, "''");
+const DOC = JSON.stringify(doc);
 const PLUGIN = join(ROOT, 'bench', 'plugins', 'json-roundtrip.mjs');
 
 function cfg(name, count, threads) {
-  return config(
-    name,
-    `http: { enabled: false }
-logger: { level: WARN }
-plugins: [ ${PLUGIN} ]
-input:
-  generate: { mapping: 'root = ${DOC}', interval: '', count: ${count}, batch_size: 100 }
-pipeline:
-  threads: ${threads}
-  processors: [ { bench_json_roundtrip: {} } ]
-output:
-  drop: {}
-`,
-  );
+  return processorConfig(name, { plugins: [PLUGIN], mapping: `root = ${DOC}`, count, threads, processor: 'bench_json_roundtrip: {}' });
 }
 
 export async function run({ quick = false } = {}) {
