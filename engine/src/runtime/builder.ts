@@ -9,6 +9,7 @@ import type { Registry } from '../plugin/registry.js';
 import type { ComponentContext, Input, Output, Processor, RateLimit, Resources, ServiceRoutes } from '../plugin/types.js';
 import { Batcher, batchingEnabled, type BatchPolicyConfig } from './batch-policy.js';
 import { BatchingInput } from './batching-input.js';
+import type { DeliveryLedger } from './delivery-ledger.js';
 import { ManagedInput } from './managed-input.js';
 import { OutputSink } from './output-sink.js';
 import { ProcessingInput } from './processing-input.js';
@@ -28,6 +29,8 @@ export interface BuildEnv {
   status: StatusBoard;
   /** Metrics and tracing; none when absent. */
   obs?: Observability;
+  /** Counts what the inputs read and have not settled (the main thread's stream sets it). */
+  ledger?: DeliveryLedger;
 }
 
 /** Builds components from their normalised configs, with their context and runtime wrappers. */
@@ -155,7 +158,7 @@ export class Builder implements Resources {
     const status = this.env.status.track(c.path, 'input', c.type);
     const probe = this.obs.input(c.path, c.label || c.type, c.type);
     probe?.watch(status);
-    let input: Input = new ManagedInput(raw, log, status, probe);
+    let input: Input = new ManagedInput(raw, log, status, probe, this.env.ledger);
     if (conf.auto_replay_nacks === true) input = new ReplayInput(input, log);
     const batcher = raw.batchesItself ? undefined : await this.batcher(conf.batching);
     if (batcher) input = new BatchingInput(input, batcher, log);

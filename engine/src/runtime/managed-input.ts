@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import type { InputProbe } from '../observability/probes.js';
 import type { Input } from '../plugin/types.js';
 import { Connection } from './connection.js';
+import type { DeliveryLedger } from './delivery-ledger.js';
 import type { ComponentStatus } from './status.js';
 import { FLUSH } from './flush-hint.js';
 
@@ -21,6 +22,8 @@ export class ManagedInput implements Input {
     status: ComponentStatus,
     /** Counts, times and traces what is read (absent when metrics and tracing are off). */
     private readonly probe?: InputProbe,
+    /** Where the stream counts what is read and not yet settled (for a drain that loses nothing). */
+    private readonly ledger?: DeliveryLedger,
   ) {
     this.connection = new Connection(() => inner.connect?.(), 'Input', log, status, probe && ((n) => probe.retrying(n)));
   }
@@ -38,8 +41,9 @@ export class ManagedInput implements Input {
       }
       try {
         const tx = await this.inner.read();
-        if (this.probe === undefined || tx === END_OF_INPUT || (tx as unknown) === FLUSH) return tx;
-        return this.probe.read(tx);
+        if (tx === END_OF_INPUT || (tx as unknown) === FLUSH) return tx;
+        const owed = this.ledger ? this.ledger.track(tx) : tx;
+        return this.probe === undefined ? owed : this.probe.read(owed);
       } catch (err) {
         if (conn.closed) return END_OF_INPUT;
         if (err instanceof NotConnectedError) {

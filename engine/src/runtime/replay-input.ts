@@ -16,7 +16,8 @@ interface Pending {
  * is delivered, so nothing is lost. The pipeline works on copies, so the replay sends what the
  * input read, not what processors made of it. Replays back off (up to 1s) while the cause
  * persists; that is back-pressure, as in Benthos. A finite input ends only once every
- * transaction it gave is acked.
+ * transaction it gave is acked, and so does a closed one: close() stops new reads, not replays,
+ * so a shutdown drain delivers what is waiting for a replay (or runs out of time and says so).
  */
 export class ReplayInput implements Input {
   private readonly replays: Pending[] = [];
@@ -43,25 +44,28 @@ export class ReplayInput implements Input {
     for (;;) {
       const replay = this.replays.shift();
       if (replay) return this.serve(replay);
-      if (this.closed) return END_OF_INPUT;
-      if (this.ended) {
-        if (this.outstanding === 0) return END_OF_INPUT;
-        if (!this.hinted) {
-          this.hinted = true;
-          return FLUSH as never;
-        }
-      } else {
-        this.startRead();
-        const r = this.result;
-        if (r !== undefined) {
-          this.result = undefined;
-          if (r.error !== undefined) throw r.error;
-          if (r.value === END_OF_INPUT) {
-            this.ended = true;
-            continue;
-          }
+      if (!this.ended && !this.closed) this.startRead();
+      const r = this.result;
+      if (r !== undefined) {
+        // A read that settles after close() is still served: what the source gave is owed.
+        this.result = undefined;
+        if (r.error !== undefined) {
+          if (!this.closed) throw r.error;
+        } else if (r.value === END_OF_INPUT) {
+          this.ended = true;
+        } else {
           const tx = r.value as Transaction;
           return this.serve({ original: tx.batch, ack: tx.ack, attempts: 0 });
+        }
+        continue;
+      }
+      if (this.ended || this.closed) {
+        // Closed or at the end: nothing new is read, but every transaction given out is seen
+        // through (replays included) before the end is reported.
+        if (this.outstanding === 0 && !this.reading) return END_OF_INPUT;
+        if (this.outstanding > 0 && !this.hinted) {
+          this.hinted = true;
+          return FLUSH as never;
         }
       }
       // One short-lived promise per wait (a long-lived one raced against every read would keep
@@ -112,7 +116,7 @@ export class ReplayInput implements Input {
         if (!err) {
           this.outstanding--;
           p.ack();
-          if (this.ended) this.wake?.();
+          if (this.ended || this.closed) this.wake?.();
           return;
         }
         p.attempts++;

@@ -165,6 +165,46 @@ output: { test_sink: { name: st1, delay_ms: 1 } }
     assert.equal(acks.ok, all('st1').length, 'every delivered message was acked');
     assert.ok(acks.ok < 1000000);
   });
+
+  // A message waiting for a replay (its write failed) is in flight: a drain must not report
+  // success before it is delivered, and must say how many were not when it runs out of time.
+  for (const threads of [1, 2]) {
+    it(`stop() waits for messages waiting to be replayed and delivers them (threads ${threads})`, async () => {
+      const name = `sr${threads}`;
+      const s = streamOf(`
+input: { test_source: { name: ${name}, count: 10, batch_size: 2, hold: true } }
+pipeline: { threads: ${threads}, processors: [ { test_upper: {} } ] }
+output: { test_sink: { name: ${name}, fail_writes: 8 } }
+`);
+      const running = s.run();
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await s.stop(10_000), true);
+      await running;
+      const texts = all(name).map((x) => x.split('@')[0]!);
+      assert.deepEqual(texts.sort((a, b) => +a - +b), range(10));
+      assert.deepEqual(seen.acks.get(name), { ok: 5, nack: 0 });
+      assert.equal(s.undelivered, 0);
+    });
+
+    it(`stop() reports what it could not deliver in time instead of success (threads ${threads})`, async () => {
+      const name = `sf${threads}`;
+      const s = streamOf(`
+input: { test_source: { name: ${name}, count: 10, batch_size: 2, hold: true } }
+pipeline: { threads: ${threads}, processors: [ { test_upper: {} } ] }
+output: { test_sink: { name: ${name}, fail_writes: 40 } }
+`);
+      // 40 failed writes over 5 batches (8 each) take at least 2+4+…+256 ms of replay back-off.
+      const running = s.run();
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await s.stop(100), false);
+      assert.equal(s.undelivered, 10, 'all ten are owed');
+      assert.deepEqual(seen.acks.get(name), { ok: 0, nack: 0 }, 'nothing was acked at the input');
+      // The stream keeps trying after the deadline (the CLI exits 1 then); here it gets through.
+      await running;
+      assert.equal(s.undelivered, 0);
+      assert.deepEqual(seen.acks.get(name), { ok: 5, nack: 0 });
+    });
+  }
 });
 
 describe('stream: output broker', () => {

@@ -10,6 +10,7 @@ import type { Input, Processor, ServiceRoutes } from '../plugin/types.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import { Builder } from './builder.js';
 import { Channel } from './channel.js';
+import { DeliveryLedger } from './delivery-ledger.js';
 import { runProcessors } from './processor-chain.js';
 import type { Sink } from './sink.js';
 import { StatusBoard } from './status.js';
@@ -45,6 +46,10 @@ export class Stream {
   private outstanding = 0;
   private idleWaiters: Array<() => void> = [];
   private stopping = false;
+  /** The read loop, settled once the input ended (after close(): once it gave back everything owed). */
+  private loop: Promise<void> | undefined;
+  /** What the inputs read and have not settled: replays and retries in back-off included. */
+  private readonly ledger = new DeliveryLedger();
   private readonly log: Logger;
 
   constructor(private readonly opts: StreamOptions) {
@@ -57,6 +62,7 @@ export class Stream {
       isWorker: false,
       shared: new Map(),
       status: this.status,
+      ledger: this.ledger,
     });
   }
 
@@ -114,8 +120,8 @@ export class Stream {
     const input = this.input!;
     const sink = this.sink!;
     try {
-      if (this.pool) await this.runPooled(input, sink, process, this.threads * 2);
-      else await this.runInline(input, sink, process);
+      this.loop = this.pool ? this.runPooled(input, sink, process, this.threads * 2) : this.runInline(input, sink, process);
+      await this.loop;
       await this.drained();
     } finally {
       await this.shutdownComponents();
@@ -194,8 +200,9 @@ export class Stream {
   }
 
   /**
-   * Stops reading and drains: resolves true once in-flight transactions are acked and outputs
-   * closed, false when `timeoutMs` passed first.
+   * Stops reading and drains: resolves true once every message read was delivered (or handed
+   * back to its input) and outputs can close, false when `timeoutMs` passed first. A message
+   * waiting for a replay or in a retry back-off is still in flight: the drain waits for it.
    */
   async stop(timeoutMs: number): Promise<boolean> {
     if (this.stopping) return false;
@@ -206,13 +213,26 @@ export class Stream {
     const timedOut = new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
     const done = (async () => {
       await closeInput;
+      await this.loop?.catch(() => undefined);
       await this.drained();
+      await this.ledger.idle();
       return true as const;
     })();
     const ok = await Promise.race([done, timedOut]);
     clearTimeout(timer);
-    if (!ok) this.log.error(`Could not drain in-flight messages within shutdown_timeout; ${this.outstanding} transaction(s) not acked`);
+    if (!ok) {
+      const owed = Math.max(this.ledger.messages, this.outstanding);
+      this.log.error(
+        `Could not deliver ${owed} message(s) within shutdown_timeout (${this.outstanding} transaction(s) in the pipeline, ` +
+          'the rest waiting for a replay or a retry): they were not acknowledged at their input; raise shutdown_timeout to wait longer',
+      );
+    }
     return ok;
+  }
+
+  /** Messages read by the inputs and not yet delivered or handed back to them. */
+  get undelivered(): number {
+    return this.ledger.messages;
   }
 
   private closed = false;

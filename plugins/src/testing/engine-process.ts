@@ -25,14 +25,18 @@ export class EngineProcess {
   private out = '';
   readonly exited: Promise<number | null>;
 
-  /** Runs `engine -c <yaml written to a file>` with extra arguments and environment. */
-  constructor(yaml: string, args: string[] = [], env: Record<string, string> = {}) {
+  /**
+   * Runs `engine -c <yaml written to a file>` with extra arguments and environment; `stdin`, when
+   * given, is written to the engine's standard input, which is then closed (a pipe at its end).
+   */
+  constructor(yaml: string, args: string[] = [], env: Record<string, string> = {}, stdin?: string) {
     const file = join(dir, `config-${++configs}.yaml`);
     writeFileSync(file, yaml);
     this.child = spawn(process.execPath, [ENGINE, '-c', file, ...args], {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (stdin !== undefined) this.child.stdin!.end(stdin);
     running.add(this.child);
     const keep = (d: Buffer) => {
       this.out += d.toString();
