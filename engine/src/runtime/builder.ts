@@ -1,6 +1,8 @@
 import type { ComponentConfig, ComponentKind } from '../config/component-config.js';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { ThrottledLog } from '../observability/throttled-log.js';
+import type { Batch } from '../message/message.js';
 import { NO_OBSERVABILITY, Observability } from '../observability/observability.js';
 import { countRateLimitErrors } from '../observability/probes.js';
 import type { MetricsExporter } from '../observability/metrics.js';
@@ -262,20 +264,35 @@ class OutputSinkAdapter implements Sink {
   }
 }
 
+/** Failures logged per processor: a few lines a second, then a count of what was left out. */
+const PROCESSOR_ERRORS_PER_SECOND = 3;
+
 /**
- * Logs a processor's failure with its path and label before the chain flags the messages
- * (the messages carry the error on; the log says where it came from).
+ * Logs a processor's failures at ERROR with its path and label, as Benthos does: a processor
+ * that throws (the chain then flags the whole batch) and one that flags messages itself (a
+ * mapping that failed on some). Throttled, so a mapping failing on every message of a busy
+ * stream costs a few lines a second, not one a message.
  */
 function withErrorLog(p: Processor, log: Logger): Processor {
+  const throttled = new ThrottledLog(log, 1000, PROCESSOR_ERRORS_PER_SECOND);
   const fail = (err: unknown): never => {
-    log.error(`Processor failed, the messages are flagged with the error: ${errorMessage(err)}`);
+    throttled.error(errorMessage(err));
     throw err;
+  };
+  const flagged = (input: number, out: Batch[]): Batch[] => {
+    let after = 0;
+    let text: string | undefined;
+    for (const b of out) for (const m of b) if (m.error !== undefined) (after++, (text = m.error));
+    if (after > input) throttled.error(after - input > 1 ? `${text} (and ${after - input - 1} more message(s) of the batch)` : text!);
+    return out;
   };
   return {
     process(batch) {
+      let before = 0;
+      for (let i = 0; i < batch.length; i++) if (batch[i]!.error !== undefined) before++;
       try {
         const r = p.process(batch);
-        return r instanceof Promise ? r.catch(fail) : r;
+        return r instanceof Promise ? r.then((out) => flagged(before, out), fail) : flagged(before, r);
       } catch (err) {
         return fail(err);
       }

@@ -2,11 +2,10 @@
  * What `mapping` and `mutation` do to a batch: run the mapping on each message, drop the messages
  * whose root it deleted, and flag (not drop) those it failed on, leaving them as they came.
  */
-import { compileMapping, type Batch, type Logger, type Processor } from '@svc/engine';
+import { compileMapping, type Batch, type Processor } from '@svc/engine';
 
-export function mappingProcessorOf(src: string, log: Logger, mutate: boolean): Processor {
+export function mappingProcessorOf(src: string, mutate: boolean): Processor {
   const mapping = compileMapping(src);
-  const name = mutate ? 'Mutation' : 'Mapping';
   return {
     process(batch) {
       const exec = { batch, index: 0 };
@@ -23,8 +22,8 @@ export function mappingProcessorOf(src: string, log: Logger, mutate: boolean): P
           keep = mapping.apply(m, exec, mutate);
         } catch (err) {
           if (before !== undefined) m.content = before;
+          // Flagged, not logged here: the runtime logs a processor's failures, throttled.
           m.setError(err);
-          log.debug(`${name} failed: ${m.error}`);
         }
         if (!keep) kept ??= batch.slice(0, i);
         else if (kept !== undefined) kept.push(m);

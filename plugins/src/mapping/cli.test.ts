@@ -106,4 +106,34 @@ output:
     assert.match(r.stderr, /bad\.yaml:5:\d+ .*\(root\.pipeline\.processors\.0\.mapping\)/);
     assert.match(r.stderr, /bad\.yaml:9:\d+ .*\(root\.output\.switch\.cases\.0\.check\)/);
   });
+  it('logs a failing processor at ERROR with its path, throttled, with a count of what was left out', () => {
+    const config = join(dir, 'failing.yaml');
+    writeFileSync(
+      config,
+      `http: { enabled: false }
+logger: { level: INFO, format: json }
+input:
+  stdin: { codec: lines }
+pipeline:
+  threads: 1
+  processors:
+    - mapping: 'root.n = this.n.number()'
+output:
+  drop: {}
+`,
+    );
+    const input = Array.from({ length: 5000 }, (_, i) => `{"n":"not a number ${i}"}`).join('\n') + '\n';
+    const r = engine(['-c', config], input);
+    assert.equal(r.code, 0, r.stderr);
+    const logged = (r.stderr + r.stdout)
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: string; msg: string; path?: string });
+    const errors = logged.filter((l) => l.level === 'error' && l.path === 'root.pipeline.processors.0');
+    assert.ok(errors.length >= 1, `the failure is logged at ERROR with the processor's path: ${r.stderr}`);
+    assert.match(errors[0]!.msg, /number/);
+    assert.ok(errors.length < 50, `throttled: ${errors.length} lines for 5000 failures`);
+    const counted = errors.reduce((n, e) => n + (Number(/(\d+) more/.exec(e.msg)?.[1] ?? 0) || 0), 0);
+    assert.ok(counted > 0, 'the lines left out are counted');
+  });
 });

@@ -38,7 +38,7 @@ export const mappingProcessor: ComponentSpec<string, Processor> = {
     - mapping: 'root = if this.type == "ping" { deleted() }'
 `,
   ],
-  factory: (src, ctx) => mappingProcessorOf(src, ctx.logger, false),
+  factory: (src) => mappingProcessorOf(src, false),
 };
 
 registerProcessor('mapping', mappingProcessor);

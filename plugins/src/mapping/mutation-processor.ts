@@ -25,5 +25,5 @@ registerProcessor('mutation', {
         meta kind = "order"
 `,
   ],
-  factory: (src, ctx) => mappingProcessorOf(src, ctx.logger, true),
+  factory: (src) => mappingProcessorOf(src, true),
 });
