@@ -33,6 +33,20 @@ export type {
   UpgradeHandler,
 } from './plugin/types.js';
 export type { Logger, LogFields, LogLevelName } from './observability/logger.js';
+export { createLogger } from './observability/logger.js';
+export {
+  defineStream,
+  buildStream,
+  type StreamSource,
+  type StreamDefinition,
+  type DefineOptions,
+  type BuildOptions,
+} from './streams/stream-builder.js';
+export type { Stream } from './runtime/stream.js';
+export { Streams, type StreamsOptions, type StreamInfo } from './streams/streams.js';
+export { mountStreamsApi } from './streams/rest-api.js';
+export { runUntilSignal, type Lifecycle, type RunOptions, type RunOutcome } from './plugin/lifecycle.js';
+export { registerCommand, type CommandSpec } from './plugin/commands.js';
 export {
   metricsFor,
   checkMetric,

@@ -1,4 +1,5 @@
 import { ErrorCode, SvcError } from '../errors.js';
+import { BUILTIN_COMMANDS as COMMANDS } from '../plugin/commands.js';
 
 /** Parsed command line: `engine [command] [flags] [files...]`. */
 export interface Args {
@@ -13,13 +14,18 @@ export interface Args {
   help: boolean;
   version: boolean;
   positional: string[];
+  /** `engine streams -o FILE`: the process-wide sections (http, logger, metrics, tracer). */
+  observability?: string;
+  /** `engine streams`: the secret the streams REST API requires (or SVC_STREAMS_API_SECRET). */
+  apiSecret?: string;
+  /** `engine streams --no-api`: no REST API. */
+  noApi: boolean;
 }
 
-const COMMANDS = new Set(['run', 'lint', 'list', 'echo', 'blobl', 'help']);
 
 /** Parses argv (without node and the script). Flags take `--flag value` or `--flag=value`. */
 export function parseArgs(argv: string[]): Args {
-  const a: Args = { command: 'run', resources: [], sets: [], plugins: [], help: false, version: false, positional: [] };
+  const a: Args = { command: 'run', resources: [], sets: [], plugins: [], help: false, version: false, positional: [], noApi: false };
   let i = 0;
   if (argv[0] !== undefined && COMMANDS.has(argv[0])) {
     a.command = argv[0] === 'help' ? 'run' : argv[0];
@@ -66,6 +72,16 @@ export function parseArgs(argv: string[]): Args {
       case '--file':
         a.file = value();
         break;
+      case '-o':
+      case '--observability':
+        a.observability = value();
+        break;
+      case '--api-secret':
+        a.apiSecret = value();
+        break;
+      case '--no-api':
+        a.noApi = true;
+        break;
       case '-h':
       case '--help':
         a.help = true;
@@ -91,6 +107,9 @@ Usage:
                                      list the components (with their fields as JSON Schema)
   engine echo -c pipeline.yaml       print the config normalised, with every default filled in
   engine blobl 'MAPPING'             run a mapping on each line of stdin (or -f FILE for the mapping)
+  engine streams [-o obs.yaml] FILE...
+                                     run several streams (ids from file names) with a REST API
+                                     at /streams (Bearer --api-secret or SVC_STREAMS_API_SECRET)
 
 Flags:
   -c, --config FILE        the stream config (YAML)

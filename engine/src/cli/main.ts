@@ -1,5 +1,10 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
 import { ConfigError, SvcError, errorMessage } from '../errors.js';
+import { BUILTIN_COMMANDS, pluginCommand, type CommandSpec } from '../plugin/commands.js';
+import { BUILTIN_PLUGINS, loadPlugins } from '../plugin/load-plugins.js';
+import { registerCoreComponents } from '../runtime/core-components.js';
+import { absoluteModule } from '../streams/stream-builder.js';
 import { HELP, parseArgs } from './args.js';
 import { blobl } from './blobl.js';
 import { echo } from './echo.js';
@@ -7,8 +12,28 @@ import { lint } from './lint.js';
 import { list } from './list.js';
 import { engineVersion, run } from './run.js';
 import { printIssues } from './setup.js';
+import { streams } from './streams.js';
+
+/**
+ * A plugin's subcommand (`engine hub ...`): the first word is no engine command and no file.
+ * The built-ins and any `--plugin` modules are loaded to find it; it gets the words after it.
+ */
+async function pluginCommandOf(argv: string[]): Promise<CommandSpec | undefined> {
+  const word = argv[0];
+  if (word === undefined || word.startsWith('-') || BUILTIN_COMMANDS.has(word) || existsSync(word)) return undefined;
+  const mods: string[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    if (argv[i] === '--plugin' && argv[i + 1] !== undefined) mods.push(argv[++i]!);
+    else if (argv[i]!.startsWith('--plugin=')) mods.push(argv[i]!.slice('--plugin='.length));
+  }
+  registerCoreComponents();
+  await loadPlugins([...BUILTIN_PLUGINS, ...mods.map((m) => absoluteModule(m, process.cwd()))]);
+  return pluginCommand(word);
+}
 
 async function main(argv: string[]): Promise<number> {
+  const command = await pluginCommandOf(argv);
+  if (command) return command.run(argv.slice(1));
   const args = parseArgs(argv);
   if (args.version) {
     process.stdout.write(`${engineVersion()}\n`);
@@ -27,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
       return echo(args);
     case 'blobl':
       return blobl(args);
+    case 'streams':
+      return streams(args);
     default:
       if (!args.config && args.positional.length === 0) {
         process.stderr.write(HELP);

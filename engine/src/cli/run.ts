@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../config/duration.js';
-import { errorMessage } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { createLogger, type LoggerConfig } from '../observability/logger.js';
-import { registry } from '../plugin/registry.js';
-import { Stream } from '../runtime/stream.js';
+import { runUntilSignal } from '../plugin/lifecycle.js';
 import { StatusBoard } from '../runtime/status.js';
 import { ServiceServer } from '../service/http-server.js';
+import { absoluteModule, buildStream, defineStream } from '../streams/stream-builder.js';
 import type { Args } from './args.js';
-import { loadBasePlugins, loadStreamConfig, printIssues } from './setup.js';
+import { printIssues } from './setup.js';
 
 export function engineVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -17,20 +17,26 @@ export function engineVersion(): string {
 /**
  * `engine -c FILE`: validates (refusing a config with lint errors), starts the service-wide
  * HTTP server and the stream, and shuts down cleanly on SIGINT/SIGTERM (a second signal forces
- * exit). Resolves with the exit code.
+ * exit). Resolves with the exit code. A thin user of the public stream builder.
  */
 export async function run(args: Args): Promise<number> {
   if (!args.config) {
     process.stderr.write('engine: no config given: run engine -c pipeline.yaml (see engine --help)\n');
     return 1;
   }
-  const base = await loadBasePlugins(args);
-  const { config, issues, plugins } = await loadStreamConfig(args.config, args, base);
-  if (issues.length) {
-    process.stderr.write(`engine: the config has ${issues.length} problem(s) and was not run:\n`);
-    printIssues(issues);
+  let def;
+  try {
+    def = await defineStream(
+      { file: args.config },
+      { sets: args.sets, resources: args.resources, plugins: args.plugins.map((p) => absoluteModule(p, process.cwd())) },
+    );
+  } catch (err) {
+    if (!(err instanceof ConfigError) || err.issues.some((i) => i.line === 0)) throw err;
+    process.stderr.write(`engine: the config has ${err.issues.length} problem(s) and was not run:\n`);
+    printIssues(err);
     return 1;
   }
+  const { config } = def;
   const loggerConf = { ...config.logger } as LoggerConfig;
   if (args.logLevel) loggerConf.level = args.logLevel.toUpperCase() as LoggerConfig['level'];
   config.logger = loggerConf;
@@ -42,49 +48,24 @@ export async function run(args: Args): Promise<number> {
     service = new ServiceServer(config.http, { status, logger: logger.child({ path: 'root.http' }), version: engineVersion() });
     await service.start();
   }
-  const stream = new Stream({ config, registry: registry(), logger, plugins, service, status });
   try {
-    await stream.build();
-    status.release();
-  } catch (err) {
-    logger.error(`Cannot start the stream: ${errorMessage(err)}`);
-    await service?.close();
-    return 1;
-  }
-  const timeoutMs = parseDuration(config.shutdown_timeout);
-  let signals = 0;
-  let stopped: Promise<boolean> | undefined;
-  const onSignal = (sig: NodeJS.Signals) => {
-    signals++;
-    if (signals > 1) {
-      logger.warn(`Received ${sig} again: forcing exit`);
-      process.exit(1);
+    let stream;
+    try {
+      stream = await buildStream(def, { logger, service, status });
+      status.release();
+    } catch (err) {
+      logger.error(`Cannot start the stream: ${(err as Error).message}`);
+      return 1;
     }
-    logger.info(`Received ${sig}: shutting down`);
-    stopped = (async () => {
-      const delay = parseDuration(config.shutdown_delay);
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-      return stream.stop(timeoutMs);
-    })();
-    void stopped.then((ok) => {
-      if (!ok) process.exit(1);
+    logger.info('Launching a stream; press CTRL+C to close');
+    const { code, signalled } = await runUntilSignal([stream], {
+      logger,
+      timeoutMs: parseDuration(config.shutdown_timeout),
+      delayMs: parseDuration(config.shutdown_delay),
     });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  logger.info('Launching a stream; press CTRL+C to close');
-  let code = 0;
-  try {
-    await stream.run();
-    if (stopped && !(await stopped)) code = 1;
-  } catch (err) {
-    logger.error(`Stream failed: ${errorMessage(err)}`);
-    code = 1;
+    if (code === 0) logger.info(signalled ? 'Pipeline has terminated. Goodbye' : 'Input ended and every message was delivered: exiting');
+    return code;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     await service?.close();
   }
-  logger.info(stopped ? 'Pipeline has terminated. Goodbye' : 'Input ended and every message was delivered: exiting');
-  return code;
 }

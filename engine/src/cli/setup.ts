@@ -1,21 +1,18 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { applySets, pluginPaths, readConfig, validateConfig, type ParsedConfig } from '../config/load.js';
 import type { RootConfig } from '../config/root-spec.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { BUILTIN_PLUGINS, loadPlugins } from '../plugin/load-plugins.js';
 import { registry } from '../plugin/registry.js';
 import { registerCoreComponents } from '../runtime/core-components.js';
+import { absoluteModule } from '../streams/stream-builder.js';
 import type { Args } from './args.js';
 
-/** Plugin modules as absolute paths (or package names), so that workers load the same ones. */
-function absolute(mod: string, base: string): string {
-  return mod.startsWith('.') ? resolve(base, mod) : isAbsolute(mod) ? mod : mod;
-}
 
 /** Loads the built-ins and the --plugin modules (no config needed): for lint and list. */
 export async function loadBasePlugins(args: Args): Promise<string[]> {
   registerCoreComponents();
-  const mods = [...BUILTIN_PLUGINS, ...args.plugins.map((p) => absolute(p, process.cwd()))];
+  const mods = [...BUILTIN_PLUGINS, ...args.plugins.map((p) => absoluteModule(p, process.cwd()))];
   await loadPlugins(mods);
   return mods;
 }
@@ -30,7 +27,7 @@ export interface LoadedConfig {
 /** Reads a config file with its plugins, -s overrides and -r resources, and validates it. */
 export async function loadStreamConfig(file: string, args: Args, base: string[]): Promise<LoadedConfig> {
   const parsed = readConfig(file);
-  const own = pluginPaths(parsed).map((p) => absolute(p, dirname(resolve(file))));
+  const own = pluginPaths(parsed).map((p) => absoluteModule(p, dirname(resolve(file))));
   await loadPlugins(own);
   applySets(parsed, args.sets);
   const resources = args.resources.map((r) => readConfig(r));

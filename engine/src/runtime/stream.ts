@@ -5,6 +5,7 @@ import type { Batch } from '../message/message.js';
 import { END_OF_INPUT, splitAck, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
+import type { Lifecycle } from '../plugin/lifecycle.js';
 import type { Registry } from '../plugin/registry.js';
 import type { Input, Processor, ServiceRoutes } from '../plugin/types.js';
 import { WorkerPool } from '../workers/worker-pool.js';
@@ -24,6 +25,13 @@ export interface StreamOptions {
   plugins: string[];
   service?: ServiceRoutes;
   status?: StatusBoard;
+  /** A name for logs (streams mode: the stream id). */
+  name?: string;
+  /**
+   * Metrics and tracing owned by the caller and shared by several streams (streams mode): the
+   * stream's own `metrics` and `tracer` sections are not built, and closing it leaves these open.
+   */
+  observability?: Observability;
 }
 
 /** Turns the pipeline section into "process a batch" on this thread or on the pool. */
@@ -36,7 +44,9 @@ type Process = (batch: Batch) => Promise<Batch[]> | Batch[];
  * runs end to end (the input reads only when the pipeline can take more). With one thread the
  * processors run inline; with more, on a worker pool, fed by a bounded channel.
  */
-export class Stream {
+export class Stream implements Lifecycle {
+  /** Names the stream in logs (streams mode: its id). */
+  readonly name: string;
   readonly status: StatusBoard;
   private readonly builder: Builder;
   private input: Input | undefined;
@@ -53,6 +63,7 @@ export class Stream {
   private readonly log: Logger;
 
   constructor(private readonly opts: StreamOptions) {
+    this.name = opts.name ?? 'the stream';
     this.status = opts.status ?? new StatusBoard();
     this.log = opts.logger;
     this.builder = new Builder({
@@ -63,6 +74,7 @@ export class Stream {
       shared: new Map(),
       status: this.status,
       ledger: this.ledger,
+      obs: opts.observability,
     });
   }
 
@@ -77,14 +89,14 @@ export class Stream {
     const c = this.opts.config;
     try {
       // Metrics and the tracer first: every component binds its metrics as it is built.
-      await this.builder.buildObservability(c.metrics, c.tracer);
+      if (!this.opts.observability) await this.builder.buildObservability(c.metrics, c.tracer);
       await this.builder.buildRateLimits(c.rate_limit_resources);
       // Processors are built here even when they will run on the pool: a broken one fails now.
       const processors = await this.builder.processors(c.pipeline.processors);
       this.sink = await this.builder.sink(c.output);
       this.input = await this.builder.input(c.input);
       this.process = this.pipeline(processors);
-      await this.builder.obs.start();
+      if (!this.opts.observability) await this.builder.obs.start();
     } catch (err) {
       await this.shutdownComponents();
       throw err;
@@ -113,8 +125,36 @@ export class Stream {
     return (b) => pool.process(b);
   }
 
-  /** Runs until the input ends (and everything is acked) or `stop()` is called. */
-  async run(): Promise<void> {
+  private running: Promise<void> | undefined;
+
+  /** Builds (if not yet built) and starts running; `wait()` settles when it has ended. */
+  async start(): Promise<void> {
+    if (!this.input || !this.sink) await this.build();
+    // The caller observes the outcome through wait(); an unobserved failure must not crash.
+    this.run().catch(() => undefined);
+  }
+
+  /** Lifecycle: the stream ends by itself when its input does. */
+  ended(): Promise<void> {
+    return this.wait();
+  }
+
+  /** Lifecycle: the components that are not connected, with why. */
+  health(): string[] {
+    return this.status.notReady().map((s) => `${s.kind} ${s.path} (${s.type}): ${s.reason ?? 'not connected'}`);
+  }
+
+  /** Settles once the stream has ended: its input ended and all was delivered, or it was stopped. */
+  wait(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  /** Runs until the input ends (and everything is acked) or `stop()` is called; once. */
+  run(): Promise<void> {
+    return (this.running ??= this.execute());
+  }
+
+  private async execute(): Promise<void> {
     if (!this.input || !this.sink) await this.build();
     const process = this.process!;
     const input = this.input!;
@@ -216,6 +256,8 @@ export class Stream {
       await this.loop?.catch(() => undefined);
       await this.drained();
       await this.ledger.idle();
+      // Then the outputs close (after a final flush), the pool and the resources.
+      await this.running?.catch(() => undefined);
       return true as const;
     })();
     const ok = await Promise.race([done, timedOut]);
@@ -248,8 +290,8 @@ export class Stream {
     }
     await this.pool?.close();
     await this.builder.close();
-    // Last, so that the final push and file hold every count.
-    await this.builder.obs.close();
+    // Last, so that the final push and file hold every count (shared ones: their owner's job).
+    if (!this.opts.observability) await this.builder.obs.close();
   }
 
   /** The stream's metrics and tracer (none until `build()`). */

@@ -19,7 +19,8 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const DEFAULT_CLOSE_GRACE_MS = 1_000;
 
 export interface ServiceServerOptions {
-  status: StatusBoard;
+  /** What `/ready` reports: a stream's status board, or every stream's in streams mode. */
+  status: Pick<StatusBoard, 'notReady'>;
   logger: Logger;
   version: string;
   /** The build date shown by `/version`; `unknown` when not given. */

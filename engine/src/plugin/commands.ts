@@ -1,0 +1,35 @@
+/**
+ * CLI subcommands contributed by plugins (`engine hub ...`, `engine agent ...`): the command
+ * gets the arguments after its name and resolves with the exit code. It usually builds its
+ * long-running parts and hands them to `runUntilSignal`, as `engine run` does with a stream.
+ */
+import { ErrorCode, SvcError } from '../errors.js';
+
+export interface CommandSpec {
+  /** One line for `engine --help`. */
+  summary: string;
+  /** The usage line(s), e.g. `engine hub -c hub.yaml`. */
+  usage?: string;
+  run(argv: string[]): Promise<number>;
+}
+
+/** The engine's own subcommands: a plugin cannot take these names. */
+export const BUILTIN_COMMANDS: ReadonlySet<string> = new Set(['run', 'lint', 'list', 'echo', 'blobl', 'streams', 'help']);
+
+const commands = new Map<string, CommandSpec>();
+
+/** Registers a subcommand; a name taken already (by the engine or a plugin) throws. */
+export function registerCommand(name: string, spec: CommandSpec): void {
+  if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new SvcError(ErrorCode.PluginLoad, `command name "${name}" must be lowercase letters, digits and "-"`);
+  if (BUILTIN_COMMANDS.has(name) || commands.has(name)) throw new SvcError(ErrorCode.PluginLoad, `a command named "${name}" is already registered`);
+  commands.set(name, spec);
+}
+
+export function pluginCommand(name: string): CommandSpec | undefined {
+  return commands.get(name);
+}
+
+/** Every plugin command, by name, for `--help`. */
+export function pluginCommands(): Array<[string, CommandSpec]> {
+  return [...commands.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+}
