@@ -18,22 +18,25 @@ import { streams } from './streams.js';
  * A plugin's subcommand (`engine hub ...`): the first word is no engine command and no file.
  * The built-ins and any `--plugin` modules are loaded to find it; it gets the words after it.
  */
-async function pluginCommandOf(argv: string[]): Promise<CommandSpec | undefined> {
+async function pluginCommandOf(argv: string[]): Promise<{ command: CommandSpec; rest: string[] } | undefined> {
   const word = argv[0];
   if (word === undefined || word.startsWith('-') || BUILTIN_COMMANDS.has(word) || existsSync(word)) return undefined;
   const mods: string[] = [];
+  const rest: string[] = [];
   for (let i = 1; i < argv.length; i++) {
     if (argv[i] === '--plugin' && argv[i + 1] !== undefined) mods.push(argv[++i]!);
     else if (argv[i]!.startsWith('--plugin=')) mods.push(argv[i]!.slice('--plugin='.length));
+    else rest.push(argv[i]!);
   }
   registerCoreComponents();
   await loadPlugins([...BUILTIN_PLUGINS, ...mods.map((m) => absoluteModule(m, process.cwd()))]);
-  return pluginCommand(word);
+  const command = pluginCommand(word);
+  return command && { command, rest };
 }
 
 async function main(argv: string[]): Promise<number> {
-  const command = await pluginCommandOf(argv);
-  if (command) return command.run(argv.slice(1));
+  const plugin = await pluginCommandOf(argv);
+  if (plugin) return plugin.command.run(plugin.rest);
   const args = parseArgs(argv);
   if (args.version) {
     process.stdout.write(`${engineVersion()}\n`);

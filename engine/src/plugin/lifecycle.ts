@@ -93,7 +93,10 @@ export async function runUntilSignal(parts: Lifecycle[], opts: RunOptions): Prom
         }
       }
     }
-    const why = await woken;
+    // Signal handlers do not keep Node alive: a part that is idle (no socket, no timer) would
+    // let the process exit mid-run without stopping anything.
+    const keepAlive = setInterval(() => undefined, 1 << 30);
+    const why = await woken.finally(() => clearInterval(keepAlive));
     if (why === 'signal' && opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
     // Parts that ended by themselves have closed already; the others are stopped, last first.
     const running = why === 'ended' ? [] : started.reverse();
