@@ -10,7 +10,7 @@ export type Arith = (l: unknown, r: unknown, lAnn: string, rAnn: string) => unkn
 
 /** Wraps an integer result to int64, as Go's int64 arithmetic does on overflow. */
 function wrapInt(exact: () => bigint, approx: number): number {
-  if (Number.isSafeInteger(approx)) return approx;
+  if (Number.isSafeInteger(approx)) return approx + 0; // an int64 has no -0 (0 * -1 is 0)
   return Number(BigInt.asIntN(64, exact()));
 }
 

@@ -66,7 +66,8 @@ export function isInt(n: number): boolean {
 
 /** Formats a number as Go does: integers in decimal, floats with `strconv.FormatFloat(f, 'g', -1, 64)`. */
 export function numToString(n: number): string {
-  if (isInt(n)) return Object.is(n, -0) ? '0' : n.toString();
+  // -0 only arises from float arithmetic or parsing ("-0".number()), where Go prints it as -0.
+  if (isInt(n)) return Object.is(n, -0) ? '-0' : n.toString();
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
   const e = n.toExponential(); // shortest round-trip digits, as Go's -1 precision

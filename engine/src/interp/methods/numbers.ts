@@ -33,6 +33,7 @@ function numbers(v: unknown): number[] {
 
 /** `sum()`: integers add as int64 (wrapping), anything else as floats. */
 simpleMethod('sum', [], (v) => {
+  if (typeof v === 'number') return v; // Benthos sums a lone number as itself
   const ns = numbers(v);
   if (ns.every(isInt)) {
     let s = 0;
