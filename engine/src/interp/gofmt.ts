@@ -5,7 +5,7 @@
  * A verb that does not fit its value prints Go's `%!verb(type=value)`.
  */
 import { Timestamp } from './timestamp.js';
-import { isInt, numToString } from './values.js';
+import { Float32, isInt, numToString } from './values.js';
 
 interface Spec {
   minus: boolean;
@@ -372,7 +372,8 @@ export function sprintf(format: string, args: unknown[]): string {
       out += `%!${verb}(MISSING)`;
       continue;
     }
-    const v = args[argi++];
+    let v = args[argi++];
+    if (v instanceof Float32) v = v.short(); // %v of a float32 prints its own shortest digits
     if (verb === 'T') out += pad(TYPE_NAMES[kindOf(v)], f, false);
     else out += printValue(v, verb, f, 0);
   }

@@ -6,7 +6,7 @@ import { QueryError, asQueryError, errFrom, typeError } from '../errors.js';
 import { existsDotPath, getDotPath } from '../paths.js';
 import { asString, asStrictInt, defineMethod, simpleMethod } from '../registry.js';
 import { Timestamp, parseTime, RFC3339_NANO, Zone } from '../timestamp.js';
-import { DELETE, NOTHING, isInt, isObject, toBytes, toStr, typeOf } from '../values.js';
+import { DELETE, Float32, NOTHING, isInt, isObject, widen, toBytes, toStr, typeOf } from '../values.js';
 
 /** `catch(fallback)`: on error, the fallback (a lambda receives the error message). */
 defineMethod('catch', {
@@ -140,12 +140,14 @@ export function parseIntGo(s: string): number {
 
 function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
+  if (v instanceof Float32) return v.value;
   if (typeof v === 'string') return parseFloatGo(v);
   if (v instanceof Uint8Array) return parseFloatGo(toStr(v));
   throw typeError(v, 'number');
 }
 
 function toInt(v: unknown): number {
+  v = widen(v);
   if (typeof v === 'number') {
     if (Number.isInteger(v) && !isInt(v)) throw new QueryError('float value is too large to be cast as a signed integer');
     return asStrictInt(v);
@@ -184,7 +186,12 @@ function coercion(name: string, convert: (v: unknown) => unknown): void {
 
 coercion('number', toNumber);
 coercion('float64', toNumber);
-coercion('float32', (v) => Math.fround(toNumber(v)));
+coercion('float32', (v) => {
+  const n = toNumber(v);
+  // strconv.ParseFloat(s, 32) / a float64 beyond float32's range is out of range, as in Go.
+  if (Number.isFinite(n) && !Number.isFinite(Math.fround(n))) throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(toStr(v))}: value out of range`);
+  return new Float32(n);
+});
 
 coercion('bool', (v) => {
   if (typeof v === 'boolean') return v;
