@@ -104,7 +104,7 @@ add(ARR, 'this.a.map_each(x -> x.string())', 'this.a.filter(x -> x != null)', 't
   'this.a.index(0)', 'this.a.index(-1)', 'this.a.slice(-2)', 'this.a.slice(-5, -1)', 'this.a.slice(1, 2)', 'this.a.length()', 'this.a.reverse()',
   'this.a.contains(1)', 'this.a.merge(null)', 'this.a.merge([7])', 'this.a.without("0")', 'this.a.get("0")', 'this.a.get("")', 'this.a.exists("1")',
   'this.a.array()', 'this.a.values()', 'this.a.keys()', 'this.a.string()', 'this.a.format_json(no_indent: true)', 'this.a.find(true)');
-add(OBJ, 'this.o.keys()', 'this.o.values()', 'this.o.key_values()', 'this.o.merge({"a": 2, "z": [1]})', 'this.o.merge(null)', 'this.o.merge("x")',
+add(OBJ, 'this.o.keys()', 'this.o.values().sort_by(x -> x.string())', 'this.o.key_values().sort_by(kv -> kv.key)', 'this.o.merge({"a": 2, "z": [1]})', 'this.o.merge(null)', 'this.o.merge("x")',
   'this.o.without("a", "b.c")', 'this.o.map_each(kv -> kv.value.string())', 'this.o.filter(kv -> kv.key != "a")', 'this.o.get("b.c")',
   'this.o.get("")', 'this.o.get("a.b")', 'this.o.exists("b.c")', 'this.o.exists("")', 'this.o.length()', 'this.o.contains(1)', 'this.o.string()',
   'this.o.format_json()', 'this.o.array()', 'this.o.apply("m")', 'this.o.any(x -> true)', 'this.o.type()');
@@ -112,6 +112,8 @@ add(NONE, '[null].sort()', '[null, 1].sort()', '[2, "a"].sort()', '["b", "a"].so
   '[1].merge({"a": 1})', '{"a": 1}.merge([1])', '{"a": [1]}.merge({"a": [2]})', '{"a": 1}.merge({"a": 2})', '{"a": {"b": 1}}.merge({"a": {"c": 2}})',
   '[[1,2],[3]].flatten()', '[1, [2]].unique()', '[{"a":1},{"a":1}].unique()', '["a","b"].unique(x -> x.length())', '[1,2,3].fold(0, t -> t.tally + t.value)',
   '[3,1,2].sort_by(x -> -x)', '[1,2].any(x -> x > 1)', '[].all(x -> false)', '[1,"1",1.0].unique()', '["x"].join()', '[1,2].join(",")');
+
+add(docs('s', ['{"a":1}', '[1, 2]', '{"a":1} trailing', 'nope', '"str"', '1.50', '{"b":{"c":null}}']), 'this.s.parse_json()', 'this.s.parse_json().type()', 'this.s.parse_json(use_number: true)');
 
 // regular expressions
 add(docs('s', ['foo bar 123', 'aaa', '', 'key=value; other=x']),
