@@ -11,7 +11,10 @@ import { getter, joinPath, setPath } from './paths.js';
 import { Args, type CompiledArg, type Lambda, type ParamSpec, functions, methods } from './registry.js';
 import { type CompiledMap, type Fn, LAZY, type State, type StmtFn } from './state.js';
 import { Timestamp } from './timestamp.js';
-import { DELETE, NOTHING, type Obj, equals, isObject, setKey, toStr, typeOf } from './values.js';
+import { DELETE, Float32, NOTHING, type Obj, equals, isObject, setKey, toStr, typeOf } from './values.js';
+
+/** Methods that see a float32 as it is; every other method computes with it widened to float64. */
+const KEEPS_FLOAT32 = new Set(['string', 'type', 'bytes', 'format_json', 'not_null', 'array']);
 
 /** A compiled expression: its closure, how errors name it, and its value when constant. */
 export interface CNode {
@@ -517,9 +520,11 @@ export class Compiler {
       const impl = spec.build!(args);
       const tf = target.fn;
       const tann = target.ann;
+      const widens = !KEEPS_FLOAT32.has(name);
       return {
         fn: (c, self) => {
-          const v = tf(c, self);
+          let v = tf(c, self);
+          if (widens && v instanceof Float32) v = v.value;
           try {
             return impl(v, c, self);
           } catch (err) {

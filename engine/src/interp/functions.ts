@@ -151,10 +151,11 @@ defineFunction('range', {
       for (let i = 0; i < n; i++) out[i] = start + step * i;
       return out;
     };
+    // Go's IGetInt: floats truncate (range(1.5, 4) is [1, 2, 3]).
     const ints = (c: State, self: unknown): [number, number, number] => [
-      asStrictInt(a.get(0, c, self)),
-      asStrictInt(a.get(1, c, self)),
-      asStrictInt(a.get(2, c, self)),
+      asInt(a.get(0, c, self)),
+      asInt(a.get(1, c, self)),
+      asInt(a.get(2, c, self)),
     ];
     if (a.allConst) {
       const r = make(...ints(undefined as unknown as State, null));
@@ -199,7 +200,8 @@ defineFunction('nanoid', {
     return (c, self) => {
       const len = asStrictInt(a.get(0, c, self));
       const alphabet = a.given(1) ? asString(a.get(1, c, self)) : NANOID_ALPHABET;
-      if (len <= 0) throw new QueryError('length must be greater than 0');
+      if (len < 0) throw new QueryError('negative id length');
+      if (len === 0) return '';
       if (alphabet.length === 0 || alphabet.length > 255) throw new QueryError('alphabet must contain between 1 and 255 symbols');
       // Rejection sampling with a bit mask keeps every symbol equally likely.
       const mask = (2 << Math.floor(Math.log2(alphabet.length - 1 || 1))) - 1;

@@ -124,6 +124,10 @@ export class Lexer {
           while (j < end && isDigit(src.charCodeAt(j))) j++;
         }
         const text = src.slice(i, j);
+        // An integer literal is an int64 in Go: one beyond its range is a parse error, not a float.
+        if (!text.includes('.') && BigInt(text) > 9223372036854775807n) {
+          this.err(`failed to parse '${text}' as integer: strconv.ParseInt: parsing "${text}": value out of range`, i);
+        }
         return this.make('number', text, i, j, Number(text));
       }
       if (c === 34) {

@@ -4,13 +4,13 @@
  * floats, `%` works on integers, and comparing unlike types is an error except for `==`/`!=`.
  */
 import { errFrom, mismatch, typeError } from './errors.js';
-import { equals, isInt, toStr } from './values.js';
+import { equals, isInt, toStr, widen } from './values.js';
 
 export type Arith = (l: unknown, r: unknown, lAnn: string, rAnn: string) => unknown;
 
 /** Wraps an integer result to int64, as Go's int64 arithmetic does on overflow. */
 function wrapInt(exact: () => bigint, approx: number): number {
-  if (Number.isSafeInteger(approx)) return approx;
+  if (Number.isSafeInteger(approx)) return approx + 0; // an int64 has no -0 (0 * -1 is 0)
   return Number(BigInt.asIntN(64, exact()));
 }
 
@@ -23,6 +23,8 @@ function isStrLike(v: unknown): boolean {
 }
 
 export const add: Arith = (l, r, la, ra) => {
+  // Benthos' + refuses a float32 on its left (and only there); other operators widen it.
+  r = widen(r);
   if (isNum(l)) {
     if (!isNum(r)) throw mismatch('add', la, ra, l, r);
     const s = l + r;
@@ -37,6 +39,8 @@ export const add: Arith = (l, r, la, ra) => {
 };
 
 export const sub: Arith = (l, r, la, ra) => {
+  l = widen(l);
+  r = widen(r);
   if (!isNum(l) || !isNum(r)) throw mismatch('subtract', la, ra, l, r);
   const s = l - r;
   if (isInt(l) && isInt(r)) return wrapInt(() => BigInt(l) - BigInt(r), s);
@@ -44,6 +48,8 @@ export const sub: Arith = (l, r, la, ra) => {
 };
 
 export const mul: Arith = (l, r, la, ra) => {
+  l = widen(l);
+  r = widen(r);
   if (!isNum(l) || !isNum(r)) throw mismatch('multiply', la, ra, l, r);
   const s = l * r;
   if (isInt(l) && isInt(r)) return wrapInt(() => BigInt(l) * BigInt(r), s);
@@ -51,12 +57,16 @@ export const mul: Arith = (l, r, la, ra) => {
 };
 
 export const div: Arith = (l, r, la, ra) => {
+  l = widen(l);
+  r = widen(r);
   if (!isNum(l) || !isNum(r)) throw mismatch('divide', la, ra, l, r);
   if (r === 0) throw errFrom(new Error('attempted to divide by zero'), ra);
   return l / r;
 };
 
 export const mod: Arith = (l, r, la, ra) => {
+  l = widen(l);
+  r = widen(r);
   if (!isNum(l) || !isNum(r)) throw mismatch('modulo', la, ra, l, r);
   const a = Math.trunc(l);
   const b = Math.trunc(r);
@@ -89,6 +99,8 @@ export function comparator(op: Cmp): Arith {
   const eqOnly = op === '==' || op === '!=';
   const generic = (l: unknown, r: unknown): boolean => (op === '==' ? equals(l, r) : !equals(l, r));
   return (l, r, la, ra) => {
+    l = widen(l);
+    r = widen(r);
     if (typeof l === 'number') {
       if (typeof r === 'number') return ordered(op, l, r);
       if (eqOnly) return generic(l, r);

@@ -328,7 +328,7 @@ export class Parser {
       const t = this.advance();
       this.skipNl();
       const e = this.parseOperand();
-      if (e.kind === 'lit' && typeof e.value === 'number') return { kind: 'lit', value: -e.value, pos: this.pos(t) };
+      if (e.kind === 'lit' && typeof e.value === 'number') return { kind: 'lit', value: 0 - e.value, pos: this.pos(t) }; // -0.0 is 0, as 0 - 0.0 is in Go
       return { kind: 'binary', op: '-', left: { kind: 'lit', value: 0, pos: this.pos(t) }, right: e, pos: this.pos(t) };
     }
     if (this.isOp('!')) {

@@ -1,16 +1,23 @@
+import { existsSync } from 'node:fs';
+import { type TzData, loadLocalTzData, loadTzData } from './tzif.js';
 /**
  * Timestamps with nanosecond precision and a zone, formatted and parsed with Go reference
  * layouts (`2006-01-02T15:04:05Z07:00`), because Bloblang's `ts_format` / `ts_parse` take
  * Go layouts and configs written for Benthos must keep working unchanged.
  */
 
-/** A time zone: fixed offset, an IANA name (via Intl), or the process-local zone. */
+/**
+ * A time zone: fixed offset, an IANA name, or the process-local zone. Named and local zones read
+ * the system's TZif data (as Go does) and fall back to Intl where there is none.
+ */
 export class Zone {
   private static readonly cache = new Map<string, Zone>();
   static readonly UTC = new Zone('UTC', 0);
   static readonly Local = new Zone('Local', undefined, undefined, true);
 
   private fmt: Intl.DateTimeFormat | undefined;
+  /** The zone's TZif data: undefined until looked up, null when there is none. */
+  private tz: TzData | null | undefined;
 
   private constructor(
     readonly name: string,
@@ -31,20 +38,33 @@ export class Zone {
     if (name === 'Local') return Zone.Local;
     let z = Zone.cache.get(name);
     if (z === undefined) {
-      try {
-        new Intl.DateTimeFormat('en-US', { timeZone: name });
-      } catch {
-        throw new Error(`unknown time zone ${name}`);
+      const tz = loadTzData(name);
+      if (tz === undefined) {
+        // Without zoneinfo files on this system, Intl decides which names exist.
+        if (hasZoneinfo()) throw new Error(`unknown time zone ${name}`);
+        try {
+          new Intl.DateTimeFormat('en-US', { timeZone: name });
+        } catch {
+          throw new Error(`unknown time zone ${name}`);
+        }
       }
       z = new Zone(name, undefined, name);
+      z.tz = tz ?? null;
       Zone.cache.set(name, z);
     }
     return z;
   }
 
   /** Offset in seconds east of UTC at the instant `sec` (unix seconds). */
+  private tzData(): TzData | null {
+    if (this.tz === undefined) this.tz = (this.local ? loadLocalTzData() : this.iana !== undefined ? loadTzData(this.iana) : undefined) ?? null;
+    return this.tz;
+  }
+
   offsetAt(sec: number): number {
     if (this.fixed !== undefined) return this.fixed;
+    const tz = this.tzData();
+    if (tz !== null) return tz.lookup(Math.floor(sec)).off;
     const ms = sec * 1000;
     if (this.local) return -new Date(ms).getTimezoneOffset() * 60;
     const parts = this.formatter().formatToParts(new Date(ms));
@@ -57,6 +77,9 @@ export class Zone {
   /** The zone abbreviation at `sec` (`MST`, `CET`, or `+0300` style when none is known). */
   abbrevAt(sec: number): string {
     if (this.fixed !== undefined) return this.name !== '' ? this.name : this.fixed === 0 ? 'UTC' : offsetName(this.fixed);
+    const tz = this.tzData();
+    if (tz !== null) return tz.lookup(Math.floor(sec)).abbr;
+    if (this.local && process.env.TZ === '') return 'UTC';
     const opts: Intl.DateTimeFormatOptions = { timeZoneName: 'short' };
     if (!this.local) opts.timeZone = this.iana;
     const part = new Intl.DateTimeFormat('en-US', opts).formatToParts(new Date(sec * 1000)).find((p) => p.type === 'timeZoneName');
@@ -82,6 +105,12 @@ export class Zone {
   }
 }
 
+let zoneinfoExists: boolean | undefined;
+
+function hasZoneinfo(): boolean {
+  return (zoneinfoExists ??= existsSync(process.env.ZONEINFO ?? '/usr/share/zoneinfo'));
+}
+
 function offsetName(off: number): string {
   const sign = off < 0 ? '-' : '+';
   const a = Math.abs(off);
@@ -103,8 +132,9 @@ export class Timestamp {
 
   /** Unix seconds as a possibly fractional number (Bloblang coerces numbers to timestamps this way). */
   static fromUnix(n: number, zone: Zone = Zone.Local): Timestamp {
+    // As Go's time.Unix(int64(s), int64(frac * 1e9)): the fraction truncates (3.14159 is .141589999).
     const sec = Math.trunc(n);
-    let nsec = Math.round((n - sec) * 1e9);
+    let nsec = Math.trunc((n - sec) * 1e9);
     let s = sec;
     if (nsec < 0) {
       nsec += 1e9;
@@ -268,6 +298,13 @@ function pad(n: number, w: number, ch = '0'): string {
   return s.length >= w ? s : ch.repeat(w - s.length) + s;
 }
 
+/** Days since 1970-01-01 of a date (Date.UTC would read years 0-99 as 1900-1999). */
+function utcDays(year: number, month: number, day: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, day);
+  return Math.round(d.getTime() / 86400000);
+}
+
 /** Formats `t` with a Go layout. */
 export function formatTime(t: Timestamp, layout: string): string {
   const off = t.zone.offsetAt(t.sec);
@@ -316,7 +353,7 @@ export function formatTime(t: Timestamp, layout: string): string {
         break;
       case '002':
       case '__2': {
-        const yday = Math.floor((Date.UTC(year, month, day) - Date.UTC(year, 0, 1)) / 86400000) + 1;
+        const yday = utcDays(year, month, day) - utcDays(year, 0, 1) + 1;
         out += pad(yday, 3, ch.std === '002' ? '0' : ' ');
         break;
       }
@@ -391,7 +428,7 @@ export function parseTime(layout: string, value: string, defaultZone: Zone = Zon
   const fail = (why = ''): never => {
     throw new Error(`parsing time ${JSON.stringify(value)} as ${JSON.stringify(layout)}: cannot parse${why ? ': ' + why : ''}`);
   };
-  let year = 1;
+  let year = 0; // Go: a layout without a year parses as year 0
   let month = 1;
   let day = 1;
   let hour = 0;
@@ -578,7 +615,7 @@ export function parseTime(layout: string, value: string, defaultZone: Zone = Zon
   if (month < 1 || month > 12) fail('month out of range');
   if (day < 1 || day > 31 || hour > 23 || min > 59 || sec > 59) fail('value out of range');
   let base: number;
-  if (yday > 0) base = Date.UTC(year, 0, 1) / 1000 + (yday - 1) * 86400;
+  if (yday > 0) base = utcDays(year, 0, 1) * 86400 + (yday - 1) * 86400;
   else {
     const dt = new Date(0);
     dt.setUTCFullYear(year, month - 1, day);

@@ -32,6 +32,45 @@ export function isBytes(v: unknown): v is Buffer {
   return v instanceof Uint8Array;
 }
 
+/**
+ * A float32 (`float32()`): Go keeps it 32-bit, prints it with the shortest digits that read back
+ * as the same float32 (`3.14159`, not `3.141590118408203`), and widens it to float64 when a
+ * method computes with it. Arithmetic operators refuse it, as Benthos' do.
+ */
+export class Float32 {
+  readonly value: number;
+  constructor(n: number) {
+    this.value = Math.fround(n);
+  }
+
+  /** The shortest decimal that is this float32, as a double (0.1, not 0.10000000149011612). */
+  short(): number {
+    const x = this.value;
+    if (!Number.isFinite(x) || x === 0) return x;
+    for (let p = 1; p < 9; p++) {
+      const d = Number(x.toPrecision(p));
+      if (Math.fround(d) === x) return d;
+    }
+    return Number(x.toPrecision(9));
+  }
+
+  /** Benthos prints a float32 as its JSON encoding: `4294967300`, `2.5e-8`, `null` for Inf. */
+  toString(): string {
+    if (Object.is(this.value, -0)) return '-0';
+    return Number.isFinite(this.value) ? JSON.stringify(this.short()) : 'null';
+  }
+
+  /** Go's encoding/json writes float32 with its own shortest digits. */
+  toJSON(): number | null {
+    return Number.isFinite(this.value) ? this.short() : null;
+  }
+}
+
+/** A float32 widened to float64, anything else as it is. */
+export function widen(v: unknown): unknown {
+  return v instanceof Float32 ? v.value : v;
+}
+
 /** The Bloblang type name of a value, as `type()` and error messages print it. */
 export function typeOf(v: unknown): string {
   switch (typeof v) {
@@ -51,6 +90,7 @@ export function typeOf(v: unknown): string {
       if (Array.isArray(v)) return 'array';
       if (v instanceof Uint8Array) return 'bytes';
       if (v instanceof Timestamp) return 'timestamp';
+      if (v instanceof Float32) return 'number';
       return 'object';
     default:
       return 'unknown';
@@ -66,7 +106,8 @@ export function isInt(n: number): boolean {
 
 /** Formats a number as Go does: integers in decimal, floats with `strconv.FormatFloat(f, 'g', -1, 64)`. */
 export function numToString(n: number): string {
-  if (isInt(n)) return Object.is(n, -0) ? '0' : n.toString();
+  // -0 only arises from float arithmetic or parsing ("-0".number()), where Go prints it as -0.
+  if (isInt(n)) return Object.is(n, -0) ? '-0' : n.toString();
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
   const e = n.toExponential(); // shortest round-trip digits, as Go's -1 precision
@@ -110,6 +151,7 @@ export function toStr(v: unknown): string {
       if (v === null) return 'null';
       if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
       if (v instanceof Timestamp) return v.toRFC3339Nano();
+      if (v instanceof Float32) return v.toString();
       return toJSON(v);
   }
 }
@@ -130,12 +172,14 @@ export function equals(a: unknown, b: unknown): boolean {
     if (b instanceof Uint8Array) return a === toStr(b);
     return false;
   }
+  if (a instanceof Float32 || b instanceof Float32) return widen(a) === widen(b);
   if (typeof a !== 'object' || typeof b !== 'object') return false;
   if (a instanceof Uint8Array) {
     if (typeof b === 'string') return toStr(a) === b;
     return b instanceof Uint8Array && Buffer.compare(a, b) === 0;
   }
   if (a instanceof Timestamp) return b instanceof Timestamp && a.equals(b);
+  if (a instanceof Float32 || b instanceof Float32) return widen(a) === widen(b);
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false;

@@ -6,7 +6,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { QueryError, typeError } from '../errors.js';
 import { type Args, asString, defineMethod } from '../registry.js';
-import { toBytes, toStr } from '../values.js';
+import { toBytes } from '../values.js';
 import { xxhash64 } from '../xxhash64.js';
 
 function input(v: unknown): Buffer {
@@ -18,9 +18,53 @@ const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const B64URL = /^[A-Za-z0-9_-]*={0,2}$/;
 
 function checkB64(s: string, re: RegExp, padded: boolean): void {
+  // Go's decoder skips line breaks anywhere in the input.
+  if (s.includes('\n') || s.includes('\r')) s = s.replace(/[\r\n]/g, '');
   if (!re.test(s) || (padded && s.length % 4 !== 0) || (!padded && s.includes('='))) {
     throw new QueryError(`illegal base64 data at input byte ${Math.max(0, s.search(/[^A-Za-z0-9+/_=-]/))}`);
   }
+  // Unpadded, a last group of one character holds no whole byte: Go refuses it.
+  if (!padded && s.length % 4 === 1) throw new QueryError(`illegal base64 data at input byte ${s.length - 1}`);
+}
+
+/**
+ * Go's ascii85 decoder (encoding/ascii85 through NewDecoder): whitespace and control characters
+ * are skipped, `z` is four zero bytes, a last partial group is padded with `u`. A lone trailing
+ * character is corrupt, reported (as Go's streaming decoder does) at its offset after the last
+ * whole group.
+ */
+function ascii85Decode(s: string): Buffer {
+  const src = Buffer.from(s, 'latin1');
+  const out: number[] = [];
+  let v = 0;
+  let nb = 0;
+  let groupEnd = 0;
+  const put = (n: number, count: number): void => {
+    for (let k = 0; k < count; k++) out.push((n >>> (24 - 8 * k)) & 0xff);
+  };
+  for (let i = 0; i < src.length; i++) {
+    const b = src[i]!;
+    if (b <= 0x20) continue;
+    if (b === 0x7a && nb === 0) {
+      nb = 5;
+      v = 0;
+    } else if (b >= 0x21 && b <= 0x75) {
+      v = (Math.imul(v, 85) + (b - 0x21)) >>> 0;
+      nb++;
+    } else throw new QueryError(`illegal ascii85 data at input byte ${i}`);
+    if (nb === 5) {
+      put(v, 4);
+      groupEnd = i + 1;
+      nb = 0;
+      v = 0;
+    }
+  }
+  if (nb === 1) throw new QueryError(`illegal ascii85 data at input byte ${src.length - groupEnd}`);
+  if (nb > 1) {
+    for (let k = nb; k < 5; k++) v = (Math.imul(v, 85) + 84) >>> 0;
+    put(v, nb - 1);
+  }
+  return Buffer.from(out);
 }
 
 const encoders: Record<string, (b: Buffer) => string> = {
@@ -33,10 +77,11 @@ const encoders: Record<string, (b: Buffer) => string> = {
 };
 
 const decoders: Record<string, (s: string) => Buffer> = {
-  base64: (s) => (checkB64(s, B64, true), Buffer.from(s, 'base64')),
-  base64url: (s) => (checkB64(s, B64URL, true), Buffer.from(s, 'base64url')),
+  base64: (s) => (checkB64(s, B64, true), Buffer.from(s.replace(/[\r\n]/g, ''), 'base64')),
+  base64url: (s) => (checkB64(s, B64URL, true), Buffer.from(s.replace(/[\r\n]/g, ''), 'base64url')),
   base64rawurl: (s) => (checkB64(s, B64URL, false), Buffer.from(s, 'base64url')),
   base64raw: (s) => (checkB64(s, B64, false), Buffer.from(s, 'base64')),
+  ascii85: (s) => ascii85Decode(s),
   hex: (s) => {
     if (!/^(?:[0-9a-fA-F]{2})*$/.test(s)) throw new QueryError('encoding/hex: invalid byte or odd length hex string');
     return Buffer.from(s, 'hex');
@@ -84,7 +129,7 @@ defineMethod('decode', {
   build(a) {
     if (!a.isConst(0)) throw new Error('the scheme must be a literal');
     const dec = schemeOf(decoders, a, 'decoding');
-    return (v) => dec(toStr(input(v)));
+    return (v) => dec(input(v).toString('latin1'));
   },
 });
 
@@ -136,6 +181,7 @@ defineMethod('hash', {
       case 'hmac_sha1':
       case 'hmac_sha256':
       case 'hmac_sha512': {
+        if (key === '') throw new Error(`hash algorithm ${algo} requires a key argument`);
         const h = algo.slice(5);
         fn = (b) => createHmac(h, key).update(b).digest();
         break;

@@ -6,7 +6,7 @@ import { QueryError, asQueryError, errFrom, typeError } from '../errors.js';
 import { existsDotPath, getDotPath } from '../paths.js';
 import { asString, asStrictInt, defineMethod, simpleMethod } from '../registry.js';
 import { Timestamp, parseTime, RFC3339_NANO, Zone } from '../timestamp.js';
-import { DELETE, NOTHING, toBytes, toStr, typeOf } from '../values.js';
+import { DELETE, Float32, NOTHING, isInt, isObject, widen, toBytes, toStr, typeOf } from '../values.js';
 
 /** `catch(fallback)`: on error, the fallback (a lambda receives the error message). */
 defineMethod('catch', {
@@ -61,17 +61,65 @@ simpleMethod('not', [], (v) => {
 
 simpleMethod('array', [], (v) => (Array.isArray(v) ? v : [v]));
 
-simpleMethod('exists', [{ name: 'path' }], (v, [path]) => existsDotPath(v, asString(path)));
+simpleMethod('exists', [{ name: 'path' }], (v, [path]) => {
+  const p = asString(path);
+  return p === '' ? isObject(v) && Object.hasOwn(v, '') : existsDotPath(v, p);
+});
 
-simpleMethod('get', [{ name: 'path' }], (v, [path]) => getDotPath(v, asString(path)));
+/** An empty path names the key "" (gabs splits it into one empty segment), not the value itself. */
+simpleMethod('get', [{ name: 'path' }], (v, [path]) => {
+  const p = asString(path);
+  if (p !== '') return getDotPath(v, p);
+  return isObject(v) && Object.hasOwn(v, '') ? v[''] : null;
+});
 
-/** Go's strconv.ParseFloat subset: decimal, exponent, Inf and NaN. */
+/** Go's underscoreOK: underscores only between digits (or right after a base prefix). */
+function underscoresOK(s: string): boolean {
+  let saw = '^';
+  let i = 0;
+  if (s.startsWith('-') || s.startsWith('+')) s = s.slice(1);
+  let hex = false;
+  if (s.length >= 2 && s[0] === '0' && /[xXbBoO]/.test(s[1]!)) {
+    hex = s[1] === 'x' || s[1] === 'X';
+    i = 2;
+    saw = '0';
+  }
+  for (; i < s.length; i++) {
+    const c = s[i]!;
+    if ((c >= '0' && c <= '9') || (hex && /[a-fA-F]/.test(c))) saw = '0';
+    else if (c === '_') {
+      if (saw !== '0') return false;
+      saw = '_';
+    } else {
+      if (saw === '_') return false;
+      saw = '!';
+    }
+  }
+  return saw !== '_';
+}
+
+/** Go's strconv.ParseFloat(s, 64): decimal (with `_` between digits), hex floats, Inf and NaN. */
 export function parseFloatGo(s: string): number {
-  const t = s.trim() === s ? s : '';
-  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return Number(t);
-  if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
-  if (/^nan$/i.test(t)) return NaN;
-  throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
+  const bad = (why: string): QueryError => new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: ${why}`);
+  if (/^[+-]?(inf|infinity)$/i.test(s)) return s.startsWith('-') ? -Infinity : Infinity;
+  if (/^nan$/i.test(s)) return NaN;
+  let n: number;
+  const hex = /^([+-]?)0[xX]([0-9a-fA-F_]*)(?:\.([0-9a-fA-F_]*))?[pP]([+-]?[0-9_]+)$/.exec(s);
+  if (hex) {
+    const int = hex[2]!.replaceAll('_', '');
+    const frac = (hex[3] ?? '').replaceAll('_', '');
+    if (int + frac === '' || !underscoresOK(s)) throw bad('invalid syntax');
+    const mant = parseInt(int + frac || '0', 16);
+    n = mant * 2 ** (Number(hex[4]!.replaceAll('_', '')) - 4 * frac.length);
+    if (hex[1] === '-') n = -n;
+  } else {
+    if (!/^[+-]?([\d_]+\.?[\d_]*|\.[\d_]+)([eE][+-]?[\d_]+)?$/.test(s) || !/\d/.test(s) || (s.includes('_') && !underscoresOK(s))) {
+      throw bad('invalid syntax');
+    }
+    n = Number(s.replaceAll('_', ''));
+  }
+  if (!Number.isFinite(n)) throw bad('value out of range');
+  return n;
 }
 
 /** Go's strconv.ParseInt(s, 0, 64): base prefixes 0x, 0o, 0b and a leading 0 for octal. */
@@ -92,13 +140,18 @@ export function parseIntGo(s: string): number {
 
 function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
+  if (v instanceof Float32) return v.value;
   if (typeof v === 'string') return parseFloatGo(v);
   if (v instanceof Uint8Array) return parseFloatGo(toStr(v));
   throw typeError(v, 'number');
 }
 
 function toInt(v: unknown): number {
-  if (typeof v === 'number') return asStrictInt(v);
+  v = widen(v);
+  if (typeof v === 'number') {
+    if (Number.isInteger(v) && !isInt(v)) throw new QueryError('float value is too large to be cast as a signed integer');
+    return asStrictInt(v);
+  }
   if (typeof v === 'string') return parseIntGo(v);
   if (v instanceof Uint8Array) return parseIntGo(toStr(v));
   throw typeError(v, 'number');
@@ -133,7 +186,12 @@ function coercion(name: string, convert: (v: unknown) => unknown): void {
 
 coercion('number', toNumber);
 coercion('float64', toNumber);
-coercion('float32', (v) => Math.fround(toNumber(v)));
+coercion('float32', (v) => {
+  const n = toNumber(v);
+  // strconv.ParseFloat(s, 32) / a float64 beyond float32's range is out of range, as in Go.
+  if (Number.isFinite(n) && !Number.isFinite(Math.fround(n))) throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(toStr(v))}: value out of range`);
+  return new Float32(n);
+});
 
 coercion('bool', (v) => {
   if (typeof v === 'boolean') return v;
@@ -147,12 +205,20 @@ coercion('bool', (v) => {
   throw typeError(v, 'bool');
 });
 
+/** Go's strconv.ParseUint(s, 0, 64): like ParseInt, but no sign at all (`"-0"` is refused). */
+function toUint(v: unknown): number {
+  if ((typeof v === 'string' || v instanceof Uint8Array) && /^[+-]/.test(toStr(v))) {
+    throw new QueryError(`strconv.ParseUint: parsing ${JSON.stringify(toStr(v))}: invalid syntax`);
+  }
+  return toInt(v);
+}
+
 function intRange(name: string, min: number, max: number, what: string): void {
   defineMethod(name, {
     params: [],
     build() {
       return (v) => {
-        const n = toInt(v);
+        const n = min === 0 ? toUint(v) : toInt(v);
         if (n > max) throw new QueryError(`value is too large to be cast as ${what}`);
         if (n < min) throw new QueryError(min === 0 ? `value is negative and cannot be cast as ${what}` : `value is too small to be cast as ${what}`);
         return n;

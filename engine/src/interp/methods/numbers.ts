@@ -1,7 +1,7 @@
 /** Number methods (`round`, `floor`, `abs`, ...) and the numeric reductions `sum`, `max`, `min`. */
 import { QueryError, typeError } from '../errors.js';
 import { asInt, simpleMethod } from '../registry.js';
-import { isInt } from '../values.js';
+import { isInt, widen } from '../values.js';
 
 function num(v: unknown): number {
   if (typeof v !== 'number') throw typeError(v, 'number');
@@ -26,6 +26,7 @@ simpleMethod('pow', [{ name: 'exponent' }], (v, [e]) => num(v) ** num(e));
 function numbers(v: unknown): number[] {
   if (!Array.isArray(v)) throw typeError(v, 'array');
   return v.map((e, i) => {
+    e = widen(e);
     if (typeof e !== 'number') throw new QueryError(`index ${i}: ${typeError(e, 'number').message}`);
     return e;
   });
@@ -33,6 +34,7 @@ function numbers(v: unknown): number[] {
 
 /** `sum()`: integers add as int64 (wrapping), anything else as floats. */
 simpleMethod('sum', [], (v) => {
+  if (typeof v === 'number') return v; // Benthos sums a lone number as itself
   const ns = numbers(v);
   if (ns.every(isInt)) {
     let s = 0;

@@ -4,6 +4,7 @@
  */
 import { QueryError, typeError } from '../errors.js';
 import { sprintf } from '../gofmt.js';
+import { goTitle, goToLower, goToUpper, goUnescapeHTML, goUnquote } from '../gostrings.js';
 import { asInt, asString, defineMethod, simpleMethod } from '../registry.js';
 import { equals, isObject, toBytes, toJSON, toStr } from '../values.js';
 
@@ -15,9 +16,9 @@ function strMethod(name: string, params: { name: string; default?: unknown; opti
   });
 }
 
-strMethod('uppercase', [], (s) => s.toUpperCase());
-strMethod('lowercase', [], (s) => s.toLowerCase());
-strMethod('capitalize', [], (s) => s.replace(/(^|[^\p{L}\p{N}_'])(\p{L})/gu, (_m, pre: string, ch: string) => pre + ch.toUpperCase()));
+strMethod('uppercase', [], (s) => goToUpper(s));
+strMethod('lowercase', [], (s) => goToLower(s));
+strMethod('capitalize', [], (s) => goTitle(s));
 
 /** Go's strings.TrimSpace / strings.Trim(cutset). */
 strMethod('trim', [{ name: 'cutset', optional: true }], (s, [cutset]) => {
@@ -40,32 +41,46 @@ strMethod('trim_suffix', [{ name: 'suffix' }], (s, [p]) => {
 });
 strMethod('has_prefix', [{ name: 'value' }], (s, [p]) => s.startsWith(asString(p)));
 strMethod('has_suffix', [{ name: 'value' }], (s, [p]) => s.endsWith(asString(p)));
-strMethod('replace_all', [{ name: 'old' }, { name: 'new' }], (s, [o, n]) => {
-  const old = asString(o);
-  const rep = asString(n);
+strMethod('replace_all', [{ name: 'old' }, { name: 'new' }], (s, [o, n]) => replaceAll(s, asString(o), asString(n)));
+/** The (old, new) pairs of replace_all_many; an odd count or a non-string is an error. */
+function replacementPairs(vals: unknown): [string, string][] {
+  if (!Array.isArray(vals)) throw typeError(vals, 'array');
+  if (vals.length % 2 !== 0) throw new QueryError(`invalid arg, replacements should be in pairs and must therefore be even: ${toStr(vals)}`);
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < vals.length; i += 2) {
+    for (const k of [i, i + 1]) {
+      if (typeof vals[k] !== 'string') throw new QueryError(`invalid replacement value at index ${k}: ${typeError(vals[k], 'string').message}`);
+    }
+    pairs.push([vals[i] as string, vals[i + 1] as string]);
+  }
+  return pairs;
+}
+
+/** Benthos applies the pairs one after another (strings.ReplaceAll per pair), not as one pass. */
+function replaceMany(s: string, pairs: [string, string][]): string {
+  for (const [o, n] of pairs) s = replaceAll(s, o, n);
+  return s;
+}
+
+/** Go's strings.ReplaceAll: an empty `old` inserts `rep` around every rune. */
+function replaceAll(s: string, old: string, rep: string): string {
   if (old === '') return rep + Array.from(s).join(rep) + (s === '' ? '' : rep);
   return s.split(old).join(rep);
-});
-strMethod('replace_all_many', [{ name: 'values' }], (s, [vals]) => {
-  if (!Array.isArray(vals)) throw typeError(vals, 'array');
-  if (vals.length % 2 !== 0) throw new QueryError(`invalid arg, replacements should be in pairs and must therefore be even: ${vals.length}`);
-  const pairs: [string, string][] = [];
-  for (let i = 0; i < vals.length; i += 2) pairs.push([asString(vals[i]), asString(vals[i + 1])]);
-  // strings.NewReplacer: at each position the first matching pair (in argument order) wins.
-  let out = '';
-  let i = 0;
-  outer: while (i < s.length) {
-    for (const [o, n] of pairs) {
-      if (o !== '' && s.startsWith(o, i)) {
-        out += n;
-        i += o.length;
-        continue outer;
-      }
+}
+
+defineMethod('replace_all_many', {
+  params: [{ name: 'values' }],
+  build(a) {
+    const str = (v: unknown): string => {
+      if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+      return toStr(v);
+    };
+    if (a.allConst) {
+      const pairs = replacementPairs(a.const(0)); // a bad literal is a compile error, as in Benthos
+      return (v) => replaceMany(str(v), pairs);
     }
-    out += s[i];
-    i++;
-  }
-  return out;
+    return (v, c, self) => replaceMany(str(v), replacementPairs(a.get(0, c, self)));
+  },
 });
 strMethod('split', [{ name: 'delimiter' }], (s, [d]) => {
   const delim = asString(d);
@@ -83,14 +98,9 @@ strMethod('index_of', [{ name: 'value' }], (s, [p]) => {
 });
 strMethod('quote', [], (s) => JSON.stringify(s));
 strMethod('unquote', [], (s) => {
-  if (s.length >= 2 && s.startsWith('`') && s.endsWith('`')) return s.slice(1, -1);
-  try {
-    const v: unknown = JSON.parse(s.startsWith("'") ? '"' + s.slice(1, -1) + '"' : s);
-    if (typeof v === 'string') return v;
-  } catch {
-    /* fall through */
-  }
-  throw new QueryError('invalid syntax');
+  const r = goUnquote(s);
+  if (r === undefined) throw new QueryError('invalid syntax');
+  return r.toString('utf8');
 });
 strMethod('escape_url_query', [], (s) => encodeURIComponent(s).replace(/%20/g, '+').replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()));
 strMethod('unescape_url_query', [], (s) => {
@@ -103,9 +113,7 @@ strMethod('unescape_url_query', [], (s) => {
 strMethod('escape_html', [], (s) =>
   s.replace(/[&'<>"]/g, (c) => ({ '&': '&amp;', "'": '&#39;', '<': '&lt;', '>': '&gt;', '"': '&#34;' })[c]!),
 );
-strMethod('unescape_html', [], (s) =>
-  s.replace(/&(amp|lt|gt|quot|#39|#34|apos);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#34': '"', apos: "'" })[e]!),
-);
+strMethod('unescape_html', [], (s) => goUnescapeHTML(s));
 
 /** `format(args...)`: the target is a Go format string. */
 defineMethod('format', {
@@ -146,7 +154,7 @@ simpleMethod('slice', [{ name: 'low' }, { name: 'high', optional: true }], (v, [
   const sliceIdx = (len: number): [number, number] => {
     const start = bound(asInt(lo), len);
     let end = hi === undefined ? len : asInt(hi);
-    if (end < 0) end = len + end;
+    if (end < 0) end = Math.max(0, len + end);
     if (end > len) end = len;
     if (start > end) {
       throw new QueryError(`lower slice bound ${start} must be lower than or equal to upper bound (${end}) and target length (${len})`);
@@ -197,6 +205,6 @@ simpleMethod(
   (v, [indent, noIndent, escapeHtml]) => {
     let s = toJSON(v, noIndent === true ? undefined : asString(indent));
     if (escapeHtml !== false) s = s.replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
-    return s;
+    return Buffer.from(s, 'utf8'); // bytes, as in Benthos (`.string()` for text)
   },
 );

@@ -127,9 +127,10 @@ function mergeInto(dst: Obj, src: Obj): void {
 simpleMethod('merge', [{ name: 'with' }], (v, [w]) => {
   if (Array.isArray(v)) return Array.isArray(w) ? [...v, ...w] : [...v, w];
   if (!isObject(v)) throw typeError(v, 'object', 'array');
+  // Benthos merges only an object into an object; anything else leaves the receiver as it is.
+  if (!isObject(w)) return v;
   const out: Obj = { ...v };
-  if (isObject(w)) mergeInto(out, w);
-  else throw typeError(w, 'object');
+  mergeInto(out, w);
   return out;
 });
 
@@ -183,7 +184,8 @@ defineMethod('sort', {
       if (!Array.isArray(v)) throw typeError(v, 'array');
       const out = v.slice();
       if (lam === undefined) {
-        if (out.length > 0) {
+        // Go checks types while comparing, so a single element (even null) sorts fine.
+        if (out.length > 1) {
           const kind = typeof out[0];
           for (const e of out) {
             if ((typeof e !== 'number' && typeof e !== 'string') || typeof e !== kind) {

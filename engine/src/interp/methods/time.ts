@@ -70,6 +70,19 @@ defineMethod('ts_tz', {
 });
 
 defineMethod('ts_unix', { params: [], build: () => (v) => toTimestamp(v).sec });
-defineMethod('ts_unix_milli', { params: [], build: () => (v) => Number(toTimestamp(v).unixNano() / 1_000_000n) });
-defineMethod('ts_unix_micro', { params: [], build: () => (v) => Number(toTimestamp(v).unixNano() / 1_000n) });
+// Go's UnixMilli / UnixMicro floor (seconds plus whole units of the non-negative nanoseconds).
+defineMethod('ts_unix_milli', {
+  params: [],
+  build: () => (v) => {
+    const t = toTimestamp(v);
+    return t.sec * 1000 + Math.floor(t.nsec / 1_000_000);
+  },
+});
+defineMethod('ts_unix_micro', {
+  params: [],
+  build: () => (v) => {
+    const t = toTimestamp(v);
+    return Number(BigInt(t.sec) * 1_000_000n + BigInt(Math.floor(t.nsec / 1000)));
+  },
+});
 defineMethod('ts_unix_nano', { params: [], build: () => (v) => Number(toTimestamp(v).unixNano()) });
