@@ -17,7 +17,8 @@ import type { ComponentStatus } from './status.js';
  * An output as the runtime drives it: its `processors`, then its `batching`, then up to
  * `max_in_flight` concurrent writes. A write that throws NotConnectedError is retried after a
  * reconnect with back-off (nothing dropped). A BatchError that leaves some messages delivered
- * retries only the failed ones, with back-off, until they are delivered or the output closes:
+ * retries only the failed ones (at once after progress, else with back-off from 50 ms to 1 s)
+ * until they are delivered or the output closes:
  * a delivered message is never written again. Any other failure (or a BatchError that fails
  * every message of the first attempt) nacks the transactions the batch was built from, and
  * their inputs replay them.
@@ -111,13 +112,16 @@ export class OutputSink implements Sink {
             if (failed.length < pending.length) probe.attempted(pending.length - failed.length, t0, weight, undefined);
             probe.attempted(failed.length, -1, weight, err);
           }
+          // Progress (some delivered just now) retries the rest at once; none backs off.
+          const progress = failed.length < pending.length;
           pending = failed;
           partial ??= new Backoff(50, 1_000);
-          const wait = partial.next();
-          if (partial.attempts === 1 || partial.attempts % 100 === 0) {
-            this.log.warn(`${failed.length} of ${batch.length} messages failed, retrying only those in ${wait}ms (attempt ${partial.attempts}): ${errorMessage(err)}`);
+          if (progress) partial.reset();
+          const wait = progress ? 0 : partial.next();
+          if (partial.attempts <= 1 || partial.attempts % 100 === 0) {
+            this.log.warn(`${failed.length} of ${batch.length} messages not delivered, retrying only those in ${wait}ms: ${errorMessage(err)}`);
           }
-          if (!(await this.retryWaits.sleep(wait))) throw err;
+          if (this.retryWaits.stopped || (wait > 0 && !(await this.retryWaits.sleep(wait)))) throw err;
         }
       }
     } catch (err) {
