@@ -40,6 +40,50 @@ export class NotConnectedError extends SvcError {
   }
 }
 
+/**
+ * Thrown by an output's `write(batch)` when only some messages of the batch failed (Benthos'
+ * `service.BatchError`): it names the failed indexes, each with its own error. The runtime
+ * then retries those messages alone, so a message that was delivered is never sent again.
+ * Mark every message that was not delivered, including ones the output did not try. Without
+ * any index marked it means the whole batch failed, like any other error.
+ */
+export class BatchError extends SvcError {
+  private readonly failures = new Map<number, Error>();
+
+  /** `size` is the length of the batch written; `headline` describes the failure as a whole. */
+  constructor(
+    readonly size: number,
+    headline: string | Error,
+  ) {
+    super(ErrorCode.Write, typeof headline === 'string' ? headline : headline.message, typeof headline === 'string' ? undefined : { cause: headline });
+    this.name = 'BatchError';
+  }
+
+  /** Marks the message at `index` as not delivered, with its own error. */
+  failed(index: number, err: Error): this {
+    if (!Number.isInteger(index) || index < 0 || index >= this.size) {
+      throw new RangeError(`BatchError.failed: index ${index} is outside the batch of ${this.size}; pass the index of a message in the batch written`);
+    }
+    this.failures.set(index, err);
+    return this;
+  }
+
+  /** How many messages are marked failed (0 means the whole batch failed). */
+  get failedCount(): number {
+    return this.failures.size;
+  }
+
+  /** The error of the message at `index`, or undefined when it was delivered. */
+  errorAt(index: number): Error | undefined {
+    return this.failures.get(index);
+  }
+
+  /** The failed indexes, in batch order. */
+  indexes(): number[] {
+    return [...this.failures.keys()].sort((a, b) => a - b);
+  }
+}
+
 /** A problem at a position in a config file: printed as `file:line:col message`. */
 export interface ConfigIssue {
   file: string;

@@ -8,7 +8,7 @@ export { END_OF_INPUT, splitAck, joinAcks, type Ack, type EndOfInput, type Trans
 export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';
 export { parseDuration } from './config/duration.js';
-export { ErrorCode, SvcError, NotConnectedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
+export { ErrorCode, SvcError, NotConnectedError, BatchError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
 export {
   registerInput,
   registerOutput,
@@ -82,7 +82,8 @@ export {
   type HeaderCarrier,
 } from './observability/propagation.js';
 export { batchPolicySpec, type BatchPolicyConfig } from './runtime/batch-policy.js';
-export { Backoff, sleep } from './runtime/backoff.js';
+export { Backoff, Sleeps, sleep } from './runtime/backoff.js';
+export { Semaphore } from './runtime/semaphore.js';
 export {
   compileMapping,
   compileQuery,

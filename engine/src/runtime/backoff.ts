@@ -37,3 +37,40 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Sleeps that one `stop()` ends early (each resolves false), for a component with many waits
+ * at once (one per write in flight): a shared AbortSignal would carry a listener per wait and
+ * Node warns (MaxListenersExceededWarning) past ten.
+ */
+export class Sleeps {
+  private readonly wakers = new Set<() => void>();
+  private ended = false;
+
+  /** Resolves true after `ms`, or false at once (or as soon as) `stop()` is called. */
+  sleep(ms: number): Promise<boolean> {
+    if (this.ended) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wakers.delete(wake);
+        resolve(true);
+      }, ms);
+      const wake = () => {
+        clearTimeout(t);
+        resolve(false);
+      };
+      this.wakers.add(wake);
+    });
+  }
+
+  /** Ends every sleep under way and every later one. */
+  stop(): void {
+    this.ended = true;
+    for (const w of this.wakers) w();
+    this.wakers.clear();
+  }
+
+  get stopped(): boolean {
+    return this.ended;
+  }
+}

@@ -1,9 +1,10 @@
-import { NotConnectedError, errorMessage } from '../errors.js';
+import { BatchError, NotConnectedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { splitAck, type Ack } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { OutputProbe } from '../observability/probes.js';
 import type { Output, Processor } from '../plugin/types.js';
+import { Backoff, Sleeps } from './backoff.js';
 import { BatchFlusher } from './batch-flusher.js';
 import { Connection } from './connection.js';
 import type { Batcher } from './batch-policy.js';
@@ -15,14 +16,20 @@ import type { ComponentStatus } from './status.js';
 /**
  * An output as the runtime drives it: its `processors`, then its `batching`, then up to
  * `max_in_flight` concurrent writes. A write that throws NotConnectedError is retried after a
- * reconnect with back-off (nothing dropped); any other failure nacks the transactions the
- * batch was built from, and their inputs replay them.
+ * reconnect with back-off (nothing dropped). A BatchError that leaves some messages delivered
+ * retries only the failed ones (at once after progress, else with back-off from 50 ms to 1 s)
+ * until they are delivered or the output closes:
+ * a delivered message is never written again. Any other failure (or a BatchError that fails
+ * every message of the first attempt) nacks the transactions the batch was built from, and
+ * their inputs replay them.
  */
 export class OutputSink implements Sink {
   readonly [SINK] = true;
   private readonly slots: Semaphore;
   private readonly connection: Connection;
   private readonly flusher: BatchFlusher | undefined;
+  /** Stopped by close(): retries of partly delivered batches stop waiting and nack. */
+  private readonly retryWaits = new Sleeps();
 
   constructor(
     private readonly output: Output,
@@ -71,6 +78,9 @@ export class OutputSink implements Sink {
   private async attempt(batch: Batch, done: Ack): Promise<void> {
     const probe = this.probe;
     const spans = probe?.tracing ? probe.startSpans(batch) : undefined;
+    // What is still to be written: the batch, then the messages a BatchError named.
+    let pending = batch;
+    let partial: Backoff | undefined;
     try {
       for (;;) {
         const conn = this.connection;
@@ -79,17 +89,39 @@ export class OutputSink implements Sink {
         const t0 = probe !== undefined ? probe.begin() : -1;
         const weight = probe !== undefined ? probe.weight : 0;
         try {
-          await this.output.write(batch);
+          await this.output.write(pending);
           if (probe !== undefined) {
-            probe.attempted(batch.length, t0, weight, undefined);
+            probe.attempted(pending.length, t0, weight, undefined);
             probe.finished(spans, undefined);
           }
           done();
           return;
         } catch (err) {
-          probe?.attempted(batch.length, t0, weight, err);
-          if (!(err instanceof NotConnectedError)) throw err;
-          this.connection.lost(err);
+          if (err instanceof NotConnectedError) {
+            probe?.attempted(pending.length, t0, weight, err);
+            this.connection.lost(err);
+            continue;
+          }
+          const failed = err instanceof BatchError ? failedPart(pending, err) : undefined;
+          // Nothing delivered yet and nothing delivered now: an ordinary failure (nack).
+          if (failed === undefined || (partial === undefined && failed.length === pending.length)) {
+            probe?.attempted(pending.length, t0, weight, err);
+            throw err;
+          }
+          if (probe !== undefined) {
+            if (failed.length < pending.length) probe.attempted(pending.length - failed.length, t0, weight, undefined);
+            probe.attempted(failed.length, -1, weight, err);
+          }
+          // Progress (some delivered just now) retries the rest at once; none backs off.
+          const progress = failed.length < pending.length;
+          pending = failed;
+          partial ??= new Backoff(50, 1_000);
+          if (progress) partial.reset();
+          const wait = progress ? 0 : partial.next();
+          if (partial.attempts <= 1 || partial.attempts % 100 === 0) {
+            this.log.warn(`${failed.length} of ${batch.length} messages not delivered, retrying only those in ${wait}ms: ${errorMessage(err)}`);
+          }
+          if (this.retryWaits.stopped || (wait > 0 && !(await this.retryWaits.sleep(wait)))) throw err;
         }
       }
     } catch (err) {
@@ -103,9 +135,19 @@ export class OutputSink implements Sink {
 
   async close(): Promise<void> {
     if (this.flusher) await this.flusher.flush();
+    this.retryWaits.stop();
     await this.slots.idle();
     this.connection.close();
     this.probe?.closed();
     await this.output.close?.();
   }
+}
+
+/**
+ * The messages of `batch` that a BatchError names, in batch order; all of them when it names
+ * none (or was built for a batch of another size: its indexes would point at other messages).
+ */
+function failedPart(batch: Batch, err: BatchError): Batch {
+  if (err.failedCount === 0 || err.size !== batch.length) return batch;
+  return err.indexes().map((i) => batch[i]!);
 }

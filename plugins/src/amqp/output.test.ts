@@ -1,7 +1,7 @@
 /** The amqp_0_9 output against the real RabbitMQ. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Message, NotConnectedError } from '@svc/engine';
+import { BatchError, Message, NotConnectedError } from '@svc/engine';
 import { TcpOutage } from '../testing/tcp-outage.js';
 import { RABBITMQ_URL, broker, brokerTarget, buildOutput, freshChannel, forgetLater, takeAll, tempExchange, tempQueue, unique, urlOnPort } from './test-support.js';
 
@@ -131,8 +131,13 @@ describe('amqp_0_9 output', () => {
     await strict.write([new Message('ok', { key: 'known' })]);
     await assert.rejects(strict.write([new Message('fine', { key: 'known' }), new Message('lost?', { key: 'nowhere' })]), (err: Error) => {
       assert.match(err.message, /amqp_0_9 output: the broker returned the message as unroutable \(312 NO_ROUTE; exchange ".*", key "nowhere"\)/);
+      // 'fine' was confirmed: only the returned message is named, so only it is published again.
+      assert.ok(err instanceof BatchError, `a BatchError, got ${err.name}`);
+      assert.deepEqual(err.indexes(), [1]);
       return true;
     });
+    // Every message returned: nothing was delivered, an ordinary failure (the batch is nacked).
+    await assert.rejects(strict.write([new Message('lost', { key: 'nowhere' })]), (err: Error) => !(err instanceof BatchError) && /NO_ROUTE/.test(err.message));
     // The output stays usable after a return.
     await strict.write([new Message('after', { key: 'known' })]);
     await strict.close!();

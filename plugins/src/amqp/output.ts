@@ -11,6 +11,7 @@
  */
 import type { ChannelModel, ConfirmChannel, Message as AmqpMessage, Options } from 'amqplib';
 import {
+  BatchError,
   NotConnectedError,
   compileInterpolation,
   errorMessage,
@@ -243,24 +244,42 @@ export class AmqpOutput implements Output {
     await this.confirmed(confirms);
   }
 
-  /** Waits for every confirm; the first failure (or the timeout) fails the write. */
+  /**
+   * Waits for every confirm. When the broker refused some messages and confirmed others, the
+   * failure is a BatchError naming the refused ones, so that only they are published again; when
+   * it refused all of them (or the timeout passed: which ones arrived is unknown) the write fails.
+   */
   private async confirmed(confirms: Promise<void>[]): Promise<void> {
+    const all = Promise.allSettled(confirms);
+    let results: PromiseSettledResult<void>[];
     if (this.timeoutMs <= 0) {
-      await Promise.all(confirms);
-      return;
+      results = await all;
+    } else {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`${this.dialer.component}: the broker did not confirm ${confirms.length} message(s) within ${this.conf.timeout}`)),
+          this.timeoutMs,
+        );
+      });
+      try {
+        results = await Promise.race([all, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
     }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`${this.dialer.component}: the broker did not confirm ${confirms.length} message(s) within ${this.conf.timeout}`)),
-        this.timeoutMs,
-      );
-    });
-    try {
-      await Promise.race([Promise.all(confirms), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const refused: number[] = [];
+    for (let i = 0; i < results.length; i++) if (results[i]!.status === 'rejected') refused.push(i);
+    if (refused.length === 0) return;
+    const reasonAt = (i: number) => {
+      const r = (results[i] as PromiseRejectedResult).reason;
+      return r instanceof Error ? r : new Error(String(r));
+    };
+    const first = reasonAt(refused[0]!);
+    if (refused.length === confirms.length) throw first;
+    const err = new BatchError(confirms.length, first);
+    for (const i of refused) err.failed(i, reasonAt(i));
+    throw err;
   }
 
   private eval(field: string, t: Interpolation, msg: Message, ctx: { batch: Batch; index: number }): string {

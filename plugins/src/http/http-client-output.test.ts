@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { END_OF_INPUT, Message, registry, type Batch, type Input, type Output, type Transaction } from '@svc/engine';
+import { BatchError, END_OF_INPUT, Message, registry, type Batch, type Input, type Output, type Transaction } from '@svc/engine';
 import './index.js';
 import { UnexpectedStatusError } from './errors.js';
 import type { HttpClientOutput } from './http-client-output.js';
@@ -181,6 +181,97 @@ describe('http_client output', () => {
     assert.ok(lines.some((l) => l.startsWith('HTTP/1.1 200') && l.endsWith('pong')));
     await o.close();
     await up.close();
+  });
+});
+
+/** An upstream that answers after `delayMs` and records the most requests it had open at once. */
+async function slowUpstream(delayMs: number, status: (body: string, n: number) => number = () => 200) {
+  let open = 0;
+  let most = 0;
+  const up = await upstream((_req, body, res, n) => {
+    most = Math.max(most, ++open);
+    setTimeout(() => {
+      open--;
+      res.statusCode = status(body.toString(), n);
+      res.end();
+    }, delayMs);
+  });
+  return { up, most: () => most };
+}
+
+const texts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+describe('http_client output: max_in_flight, order and partial failures', () => {
+  it('max_in_flight: 1 sends one request at a time, in batch order, even for batches written at once', async () => {
+    const { up, most } = await slowUpstream(5);
+    const o = await out({ url: up.url, max_in_flight: 1 });
+    await Promise.all([o.write(texts('a', 30).map((t) => msg(t))), o.write(texts('b', 30).map((t) => msg(t)))]);
+    assert.equal(most(), 1, 'never more than one request open at the upstream');
+    const bodies = up.requests.map((r) => r.body.toString());
+    assert.deepEqual(bodies.filter((b) => b.startsWith('a')), texts('a', 30));
+    assert.deepEqual(bodies.filter((b) => b.startsWith('b')), texts('b', 30));
+    await o.close();
+    await up.close();
+  });
+
+  it('max_in_flight bounds the requests of the whole output, batches included', async () => {
+    const { up, most } = await slowUpstream(5);
+    const o = await out({ url: up.url, max_in_flight: 3 });
+    await Promise.all([1, 2, 3, 4].map((w) => o.write(texts(`w${w}-`, 25).map((t) => msg(t)))));
+    assert.ok(most() <= 3, `at most 3 requests open, saw ${most()}`);
+    assert.equal(up.requests.length, 100);
+    await o.close();
+    await up.close();
+  });
+
+  it('a failure in a batch: a BatchError names the failed message and the ones not sent after it; the delivered ones are not', async () => {
+    const { up } = await slowUpstream(0, (body) => (body === 'm3' ? 500 : 200));
+    const o = await out({ url: up.url, max_in_flight: 1, retries: 0 });
+    const err = await o.write(texts('m', 10).map((t) => msg(t))).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof BatchError, `a BatchError, got ${String(err)}`);
+    assert.deepEqual(err.indexes(), [3, 4, 5, 6, 7, 8, 9]);
+    assert.match(err.errorAt(3)!.message, /500/);
+    assert.match(err.errorAt(4)!.message, /not sent/);
+    assert.deepEqual(up.requests.map((r) => r.body.toString()), ['m0', 'm1', 'm2', 'm3']);
+    // With more in flight the others may go out; the failed message is named, the 2xx ones never.
+    const wide = await out({ url: up.url, max_in_flight: 64, retries: 0 });
+    const e2 = await wide.write(texts('m', 10).map((t) => msg(t))).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(e2 instanceof BatchError);
+    assert.deepEqual(e2.indexes(), [3]);
+    await Promise.all([o.close(), wide.close()]);
+    await up.close();
+  });
+
+  it('retry waits of many requests at once print no MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const seen = new Set<string>();
+      // Every message fails its first request: 200 retry waits, up to 64 at a time.
+      const up = await upstream((_req, body, res) => {
+        const b = body.toString();
+        res.statusCode = seen.has(b) ? 200 : 503;
+        seen.add(b);
+        res.end();
+      });
+      const o = await out({ url: up.url, retry_period: '20ms', retries: 2 });
+      await o.write(texts('w', 200).map((t) => msg(t)));
+      assert.equal(up.requests.length, 400);
+      await o.close();
+      await up.close();
+      // Warnings are emitted on the next tick.
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
   });
 });
 

@@ -1,12 +1,17 @@
 /**
  * The `http_client` output: sends each message as the body of a request to `url` (a batch:
- * one request per message, or one multipart request with `batch_as_multipart`), with the
- * shared client's authentication and retry rules. A write resolves once every request
- * succeeded; after the retries it rejects, so the message is nacked and replayed by its input,
- * never lost. With `propagate_response` the response becomes the synchronous response of the
- * input that received the message (an http_server answers with it).
+ * one request per message, started in batch order, or one multipart request with
+ * `batch_as_multipart`), with the shared client's authentication and retry rules. At most
+ * `max_in_flight` requests are under way for the whole output, counting those of one batch.
+ * A write resolves once every request succeeded; after the retries it rejects. When some
+ * messages of a batch were delivered it rejects with a BatchError naming the others, so the
+ * runtime resends those alone (as Benthos does); otherwise the batch is nacked and replayed
+ * by its input, never lost. With `propagate_response` the response becomes the synchronous
+ * response of the input that received the message (an http_server answers with it).
  */
 import {
+  BatchError,
+  Semaphore,
   batchPolicySpec,
   compileInterpolation,
   f,
@@ -15,6 +20,7 @@ import {
   type ComponentContext,
   type Infer,
   type Interpolation,
+  type Message,
   type Output,
 } from '@svc/engine';
 import { clientFields } from './client-spec.js';
@@ -38,7 +44,11 @@ export const httpClientOutputSpec = f.object({
     .bool()
     .default(false)
     .describe('Whether the response becomes the synchronous response of the input the message came from (`extract_headers` applies only then).'),
-  max_in_flight: f.int().default(64).validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1')).describe('The most writes in flight at once.'),
+  max_in_flight: f
+    .int()
+    .default(64)
+    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
+    .describe('The most requests in flight at once, for the whole output (the requests of one batch count).'),
   batching: batchPolicySpec,
   multipart: f
     .array(multipartPartSpec)
@@ -60,6 +70,8 @@ export class HttpClientOutput implements Output {
   private readonly extract: MetadataFilter;
   private readonly partType: Interpolation | undefined;
   private readonly parts: PartTemplate[];
+  /** `max_in_flight` bounds requests, not writes: a batch of 1,000 is 1,000 requests. */
+  private readonly requests: Semaphore;
 
   constructor(
     private readonly conf: HttpClientOutputConfig,
@@ -67,6 +79,7 @@ export class HttpClientOutput implements Output {
   ) {
     this.client = new HttpClient(conf, ctx);
     this.extract = new MetadataFilter(conf.extract_headers);
+    this.requests = new Semaphore(conf.max_in_flight);
     const ct = Object.entries(conf.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
     this.partType = ct === undefined ? undefined : compileInterpolation(ct);
     this.parts = conf.multipart.map((p) => ({
@@ -78,11 +91,58 @@ export class HttpClientOutput implements Output {
 
   async write(batch: Batch): Promise<void> {
     if (batch.length === 0) return;
-    if (this.parts.length > 0) return this.sendOne(batch, this.templateBody(batch));
-    if (batch.length === 1) return this.sendOne(batch, { body: batch[0]!.content });
-    if (this.conf.batch_as_multipart) return this.sendOne(batch, this.multipartBody(batch));
-    // One request per message, in parallel; any failure nacks the batch (it is replayed whole).
-    await Promise.all(batch.map((m) => this.sendOne([m], { body: m.content })));
+    if (this.parts.length > 0) return this.request(batch, this.templateBody(batch));
+    if (batch.length === 1) return this.request(batch, { body: batch[0]!.content });
+    if (this.conf.batch_as_multipart) return this.request(batch, this.multipartBody(batch));
+    return this.sendEach(batch);
+  }
+
+  /**
+   * One request per message, started in batch order as request slots free up. After a failure
+   * no later message of the batch is started (it would overtake the failed one); the failed
+   * message and the ones not started are named in a BatchError, so only they are resent.
+   */
+  private async sendEach(batch: Batch): Promise<void> {
+    let failed: BatchError | undefined;
+    let firstError: Error | undefined;
+    const fail = (i: number, err: unknown) => {
+      const e = err instanceof Error ? err : new Error(String(err));
+      firstError ??= e;
+      (failed ??= new BatchError(batch.length, e)).failed(i, e);
+    };
+    const running: Promise<void>[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      const wait = this.requests.acquire();
+      if (wait) await wait;
+      if (firstError !== undefined) {
+        this.requests.release();
+        for (let j = i; j < batch.length; j++) failed!.failed(j, new Error(`not sent: an earlier message of its batch failed (${firstError.message})`));
+        break;
+      }
+      const m: Message = batch[i]!;
+      running.push(
+        this.sendOne([m], { body: m.content }).then(
+          () => this.requests.release(),
+          (err: unknown) => {
+            this.requests.release();
+            fail(i, err);
+          },
+        ),
+      );
+    }
+    await Promise.all(running);
+    if (failed) throw failed;
+  }
+
+  /** One request in a request slot. */
+  private async request(batch: Batch, body: RequestBody): Promise<void> {
+    const wait = this.requests.acquire();
+    if (wait) await wait;
+    try {
+      await this.sendOne(batch, body);
+    } finally {
+      this.requests.release();
+    }
   }
 
   private async sendOne(batch: Batch, body: RequestBody): Promise<void> {
@@ -128,11 +188,16 @@ registerOutput('http_client', {
     'Each message is the body of a request to `url` with `verb` (`url` and `headers` may interpolate it;',
     '`metadata` selects metadata sent as headers). A batch is sent as one request per message, or as one',
     'multipart request with `batch_as_multipart`. Connections are kept alive, a pool per origin.',
+    '`max_in_flight` bounds the requests under way for the whole output; the requests of a batch start in',
+    'batch order (strictly one after the other with `max_in_flight: 1`).',
     '',
     'Retries follow the seed\'s rules: a status in `backoff_on` retries with waits doubling from',
     '`retry_period` up to `max_retry_backoff`; a status in `drop_on` fails at once; 2xx and `successful_on`',
     'succeed; anything else (and a connection failure or `timeout`) retries after `retry_period`; after',
-    '`retries` retries the write fails and the message is nacked (its input replays it): never lost.',
+    '`retries` retries the message fails: never lost. In a batch sent as one request per message, the',
+    'messages after a failed one are not started; the failed message and those are resent alone (the',
+    'delivered ones never twice) until delivered. A batch of which nothing was delivered is nacked (its',
+    'input replays it).',
     '',
     'With `propagate_response` the response (with `http_status_code` and the `extract_headers` metadata)',
     'becomes the synchronous response of the input the message came from.',

@@ -14,7 +14,7 @@ import {
   compileInterpolation,
   errorMessage,
   parseDuration,
-  sleep,
+  Sleeps,
   type Batch,
   type ComponentContext,
   type Infer,
@@ -79,6 +79,8 @@ export class HttpClient {
   private readonly log: Logger;
   private readonly dump: ((msg: string) => void) | undefined;
   private readonly closing = new AbortController();
+  /** Retry and rate-limit waits, ended by close(): one per request in flight (no listener each). */
+  private readonly waits = new Sleeps();
 
   constructor(
     readonly conf: ClientConfig,
@@ -154,7 +156,7 @@ export class HttpClient {
       attempt++;
       const wait = verdict === 'backoff' ? backoffWait(this.retryMs, this.maxBackoffMs, ++backoffs) : this.retryMs;
       this.log.debug(`HTTP request failed, retry ${attempt} of ${this.conf.retries} in ${wait}ms: ${failure.message}`);
-      if (!(await sleep(wait, this.closing.signal))) throw failure;
+      if (!(await this.waits.sleep(wait))) throw failure;
     }
   }
 
@@ -248,12 +250,13 @@ export class HttpClient {
     for (;;) {
       const wait = await this.rateLimit.access();
       if (wait <= 0) return;
-      if (!(await sleep(wait, this.closing.signal))) throw new Error('the client is closing');
+      if (!(await this.waits.sleep(wait))) throw new Error('the client is closing');
     }
   }
 
   async close(): Promise<void> {
     this.closing.abort();
+    this.waits.stop();
     await (this.dispatcher as Dispatcher).destroy().catch(() => undefined);
   }
 }

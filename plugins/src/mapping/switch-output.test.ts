@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Message, f, registerOutput, type Output } from '@svc/engine';
+import { BatchError, Message, f, registerOutput, type Output } from '@svc/engine';
 import '../io/drop.js';
 import '../io/reject.js';
 import './index.js';
@@ -83,15 +83,17 @@ describe('switch output', () => {
     assert.match(captured.get('dead_letter')![0]![0]!, /^\{"n":"one"\}!failed assignment \(line 1\): .*/);
   });
 
-  it('fails the write (nack) when any part fails, after the other parts were delivered', async () => {
+  it('fails the write when a part fails, after the other parts were delivered: a BatchError names only the failed part', async () => {
     const out = await switchOutput({
       cases: [
-        { check: 'this.n == 1', output: { reject: 'downstream is full' } },
+        { check: 'this.n == 1 || this.n == 3', output: { reject: 'downstream is full' } },
         { output: capture('other_ok', { delay_ms: 20 }) },
       ],
     });
-    await assert.rejects(out.write(docs(1, 2)), /downstream is full/);
-    assert.deepEqual(captured.get('other_ok'), [['{"n":2}']], 'the write settles only after every part did');
+    await assert.rejects(out.write(docs(1, 2, 3, 4)), (err: unknown) => err instanceof BatchError && /downstream is full/.test(err.message) && err.indexes().join() === '0,2');
+    assert.deepEqual(captured.get('other_ok'), [['{"n":2}', '{"n":4}']], 'the write settles only after every part did');
+    // Every part failed: nothing was delivered, an ordinary failure (the batch is nacked).
+    await assert.rejects(out.write(docs(1, 3)), (err: unknown) => !(err instanceof BatchError) && /downstream is full/.test(String(err)));
   });
 
   it('with retry_until_success, retries only the failed part until it is delivered', async () => {

@@ -2,6 +2,7 @@
 import {
   Backoff,
   ErrorCode,
+  BatchError,
   SvcError,
   copyBatch,
   errorMessage,
@@ -90,7 +91,12 @@ export class SwitchOutput implements Output {
 
   /** The messages of the batch for each case (in batch order), or an error in strict mode. */
   route(batch: Batch): Batch[] {
-    const parts: Batch[] = this.cases.map(() => []);
+    return this.routeIndexes(batch).map((idx) => idx.map((i) => batch[i]!));
+  }
+
+  /** The batch indexes of the messages for each case (in batch order), or an error in strict mode. */
+  private routeIndexes(batch: Batch): number[][] {
+    const parts: number[][] = this.cases.map(() => []);
     const exec = { batch, index: 0 };
     for (let i = 0; i < batch.length; i++) {
       const m = batch[i]!;
@@ -106,7 +112,7 @@ export class SwitchOutput implements Output {
           pass = false;
         }
         if (!pass) continue;
-        parts[j]!.push(m);
+        parts[j]!.push(i);
         routed = true;
         if (!c.continue) break;
       }
@@ -115,14 +121,30 @@ export class SwitchOutput implements Output {
     return parts;
   }
 
+  /**
+   * Writes each case's part in parallel. When some parts failed and others were delivered, the
+   * failure is a BatchError naming the messages of the failed parts, so that only they are
+   * resent (routed again); a message that went to several cases is resent when any failed.
+   */
   async write(batch: Batch): Promise<void> {
-    const parts = this.route(batch);
+    const parts = this.routeIndexes(batch);
     const writes: Promise<Error | undefined>[] = [];
-    for (let j = 0; j < parts.length; j++) if (parts[j]!.length > 0) writes.push(this.deliver(j, parts[j]!));
+    const written: number[][] = [];
+    for (let j = 0; j < parts.length; j++) {
+      if (parts[j]!.length === 0) continue;
+      written.push(parts[j]!);
+      writes.push(this.deliver(j, parts[j]!.map((i) => batch[i]!)));
+    }
     // Wait for every part, so that a replay never races a write still in progress.
     const errors = await Promise.all(writes);
-    const failed = errors.find((e) => e !== undefined);
-    if (failed) throw failed;
+    const first = errors.find((e) => e !== undefined);
+    if (!first) return;
+    if (errors.every((e) => e !== undefined)) throw first;
+    const failed = new BatchError(batch.length, first);
+    errors.forEach((e, k) => {
+      if (e) for (const i of written[k]!) failed.failed(i, e);
+    });
+    throw failed;
   }
 
   /** Writes one case's part (copies: the output's processors may edit them), retried when asked to. */
