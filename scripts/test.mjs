@@ -1,13 +1,30 @@
 #!/usr/bin/env node
 // Runs every compiled test (`*/dist/**/*.test.js`) with node's test runner.
-// Usage: node scripts/test.mjs [filter]   (filter: a substring of the test file path)
+// Usage: node scripts/test.mjs [--unit] [filter]   (filter: a substring of the test file path)
+//   --unit: only the tests that need no real server (see needsServices), and no services.sh.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const packages = ['engine', 'plugins', 'gateway-plugin', 'governance-plugin', 'examples/custom-plugin'];
-const filter = process.argv[2] ?? '';
+const args = process.argv.slice(2);
+const unit = args.includes('--unit');
+const filter = args.find((a) => !a.startsWith('--')) ?? '';
+
+/**
+ * A test needs the real servers when it, or a module it imports relatively, asks for a
+ * server's address (serviceAddress, from @svc/engine's test kit).
+ */
+function needsServices(file) {
+  const text = readFileSync(file, 'utf8');
+  if (text.includes('serviceAddress(')) return true;
+  for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+    const dep = resolve(dirname(file), m[1]);
+    if (existsSync(dep) && readFileSync(dep, 'utf8').includes('serviceAddress(')) return true;
+  }
+  return false;
+}
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -23,6 +40,7 @@ const files = packages
   .filter((d) => existsSync(d))
   .flatMap((d) => walk(d, []))
   .filter((f) => relative(root, f).includes(filter))
+  .filter((f) => !unit || !needsServices(f))
   .sort();
 
 if (files.length === 0) {
@@ -31,7 +49,7 @@ if (files.length === 0) {
 }
 // The real servers some tests talk to (Prometheus and its Pushgateway): installed and started
 // when missing, quick when they run already. SVC_SERVICES=skip leaves them as they are.
-if (process.env.SVC_SERVICES !== 'skip') {
+if (process.env.SVC_SERVICES !== 'skip' && !unit) {
   const up = spawnSync('bash', [join(root, 'scripts', 'services.sh'), 'up'], { stdio: 'inherit', cwd: root });
   if (up.status !== 0) console.error('scripts/services.sh up failed: the tests that need those servers will fail and say so');
 }

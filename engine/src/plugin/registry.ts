@@ -18,6 +18,8 @@ export class Registry {
     }
     let m = this.byKind.get(kind);
     if (!m) this.byKind.set(kind, (m = new Map()));
+    // Two plugins with one name would silently shadow each other, on some threads only.
+    if (m.has(name)) throw new TypeError(`a ${kind} named "${name}" is registered already: rename one of them`);
     m.set(name, { kind, name, spec: spec as ComponentSpec<unknown, unknown> });
   }
 

@@ -72,6 +72,12 @@ export interface ServiceRoutes {
    */
   mount(path: string, handler: RouteHandler, description?: string, upgrade?: UpgradeHandler): void;
   unmount(path: string): void;
+  /**
+   * Gives a path up without leaving it unanswered: its handler keeps serving (a closing input
+   * answers 503) until another component mounts the same path and takes it over, as a stream
+   * replacing this one does.
+   */
+  release?(path: string): void;
 }
 
 /** Shared, named resources of a stream. */

@@ -116,6 +116,10 @@ export class ServiceServer implements ServiceRoutes {
     this.listenUpgrades();
   }
 
+  release(path: string): void {
+    this.router.release(path);
+  }
+
   unmount(path: string): void {
     this.router.remove(path);
     this.listenUpgrades();

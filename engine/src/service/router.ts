@@ -8,6 +8,8 @@ export interface Route {
   upgrade?: UpgradeHandler;
   description: string;
   builtin: boolean;
+  /** Given up by its owner: serves on until another route is mounted at its path. */
+  released?: boolean;
 }
 
 /**
@@ -32,10 +34,17 @@ export class Router {
     if (!path.startsWith('/') || /[?#]/.test(path)) {
       throw new Error(`cannot mount HTTP route "${path}": a path must start with "/" and hold no "?" or "#"`);
     }
-    if (this.routes.has(path)) {
+    if (this.routes.has(path) && !this.routes.get(path)!.released) {
       throw new Error(`cannot mount HTTP route "${path}": a route is already mounted at that path (unmount it first)`);
     }
     this.routes.set(path, route);
+  }
+
+  /** Marks the route at `path` released: a later `add` at that path replaces it. */
+  release(path: string): boolean {
+    const r = this.routes.get(path);
+    if (r) r.released = true;
+    return r !== undefined;
   }
 
   /** Removes the route at exactly `path`; returns false when there was none. */

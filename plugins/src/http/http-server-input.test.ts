@@ -293,6 +293,15 @@ describe('http_server input on the service-wide server', () => {
     assert.equal(late.statusCode, 503);
     await late.body.text();
     assert.equal(await input.read(), Symbol.for('svc.end_of_input'));
+    // The closed input released its path: a replacement (a stream replaced in streams mode) takes it over.
+    const next = await build<HttpServerInput>('input', 'http_server', { path: '/closing', ws_path: '' }, testContext({ service }));
+    await next.connect();
+    const served = request(`${base}/closing`, { method: 'POST', body: 'c' });
+    const tx = await next.read();
+    assert.notEqual(tx, Symbol.for('svc.end_of_input'));
+    (tx as { ack: () => void }).ack();
+    assert.equal((await served).statusCode, 200);
+    await next.close();
     service.unmount('/closing');
   });
 

@@ -352,8 +352,13 @@ export class HttpServerInput implements Input {
     r?.(END_OF_INPUT);
     for (const p of this.queue.splice(0)) p.dropped();
     this.ws?.close();
-    // Off the service-wide server at once, so that a replacement stream can mount the same paths.
-    for (const path of this.mounted.splice(0)) this.ctx.service?.unmount(path);
+    // Released on the service-wide server: new requests still get 503 from here until a
+    // replacement stream mounts the same paths.
+    const service = this.ctx.service;
+    for (const path of this.mounted.splice(0)) {
+      if (service?.release) service.release(path);
+      else service?.unmount(path);
+    }
     // Requests in flight are still answered as their transactions are acked (the stream drains
     // meanwhile, so this does not wait): the own server stops accepting, and cuts what is left
     // after a grace.

@@ -33,7 +33,7 @@ export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type Te
 
 /** A stand-in for the service-wide server: exact and prefix mounts, upgrades, on loopback. */
 export class FakeService implements ServiceRoutes {
-  readonly routes = new Map<string, { handler: RouteHandler; upgrade?: UpgradeHandler }>();
+  readonly routes = new Map<string, { handler: RouteHandler; upgrade?: UpgradeHandler; released?: boolean }>();
   readonly server: http.Server;
   private readonly sockets = new Set<Socket>();
 
@@ -67,8 +67,13 @@ export class FakeService implements ServiceRoutes {
   }
 
   mount(path: string, handler: RouteHandler, _description?: string, upgrade?: UpgradeHandler): void {
-    if (this.routes.has(path)) throw new Error(`route ${path} already mounted`);
+    if (this.routes.has(path) && !this.routes.get(path)!.released) throw new Error(`route ${path} already mounted`);
     this.routes.set(path, { handler, upgrade });
+  }
+
+  release(path: string): void {
+    const r = this.routes.get(path);
+    if (r) r.released = true;
   }
 
   unmount(path: string): void {

@@ -57,11 +57,12 @@ describe('mapping processor', () => {
     assert.deepEqual((await run(p, messages('{"a":[1]}'))).map(texts), [['[1]']]);
   });
 
-  it('logs a failure at debug level with the error', async () => {
+  it('flags a failed message without a log line per message (the runtime logs failures, throttled)', async () => {
     const ctx = testContext();
     const p = await processor({ mapping: 'root = throw("nope")' }, ctx);
-    await run(p, messages('{}'));
-    assert.deepEqual(ctx.logger.lines, [{ level: 'DEBUG', msg: 'Mapping failed: failed assignment (line 1): nope' }]);
+    const [out] = await run(p, messages('{}', '{}'));
+    assert.deepEqual(out!.map((m) => m.error), ['failed assignment (line 1): nope', 'failed assignment (line 1): nope']);
+    assert.deepEqual(ctx.logger.lines, []);
   });
 
   it('refuses a mapping that does not compile, naming the position', async () => {
