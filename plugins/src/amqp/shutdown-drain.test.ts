@@ -102,4 +102,27 @@ describe('amqp_0_9 input: SIGINT while the output fails (engine CLI, real broker
     assert.deepEqual(lost, [], `${lost.length} message(s) neither delivered nor in the queue`);
     t.diagnostic(`exit 0: ${up.delivered.size} delivered, ${left.length} still in the queue`);
   });
+
+  it('a slow upstream (300 ms an answer), SIGINT at +100 ms → exit 0; the writes in flight are delivered and acked, the rest is still queued', async (t) => {
+    const queue = await filled('drain-slow');
+    const up = await flakyUpstream(0, 300);
+    const engine = new EngineProcess(pipeline(queue, up.up.url, '15s'));
+    let code: number | null;
+    try {
+      code = await interruptAfterFirstRequest(engine, up, 100);
+    } finally {
+      if (!engine.done) await engine.kill();
+      await up.up.close();
+    }
+    const log = engine.output();
+    assert.equal(code, 0, log);
+    assert.ok(up.delivered.size > 0, 'the writes in flight at the signal were delivered during the drain');
+    const left = (await takeAll(queue)).map((m) => m.content.toString());
+    const lost = ALL.filter((id) => !up.delivered.has(id) && !left.includes(id));
+    assert.deepEqual(lost, [], `${lost.length} message(s) neither delivered nor in the queue`);
+    // Their acks reached the broker before the channel closed: none of them comes back.
+    const twice = left.filter((id) => up.delivered.has(id));
+    assert.deepEqual(twice, [], 'a message delivered during the drain was left in the queue (its ack was lost)');
+    t.diagnostic(`exit 0: ${up.delivered.size} delivered during the drain, ${left.length} still in the queue`);
+  });
 });

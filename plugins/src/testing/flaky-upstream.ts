@@ -14,8 +14,11 @@ export interface FlakyUpstream {
   firstRequest: Promise<void>;
 }
 
-/** An upstream that answers 500 until `failMs` after its first request (Infinity: for good), then 200. */
-export async function flakyUpstream(failMs: number): Promise<FlakyUpstream> {
+/**
+ * An upstream that answers 500 until `failMs` after its first request (Infinity: for good), then
+ * 200; each answer `answerAfterMs` after the request came (a slow upstream: writes in flight).
+ */
+export async function flakyUpstream(failMs: number, answerAfterMs = 0): Promise<FlakyUpstream> {
   const delivered = new Set<string>();
   let first = 0;
   let seenFirst!: () => void;
@@ -25,12 +28,16 @@ export async function flakyUpstream(failMs: number): Promise<FlakyUpstream> {
       first = Date.now();
       seenFirst();
     }
-    if (Date.now() - first < failMs) {
-      res.writeHead(500).end('not yet');
-      return;
-    }
-    delivered.add(body.toString());
-    res.writeHead(200).end('ok');
+    const ok = Date.now() - first >= failMs;
+    const answer = () => {
+      // A client that went away never learnt of the answer: not delivered.
+      if (res.destroyed || res.socket?.destroyed) return;
+      if (!ok) return void res.writeHead(500).end('not yet');
+      delivered.add(body.toString());
+      res.writeHead(200).end('ok');
+    };
+    if (answerAfterMs > 0) setTimeout(answer, answerAfterMs);
+    else answer();
   });
   return { up, delivered, firstRequest };
 }
