@@ -171,6 +171,23 @@ describe('amqp_0_9 input', () => {
     assert.equal(await depth(queue), 6 - tx!.batch.length);
   });
 
+  it('a nack that comes while close() waits requeues at once: the requeue back-off does not hold the shutdown drain', async () => {
+    const queue = await tempQueue('close-nack');
+    await fill(queue, 1, () => 'refused');
+    const input = await buildInput({ urls: [RABBITMQ_URL], queue, prefetch_count: 1 });
+    await input.connect!();
+    // Ten nacks in a row: the next requeue would back off for a full second.
+    for (let i = 0; i < 10; i++) (await readMessages(input, 1))[0]!.ack(new Error('upstream down'));
+    const [tx] = await readMessages(input, 1);
+    const closing = input.close!();
+    await new Promise((r) => setTimeout(r, 50));
+    tx!.ack(new Error('upstream down'));
+    // Before, close() waited out that second; a shutdown_timeout of 1 s then ran out with nothing
+    // owed ("Could not deliver 0 message(s)", exit 1).
+    assert.notEqual(await within(closing, 500), 'pending', 'close() returned without waiting out the back-off');
+    assert.equal(await depth(queue), 1, 'the message is back in the queue');
+  });
+
   it('a lost connection: reads throw NotConnectedError, a late ack is a no-op, the broker redelivers after reconnecting', async () => {
     const queue = await tempQueue('lost');
     await fill(queue, 3);

@@ -248,6 +248,9 @@ export class AmqpInput implements Input {
       this.nackStreak++;
       const delay = Math.min(1000, 2 ** Math.min(this.nackStreak, 10));
       const requeue = () => this.settle(s, deliveries, 'requeue', (d) => s.channel.nack(d, false, true));
+      // Closing: the consumer is cancelled, so nothing requeued comes back here; a back-off would
+      // only hold close() (and the shutdown drain) for up to a second per nack.
+      if (this.closed) return requeue();
       const timer = setTimeout(() => {
         this.delayedNacks.delete(timer);
         requeue();

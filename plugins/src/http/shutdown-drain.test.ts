@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EngineProcess } from '../testing/engine-process.js';
-import { upstream, type Upstream } from './test-support.js';
+import { flakyUpstream } from '../testing/flaky-upstream.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-drain-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,27 +25,6 @@ async function freePort(): Promise<number> {
   const port = (s.address() as net.AddressInfo).port;
   await new Promise<void>((r) => s.close(() => r()));
   return port;
-}
-
-/** An upstream that answers 500 until `failMs` after its first request, then 200. */
-async function flakyUpstream(failMs: number): Promise<{ up: Upstream; delivered: Set<string>; firstRequest: Promise<void> }> {
-  const delivered = new Set<string>();
-  let first = 0;
-  let seenFirst!: () => void;
-  const firstRequest = new Promise<void>((r) => (seenFirst = r));
-  const up = await upstream((_req, body, res) => {
-    if (first === 0) {
-      first = Date.now();
-      seenFirst();
-    }
-    if (Date.now() - first < failMs) {
-      res.writeHead(500).end('not yet');
-      return;
-    }
-    delivered.add(body.toString());
-    res.writeHead(200).end('ok');
-  });
-  return { up, delivered, firstRequest };
 }
 
 type InputKind = 'stdin' | 'file' | 'generate' | 'http_server';
