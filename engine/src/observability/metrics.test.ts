@@ -363,6 +363,27 @@ output: { test_sink: { name: bad1 } }
     await assert.rejects(s.build(), (e: unknown) => e instanceof SvcError && e.code === ErrorCode.Metrics && /bad name!/.test(e.message));
   });
 
+  it('passes the key and cost of an access through the error counter', () => {
+    const seen: Array<[string | undefined, number | undefined]> = [];
+    const rl = countRateLimitErrors(
+      {
+        access(key?: string, cost?: number) {
+          seen.push([key, cost]);
+          return 0;
+        },
+      },
+      new StreamMetrics(new RecordingExporter(0)),
+      'root.rate_limit_resources.0',
+      'api',
+    );
+    rl.access();
+    rl.access('api-1', 3);
+    assert.deepEqual(seen, [
+      [undefined, undefined],
+      ['api-1', 3],
+    ]);
+  });
+
   it('counts failed accesses of a rate limit resource', async () => {
     const rec = new RecordingExporter(7);
     const m = new StreamMetrics(rec);

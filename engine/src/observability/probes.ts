@@ -455,9 +455,9 @@ export function countRateLimitErrors(rl: RateLimit, metrics: StreamMetrics, path
     throw err;
   };
   return {
-    access() {
+    access(key, cost) {
       try {
-        const r = rl.access();
+        const r = rl.access(key, cost);
         return typeof r === 'number' ? r : r.catch(failed);
       } catch (err) {
         return failed(err);

@@ -48,9 +48,18 @@ export interface Processor {
   close?(): Promise<void>;
 }
 
-/** A rate limit: `access()` returns 0 when the caller may go now, else the milliseconds to wait. */
+/**
+ * A rate limit: `access(key?, cost?)` returns 0 when the caller may go now (the cost is taken),
+ * else the milliseconds to wait before asking again (nothing is taken).
+ *
+ * - `key` picks a bucket: one resource keeps a budget per key (per API, per API key, per
+ *   endpoint). Without a key, the access draws on the resource's one unkeyed bucket.
+ * - `cost` (a whole number, default 1) is how much of the budget the access takes.
+ *
+ * Every implementation honours both; one that keeps a single budget is not a rate limit here.
+ */
 export interface RateLimit {
-  access(): Promise<number> | number;
+  access(key?: string, cost?: number): Promise<number> | number;
   close?(): Promise<void>;
 }
 

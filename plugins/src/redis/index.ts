@@ -1,0 +1,2 @@
+// Registers the Redis components: the `redis` rate limit.
+import './rate-limit.js';
