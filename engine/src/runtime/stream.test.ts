@@ -150,6 +150,24 @@ output: { test_sink: { name: t1 } }
   });
 });
 
+describe('stream: worker threads', () => {
+  it('a processor that cannot be built on a worker thread is a start-up error naming it', async () => {
+    const s = streamOf(`
+input: { test_source: { name: wr1, count: 5 } }
+pipeline:
+  threads: 2
+  processors: [ { test_worker_refuses: {} } ]
+output: { test_sink: { name: wr1 } }
+`);
+    await assert.rejects(s.build(), (err: Error) => {
+      assert.match(err.message, /pipeline worker thread cannot build its processors/);
+      assert.match(err.message, /root\.pipeline\.processors\.0/);
+      assert.match(err.message, /cannot open the model file/);
+      return true;
+    });
+  });
+});
+
 describe('stream: shutdown', () => {
   it('stop() stops reading and drains in-flight messages', async () => {
     const s = streamOf(`

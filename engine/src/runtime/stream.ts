@@ -96,6 +96,7 @@ export class Stream implements Lifecycle {
       this.sink = await this.builder.sink(c.output);
       this.input = await this.builder.input(c.input);
       this.process = this.pipeline(processors);
+      await this.pool?.ready();
       if (!this.opts.observability) await this.builder.obs.start();
     } catch (err) {
       await this.shutdownComponents();

@@ -179,6 +179,15 @@ registerProcessor('test_throw', {
   }),
 });
 
+registerProcessor('test_worker_refuses', {
+  summary: 'Test processor: its factory throws on a worker thread (builds fine on the main thread).',
+  config: f.object({}),
+  factory: (_conf, ctx) => {
+    if (ctx.isWorker) throw new Error('cannot open the model file (test)');
+    return { process: (batch) => [batch] };
+  },
+});
+
 registerProcessor('test_split', {
   summary: 'Test processor: splits a batch into batches of one; drops "drop".',
   config: f.object({}),

@@ -1,4 +1,5 @@
 import { Piscina } from 'piscina';
+import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import type { Observability } from '../observability/observability.js';
 import { decodeBatch, encodeBatch, type EncodedResult } from './batch-codec.js';
@@ -14,7 +15,7 @@ export class WorkerPool {
 
   /** `obs` receives the workers' metric deltas and processor spans with each result. */
   constructor(
-    threads: number,
+    private readonly threads: number,
     data: WorkerData,
     private readonly obs?: Observability,
   ) {
@@ -28,6 +29,19 @@ export class WorkerPool {
       atomics: 'disabled',
       workerData: data,
     });
+  }
+
+  /**
+   * Has every worker build its processor chain now (one warm-up task each, all at once, so each
+   * idle worker takes one): a processor that cannot be built on a worker is a start-up error,
+   * never a batch that fails and replays forever.
+   */
+  async ready(): Promise<void> {
+    try {
+      await Promise.all(Array.from({ length: this.threads }, () => this.pool.run({ warmup: true })));
+    } catch (err) {
+      throw new SvcError(ErrorCode.Worker, `a pipeline worker thread cannot build its processors: ${errorMessage(err)}`, { cause: err });
+    }
   }
 
   async process(batch: Batch): Promise<Batch[]> {

@@ -54,7 +54,16 @@ function transferable(result: EncodedResult): unknown {
   } as never);
 }
 
-export default async function process(task: EncodedBatch): Promise<unknown> {
+/** Sent once per worker when the pool starts: build the chain now, so a failure is a start-up error. */
+export interface Warmup {
+  warmup: true;
+}
+
+export default async function process(task: EncodedBatch | Warmup): Promise<unknown> {
+  if ('warmup' in task) {
+    await (chain ??= build());
+    return threadId;
+  }
   const processors = await (chain ??= build());
   const batch = decodeBatch(task);
   // A traced task logs its processor calls; the main thread makes them into spans.
