@@ -16,7 +16,7 @@ import type { JaegerSpan, Tracer as JTracer } from 'jaeger-client';
 
 export const jaegerSpec = f.object({
   agent_address: f.string().default('').describe('The host:port of a Jaeger agent (UDP, binary Thrift). Empty, with no collector_url: localhost:6832.'),
-  collector_url: f.string().default('').describe('The URL of a Jaeger collector (e.g. http://localhost:14268/api/traces); overrides agent_address.'),
+  collector_url: f.string().url().default('').describe('The URL of a Jaeger collector (e.g. http://localhost:14268/api/traces); overrides agent_address.'),
   sampler_type: f
     .enum(['const', 'probabilistic', 'ratelimiting', 'remote'] as const)
     .default('const')
