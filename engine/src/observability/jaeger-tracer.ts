@@ -6,6 +6,7 @@
  */
 import { f, type Infer } from '../config/spec.js';
 import { parseDuration } from '../config/duration.js';
+import { scrubSecrets } from '../config/redact.js';
 import { ErrorCode, SvcError } from '../errors.js';
 import type { ComponentContext } from '../plugin/types.js';
 import { formatUberTraceId } from './propagation.js';
@@ -143,7 +144,7 @@ export async function createJaegerTracer(conf: JaegerConfig, ctx: ComponentConte
   const failures = new ThrottledLog(ctx.logger);
   const logger = {
     info: (msg: string) => ctx.logger.debug(msg),
-    error: (msg: string) => failures.warn(`Tracer: ${msg}`),
+    error: (msg: string) => failures.warn(scrubSecrets(`Tracer: ${msg}`, [], [conf.collector_url])),
   };
 
   /**
