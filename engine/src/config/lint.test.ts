@@ -103,7 +103,7 @@ describe('config lint', () => {
   });
 });
 
-describe('env substitution', () => {
+describe('env substitution (see env.test.ts)', () => {
   it('substitutes, defaults, and escapes', () => {
     const r = substituteEnv('a: ${A}\nb: ${B:x y}\nc: ${{C}}\nd: ${! meta("k") }', { A: '1' });
     assert.equal(r.text, 'a: 1\nb: x y\nc: ${C}\nd: ${! meta("k") }');

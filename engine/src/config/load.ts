@@ -26,7 +26,7 @@ export function parseConfig(text: string, file: string, env: Record<string, stri
   const issues: ConfigIssue[] = [];
   const sub = substituteEnv(text, env);
   // Positions come from the original text for env problems; substitution keeps line numbers
-  // unless a value spans lines.
+  // (a substituted value never spans lines: see env.ts).
   const originalLines = new LineCounter();
   parseDocument(text, { lineCounter: originalLines });
   for (const p of sub.problems) issues.push({ file, ...position(originalLines, p.offset), message: p.message });

@@ -1,16 +1,20 @@
 import type { ComponentConfig, ComponentKind } from './component-config.js';
 import type { Field } from './spec.js';
 import type { Registry } from '../plugin/registry.js';
+import { redactUrl } from './redact.js';
 
-const REDACTED = '!!!SECRET_SCRUBBED!!!';
+/** What a whole secret field shows in `engine echo` (Benthos' text). */
+const SCRUBBED = '!!!SECRET_SCRUBBED!!!';
 
 /**
  * Turns a validated config back into its YAML shape (`{label, <type>: config, processors}`),
- * defaults filled in and secret fields scrubbed: what `engine echo` prints.
+ * defaults filled in, secret fields scrubbed and URL passwords redacted: what `engine echo` prints.
  */
 export function toYamlShape(value: unknown, field: Field<unknown>, registry: Registry): unknown {
   if (value === undefined) return undefined;
-  if (field.isSecret && typeof value === 'string' && value !== '') return REDACTED;
+  if (field.isSecret && typeof value === 'string' && value !== '') return SCRUBBED;
+  if (field.isUrl && typeof value === 'string') return redactUrl(value);
+  if (field.isUrl && Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? redactUrl(v) : v));
   switch (field.kind) {
     case 'component':
       return component(value as ComponentConfig, field.componentKind!, registry);

@@ -25,6 +25,7 @@ interface FieldProps {
   isInterpolated: boolean;
   isAdvanced: boolean;
   isSecret: boolean;
+  isUrl: boolean;
   duration: boolean;
   /** A string in the expression language: a whole mapping, or one query expression. */
   lang?: 'mapping' | 'query';
@@ -47,6 +48,7 @@ export class Field<T> {
   readonly isInterpolated: boolean;
   readonly isAdvanced: boolean;
   readonly isSecret: boolean;
+  readonly isUrl: boolean;
   readonly duration: boolean;
   readonly lang?: 'mapping' | 'query';
   readonly check?: (value: unknown) => string | undefined;
@@ -64,6 +66,7 @@ export class Field<T> {
     this.isInterpolated = props.isInterpolated;
     this.isAdvanced = props.isAdvanced;
     this.isSecret = props.isSecret;
+    this.isUrl = props.isUrl;
     this.duration = props.duration;
     this.lang = props.lang;
     this.check = props.check;
@@ -107,6 +110,15 @@ export class Field<T> {
     return this.with({ isSecret: true });
   }
 
+  /**
+   * A URL (or, in an array, a list of them) that may carry a password (`amqp://user:pass@host/`):
+   * `engine echo` shows it with the password as `xxxxx`; components print it through
+   * `redactUrl` and scrub client errors with `scrubSecrets`.
+   */
+  url(): Field<T> {
+    return this.with({ isUrl: true });
+  }
+
   /** An extra validation; return an error message, or undefined when the value is fine. */
   validate(check: (value: T) => string | undefined): Field<T> {
     const prev = this.check;
@@ -133,6 +145,7 @@ function base(kind: FieldKind, extra: Partial<FieldProps> = {}): FieldProps {
     isInterpolated: false,
     isAdvanced: false,
     isSecret: false,
+    isUrl: false,
     duration: false,
     ...extra,
   };

@@ -6,6 +6,7 @@
  */
 import { f, type Infer } from '../config/spec.js';
 import { parseDuration } from '../config/duration.js';
+import { scrubSecrets } from '../config/redact.js';
 import { ErrorCode, SvcError } from '../errors.js';
 import type { ComponentContext } from '../plugin/types.js';
 import { formatUberTraceId } from './propagation.js';
@@ -16,7 +17,7 @@ import type { JaegerSpan, Tracer as JTracer } from 'jaeger-client';
 
 export const jaegerSpec = f.object({
   agent_address: f.string().default('').describe('The host:port of a Jaeger agent (UDP, binary Thrift). Empty, with no collector_url: localhost:6832.'),
-  collector_url: f.string().default('').describe('The URL of a Jaeger collector (e.g. http://localhost:14268/api/traces); overrides agent_address.'),
+  collector_url: f.string().url().default('').describe('The URL of a Jaeger collector (e.g. http://localhost:14268/api/traces); overrides agent_address.'),
   sampler_type: f
     .enum(['const', 'probabilistic', 'ratelimiting', 'remote'] as const)
     .default('const')
@@ -143,7 +144,7 @@ export async function createJaegerTracer(conf: JaegerConfig, ctx: ComponentConte
   const failures = new ThrottledLog(ctx.logger);
   const logger = {
     info: (msg: string) => ctx.logger.debug(msg),
-    error: (msg: string) => failures.warn(`Tracer: ${msg}`),
+    error: (msg: string) => failures.warn(scrubSecrets(`Tracer: ${msg}`, [], [conf.collector_url])),
   };
 
   /**

@@ -5,6 +5,7 @@
  * resource attributes. Sampling (`sampling.ratio`) is decided by the engine before a span
  * exists; a remote parent's decision is followed.
  */
+import { redactUrl, scrubSecrets } from '../config/redact.js';
 import { f, type Infer } from '../config/spec.js';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import type { ComponentContext } from '../plugin/types.js';
@@ -20,7 +21,7 @@ const EXPORT_TIMEOUT_MS = 4_000;
 const CLOSE_TIMEOUT_MS = 6_000;
 
 const collectorSpec = f.object({
-  address: f.string().describe('The collector: host:port (a scheme and path may be given for http).'),
+  address: f.string().url().describe('The collector: host:port (a scheme and path may be given for http).'),
   secure: f.bool().default(false).describe('Whether to connect with TLS.'),
 });
 
@@ -144,7 +145,10 @@ function logged(exporter: SpanExporter, where: string, log: ThrottledLog): SpanE
   return {
     export(spans: ReadableSpan[], done) {
       exporter.export(spans, (result) => {
-        if (result.code !== 0) log.warn(`Failed to export ${spans.length} span(s) to ${where}: ${result.error ? errorMessage(result.error) : 'unknown error'}`);
+        if (result.code !== 0) {
+          const why = result.error ? errorMessage(result.error) : 'unknown error';
+          log.warn(scrubSecrets(`Failed to export ${spans.length} span(s) to ${redactUrl(where)}: ${why}`, [], [where]));
+        }
         done(result);
       });
     },

@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { f, type Infer } from '../config/spec.js';
 import { parseDuration } from '../config/duration.js';
+import { redactUrl, scrubSecrets, urlCredentials } from '../config/redact.js';
 import { errorMessage } from '../errors.js';
 import type { ComponentContext } from '../plugin/types.js';
 import type { ChildFactory, Counter, Gauge, MetricsExporter, Timer } from './metrics.js';
@@ -26,7 +27,11 @@ export const prometheusSpec = f.object({
     .validate((p) => (p === '' || /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(p) ? undefined : `prefix "${p}" is not a valid metric name prefix: use letters, digits and underscores`)),
   push_interval: f.duration().default('').describe('How often to push to the Pushgateway at push_url; empty pushes only once, at shutdown.'),
   push_job_name: f.string().default('svc_push').describe('The job name pushed metrics are grouped under.'),
-  push_url: f.string().default('').describe('The URL of a Prometheus Pushgateway (e.g. http://localhost:9091); empty disables pushing.'),
+  push_url: f
+    .string()
+    .url()
+    .default('')
+    .describe('The URL of a Prometheus Pushgateway (e.g. http://localhost:9091); empty disables pushing. A user and password in it (http://user:pass@host:9091) are sent as basic authentication, unless push_basic_auth is enabled.'),
   push_basic_auth: f
     .object({
       enabled: f.bool().default(false).describe('Whether to send basic authentication with pushes.'),
@@ -157,10 +162,15 @@ export class PrometheusExporter implements MetricsExporter {
       .push({ jobName: this.conf.push_job_name })
       .then(
         () => undefined,
-        (err: unknown) => this.pushFailures.warn(`Failed to push metrics to ${this.conf.push_url}: ${errorMessage(err)}`),
+        (err: unknown) => this.pushFailures.warn(this.scrub(`Failed to push metrics to ${redactUrl(this.conf.push_url)}: ${errorMessage(err)}`)),
       )
       .finally(() => (this.pushing = undefined));
     return this.pushing;
+  }
+
+  /** A text without the push URL's password or the basic auth password. */
+  private scrub(text: string): string {
+    return scrubSecrets(text, [this.conf.push_basic_auth.password], [this.conf.push_url]);
   }
 
   async close(): Promise<void> {
@@ -189,11 +199,17 @@ export async function createPrometheusExporter(conf: PrometheusConfig, ctx: Comp
   if (conf.add_process_metrics) prom.collectDefaultMetrics({ register: registry });
   let gateway: { push(params: { jobName: string }): Promise<unknown> } | undefined;
   if (conf.push_url) {
+    // prom-client reads the URL with Node's `url.parse`, which prints a DeprecationWarning
+    // quoting the whole URL (password included) when userinfo makes the port look invalid:
+    // the credentials go as a header, and the URL it sees has none.
+    const { url, authorization } = urlCredentials(conf.push_url);
     const headers: Record<string, string> = {};
     if (conf.push_basic_auth.enabled) {
       headers.Authorization = `Basic ${Buffer.from(`${conf.push_basic_auth.username}:${conf.push_basic_auth.password}`).toString('base64')}`;
+    } else if (authorization) {
+      headers.Authorization = authorization;
     }
-    gateway = new prom.Pushgateway(conf.push_url, { timeout: PUSH_TIMEOUT_MS, headers }, registry);
+    gateway = new prom.Pushgateway(url, { timeout: PUSH_TIMEOUT_MS, headers }, registry);
   }
   return new PrometheusExporter(conf, ctx, registry as unknown as PromRegistry, gateway);
 }

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Message, waitFor } from '@svc/engine';
 import { EngineProcess } from '../testing/engine-process.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '@svc/engine';
 import {
   AMQP_PLUGIN,
   RABBITMQ_URL,

@@ -4,14 +4,14 @@
  * every error. The runtime owns reconnection (NotConnectedError, back-off); this only dials.
  */
 import amqplib, { type ChannelModel } from 'amqplib';
-import { ErrorCode, SvcError, errorMessage, f, type Logger } from '@svc/engine';
+import { ErrorCode, SvcError, errorMessage, f, redactUrl, scrubSecrets, type Logger } from '@svc/engine';
 import { tlsConnectOptions, tlsSpec, type TlsConfig } from '../tls/tls-options.js';
-import { redactUrl, scrub } from './redact.js';
 
 /** The connection fields, spread into both components' specs. */
 export const connectionFields = {
   urls: f
     .array(f.string())
+    .url()
     .validate((urls) => {
       const all = expandUrls(urls);
       if (all.length === 0) return 'urls must list at least one URL, e.g. amqp://guest:guest@127.0.0.1:5672/';
@@ -67,7 +67,7 @@ export class Dialer {
 
   /** Any text, with the URLs' passwords removed. */
   scrub(text: string): string {
-    return scrub(text, this.urls);
+    return scrubSecrets(text, [], this.urls);
   }
 
   /** An error of this component saying `what` failed, the cause scrubbed of passwords, then what to do. */

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { END_OF_INPUT, NotConnectedError, type Input, type Transaction } from '@svc/engine';
 import { TcpOutage } from '../testing/tcp-outage.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '@svc/engine';
 import {
   RABBITMQ_URL,
   broker,

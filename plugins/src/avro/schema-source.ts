@@ -5,6 +5,7 @@
  * versions did), or an `http://` / `https://` URL whose body is the schema.
  */
 import { readFile } from 'node:fs/promises';
+import { redactUrl, scrubSecrets, urlCredentials } from '@svc/engine';
 
 /** How long fetching a schema over HTTP may take before the processor fails to build. */
 const FETCH_TIMEOUT_MS = 10_000;
@@ -46,22 +47,9 @@ const MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
  * and no error shows the password.
  */
 async function fetchSchema(url: string): Promise<string> {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    throw new Error(`schema_path: "${url}" is not a valid URL`);
-  }
-  const headers: Record<string, string> = {};
-  const password = decodeURIComponent(target.password);
-  if (target.username || target.password) {
-    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${password}`).toString('base64')}`;
-    target.username = '';
-    target.password = '';
-  }
-  const shown = new URL(url);
-  if (shown.password) shown.password = 'xxxxx';
-  const scrub = (text: string) => (password ? text.split(password).join('xxxxx') : text);
+  const { url: target, authorization } = urlCredentials(url);
+  if (!URL.canParse(target)) throw new Error(`schema_path: "${redactUrl(url)}" is not a valid URL`);
+  const headers: Record<string, string> = authorization ? { authorization } : {};
   try {
     const res = await fetch(target, { headers, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
     const chunks: Uint8Array[] = [];
@@ -75,6 +63,6 @@ async function fetchSchema(url: string): Promise<string> {
     if (!res.ok) throw new Error(`the server answered ${res.status}: ${body.slice(0, 200)}`);
     return body;
   } catch (err) {
-    throw new Error(scrub(`schema_path "${shown}": cannot fetch it: ${(err as Error).message}`));
+    throw new Error(scrubSecrets(`schema_path "${redactUrl(url)}": cannot fetch it: ${(err as Error).message}`, [], [url]));
   }
 }

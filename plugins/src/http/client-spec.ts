@@ -24,6 +24,7 @@ export function clientFields(defaultVerb: string) {
     url: f
       .string()
       .interpolated()
+      .url()
       .validate((u) => (u.trim() === '' ? 'url cannot be empty' : undefined))
       .describe('The URL to call; may interpolate the message (for the input: the previous one, for pagination).'),
     verb: f.string().default(defaultVerb).describe('The HTTP method.'),
@@ -48,6 +49,6 @@ export function clientFields(defaultVerb: string) {
     backoff_on: statusList('Statuses that fail the attempt and retry with growing waits.', [429]),
     drop_on: statusList('Statuses that fail the attempt without a retry (the message is rejected, not lost).', []),
     successful_on: statusList('Statuses that count as success besides 2xx (for example 303 or 409).', []),
-    proxy_url: f.string().default('').describe('An HTTP proxy to send requests through.'),
+    proxy_url: f.string().url().default('').describe('An HTTP proxy to send requests through.'),
   };
 }

@@ -22,6 +22,7 @@ import {
   type Logger,
   type RateLimit,
   injectTraceHeaders,
+  redactUrl,
 } from '@svc/engine';
 import { BasicAuth } from './basic-auth.js';
 import type { clientFields } from './client-spec.js';
@@ -146,7 +147,7 @@ export class HttpClient {
         const v = this.rules.verdict(res.status);
         if (v === 'success') return res;
         verdict = v;
-        failure = new UnexpectedStatusError(redact(req.url), res.status, res.headers, res.body);
+        failure = new UnexpectedStatusError(redactUrl(req.url.href), res.status, res.headers, res.body);
       } catch (err) {
         if (this.closing.signal.aborted) throw err;
         failure = err instanceof Error ? err : new Error(String(err));
@@ -166,7 +167,7 @@ export class HttpClient {
    * this hot path), and the whole exchange is refused when it took longer than `timeout`.
    */
   async exchange(req: OutgoingRequest): Promise<ClientResponse> {
-    const target = redact(req.url);
+    const target = redactUrl(req.url.href);
     this.dump?.(dumpRequest(req));
     const started = this.timeoutMs > 0 ? Date.now() : 0;
     try {
@@ -221,7 +222,7 @@ export class HttpClient {
   async open(ref: Batch | undefined, body: RequestBody): Promise<StreamResponse> {
     await this.waitForAccess();
     const req = await this.build(ref, body);
-    const target = redact(req.url);
+    const target = redactUrl(req.url.href);
     this.dump?.(dumpRequest(req));
     let res: Dispatcher.ResponseData;
     try {
@@ -259,15 +260,6 @@ export class HttpClient {
     this.waits.stop();
     await (this.dispatcher as Dispatcher).destroy().catch(() => undefined);
   }
-}
-
-/** The URL without credentials, for errors and logs. */
-export function redact(url: URL): string {
-  if (!url.username && !url.password) return url.href;
-  const u = new URL(url.href);
-  u.username = '';
-  u.password = '';
-  return u.href;
 }
 
 function dumpRequest(req: OutgoingRequest): string {

@@ -13,7 +13,7 @@ export const oauth2Spec = f
     enabled: f.bool().default(false).describe('Whether to authenticate with OAuth2 client credentials.'),
     client_key: f.string().default('').describe('The client key (client id).'),
     client_secret: f.string().default('').secret().describe('The client secret.'),
-    token_url: f.string().default('').describe('The URL of the token endpoint.'),
+    token_url: f.string().url().default('').describe('The URL of the token endpoint.'),
     scopes: f.array(f.string()).default([]).describe('The scopes to request.'),
     endpoint_params: f.map(f.array(f.string())).default({}).describe('Extra form parameters of the token request.'),
   })

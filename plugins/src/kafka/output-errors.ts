@@ -78,10 +78,3 @@ export function describeKafkaError(err: unknown): string {
   if (retries) text += ` (after ${retries} client retries)`;
   return text;
 }
-
-/** Removes every occurrence of the secrets from a text (kafkajs does not print them; this makes sure). */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= 3) out = out.split(s).join('***');
-  return out;
-}

@@ -19,6 +19,7 @@ import {
   f,
   parseDuration,
   registerOutput,
+  scrubSecrets,
   sleep,
   type Batch,
   type ComponentContext,
@@ -36,7 +37,6 @@ import {
   isConnectionLoss,
   isPermanent,
   protocolType,
-  redact,
 } from './output-errors.js';
 import { buildChunks, staticHeaderBytes, staticPartitionProblem, type RecordChunk, type RecordTemplate } from './output-records.js';
 import { PARTITIONERS, partitionerFor } from './partitioner.js';
@@ -241,7 +241,7 @@ export class KafkaOutput implements Output {
       const user = this.conf.sasl.user ? ` as user "${this.conf.sasl.user}"` : '';
       hint = `the brokers refused the SASL ${this.conf.sasl.mechanism} credentials${user}: check sasl.user and sasl.password (or sasl.access_token)`;
     }
-    return new NotConnectedError(redact(`${this.name}: cannot connect to the brokers (${brokers}): ${what}; ${hint}`, this.secrets), { cause: err });
+    return new NotConnectedError(scrubSecrets(`${this.name}: cannot connect to the brokers (${brokers}): ${what}; ${hint}`, this.secrets), { cause: err });
   }
 
   async write(batch: Batch): Promise<void> {
@@ -316,7 +316,7 @@ export class KafkaOutput implements Output {
     if (isConnectionLoss(err)) {
       this.markLost(producer);
       const text = `${this.name}: lost the connection to the brokers: ${describeKafkaError(err)} (if it keeps happening, check tls and sasl)`;
-      return new NotConnectedError(redact(text, this.secrets), { cause: err });
+      return new NotConnectedError(scrubSecrets(text, this.secrets), { cause: err });
     }
     if (protocolType(err) === 'UNKNOWN_TOPIC_OR_PARTITION') {
       const missing = await topics.missing(pending.map((t) => t.topic)).catch(() => []);
@@ -339,7 +339,7 @@ export class KafkaOutput implements Output {
     const names = [...new Set(pending.map((t) => t.topic))].join(', ');
     const subject = what === 'failed to send' ? `${count} message(s) to ${names}` : `topic ${names} for ${count} message(s)`;
     const text = `${this.name}: ${what} ${subject}: ${describeKafkaError(err)}`;
-    return new KafkaWriteError(redact(text, this.secrets), isPermanent(err), { cause: err });
+    return new KafkaWriteError(scrubSecrets(text, this.secrets), isPermanent(err), { cause: err });
   }
 
   private givenUp(err: KafkaWriteError, why: string): KafkaWriteError {

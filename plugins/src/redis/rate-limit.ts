@@ -10,13 +10,13 @@
  */
 import { createHash } from 'node:crypto';
 import { createClient } from '@redis/client';
-import { errorMessage, f, parseDuration, registerRateLimit, type Logger, type RateLimit } from '@svc/engine';
-import { redactUrl, scrub } from '../amqp/redact.js';
+import { errorMessage, f, parseDuration, redactUrl, registerRateLimit, scrubSecrets, type Logger, type RateLimit } from '@svc/engine';
 import { checkCost } from '../ratelimit/cost.js';
 
 const spec = f.object({
   url: f
     .string()
+    .url()
     .describe('The URL of the Redis server: `redis://[[user]:password@]host[:port][/db]` (or `rediss://` for TLS).')
     .validate((u) => (/^rediss?:\/\//.test(u) ? undefined : 'url must start with redis:// or rediss://')),
   count: f.int().default(1000).describe('The number of accesses allowed per interval (per key).').validate((n) => (n < 1 ? 'count must be at least 1' : undefined)),
@@ -129,7 +129,7 @@ export class RedisRateLimit implements RateLimit {
     this.down = true;
     this.answeredWithout = 0;
     this.o.logger.error(
-      `redis rate limit: cannot reach Redis at ${redactUrl(this.o.url)} (${scrub(errorMessage(err), [this.o.url])}); ` +
+      `redis rate limit: cannot reach Redis at ${redactUrl(this.o.url)} (${scrubSecrets(errorMessage(err), [], [this.o.url])}); ` +
         (this.o.failOpen ? 'admitting every access (fail_open: true) until it answers' : 'every access waits one interval (fail_open: false) until it answers'),
     );
   }
