@@ -33,6 +33,7 @@ export type {
   UpgradeHandler,
 } from './plugin/types.js';
 export type { Logger, LogFields, LogLevelName } from './observability/logger.js';
+export { ThrottledLog } from './observability/throttled-log.js';
 export {
   metricsFor,
   checkMetric,
@@ -49,6 +50,8 @@ export {
   spanOf,
   traceContextOf,
   setTraceParent,
+  epochMs,
+  isSpan,
   type Span,
   type SpanOptions,
   type SpanAttributes,

@@ -61,12 +61,19 @@ export const NOOP_TRACER: Tracer = {
 export const SPAN_KEY = 'span';
 export const PARENT_KEY = 'traceParent';
 
-/** Milliseconds since the epoch with sub-millisecond precision, comparable across threads. */
+/**
+ * Milliseconds since the epoch with sub-millisecond precision, comparable across threads: the
+ * clock of every span time the runtime passes (`startTimeMs`, `end()`). A tracer backend uses it
+ * too when a time is absent, so that its spans line up with the runtime's.
+ */
 export function epochMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-/** True for a local span (as opposed to a remote context). */
+/**
+ * True for a local span (as opposed to a remote context): how a tracer backend's `startSpan`
+ * tells a parent it made itself from one an input extracted from another process.
+ */
 export function isSpan(x: Span | TraceContext): x is Span {
   return typeof (x as Span).context === 'function';
 }
