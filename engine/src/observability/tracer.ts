@@ -1,9 +1,11 @@
 /**
- * The one tracer interface of the engine. Components never touch a backend (jaeger-client, the
- * OpenTelemetry SDK): the runtime starts a root span per message at ingestion, a child span per
- * processor and per output write, and plugins propagate context with the functions of
- * `propagation.ts`. With no tracer configured `enabled` is false and the runtime checks nothing
- * else: disabled tracing is one boolean per batch.
+ * The one tracer interface of the engine. Backends are `tracer` components registered by plugins
+ * (`registerTracer`; the built-in jaeger-client and OpenTelemetry ones live in
+ * `plugins/src/tracing`), and the engine depends on none of them. Components never touch a
+ * backend: the runtime starts a root span per message at ingestion, a child span per processor
+ * and per output write, and plugins propagate context with the functions of `propagation.ts`.
+ * With no tracer configured (`none`, the engine's own) `enabled` is false and the runtime checks
+ * nothing else: disabled tracing is one boolean per batch.
  */
 import type { Message } from '../message/message.js';
 
