@@ -170,13 +170,14 @@ describe('tracer_a / jaeger → Jaeger agent and collector test doubles', () => 
   });
 
   it('samples with probabilistic and const fractions; 0 samples nothing', async () => {
+    agent.spans.length = 0;
     const t = await jaegerTracer({ agent_address: agent.address, sampler_type: 'probabilistic', sampler_param: 0.25 });
     const roots = Array.from({ length: 400 }, () => t.startSpan('generate')).filter((s) => s !== undefined);
     assert.ok(roots.length > 50 && roots.length < 150, `about 100 of 400, got ${roots.length}`);
     for (const s of roots) s.end();
-    agent.spans.length = 0;
     await t.close!();
     await spansArrive(agent.spans, roots.length);
+    assert.equal(agent.spans.length, roots.length, 'every sampled span arrived, no other');
     assert.equal(agent.spans[0]!.tags['sampler.type'], 'probabilistic');
     assert.equal(jaegerHeadSampler('const', 0)!.sample(), false);
     assert.equal(jaegerHeadSampler('const', 1)!.sample(), true);
