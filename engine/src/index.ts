@@ -48,6 +48,7 @@ export { Streams, type StreamsOptions, type StreamInfo } from './streams/streams
 export { mountStreamsApi } from './streams/rest-api.js';
 export { runUntilSignal, type Lifecycle, type RunOptions, type RunOutcome } from './plugin/lifecycle.js';
 export { registerCommand, type CommandSpec } from './plugin/commands.js';
+export { ThrottledLog } from './observability/throttled-log.js';
 export {
   metricsFor,
   checkMetric,
@@ -64,6 +65,8 @@ export {
   spanOf,
   traceContextOf,
   setTraceParent,
+  epochMs,
+  isSpan,
   type Span,
   type SpanOptions,
   type SpanAttributes,

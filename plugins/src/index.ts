@@ -11,3 +11,4 @@ import './http/index.js';
 import './kafka/index.js';
 import './amqp/index.js';
 import './avro/index.js';
+import './tracing/index.js';

@@ -1,9 +1,11 @@
 /**
- * The one tracer interface of the engine. Components never touch a backend (jaeger-client, the
- * OpenTelemetry SDK): the runtime starts a root span per message at ingestion, a child span per
- * processor and per output write, and plugins propagate context with the functions of
- * `propagation.ts`. With no tracer configured `enabled` is false and the runtime checks nothing
- * else: disabled tracing is one boolean per batch.
+ * The one tracer interface of the engine. Backends are `tracer` components registered by plugins
+ * (`registerTracer`; the built-in jaeger-client and OpenTelemetry ones live in
+ * `plugins/src/tracing`), and the engine depends on none of them. Components never touch a
+ * backend: the runtime starts a root span per message at ingestion, a child span per processor
+ * and per output write, and plugins propagate context with the functions of `propagation.ts`.
+ * With no tracer configured (`none`, the engine's own) `enabled` is false and the runtime checks
+ * nothing else: disabled tracing is one boolean per batch.
  */
 import type { Message } from '../message/message.js';
 
@@ -61,12 +63,19 @@ export const NOOP_TRACER: Tracer = {
 export const SPAN_KEY = 'span';
 export const PARENT_KEY = 'traceParent';
 
-/** Milliseconds since the epoch with sub-millisecond precision, comparable across threads. */
+/**
+ * Milliseconds since the epoch with sub-millisecond precision, comparable across threads: the
+ * clock of every span time the runtime passes (`startTimeMs`, `end()`). A tracer backend uses it
+ * too when a time is absent, so that its spans line up with the runtime's.
+ */
 export function epochMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-/** True for a local span (as opposed to a remote context). */
+/**
+ * True for a local span (as opposed to a remote context): how a tracer backend's `startSpan`
+ * tells a parent it made itself from one an input extracted from another process.
+ */
 export function isSpan(x: Span | TraceContext): x is Span {
   return typeof (x as Span).context === 'function';
 }

@@ -2,18 +2,31 @@
  * The `open_telemetry_collector` tracer, through the OpenTelemetry SDK: one tracer provider per
  * stream (never registered globally), a batch span processor per collector, OTLP over gRPC for
  * the `grpc` list and OTLP over HTTP (protobuf, `/v1/traces`) for the `http` list. `tags` become
- * resource attributes. Sampling (`sampling.ratio`) is decided by the engine before a span
- * exists; a remote parent's decision is followed.
+ * resource attributes. Sampling (`sampling.ratio`) is decided by a head sampler (`sampler.ts`)
+ * before a span exists; a remote parent's decision is followed. The SDK and the exporters load when the tracer
+ * is built, so an engine that does not trace never loads them.
  */
-import { redactUrl, scrubSecrets } from '../config/redact.js';
-import { f, type Infer } from '../config/spec.js';
-import { ErrorCode, SvcError, errorMessage } from '../errors.js';
-import type { ComponentContext } from '../plugin/types.js';
-import { ALWAYS, ratioSampler, type HeadSampler } from './sampler.js';
-import { ThrottledLog } from './throttled-log.js';
-import { epochMs, isSpan, type Span, type SpanOptions, type TraceContext, type Tracer } from './tracer.js';
+import {
+  epochMs,
+  ErrorCode,
+  errorMessage,
+  f,
+  isSpan,
+  registerTracer,
+  redactUrl,
+  scrubSecrets,
+  SvcError,
+  ThrottledLog,
+  type ComponentContext,
+  type Infer,
+  type Span,
+  type SpanOptions,
+  type TraceContext,
+  type Tracer,
+} from '@svc/engine';
 import type * as OtelApi from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { ALWAYS, ratioSampler, type HeadSampler } from './sampler.js';
 
 /** One export (with the exporter's retries) may take this long before it is given up and logged. */
 const EXPORT_TIMEOUT_MS = 4_000;
@@ -183,3 +196,13 @@ export async function createOtelTracer(conf: OtelConfig, ctx: ComponentContext):
   const sampler = conf.sampling.enabled ? ratioSampler(conf.sampling.ratio ?? 1) : ALWAYS;
   return new OtelTracer(provider, api, sampler, (s) => new TraceState(s), ctx.logger);
 }
+
+registerTracer('open_telemetry_collector', {
+  summary: 'OpenTelemetry tracing: spans to collectors over OTLP/gRPC and OTLP/HTTP.',
+  description:
+    'The same spans as the Jaeger tracer, exported in batches to every collector listed under `grpc` and `http`. ' +
+    '`tags` become resource attributes; `sampling.ratio` samples a fraction of traces.',
+  config: otelSpec,
+  examples: ['tracer:\n  open_telemetry_collector:\n    grpc:\n      - address: localhost:4317\n    http: []\n    sampling:\n      enabled: true\n      ratio: 0.1\n'],
+  factory: createOtelTracer,
+});

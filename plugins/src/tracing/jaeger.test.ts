@@ -2,7 +2,8 @@
  * The `tracer_a` / `jaeger` tracer against test doubles of a Jaeger agent (a UDP socket decoding
  * the agent's binary-Thrift `emitBatch` packets) and of a Jaeger collector (an HTTP server taking
  * Thrift batches at /api/traces), both decoding with thriftrw and jaeger-client's own IDL. No
- * Jaeger server can be had here.
+ * Jaeger server can be had here. The tracer is built through its registered factory and driven
+ * as the runtime drives it; one test runs a whole config through the `engine` CLI.
  */
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
@@ -11,10 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { registry } from '../plugin/registry.js';
-import { Stream } from '../runtime/stream.js';
-import { configOf, TEST_PLUGIN } from '../testing/run-config.js';
-import { createLogger, type LogSink } from './logger.js';
+import { buildComponent, RecordingLogger, testContext, type Tracer } from '@svc/engine';
+import { EngineProcess } from '../testing/engine-process.js';
 import { jaegerHeadSampler } from './jaeger-tracer.js';
 
 const require = createRequire(import.meta.url);
@@ -109,9 +108,9 @@ async function agentDouble(): Promise<{ address: string; spans: Decoded[]; packe
   return { address: `127.0.0.1:${sock.address().port}`, spans, packets, process, close: () => sock.close() };
 }
 
-async function runStream(yaml: string, sink?: LogSink): Promise<void> {
-  const s = new Stream({ config: configOf(yaml), registry: registry(), logger: createLogger({ level: sink ? 'WARN' : 'OFF' }, sink), plugins: [TEST_PLUGIN] });
-  await s.run(); // closing the stream flushes the tracer
+/** The tracer as a stream builds it (defaults applied), logging into `logger`. */
+function jaegerTracer(conf: Record<string, unknown>, logger = new RecordingLogger()): Promise<Tracer> {
+  return buildComponent<Tracer>('tracer', 'jaeger', conf, testContext({ type: 'jaeger', path: 'root.tracer', logger }));
 }
 
 /** Polls until `n` spans arrived (UDP gives no ack to wait for). */
@@ -125,56 +124,44 @@ describe('tracer_a / jaeger → Jaeger agent and collector test doubles', () => 
   before(async () => (agent = await agentDouble()));
   after(() => agent.close());
 
-  it('sends spans to the agent over UDP: names, parent/child links, tags, errors', async () => {
+  it('sends spans to the agent over UDP: names, parent/child links, tags, errors, a remote parent', async () => {
     agent.spans.length = 0;
-    await runStream(`
-input: { test_source: { name: jg1, count: 6, batch_size: 3, traceparent: "00-${TRACE}-${PARENT}-01" } }
-pipeline:
-  threads: 2
-  processors:
-    - label: thrower
-      test_throw: { on: ["1"] }
-output: { label: sent, test_sink: { name: jg1 } }
-tracer:
-  tracer_a:
-    agent_address: ${agent.address}
-    sampler_type: const
-    sampler_param: 1
-    tags: { env: test }
-    flush_interval: 50ms
-`);
-    await spansArrive(agent.spans, 18);
-    const roots = agent.spans.filter((s) => s.tags['svc.component.kind'] === 'input');
-    assert.equal(roots.length, 6);
-    for (const root of roots) {
-      assert.equal(root.traceId, TRACE, 'continues the extracted trace');
-      assert.equal(root.parentId, PARENT);
-      assert.equal(root.name, 'test_source');
-      const kids = agent.spans.filter((s) => s.parentId === root.spanId);
-      assert.deepEqual(kids.map((k) => k.name).sort(), ['sent', 'thrower']);
-      for (const k of kids) assert.equal(k.traceId, TRACE);
-    }
-    const failed = agent.spans.filter((s) => s.name === 'thrower' && s.tags.error === true);
-    assert.equal(failed.length, 3);
-    assert.equal(failed[0]!.logs[0]!.message, 'boom (test)');
-    const proc = agent.process[0]!;
-    assert.equal(proc.serviceName, 'svc');
-    assert.equal(tagMap(proc.tags).env, 'test', 'tags are process tags');
+    agent.process.length = 0;
+    const t = await jaegerTracer({ agent_address: agent.address, sampler_type: 'const', sampler_param: 1, tags: { env: 'test' }, flush_interval: '50ms' });
+    assert.equal(t.enabled, true);
+    const root = t.startSpan('generate', { parent: { traceId: TRACE, spanId: PARENT, sampled: true }, attributes: { 'svc.component.kind': 'input' } })!;
+    assert.equal(root.context().traceId, TRACE, 'continues the remote trace');
+    const child = t.startSpan('thrower', { parent: root, attributes: { 'svc.component.kind': 'processor' } })!;
+    child.recordError('boom (test)');
+    child.end();
+    t.startSpan('sent', { parent: root })!.end();
+    root.end();
+    assert.equal(t.startSpan('x', { parent: { traceId: TRACE, spanId: PARENT, sampled: false } }), undefined, 'an unsampled remote parent decides');
+    await t.close!();
+    await spansArrive(agent.spans, 3);
+    const r = agent.spans.find((s) => s.name === 'generate')!;
+    assert.equal(r.traceId, TRACE);
+    assert.equal(r.parentId, PARENT);
+    assert.equal(r.spanId, root.context().spanId);
+    const kids = agent.spans.filter((s) => s.parentId === r.spanId);
+    assert.deepEqual(kids.map((k) => k.name).sort(), ['sent', 'thrower']);
+    const failed = kids.find((k) => k.name === 'thrower')!;
+    assert.equal(failed.tags.error, true);
+    assert.equal(failed.logs[0]!.message, 'boom (test)');
+    assert.equal(agent.process[0]!.serviceName, 'svc');
+    assert.equal(tagMap(agent.process[0]!.tags).env, 'test', 'tags are process tags');
   });
 
   it('never sends a packet over max_packet_size, and loses no span in a burst', async () => {
     agent.spans.length = 0;
     agent.packets.length = 0;
-    await runStream(`
-input: { test_source: { name: jg2, count: 600, batch_size: 200 } }
-pipeline: { threads: 1 }
-output: { test_sink: { name: jg2 } }
-tracer:
-  jaeger:
-    agent_address: ${agent.address}
-    max_packet_size: 4096
-    flush_interval: 10s
-`);
+    const t = await jaegerTracer({ agent_address: agent.address, max_packet_size: 4096, flush_interval: '10s' });
+    for (let i = 0; i < 600; i++) {
+      const root = t.startSpan('generate')!;
+      t.startSpan('drop', { parent: root })!.end();
+      root.end();
+    }
+    await t.close!();
     await spansArrive(agent.spans, 1200);
     assert.equal(agent.spans.length, 1200, 'a root and a write span per message');
     assert.ok(agent.packets.length > 10, `bursts were split into ${agent.packets.length} packets`);
@@ -184,17 +171,14 @@ tracer:
 
   it('samples with probabilistic and const fractions; 0 samples nothing', async () => {
     agent.spans.length = 0;
-    await runStream(`
-input: { test_source: { name: jg3, count: 400, batch_size: 50 } }
-pipeline: { threads: 1 }
-output: { test_sink: { name: jg3 } }
-tracer: { jaeger: { agent_address: "${agent.address}", sampler_type: probabilistic, sampler_param: 0.25, flush_interval: 50ms } }
-`);
-    await spansArrive(agent.spans, 50);
-    await new Promise((r) => setTimeout(r, 200));
-    const roots = agent.spans.filter((s) => s.tags['svc.component.kind'] === 'input');
+    const t = await jaegerTracer({ agent_address: agent.address, sampler_type: 'probabilistic', sampler_param: 0.25 });
+    const roots = Array.from({ length: 400 }, () => t.startSpan('generate')).filter((s) => s !== undefined);
     assert.ok(roots.length > 50 && roots.length < 150, `about 100 of 400, got ${roots.length}`);
-    assert.equal(roots[0]!.tags['sampler.type'], 'probabilistic');
+    for (const s of roots) s.end();
+    await t.close!();
+    await spansArrive(agent.spans, roots.length);
+    assert.equal(agent.spans.length, roots.length, 'every sampled span arrived, no other');
+    assert.equal(agent.spans[0]!.tags['sampler.type'], 'probabilistic');
     assert.equal(jaegerHeadSampler('const', 0)!.sample(), false);
     assert.equal(jaegerHeadSampler('const', 1)!.sample(), true);
     const rl = jaegerHeadSampler('ratelimiting', 2)!;
@@ -218,37 +202,67 @@ tracer: { jaeger: { agent_address: "${agent.address}", sampler_type: probabilist
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const port = (server.address() as AddressInfo).port;
-      await runStream(`
-input: { test_source: { name: jg4, count: 5 } }
-pipeline: { threads: 1 }
-output: { test_sink: { name: jg4 } }
-tracer: { jaeger: { collector_url: "http://127.0.0.1:${port}/api/traces", agent_address: "127.0.0.1:9" } }
-`);
+      const t = await jaegerTracer({ collector_url: `http://127.0.0.1:${port}/api/traces`, agent_address: '127.0.0.1:9' });
+      for (let i = 0; i < 5; i++) {
+        const root = t.startSpan('generate')!;
+        t.startSpan('drop', { parent: root })!.end();
+        root.end();
+      }
+      await t.close!(); // waits for the requests in flight
       const spans = batches.flat();
       assert.equal(spans.length, 10);
       assert.ok(heads.every((h) => h === 'POST /api/traces application/x-thrift'), heads.join());
-      const root = spans.find((s) => s.name === 'test_source')!;
+      const root = spans.find((s) => s.name === 'generate')!;
       assert.equal(spans.filter((s) => s.parentId === root.spanId).length, 1);
     } finally {
       await new Promise((r) => server.close(r));
     }
   });
 
-  it('logs an unreachable collector (rate-limited) and never stalls the stream', async () => {
-    const lines: string[] = [];
+  it('logs an unreachable collector (rate-limited) and never holds shutdown', async () => {
+    const logger = new RecordingLogger();
+    const t = await jaegerTracer({ collector_url: 'http://127.0.0.1:1/api/traces', flush_interval: '20ms' }, logger);
+    for (let round = 0; round < 10; round++) {
+      for (let i = 0; i < 30; i++) t.startSpan('generate')!.end();
+      await new Promise((r) => setTimeout(r, 30));
+    }
     const t0 = Date.now();
-    await runStream(
-      `
-input: { test_source: { name: jg5, count: 300, batch_size: 10 } }
-pipeline: { threads: 1 }
-output: { test_sink: { name: jg5 } }
-tracer: { jaeger: { collector_url: "http://127.0.0.1:1/api/traces" } }
-`,
-      { write: (l) => void lines.push(l) },
-    );
+    await t.close!();
     assert.ok(Date.now() - t0 < 10_000);
-    const failures = lines.filter((l) => l.includes('Tracer:'));
-    assert.equal(failures.length, 1, lines.join(''));
-    assert.match(failures[0]!, /ECONNREFUSED|error sending spans/);
+    const failures = logger.lines.filter((l) => l.msg.includes('Tracer:'));
+    assert.equal(failures.length, 1, JSON.stringify(logger.lines));
+    assert.equal(failures[0]!.level, 'WARN');
+    assert.match(failures[0]!.msg, /ECONNREFUSED|error sending spans/);
+  });
+
+  it('traces a whole config run by the engine CLI: a root per message, a child per processor and write (threads: 2)', async () => {
+    agent.spans.length = 0;
+    const e = new EngineProcess(`http: { enabled: false }
+logger: { level: OFF }
+input:
+  generate: { mapping: 'root = "m"', count: 6, batch_size: 3, interval: "" }
+pipeline:
+  threads: 2
+  processors:
+    - label: thrower
+      mapping: 'root = throw("boom")'
+output: { label: sent, drop: {} }
+tracer:
+  jaeger: { agent_address: "${agent.address}", flush_interval: 50ms }
+`);
+    assert.equal(await e.exited, 0, e.output());
+    await spansArrive(agent.spans, 18);
+    const roots = agent.spans.filter((s) => s.tags['svc.component.kind'] === 'input');
+    assert.equal(roots.length, 6, 'one root per message');
+    assert.equal(new Set(roots.map((r) => r.traceId)).size, 6, 'each its own trace');
+    for (const root of roots) {
+      assert.equal(root.name, 'generate');
+      assert.equal(root.parentId, '0000000000000000');
+      const kids = agent.spans.filter((s) => s.parentId === root.spanId);
+      assert.deepEqual(kids.map((k) => k.name).sort(), ['sent', 'thrower']);
+      const thrower = kids.find((k) => k.name === 'thrower')!;
+      assert.equal(thrower.tags.error, true);
+      assert.match(String(thrower.logs[0]!.message), /boom/);
+    }
   });
 });

@@ -3,7 +3,9 @@
  * OpenTelemetry collector can be had here): a gRPC server with @grpc/grpc-js serving the OTLP
  * TraceService, and an HTTP server taking OTLP/HTTP at /v1/traces (JSON, which the HTTP exporter
  * sends, or protobuf). Protobuf is decoded with the OTLP trace .proto (testdata/otlp-trace.proto),
- * JSON by the OTLP/JSON mapping (camelCase keys, hex ids).
+ * JSON by the OTLP/JSON mapping (camelCase keys, hex ids). The tracer is built through its
+ * registered factory and driven as the runtime drives it; one test runs a whole config through
+ * the `engine` CLI.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -12,14 +14,12 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { registry } from '../plugin/registry.js';
-import { Stream } from '../runtime/stream.js';
-import { configOf, TEST_PLUGIN } from '../testing/run-config.js';
-import { createLogger, type LogSink } from './logger.js';
+import { buildComponent, RecordingLogger, testContext, type Tracer } from '@svc/engine';
+import { EngineProcess } from '../testing/engine-process.js';
 import { collectorUrl } from './otel-tracer.js';
 
 // Compiled tests run from dist/: the .proto stays in src/.
-const PROTO = fileURLToPath(new URL('../../src/observability/testdata/otlp-trace.proto', import.meta.url));
+const PROTO = fileURLToPath(new URL('../../src/tracing/testdata/otlp-trace.proto', import.meta.url));
 const SERVICE = 'opentelemetry.proto.collector.trace.v1.TraceService';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
@@ -176,14 +176,21 @@ async function httpReceiver(): Promise<{ address: string; received: Received; pa
   };
 }
 
-async function runStream(yaml: string, sink?: LogSink): Promise<void> {
-  const s = new Stream({
-    config: configOf(yaml),
-    registry: registry(),
-    logger: createLogger({ level: sink ? 'WARN' : 'OFF' }, sink),
-    plugins: [TEST_PLUGIN],
-  });
-  await s.run(); // closing the stream flushes the tracer
+/** The tracer as a stream builds it (defaults applied), logging into `logger`. */
+function otelTracer(conf: Record<string, unknown>, logger = new RecordingLogger()): Promise<Tracer> {
+  return buildComponent<Tracer>('tracer', 'open_telemetry_collector', conf, testContext({ type: 'open_telemetry_collector', path: 'root.tracer', logger }));
+}
+
+/** A root span with a child per processor and a write span, as the runtime makes them for one message. */
+function traceOne(t: Tracer, parent?: { traceId: string; spanId: string; sampled: boolean }): boolean {
+  const root = t.startSpan('generate', { parent, attributes: { 'svc.component.kind': 'input', 'svc.component.path': 'root.input' } });
+  if (!root) return false;
+  const thrower = t.startSpan('thrower', { parent: root, attributes: { 'svc.component.kind': 'processor' } })!;
+  thrower.recordError('boom (test)');
+  thrower.end();
+  t.startSpan('sent', { parent: root, attributes: { 'svc.component.kind': 'output', 'svc.component.path': 'root.output' } })!.end();
+  root.end();
+  return true;
 }
 
 describe('open_telemetry_collector → OTLP receiver test doubles', () => {
@@ -198,48 +205,35 @@ describe('open_telemetry_collector → OTLP receiver test doubles', () => {
     await h.close();
   });
 
-  it('exports over gRPC and HTTP: names, parent/child links, attributes, resource tags, errors', async () => {
+  it('exports over gRPC and HTTP: names, parent/child links, attributes, resource tags, errors, a remote parent', async () => {
     g.received.spans.length = 0;
     h.received.spans.length = 0;
-    await runStream(`
-input: { test_source: { name: ot1, count: 6, batch_size: 3, traceparent: "00-${TRACE}-${PARENT}-01" } }
-pipeline:
-  threads: 2
-  processors:
-    - label: thrower
-      test_throw: { on: ["1"] }
-    - test_upper: {}
-output: { label: sent, test_sink: { name: ot1 } }
-tracer:
-  open_telemetry_collector:
-    grpc: [ { address: ${g.address} } ]
-    http: [ { address: ${h.address} } ]
-    tags: { env: test, team: streams }
-`);
+    h.paths.length = 0;
+    const t = await otelTracer({ grpc: [{ address: g.address }], http: [{ address: h.address }], tags: { env: 'test', team: 'streams' } });
+    for (let i = 0; i < 3; i++) traceOne(t, { traceId: TRACE, spanId: PARENT, sampled: true });
+    assert.equal(traceOne(t, { traceId: TRACE, spanId: PARENT, sampled: false }), false, 'an unsampled remote parent decides');
+    await t.close!(); // flushes every processor
     for (const [via, r] of [
       ['grpc', g.received],
       ['http', h.received],
     ] as const) {
       const roots = r.spans.filter((s) => s.attributes['svc.component.kind'] === 'input');
-      assert.equal(roots.length, 6, `${via}: a root span per message`);
+      assert.equal(roots.length, 3, `${via}: a root span per message`);
       for (const root of roots) {
-        assert.equal(root.traceId, TRACE, `${via}: the extracted parent's trace`);
+        assert.equal(root.traceId, TRACE, `${via}: the remote parent's trace`);
         assert.equal(root.parentId, PARENT);
-        assert.equal(root.name, 'test_source');
+        assert.equal(root.name, 'generate');
         assert.equal(root.attributes['svc.component.path'], 'root.input');
         const kids = r.spans.filter((s) => s.parentId === root.spanId);
-        assert.deepEqual(kids.map((k) => k.name).sort(), ['sent', 'test_upper', 'thrower'], via);
+        assert.deepEqual(kids.map((k) => k.name).sort(), ['sent', 'thrower'], via);
         for (const k of kids) {
           assert.equal(k.traceId, TRACE);
-          // Worker threads' clocks may be a hair apart: allow 1 ms.
-          assert.ok(k.start >= root.start - 1_000_000n && k.end <= root.end + 1_000_000n, `${via}: ${k.name} lies within its root`);
+          assert.ok(k.start >= root.start && k.end <= root.end, `${via}: ${k.name} lies within its root`);
         }
-        const write = kids.find((k) => k.name === 'sent')!;
-        assert.equal(write.attributes['svc.component.kind'], 'output');
-        assert.equal(write.attributes['svc.component.path'], 'root.output');
+        assert.equal(kids.find((k) => k.name === 'sent')!.attributes['svc.component.kind'], 'output');
       }
       const failed = r.spans.filter((s) => s.name === 'thrower' && s.status?.code === 2);
-      assert.equal(failed.length, 3, `${via}: the batch holding "1" failed`);
+      assert.equal(failed.length, 3, `${via}: every thrower span failed`);
       assert.equal(failed[0]!.status!.message, 'boom (test)');
       assert.ok(r.resources.every((res) => res.env === 'test' && res.team === 'streams' && res['service.name'] === 'svc'), `${via}: tags as resource attributes`);
     }
@@ -248,38 +242,29 @@ tracer:
 
   it('samples a fraction of traces with sampling.ratio', async () => {
     g.received.spans.length = 0;
-    await runStream(`
-input: { test_source: { name: ot2, count: 400, batch_size: 20 } }
-pipeline: { threads: 1 }
-output: { test_sink: { name: ot2 } }
-tracer:
-  open_telemetry_collector:
-    grpc: [ { address: ${g.address} } ]
-    sampling: { enabled: true, ratio: 0.25 }
-`);
+    const t = await otelTracer({ grpc: [{ address: g.address }], sampling: { enabled: true, ratio: 0.25 } });
+    let sampled = 0;
+    for (let i = 0; i < 400; i++) if (traceOne(t)) sampled++;
+    await t.close!();
+    assert.ok(sampled > 50 && sampled < 150, `about 100 of 400 sampled, got ${sampled}`);
     const roots = g.received.spans.filter((s) => s.attributes['svc.component.kind'] === 'input');
-    assert.ok(roots.length > 50 && roots.length < 150, `about 100 of 400 sampled, got ${roots.length}`);
-    assert.equal(g.received.spans.length, roots.length * 2, 'a write span for each sampled message, none for the rest');
+    assert.equal(roots.length, sampled);
+    assert.equal(g.received.spans.length, sampled * 3, 'root, processor and write spans for each sampled message, none for the rest');
   });
 
-  it('logs an unreachable collector (rate-limited) and never stalls the stream', async () => {
-    const lines: string[] = [];
+  it('logs an unreachable collector (rate-limited) and never holds shutdown', async () => {
+    const logger = new RecordingLogger();
+    const t = await otelTracer({ http: [{ address: '127.0.0.1:1' }] }, logger);
+    for (let i = 0; i < 50; i++) traceOne(t);
+    await t.flush!().catch(() => {});
+    for (let i = 0; i < 50; i++) traceOne(t);
     const t0 = Date.now();
-    await runStream(
-      `
-input: { test_source: { name: ot3, count: 50, batch_size: 5 } }
-pipeline: { threads: 1 }
-output: { test_sink: { name: ot3 } }
-tracer:
-  open_telemetry_collector:
-    http: [ { address: "127.0.0.1:1" } ]
-`,
-      { write: (l) => void lines.push(l) },
-    );
+    await t.close!();
     assert.ok(Date.now() - t0 < 20_000, `shutdown was bounded (${Date.now() - t0} ms)`);
-    const failures = lines.filter((l) => l.includes('Failed to export'));
-    assert.equal(failures.length, 1, lines.join(''));
-    assert.match(failures[0]!, /127\.0\.0\.1:1\/v1\/traces/);
+    const failures = logger.lines.filter((l) => l.msg.includes('Failed to export'));
+    assert.equal(failures.length, 1, JSON.stringify(logger.lines));
+    assert.equal(failures[0]!.level, 'WARN');
+    assert.match(failures[0]!.msg, /127\.0\.0\.1:1\/v1\/traces/);
   });
 
   it('builds collector URLs from addresses', () => {
@@ -291,16 +276,40 @@ tracer:
   });
 
   it('refuses a collector section without any collector', async () => {
-    const s = new Stream({
-      config: configOf(`
-input: { test_source: { name: ot4, count: 1 } }
-output: { test_sink: { name: ot4 } }
-tracer: { open_telemetry_collector: {} }
-`),
-      registry: registry(),
-      logger: createLogger({ level: 'OFF' }),
-      plugins: [TEST_PLUGIN],
-    });
-    await assert.rejects(s.build(), /needs at least one collector/);
+    await assert.rejects(otelTracer({}), /needs at least one collector/);
+  });
+
+  it('traces a whole config run by the engine CLI, over gRPC: a root per message, a child per processor and write (threads: 2)', async () => {
+    g.received.spans.length = 0;
+    const e = new EngineProcess(`http: { enabled: false }
+logger: { level: OFF }
+input:
+  generate: { mapping: 'root = "m"', count: 6, batch_size: 3, interval: "" }
+pipeline:
+  threads: 2
+  processors:
+    - label: thrower
+      mapping: 'root = throw("boom")'
+    - mapping: 'root = content().uppercase()'
+output: { label: sent, drop: {} }
+tracer:
+  open_telemetry_collector:
+    grpc: [ { address: "${g.address}" } ]
+`);
+    assert.equal(await e.exited, 0, e.output());
+    const roots = g.received.spans.filter((s) => s.attributes['svc.component.kind'] === 'input');
+    assert.equal(roots.length, 6, 'one root per message');
+    for (const root of roots) {
+      assert.equal(root.name, 'generate');
+      assert.equal(root.parentId, '');
+      const kids = g.received.spans.filter((s) => s.parentId === root.spanId);
+      assert.deepEqual(kids.map((k) => k.name).sort(), ['mapping', 'sent', 'thrower']);
+      for (const k of kids) {
+        // Worker threads' clocks may be a hair apart: allow 1 ms.
+        assert.ok(k.start >= root.start - 1_000_000n && k.end <= root.end + 1_000_000n, `${k.name} lies within its root`);
+      }
+      assert.equal(kids.find((k) => k.name === 'thrower')!.status?.code, 2);
+      assert.equal(kids.find((k) => k.name === 'sent')!.attributes['svc.component.path'], 'root.output');
+    }
   });
 });

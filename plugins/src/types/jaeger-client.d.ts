@@ -1,5 +1,5 @@
 /**
- * The parts of jaeger-client 3 the engine uses (the package ships no types, and
+ * The parts of jaeger-client 3 the `tracer_a` tracer uses (the package ships no types, and
  * `@types/jaeger-client` would pull a second, older prom-client).
  */
 declare module 'jaeger-client' {

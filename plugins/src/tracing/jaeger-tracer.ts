@@ -1,19 +1,31 @@
 /**
  * The `tracer_a` (alias `jaeger`) tracer, through jaeger-client: spans go to a Jaeger agent over
  * UDP (binary Thrift, `agent_address`) or to a collector over HTTP (`collector_url`, which wins).
- * Head sampling (`const`, `probabilistic`, `ratelimiting`) is decided by the engine before a span
- * exists; `remote` asks the agent's sampling endpoint through jaeger-client.
+ * Head sampling (`const`, `probabilistic`, `ratelimiting`) is decided before a span exists
+ * (`sampler.ts`); `remote` asks the agent's sampling endpoint through jaeger-client.
+ * jaeger-client loads when the tracer is built, so an engine that does not trace never loads it.
  */
-import { f, type Infer } from '../config/spec.js';
-import { parseDuration } from '../config/duration.js';
-import { scrubSecrets } from '../config/redact.js';
-import { ErrorCode, SvcError } from '../errors.js';
-import type { ComponentContext } from '../plugin/types.js';
-import { formatUberTraceId } from './propagation.js';
-import { ALWAYS, NEVER, rateLimitingSampler, ratioSampler, type HeadSampler } from './sampler.js';
-import { ThrottledLog } from './throttled-log.js';
-import { epochMs, isSpan, type Span, type SpanOptions, type TraceContext, type Tracer } from './tracer.js';
+import {
+  epochMs,
+  ErrorCode,
+  f,
+  formatUberTraceId,
+  isSpan,
+  parseDuration,
+  registerTracer,
+  scrubSecrets,
+  registry,
+  SvcError,
+  ThrottledLog,
+  type ComponentContext,
+  type Infer,
+  type Span,
+  type SpanOptions,
+  type TraceContext,
+  type Tracer,
+} from '@svc/engine';
 import type { JaegerSpan, Tracer as JTracer } from 'jaeger-client';
+import { ALWAYS, NEVER, rateLimitingSampler, ratioSampler, type HeadSampler } from './sampler.js';
 
 export const jaegerSpec = f.object({
   agent_address: f.string().default('').describe('The host:port of a Jaeger agent (UDP, binary Thrift). Empty, with no collector_url: localhost:6832.'),
@@ -232,3 +244,14 @@ export async function createJaegerTracer(conf: JaegerConfig, ctx: ComponentConte
   const tracer = new jaeger.Tracer(conf.service_name, reporter, sampler, { tags: conf.tags, logger, traceId128bit: true });
   return new JaegerTracer(tracer, head, jaeger.opentracing.FORMAT_TEXT_MAP, drained);
 }
+
+registerTracer('tracer_a', {
+  summary: 'Jaeger tracing: spans to an agent over UDP or to a collector over HTTP.',
+  description:
+    'A root span per message at ingestion (its parent taken from `traceparent` / `uber-trace-id` when an input extracted one), ' +
+    'a child span per processor and per output write; the root span ends when the message is acknowledged.',
+  config: jaegerSpec,
+  examples: ['tracer:\n  jaeger:\n    agent_address: localhost:6832\n    sampler_type: const\n    sampler_param: 1\n'],
+  factory: createJaegerTracer,
+});
+registry().alias('tracer', 'jaeger', 'tracer_a');

@@ -1,0 +1,95 @@
+/**
+ * The package boundaries, read from the sources: every package the engine and the built-in
+ * plugins import is one their own package.json declares (npm hoists every workspace's
+ * dependencies to the root, so an undeclared import would still resolve here and break for a
+ * user who installs @svc/engine alone), the engine carries no tracer backend (those are
+ * components in plugins/src/tracing), and the plugins reach the engine only through
+ * `@svc/engine`, never a path into its files.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+interface Manifest {
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+function manifest(dir: string): Manifest {
+  return JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as Manifest;
+}
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) sources(p, out);
+    else if (/\.ts$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** The module specifiers a source file imports: static, side-effect, re-exports and import(). */
+function specifiers(text: string): string[] {
+  const out: string[] = [];
+  for (const re of [/^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^\s*import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g]) {
+    for (const m of text.matchAll(re)) out.push(m[1]!);
+  }
+  return out;
+}
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`; undefined for relative paths and builtins. */
+function packageOf(spec: string): string | undefined {
+  if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('node:') || builtinModules.includes(spec)) return undefined;
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** `file: package` for every import the package's manifest does not declare (tests may use devDependencies). */
+function undeclared(dir: string): string[] {
+  const m = manifest(dir);
+  const root = manifest('.');
+  const deps = new Set(Object.keys(m.dependencies ?? {}));
+  const testDeps = new Set([...deps, ...Object.keys(m.devDependencies ?? {}), ...Object.keys(root.devDependencies ?? {})]);
+  const out: string[] = [];
+  for (const file of sources(join(ROOT, dir, 'src'))) {
+    const allowed = /\.test\.ts$|\/testing\//.test(file) ? testDeps : deps;
+    for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+      const pkg = packageOf(spec);
+      if (pkg !== undefined && !allowed.has(pkg)) out.push(`${relative(ROOT, file)}: ${pkg}`);
+    }
+  }
+  return out;
+}
+
+const TRACER_BACKEND = /^(jaeger-client|@opentelemetry\/.*|thriftrw|@grpc\/.*)$/;
+
+describe('package boundaries', () => {
+  it('the engine imports only what engine/package.json declares', () => {
+    assert.deepEqual(undeclared('engine'), []);
+  });
+
+  it('the engine depends on no tracer backend: jaeger-client and the OpenTelemetry SDK belong to plugins/src/tracing', () => {
+    const m = manifest('engine');
+    const backends = [...Object.keys(m.dependencies ?? {}), ...Object.keys(m.devDependencies ?? {})].filter((d) => TRACER_BACKEND.test(d));
+    assert.deepEqual(backends, []);
+  });
+
+  it('the built-in plugins import only what plugins/package.json declares', () => {
+    assert.deepEqual(undeclared('plugins'), []);
+  });
+
+  it('the built-in plugins reach the engine only through @svc/engine', () => {
+    const reaching: string[] = [];
+    for (const file of sources(join(ROOT, 'plugins', 'src'))) {
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        if (spec.startsWith('@svc/engine/') || /(^|\/)engine\/(src|dist)\//.test(spec)) reaching.push(`${relative(ROOT, file)}: ${spec}`);
+      }
+    }
+    assert.deepEqual(reaching, []);
+  });
+});
