@@ -195,7 +195,8 @@ pipeline: { threads: ${threads}, processors: [ { test_upper: {} } ] }
 output: { test_sink: { name: ${name}, fail_writes: 8 } }
 `);
       const running = s.run();
-      await new Promise((r) => setTimeout(r, 20));
+      // Stop once all ten were read (the workers start first at threads 2).
+      while (s.undelivered < 10) await new Promise((r) => setTimeout(r, 5));
       assert.equal(await s.stop(10_000), true);
       await running;
       const texts = all(name).map((x) => x.split('@')[0]!);
@@ -213,7 +214,7 @@ output: { test_sink: { name: ${name}, fail_writes: 40 } }
 `);
       // 40 failed writes over 5 batches (8 each) take at least 2+4+…+256 ms of replay back-off.
       const running = s.run();
-      await new Promise((r) => setTimeout(r, 20));
+      while (s.undelivered < 10) await new Promise((r) => setTimeout(r, 5));
       assert.equal(await s.stop(100), false);
       assert.equal(s.undelivered, 10, 'all ten are owed');
       assert.deepEqual(seen.acks.get(name), { ok: 0, nack: 0 }, 'nothing was acked at the input');

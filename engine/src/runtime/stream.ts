@@ -85,7 +85,14 @@ export class Stream implements Lifecycle {
   }
 
   /** Builds every component; throws (before anything runs) when one cannot be built. */
-  async build(): Promise<void> {
+  build(): Promise<void> {
+    return (this.building ??= this.buildOnce());
+  }
+
+  /** The build under way or done: stop() waits for it, so that it can close what was built. */
+  private building: Promise<void> | undefined;
+
+  private async buildOnce(): Promise<void> {
     const c = this.opts.config;
     try {
       // Metrics and the tracer first: every component binds its metrics as it is built.
@@ -249,7 +256,11 @@ export class Stream implements Lifecycle {
     if (this.stopping) return false;
     this.stopping = true;
     this.log.info('Shutting down: stopping the input and draining in-flight messages');
-    const closeInput = this.input?.close?.().catch((err: unknown) => this.log.warn(`Error closing input: ${errorMessage(err)}`));
+    const closeInput = (async () => {
+      // Stopped while still building (workers starting): close the input once it exists.
+      await this.building?.catch(() => undefined);
+      await this.input?.close?.();
+    })().catch((err: unknown) => this.log.warn(`Error closing input: ${errorMessage(err)}`));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
     const done = (async () => {
