@@ -54,7 +54,7 @@ if (process.env.SVC_SERVICES !== 'skip' && !unit) {
   if (up.status !== 0) console.error('scripts/services.sh up failed: the tests that need those servers will fail and say so');
 }
 
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=120000', ...files], {
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], {
   stdio: 'inherit',
   cwd: root,
 });

@@ -9,7 +9,8 @@
  * The outage is logged once when it starts and once when it ends, never per access.
  */
 import { createHash } from 'node:crypto';
-import { createClient } from '@redis/client';
+// The client loads when a redis rate limit is built: an engine without one never loads it.
+type CreateClient = (typeof import('@redis/client'))['createClient'];
 import { errorMessage, f, parseDuration, redactUrl, registerRateLimit, scrubSecrets, type Logger, type RateLimit } from '@svc/engine';
 import { checkCost } from '../ratelimit/cost.js';
 
@@ -66,7 +67,7 @@ export interface RedisRateLimitOptions {
 }
 
 export class RedisRateLimit implements RateLimit {
-  private readonly client: ReturnType<typeof createClient>;
+  private readonly client: ReturnType<CreateClient>;
   private readonly interval: string;
   private readonly count: string;
   /** Within an outage: set by the first failure, cleared by the first answer. */
@@ -74,7 +75,10 @@ export class RedisRateLimit implements RateLimit {
   private answeredWithout = 0;
   private closed = false;
 
-  constructor(private readonly o: RedisRateLimitOptions) {
+  constructor(
+    private readonly o: RedisRateLimitOptions,
+    createClient: CreateClient,
+  ) {
     this.interval = String(o.intervalMs);
     this.count = String(o.count);
     this.client = createClient({
@@ -153,6 +157,7 @@ registerRateLimit('redis', {
   config: spec,
   examples: ['rate_limit_resources:\n  - label: api\n    redis:\n      url: redis://localhost:6379\n      count: 100\n      interval: 1s\n      key: svc:api\n'],
   factory: async (conf, ctx) => {
+    const { createClient } = await import('@redis/client');
     const rl = new RedisRateLimit({
       url: conf.url,
       count: conf.count,
@@ -161,7 +166,7 @@ registerRateLimit('redis', {
       failOpen: conf.fail_open,
       timeoutMs: Math.max(1, parseDuration(conf.timeout)),
       logger: ctx.logger,
-    });
+    }, createClient);
     await rl.start();
     return rl;
   },
