@@ -8,7 +8,7 @@ export { END_OF_INPUT, splitAck, joinAcks, type Ack, type EndOfInput, type Trans
 export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';
 export { parseDuration } from './config/duration.js';
-export { ErrorCode, SvcError, NotConnectedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
+export { ErrorCode, SvcError, NotConnectedError, InputFailedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
 export {
   registerInput,
   registerOutput,

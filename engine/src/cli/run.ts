@@ -85,6 +85,8 @@ export async function run(args: Args): Promise<number> {
     process.off('SIGTERM', onSignal);
     await service?.close();
   }
-  logger.info(stopped ? 'Pipeline has terminated. Goodbye' : 'Input ended and every message was delivered: exiting');
+  if (stopped) logger.info('Pipeline has terminated. Goodbye');
+  else if (code === 0) logger.info('Input ended and every message was delivered: exiting');
+  else logger.info('The stream ended with an error (what it read before was delivered): exiting with code 1');
   return code;
 }

@@ -16,7 +16,7 @@ interface Pending {
  * is delivered, so nothing is lost. The pipeline works on copies, so the replay sends what the
  * input read, not what processors made of it. Replays back off (up to 1s) while the cause
  * persists; that is back-pressure, as in Benthos. A finite input ends only once every
- * transaction it gave is acked.
+ * transaction it gave is acked; so does an input that failed (its error is thrown then).
  */
 export class ReplayInput implements Input {
   private readonly replays: Pending[] = [];
@@ -27,6 +27,8 @@ export class ReplayInput implements Input {
   /** Resolves the current wait: an inner read settled, a nack queued a replay, or an ack at the end. */
   private wake: (() => void) | undefined;
   private ended = false;
+  /** The inner input's error: thrown once everything it gave before is delivered. */
+  private failure: { error: unknown } | undefined;
   private hinted = false;
   private closed = false;
 
@@ -45,7 +47,10 @@ export class ReplayInput implements Input {
       if (replay) return this.serve(replay);
       if (this.closed) return END_OF_INPUT;
       if (this.ended) {
-        if (this.outstanding === 0) return END_OF_INPUT;
+        if (this.outstanding === 0) {
+          if (this.failure) throw this.failure.error;
+          return END_OF_INPUT;
+        }
         if (!this.hinted) {
           this.hinted = true;
           return FLUSH as never;
@@ -55,7 +60,11 @@ export class ReplayInput implements Input {
         const r = this.result;
         if (r !== undefined) {
           this.result = undefined;
-          if (r.error !== undefined) throw r.error;
+          if (r.error !== undefined) {
+            this.failure = { error: r.error };
+            this.ended = true;
+            continue;
+          }
           if (r.value === END_OF_INPUT) {
             this.ended = true;
             continue;

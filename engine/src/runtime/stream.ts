@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { RootConfig } from '../config/root-spec.js';
-import { errorMessage } from '../errors.js';
+import { InputFailedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { END_OF_INPUT, splitAck, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
@@ -107,16 +107,26 @@ export class Stream {
     return (b) => pool.process(b);
   }
 
-  /** Runs until the input ends (and everything is acked) or `stop()` is called. */
+  /**
+   * Runs until the input ends (and everything is acked) or `stop()` is called. Rejects with the
+   * input's InputFailedError once everything read before it is acked.
+   */
   async run(): Promise<void> {
     if (!this.input || !this.sink) await this.build();
     const process = this.process!;
     const input = this.input!;
     const sink = this.sink!;
     try {
-      if (this.pool) await this.runPooled(input, sink, process, this.threads * 2);
-      else await this.runInline(input, sink, process);
+      let failure: InputFailedError | undefined;
+      try {
+        if (this.pool) await this.runPooled(input, sink, process, this.threads * 2);
+        else await this.runInline(input, sink, process);
+      } catch (err) {
+        if (!(err instanceof InputFailedError)) throw err;
+        failure = err;
+      }
       await this.drained();
+      if (failure) throw failure;
     } finally {
       await this.shutdownComponents();
     }
