@@ -13,6 +13,7 @@ export const ErrorCode = {
   Shutdown: 'E_SHUTDOWN',
   Worker: 'E_WORKER',
   Usage: 'E_USAGE',
+  InputFailed: 'E_INPUT_FAILED',
   Metrics: 'E_METRICS',
   Tracing: 'E_TRACING',
 } as const;
@@ -81,6 +82,18 @@ export class BatchError extends SvcError {
   /** The failed indexes, in batch order. */
   indexes(): number[] {
     return [...this.failures.keys()].sort((a, b) => a - b);
+  }
+}
+
+/**
+ * Thrown by an input that cannot go on and whose end is a failure (a line over `max_buffer`):
+ * the runtime stops reading, delivers every transaction read before it, then ends the stream
+ * with this error (`engine` exits 1). Not retried, unlike any other read error.
+ */
+export class InputFailedError extends SvcError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.InputFailed, message, options);
+    this.name = 'InputFailedError';
   }
 }
 

@@ -9,7 +9,7 @@ export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';
 export { parseDuration } from './config/duration.js';
 export { REDACTED, redactUrl, scrubSecrets, urlCredentials, urlPasswords } from './config/redact.js';
-export { ErrorCode, SvcError, NotConnectedError, BatchError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
+export { ErrorCode, SvcError, NotConnectedError, BatchError, InputFailedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
 export {
   registerInput,
   registerOutput,

@@ -64,6 +64,7 @@ export async function run(args: Args): Promise<number> {
       delayMs: parseDuration(config.shutdown_delay),
     });
     if (code === 0) logger.info(signalled ? 'Pipeline has terminated. Goodbye' : 'Input ended and every message was delivered: exiting');
+    else if (!signalled) logger.info('The stream ended with an error (what it read before was delivered): exiting with code 1');
     return code;
   } finally {
     await service?.close();

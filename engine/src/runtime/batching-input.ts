@@ -4,17 +4,19 @@ import type { Input } from '../plugin/types.js';
 import type { Batcher } from './batch-policy.js';
 import { BatchFlusher } from './batch-flusher.js';
 import { Channel } from './channel.js';
-import { errorMessage } from '../errors.js';
+import { InputFailedError, errorMessage } from '../errors.js';
 import { FLUSH, type Flush } from './flush-hint.js';
 
 /**
  * An input's `batching`: reads transactions from the input and groups them by the batch
- * policy; a flushed batch acks every transaction it was built from.
+ * policy; a flushed batch acks every transaction it was built from. When the input fails,
+ * what is held is flushed and the failure is thrown after the last batch.
  */
 export class BatchingInput implements Input {
   private readonly out = new Channel<Transaction | Flush>(1);
   private pump: Promise<void> | undefined;
   private readonly flusher: BatchFlusher;
+  private failure: { error: unknown } | undefined;
 
   constructor(
     private readonly inner: Input,
@@ -31,7 +33,14 @@ export class BatchingInput implements Input {
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
     // May also return FLUSH (typed away: internal layers check for it).
     this.pump ??= this.run();
-    return this.out.pop() as Promise<Transaction | EndOfInput> | Transaction | EndOfInput;
+    const r = this.out.pop() as Promise<Transaction | EndOfInput> | Transaction | EndOfInput;
+    if (r instanceof Promise) return r.then((tx) => this.orFailure(tx));
+    return this.orFailure(r);
+  }
+
+  private orFailure(tx: Transaction | EndOfInput): Transaction | EndOfInput {
+    if (tx === END_OF_INPUT && this.failure) throw this.failure.error;
+    return tx;
   }
 
   private async run(): Promise<void> {
@@ -48,7 +57,12 @@ export class BatchingInput implements Input {
       }
       await this.flusher.flush();
     } catch (err) {
-      this.log.error(`Batching input stopped: ${errorMessage(err)}`);
+      if (err instanceof InputFailedError) {
+        this.failure = { error: err };
+        await this.flusher.flush();
+      } else {
+        this.log.error(`Batching input stopped: ${errorMessage(err)}`);
+      }
     } finally {
       this.flusher.stop();
       await this.flusher.idle();

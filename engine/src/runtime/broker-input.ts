@@ -4,7 +4,7 @@ import type { ComponentSpec, Input } from '../plugin/types.js';
 import { batchPolicySpec } from './batch-policy.js';
 import { withCopies } from './copies.js';
 import { Channel } from './channel.js';
-import { errorMessage } from '../errors.js';
+import { InputFailedError, errorMessage } from '../errors.js';
 import { type Flush } from './flush-hint.js';
 import { inputOf } from './builder.js';
 
@@ -15,10 +15,14 @@ export const brokerInputSpec = f.object({
 });
 type Conf = Infer<typeof brokerInputSpec>;
 
-/** Reads every child in parallel and merges their transactions into one feed. */
+/**
+ * Reads every child in parallel and merges their transactions into one feed. A child that fails
+ * (InputFailedError) stops; the others go on and the feed ends with its error.
+ */
 class BrokerInput implements Input {
   private readonly feed = new Channel<Transaction | Flush>(1);
   private started = false;
+  private failure: { error: unknown } | undefined;
 
   constructor(
     private readonly children: Input[],
@@ -38,7 +42,8 @@ class BrokerInput implements Input {
               await this.feed.push(tx);
             }
           } catch (err) {
-            this.onError(`broker child input stopped: ${errorMessage(err)}`);
+            if (err instanceof InputFailedError) this.failure ??= { error: err };
+            else this.onError(`broker child input stopped: ${errorMessage(err)}`);
           } finally {
             if (--running === 0) this.feed.close();
           }
@@ -46,7 +51,14 @@ class BrokerInput implements Input {
       }
       if (running === 0) this.feed.close();
     }
-    return this.feed.pop() as Promise<Transaction | EndOfInput> | Transaction | EndOfInput;
+    const r = this.feed.pop() as Promise<Transaction | EndOfInput> | Transaction | EndOfInput;
+    if (r instanceof Promise) return r.then((tx) => this.orFailure(tx));
+    return this.orFailure(r);
+  }
+
+  private orFailure(tx: Transaction | EndOfInput): Transaction | EndOfInput {
+    if (tx === END_OF_INPUT && this.failure) throw this.failure.error;
+    return tx;
   }
 
   async close(): Promise<void> {

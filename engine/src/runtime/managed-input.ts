@@ -1,4 +1,4 @@
-import { NotConnectedError } from '../errors.js';
+import { InputFailedError, NotConnectedError } from '../errors.js';
 import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { InputProbe } from '../observability/probes.js';
@@ -11,7 +11,8 @@ import { FLUSH } from './flush-hint.js';
 /**
  * Owns an input's connection: connects before the first read, and when the input throws
  * NotConnectedError (or fails to connect) reconnects with exponential back-off. Any other read
- * error is logged and retried after a back-off; nothing the input gave is dropped.
+ * error is logged and retried after a back-off; nothing the input gave is dropped. An
+ * InputFailedError is passed on: the stream ends with it.
  */
 export class ManagedInput implements Input {
   private readonly connection: Connection;
@@ -46,6 +47,10 @@ export class ManagedInput implements Input {
         return this.probe === undefined ? owed : this.probe.read(owed);
       } catch (err) {
         if (conn.closed) return END_OF_INPUT;
+        if (err instanceof InputFailedError) {
+          this.probe?.failed();
+          throw err;
+        }
         if (err instanceof NotConnectedError) {
           conn.lost(err);
         } else {

@@ -17,7 +17,8 @@ interface Pending {
  * input read, not what processors made of it. Replays back off (up to 1s) while the cause
  * persists; that is back-pressure, as in Benthos. A finite input ends only once every
  * transaction it gave is acked, and so does a closed one: close() stops new reads, not replays,
- * so a shutdown drain delivers what is waiting for a replay (or runs out of time and says so).
+ * so a shutdown drain delivers what is waiting for a replay (or runs out of time and says so);
+ * so does an input that failed (its error is thrown then).
  */
 export class ReplayInput implements Input {
   private readonly replays: Pending[] = [];
@@ -28,6 +29,8 @@ export class ReplayInput implements Input {
   /** Resolves the current wait: an inner read settled, a nack queued a replay, or an ack at the end. */
   private wake: (() => void) | undefined;
   private ended = false;
+  /** The inner input's error: thrown once everything it gave before is delivered. */
+  private failure: { error: unknown } | undefined;
   private hinted = false;
   private closed = false;
 
@@ -50,7 +53,10 @@ export class ReplayInput implements Input {
         // A read that settles after close() is still served: what the source gave is owed.
         this.result = undefined;
         if (r.error !== undefined) {
-          if (!this.closed) throw r.error;
+          // The input failed (InputFailedError): what it gave before is seen through, then the
+          // error ends the stream. After close() a failing read is only the input going away.
+          if (!this.closed) this.failure = { error: r.error };
+          this.ended = true;
         } else if (r.value === END_OF_INPUT) {
           this.ended = true;
         } else {
@@ -62,7 +68,10 @@ export class ReplayInput implements Input {
       if (this.ended || this.closed) {
         // Closed or at the end: nothing new is read, but every transaction given out is seen
         // through (replays included) before the end is reported.
-        if (this.outstanding === 0 && !this.reading) return END_OF_INPUT;
+        if (this.outstanding === 0 && !this.reading) {
+          if (this.failure) throw this.failure.error;
+          return END_OF_INPUT;
+        }
         if (this.outstanding > 0 && !this.hinted) {
           this.hinted = true;
           return FLUSH as never;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { InputFailedError } from '../errors.js';
 import { seen } from '../testing/test-plugin.js';
 import { streamOf } from '../testing/run-config.js';
 
@@ -29,6 +30,25 @@ output: { test_sink: { name: r1, fail_writes: 5 } }
     assert.deepEqual([...all('r1')].sort((a, b) => +a - +b), range(20));
     assert.equal(seen.acks.get('r1')!.ok, 10, 'the input sees one successful ack per transaction');
     assert.equal(seen.acks.get('r1')!.nack, 0, 'replayed nacks never reach the input');
+  });
+
+  it('an input that fails (InputFailedError) ends run() with it, once everything read before, replays included, is delivered', async () => {
+    const source = (name: string) => `test_source: { name: ${name}, count: 10, batch_size: 3, fail_at_end: "cannot go on (test)" }`;
+    const inputs = [
+      ['f1', `{ ${source('f1')} }`],
+      ['f2', `{ broker: { inputs: [ { ${source('f2')} } ], batching: { count: 4 } } }`],
+    ] as const;
+    for (const [name, input] of inputs) {
+      const s = streamOf(`
+input: ${input}
+pipeline: { threads: 1 }
+output: { test_sink: { name: ${name}, fail_writes: 2, max_in_flight: 4, delay_ms: 5 } }
+`);
+      await assert.rejects(s.run(), (err: Error) => err instanceof InputFailedError && err.message === 'cannot go on (test)');
+      assert.deepEqual([...all(name)].sort((a, b) => +a - +b), range(10), name);
+      assert.equal(seen.acks.get(name)!.nack, 0);
+      assert.equal(s.inFlight, 0);
+    }
   });
 
   it('hands nacks back to the input when auto_replay_nacks is false', async () => {

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { RootConfig } from '../config/root-spec.js';
-import { errorMessage } from '../errors.js';
+import { InputFailedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { END_OF_INPUT, splitAck, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
@@ -157,7 +157,10 @@ export class Stream implements Lifecycle {
     return this.running ?? Promise.resolve();
   }
 
-  /** Runs until the input ends (and everything is acked) or `stop()` is called; once. */
+  /**
+   * Runs until the input ends (and everything is acked) or `stop()` is called; once. Rejects
+   * with the input's InputFailedError once everything read before it is acked.
+   */
   run(): Promise<void> {
     return (this.running ??= this.execute());
   }
@@ -168,9 +171,16 @@ export class Stream implements Lifecycle {
     const input = this.input!;
     const sink = this.sink!;
     try {
+      let failure: InputFailedError | undefined;
       this.loop = this.pool ? this.runPooled(input, sink, process, this.threads * 2) : this.runInline(input, sink, process);
-      await this.loop;
+      try {
+        await this.loop;
+      } catch (err) {
+        if (!(err instanceof InputFailedError)) throw err;
+        failure = err;
+      }
       await this.drained();
+      if (failure) throw failure;
     } finally {
       await this.shutdownComponents();
     }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
 import {
   END_OF_INPUT,
+  InputFailedError,
   Message,
   NotConnectedError,
   batchPolicySpec,
@@ -100,6 +101,8 @@ registerInput('test_source', {
     traceparent: f.string().default(''),
     /** After `count` messages, wait for close() instead of ending (the stream keeps running). */
     hold: f.bool().default(false),
+    /** After `count` messages, throw an InputFailedError with this text instead of ending. */
+    fail_at_end: f.string().default(''),
   }),
   factory: (conf) => {
     let next = 0;
@@ -117,6 +120,7 @@ registerInput('test_source', {
       },
       read() {
         if (next >= conf.count) {
+          if (conf.fail_at_end && !closed) throw new InputFailedError(conf.fail_at_end);
           if (!conf.hold || closed) return END_OF_INPUT;
           return new Promise<typeof END_OF_INPUT>((resolve) => (release = () => resolve(END_OF_INPUT)));
         }

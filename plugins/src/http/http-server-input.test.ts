@@ -373,6 +373,25 @@ describe('http_server input with its own address', () => {
     await input.closed();
   });
 
+  it('answers an HTTP/1.0 POST without Content-Length 411 and creates no message (raw socket)', async () => {
+    const rec = new Recorder();
+    const input = await build<HttpServerInput>('input', 'http_server', { address: '127.0.0.1:0' });
+    const run = drive(input, [], rec);
+    await new Promise((r) => setTimeout(r, 20));
+    const { port } = input.address()!;
+    const refused = await rawExchange(port, ['POST /post HTTP/1.0\r\n\r\nbody'], { waitMs: 5000 });
+    assert.match(refused.text, /^HTTP\/1\.1 411 Length Required\r\n/);
+    assert.match(refused.text, /\r\nConnection: close\r\n/);
+    assert.doesNotMatch(refused.text, /400 Bad Request/);
+    assert.ok(refused.closedByServer);
+    // With a Content-Length an HTTP/1.0 POST is read; it is the only message.
+    const ok = await rawExchange(port, ['POST /post HTTP/1.0\r\nContent-Length: 4\r\n\r\nbody'], { waitMs: 5000 });
+    assert.match(ok.text, /^HTTP\/1\.1 200 OK\r\n/);
+    await run.stop();
+    await input.closed();
+    assert.deepEqual(rec.batches.map((b) => b.map((m) => m.text())), [['body']]);
+  });
+
   it('refuses TLS or CORS without an address, and half a TLS config', async () => {
     await assert.rejects(build('input', 'http_server', { cert_file: 'a', key_file: 'b' }, testContext({ service: new FakeService() })), /custom address/);
     await assert.rejects(build('input', 'http_server', { cors: { enabled: true, allowed_origins: ['*'] } }, testContext({ service: new FakeService() })), /custom address/);

@@ -117,6 +117,20 @@ export function answer(req: Req, res: Res, status: number, text: string, close =
   res.end(text);
 }
 
+/** Verbs whose requests carry a body. */
+const BODY_VERBS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * An HTTP/1.0 request that carries a body without a Content-Length: HTTP/1.0 has no chunked
+ * encoding, so its body would run to the end of the connection, which Node's parser does not
+ * read (it takes the body for the next request). Answered 411 instead of taking it as empty.
+ */
+function lengthRequired(req: Req): boolean {
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 0) return false;
+  const h = req.headers;
+  return BODY_VERBS.has((req.method ?? '').toUpperCase()) && h['content-length'] === undefined && h['transfer-encoding'] === undefined;
+}
+
 function sendRendered(req: Req, res: Res, r: RenderedResponse, close: boolean): void {
   if (res.headersSent || (res as { writableEnded?: boolean }).writableEnded) return;
   const headers: Record<string, string | string[] | number> = {};
@@ -256,6 +270,7 @@ export class HttpServerInput implements Input {
   private async handle(req: Req, res: Res, info: RequestInfo, params: Record<string, string>): Promise<void> {
     if (this.closing) return answer(req, res, 503, 'Server closing\n', true);
     if (!this.verbs.has(info.method)) return answer(req, res, 405, 'Method not allowed\n', false, { Allow: [...this.verbs].join(', ') });
+    if (lengthRequired(req)) return answer(req, res, 411, 'Length Required: send the body with a Content-Length header\n', true);
     if (this.rateLimit) {
       const wait = await this.rateLimit.access();
       if (wait > 0) return answer(req, res, 429, 'Too Many Requests\n', false, { 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) });
@@ -392,7 +407,8 @@ registerInput('http_server', {
     'output or processor (status and headers from `sync_response`, which may interpolate the response), else',
     'an empty 200; 502 when the message could not be delivered; 408 after `timeout` (the connection is closed;',
     'the message may still be delivered); 503 while shutting down; 413 for a body over `max_body_size`; 429',
-    'when `rate_limit` is exhausted.',
+    'when `rate_limit` is exhausted; 411 for an HTTP/1.0 POST, PUT or PATCH without a Content-Length (its body',
+    'could only end with the connection), which creates no message.',
     '',
     '`ws_path` takes websockets: each payload is a batch of one, answered with its sync responses as text frames.',
   ].join('\n'),

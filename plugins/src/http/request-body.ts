@@ -41,15 +41,29 @@ export class BodyError extends Error {
   }
 }
 
-/** Resolves with the whole body; rejects with a BodyError (413 too large, 408 too slow, 400 aborted). */
+/** The first buffer of a body without a Content-Length (chunked); it doubles as needed. */
+const FIRST_CAPACITY = 64 * 1024;
+
+/**
+ * Resolves with the whole body; rejects with a BodyError (413 too large, 408 too slow, 400 aborted).
+ *
+ * Each chunk is copied into one buffer as it arrives and then let go, so the peak is about the
+ * body once, not the chunks plus their concatenation: with a Content-Length the buffer is
+ * allocated at that size up front (uninitialised memory: its pages become resident only as they
+ * are written, so a client that declares a large body and sends little costs little); without
+ * one it starts at 64 KiB and doubles (up to `limit`). A body of a single chunk is that chunk.
+ */
 export function readBody(req: Readable & { headers: Record<string, unknown> }, limit: number, deadline: Deadline): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
+  const header = req.headers['content-length'];
+  const declared = header === undefined ? NaN : Number(header);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.reject(new BodyError(413, `the request body (${declared} bytes) is larger than ${limit} bytes`));
   }
   if (declared === 0) return Promise.resolve(Buffer.alloc(0));
+  const known = Number.isSafeInteger(declared) && declared > 0;
   return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    /** The body so far: `buf[0, size)`. */
+    let buf: Buffer | undefined = known ? Buffer.allocUnsafe(declared) : undefined;
     let size = 0;
     let done = false;
     const finish = (err?: BodyError): void => {
@@ -60,16 +74,35 @@ export function readBody(req: Readable & { headers: Record<string, unknown> }, l
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('aborted', onAborted);
+      const body = buf;
+      buf = undefined;
       if (err) {
         // Stop reading what the client still sends; the connection is closed after the answer.
         req.pause();
         reject(err);
-      } else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      } else if (body === undefined) resolve(Buffer.alloc(0));
+      else resolve(size === body.length ? body : body.subarray(0, size));
     };
+    /** `buf` is the lone first chunk of a chunked body: not ours to write into. */
+    let borrowed = false;
     const onData = (c: Buffer): void => {
-      size += c.length;
-      if (size > limit) return finish(new BodyError(413, `the request body is larger than ${limit} bytes`));
-      chunks.push(c);
+      const end = size + c.length;
+      if (end > limit) return finish(new BodyError(413, `the request body is larger than ${limit} bytes`));
+      if (buf === undefined) {
+        buf = c;
+        borrowed = true;
+      } else {
+        if (borrowed || end > buf.length) grow(end);
+        c.copy(buf!, size);
+      }
+      size = end;
+    };
+    const grow = (needed: number): void => {
+      const old = buf!;
+      const next = Buffer.allocUnsafe(Math.min(limit, Math.max(needed, FIRST_CAPACITY, old.length * 2)));
+      old.copy(next, 0, 0, size);
+      buf = next;
+      borrowed = false;
     };
     const onEnd = (): void => finish();
     const onError = (): void => finish(new BodyError(400, 'the request body could not be read'));

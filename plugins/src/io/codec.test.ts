@@ -157,13 +157,39 @@ test('max_buffer: a longer line is an error after the lines before it; exactly m
         if (b === null) break;
         got.push(...text(b));
       }
-    }, /a line \(or delimited piece\) starting at byte 9 is longer than max_buffer \(5 bytes\)/);
+    }, /line 3 \(starting at byte 9\) is longer than max_buffer \(5 bytes\)/);
     assert.deepEqual(got, ['12345', 'ok']);
     assert.equal(await r.read(), null, 'the reader ends after the error');
   }
   // An unterminated final piece over the limit is an error too.
   const r = new CodecReader(source([Buffer.from('abcdefgh')]), readCodec('lines'), 5);
   await assert.rejects(async () => r.read(), /longer than max_buffer \(5 bytes\)/);
+});
+
+test('max_buffer with onSkip (skip_long_lines): long pieces are dropped and counted, the rest equals split', async () => {
+  const rand = rng(7);
+  for (const delim of ['\n', '<|>']) {
+    for (let round = 0; round < 20; round++) {
+      const pieces: string[] = [];
+      for (let i = 0; i < 300; i++) pieces.push('p'.repeat(Math.floor(rand() * (rand() < 0.2 ? 400 : 20))) + i);
+      const data = Buffer.from(pieces.join(delim) + (rand() < 0.5 ? delim : ''));
+      const max = 50;
+      const skipped: number[] = [];
+      const r = new CodecReader(
+        source(chunked(data, () => 1 + Math.floor(rand() * 120)), rand() < 0.5),
+        readCodec(delim === '\n' ? 'lines' : `delim:${delim}`),
+        max,
+        undefined,
+        (e) => skipped.push(e.line),
+      );
+      const got = text((await readAll(r)).flat());
+      const all = expected(data, delim);
+      assert.deepEqual(got, all.filter((p) => p.length <= max));
+      const long = all.flatMap((p, i) => (p.length > max ? [i + 1] : []));
+      assert.deepEqual(skipped, long, 'each long piece reported once, with its line number');
+      assert.equal(r.skipped, long.length);
+    }
+  }
 });
 
 test('a long line in many tiny chunks is assembled with one copy (no quadratic growth)', async () => {

@@ -123,8 +123,21 @@ export function maxBufferField(): Field<number> {
     .advanced()
     .validate((v) => (v >= 1 ? undefined : 'max_buffer must be at least 1'))
     .describe(
-      'The longest line (or delimited piece), in bytes. A longer one is an error: it is logged, the pieces ' +
-        'before it are delivered and the rest of that stream is skipped. Not applied to `all-bytes`.',
+      'The longest line (or delimited piece), in bytes. A longer one ends the stream with an error (exit 1) once ' +
+        'the lines before it were delivered, unless `skip_long_lines` is true. Not applied to `all-bytes`.',
+    );
+}
+
+/** The `skip_long_lines` field of the line-reading inputs. */
+export function skipLongLinesField(): Field<boolean> {
+  return f
+    .bool()
+    .default(false)
+    .advanced()
+    .describe(
+      'What to do with a line (or delimited piece) longer than `max_buffer`: false (the default) stops the input ' +
+        'there and ends the stream with an error (exit 1) once the lines before it were delivered; true skips the ' +
+        'line, logs a warning, reads on, and logs how many lines were skipped when the input ends.',
     );
 }
 
@@ -136,18 +149,28 @@ export function maxBufferField(): Field<number> {
 export class LineTooLongError extends Error {
   constructor(
     readonly maxBuffer: number,
+    /** The stream offset of its first byte. */
     readonly offset: number,
+    /** Its number in the stream, from 1 (pieces skipped before it included). */
+    readonly line: number,
   ) {
-    super(`a line (or delimited piece) starting at byte ${offset} is longer than max_buffer (${maxBuffer} bytes)`);
+    super(`line ${line} (starting at byte ${offset}) is longer than max_buffer (${maxBuffer} bytes)`);
     this.name = 'LineTooLongError';
   }
 }
+
+/** Told of each piece skipped for being longer than `max_buffer` (with `skip_long_lines`). */
+export type OnSkip = (skipped: LineTooLongError) => void;
 
 /**
  * Splits a stream of chunks on a delimiter. Pieces are views into the chunk they lie in (no
  * copy); a piece spanning chunks is copied once, when its end arrives (a delimiter may span
  * chunks too). The unterminated tail is kept as views of its chunks until then, so a long line
  * arriving in many small chunks is still copied only once.
+ *
+ * A piece longer than `maxBuffer` stops the splitter (`tooLong`), or, with `onSkip`, is dropped
+ * as it arrives (only its last `delim.length - 1` bytes are kept, to find a delimiter that spans
+ * chunks) and splitting goes on after it.
  *
  *   s.push(chunk); s.take(out, max) ... until !s.pending; then push the next chunk;
  *   at the end: s.finish() gives the final unterminated piece, if any.
@@ -164,12 +187,19 @@ export class Splitter {
   private first: Buffer | undefined;
   /** The stream offset of `chunk[0]`, for error messages. */
   private chunkOffset = 0;
-  /** Set when a piece longer than maxBuffer was found; nothing more is produced. */
+  /** Pieces handed out so far (for the line number of a long one). */
+  private produced = 0;
+  /** While dropping a long piece whose end has not arrived: its last `d - 1` bytes (a copy). */
+  private dropping: Buffer | undefined;
+  /** Pieces dropped for being longer than maxBuffer (with onSkip). */
+  skipped = 0;
+  /** Set when a piece longer than maxBuffer was found (without onSkip); nothing more is produced. */
   tooLong: LineTooLongError | undefined;
 
   constructor(
     readonly delim: Buffer,
     readonly maxBuffer: number,
+    private readonly onSkip?: OnSkip,
   ) {
     if (delim.length === 0) throw new TypeError('empty delimiter');
     this.d = delim.length;
@@ -187,6 +217,7 @@ export class Splitter {
     this.chunkOffset += this.chunk.length;
     this.chunk = chunk;
     this.pos = 0;
+    if (this.dropping !== undefined) return this.drop();
     const tailLen = this.tailLen;
     if (tailLen === 0) return;
     const d = this.d;
@@ -198,7 +229,7 @@ export class Splitter {
       const p = seam.indexOf(this.delim);
       if (p >= 0) {
         const keep = tailLen - fromTail + p;
-        if (keep > this.maxBuffer) return this.fail(this.chunkOffset - tailLen);
+        if (keep > this.maxBuffer) return this.long(this.chunkOffset - tailLen, p + d - fromTail);
         this.complete(this.joinTail().subarray(0, keep), p + d - fromTail);
         return;
       }
@@ -209,11 +240,66 @@ export class Splitter {
       this.tailLen += chunk.length;
       this.chunk = EMPTY;
       this.chunkOffset += chunk.length;
-      if (this.tailLen > this.maxBuffer) this.fail(this.chunkOffset - this.tailLen);
+      if (this.tailLen > this.maxBuffer) {
+        this.long(this.chunkOffset - this.tailLen, Buffer.from(this.tailEnd(Math.min(d - 1, this.tailLen))));
+      }
       return;
     }
-    if (tailLen + i > this.maxBuffer) return this.fail(this.chunkOffset - tailLen);
+    if (tailLen + i > this.maxBuffer) return this.long(this.chunkOffset - tailLen, i + d);
     this.complete(i === 0 ? this.joinTail() : this.joinTail(chunk.subarray(0, i)), i + d);
+  }
+
+  /** In a dropped piece: looks for its end in the new chunk; splitting resumes after it. */
+  private drop(): void {
+    const chunk = this.chunk;
+    const d = this.d;
+    const seen = this.dropping!;
+    if (seen.length > 0) {
+      const p = Buffer.concat([seen, chunk.subarray(0, d - 1)]).indexOf(this.delim);
+      if (p >= 0) {
+        this.dropping = undefined;
+        this.pos = p + d - seen.length;
+        return;
+      }
+    }
+    const i = d === 1 ? chunk.indexOf(this.byte) : chunk.indexOf(this.delim);
+    if (i >= 0) {
+      this.dropping = undefined;
+      this.pos = i + d;
+      return;
+    }
+    const k = d - 1;
+    this.dropping = Buffer.from(chunk.length >= k ? chunk.subarray(chunk.length - k) : Buffer.concat([seen, chunk]).subarray(-k));
+    this.chunkOffset += chunk.length;
+    this.chunk = EMPTY;
+  }
+
+  /**
+   * A piece longer than maxBuffer starts at stream offset `offset`. `next` is where splitting
+   * resumes in the current chunk (after its delimiter), or, when its end has not arrived yet, the
+   * last `d - 1` bytes seen of it.
+   */
+  private long(offset: number, next: number | Buffer): void {
+    const err = new LineTooLongError(this.maxBuffer, offset, this.produced + this.skipped + 1);
+    this.tail = [];
+    this.tailLen = 0;
+    this.first = undefined;
+    if (this.onSkip === undefined) {
+      this.tooLong = err;
+      this.chunk = EMPTY;
+      this.pos = 0;
+      return;
+    }
+    this.skipped++;
+    this.onSkip(err);
+    if (typeof next === 'number') {
+      this.pos = next;
+      return;
+    }
+    this.dropping = next;
+    this.chunkOffset += this.chunk.length;
+    this.chunk = EMPTY;
+    this.pos = 0;
   }
 
   /** The tail as one Buffer (one copy; none when it is a single view), plus `extra`. */
@@ -247,15 +333,6 @@ export class Splitter {
     this.pos = next;
   }
 
-  private fail(offset: number): void {
-    this.tooLong = new LineTooLongError(this.maxBuffer, offset);
-    this.first = undefined;
-    this.chunk = EMPTY;
-    this.pos = 0;
-    this.tail = [];
-    this.tailLen = 0;
-  }
-
   /**
    * Appends up to `max - out.length` complete pieces to `out`, as messages whose content is a
    * lazy slice of the chunk (no Buffer view is made per line unless someone reads it).
@@ -264,6 +341,7 @@ export class Splitter {
     if (this.first !== undefined) {
       if (out.length >= max) return;
       out.push(new Message(this.first));
+      this.produced++;
       this.first = undefined;
     }
     const chunk = this.chunk;
@@ -275,12 +353,16 @@ export class Splitter {
     const ab = chunk.buffer as ArrayBuffer;
     const base = chunk.byteOffset;
     let pos = this.pos;
+    let start = out.length;
     while (out.length < max) {
       const i = d === 1 ? chunk.indexOf(byte, pos) : chunk.indexOf(delim, pos);
       if (i < 0) {
+        this.produced += out.length - start;
         // No more delimiters in this chunk: the rest is the start of the next piece.
         const rest = chunk.length - pos;
-        if (rest > maxBuffer) return this.fail(this.chunkOffset + pos);
+        if (rest > maxBuffer) {
+          return this.long(this.chunkOffset + pos, Buffer.from(chunk.subarray(Math.max(pos, chunk.length - (d - 1)))));
+        }
         if (rest > 0) {
           this.tail = [Buffer.from(ab, base + pos, rest)];
           this.tailLen = rest;
@@ -290,10 +372,18 @@ export class Splitter {
         this.pos = 0;
         return;
       }
-      if (i - pos > maxBuffer) return this.fail(this.chunkOffset + pos);
+      if (i - pos > maxBuffer) {
+        this.produced += out.length - start;
+        start = out.length;
+        this.long(this.chunkOffset + pos, i + d);
+        if (this.tooLong) return;
+        pos = i + d;
+        continue;
+      }
       out.push(Message.slice(chunk, pos, i));
       pos = i + d;
     }
+    this.produced += out.length - start;
     this.pos = pos;
   }
 
@@ -303,6 +393,7 @@ export class Splitter {
     const t = this.joinTail();
     this.tail = [];
     this.tailLen = 0;
+    this.produced++;
     return t;
   }
 }
@@ -411,7 +502,7 @@ export class StreamChunks implements ChunkSource {
  * Reads pieces from a chunk source with a codec. `read()` gives the complete pieces currently
  * buffered (at most {@link MAX_BATCH}) synchronously when it has some, else waits for the next
  * chunk; `null` at the end. It throws a {@link LineTooLongError} (once the pieces before the long
- * one were handed out) or the stream's error.
+ * one were handed out) or the stream's error; with `onSkip` a long piece is skipped instead.
  */
 export class CodecReader {
   private readonly splitter: Splitter | undefined;
@@ -423,8 +514,14 @@ export class CodecReader {
     codec: ReadCodec,
     maxBuffer: number,
     private readonly maxBatch = MAX_BATCH,
+    onSkip?: OnSkip,
   ) {
-    this.splitter = codec.kind === 'all-bytes' ? undefined : new Splitter(codec.delim, maxBuffer);
+    this.splitter = codec.kind === 'all-bytes' ? undefined : new Splitter(codec.delim, maxBuffer, onSkip);
+  }
+
+  /** Pieces skipped for being longer than max_buffer (with `onSkip`). */
+  get skipped(): number {
+    return this.splitter?.skipped ?? 0;
   }
 
   read(): Message[] | null | Promise<Message[] | null> {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { END_OF_INPUT, type Input, type Transaction } from '@svc/engine';
+import { END_OF_INPUT, InputFailedError, type Input, type Transaction } from '@svc/engine';
 import { FileInput, fileSpec, rfc3339, type FileConfig } from './file.js';
 import './index.js';
 import { buildInput, lint, rng, testContext, withDefaults } from './test-context.js';
@@ -34,7 +34,7 @@ async function eventually(check: () => boolean, what: string): Promise<void> {
 }
 
 test('config: fields and defaults; paths required and non-empty', () => {
-  assert.deepEqual(conf({ paths: ['a'] }), { paths: ['a'], codec: 'lines', max_buffer: 1_000_000, delete_on_finish: false, auto_replay_nacks: true });
+  assert.deepEqual(conf({ paths: ['a'] }), { paths: ['a'], codec: 'lines', max_buffer: 1_000_000, skip_long_lines: false, delete_on_finish: false, auto_replay_nacks: true });
   assert.match(lint(fileSpec, conf({})).join(), /config\.paths: required/);
   assert.match(lint(fileSpec, conf({ paths: [] })).join(), /paths must list at least one file/);
   assert.match(lint(fileSpec, conf({ paths: ['a'], codec: 'lines/multipart' })).join(), /unsupported codec/);
@@ -161,7 +161,7 @@ test('delete_on_finish: a nacked (dropped) transaction keeps the file', async (t
   assert.ok(ctx.logger.lines.some((l) => l.level === 'WARN' && l.msg.includes('Not deleting')));
 });
 
-test('a line over max_buffer: logged with the path, rest of that file skipped (and kept), next file read', async (t) => {
+test('a line over max_buffer: lines before it given, then an InputFailedError naming the file; the file is kept, the next not read', async (t) => {
   const dir = tempDir(t);
   const a = join(dir, 'a');
   const b = join(dir, 'b');
@@ -169,12 +169,33 @@ test('a line over max_buffer: logged with the path, rest of that file skipped (a
   writeFileSync(b, 'next\n');
   const ctx = testContext('file');
   const input = new FileInput(conf({ paths: [a, b], max_buffer: 10, delete_on_finish: true }), ctx);
+  const first = (await input.read()) as Transaction;
+  assert.deepEqual(first.batch.map((m) => m.text()), ['ok']);
+  first.ack();
+  await assert.rejects(
+    async () => input.read(),
+    (err: Error) => err instanceof InputFailedError && err.message.includes(`"${a}": line 2 (starting at byte 3) is longer than max_buffer (10 bytes)`),
+  );
+  assert.equal(await input.read(), END_OF_INPUT);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.ok(existsSync(a), 'a file not read to its end is kept');
+  assert.ok(existsSync(b), 'the next file is not read (nor deleted)');
+});
+
+test('skip_long_lines: long lines skipped, every file read to its end; a file with skipped lines is kept', async (t) => {
+  const dir = tempDir(t);
+  const a = join(dir, 'a');
+  const b = join(dir, 'b');
+  writeFileSync(a, 'ok\n' + 'z'.repeat(100) + '\nkept\n');
+  writeFileSync(b, 'next\n');
+  const ctx = testContext('file');
+  const input = new FileInput(conf({ paths: [a, b], max_buffer: 10, skip_long_lines: true, delete_on_finish: true }), ctx);
   const txs = await readTx(input);
-  assert.deepEqual(txs.flatMap((tx) => tx.batch.map((m) => m.text())), ['ok', 'next']);
+  assert.deepEqual(txs.flatMap((tx) => tx.batch.map((m) => m.text())), ['ok', 'kept', 'next']);
   for (const tx of txs) tx.ack();
   await eventually(() => !existsSync(b), 'b deleted');
-  assert.ok(existsSync(a), 'a file not read to its end is kept');
-  assert.ok(ctx.logger.lines.some((l) => l.level === 'ERROR' && l.msg.includes(a) && l.msg.includes('max_buffer')));
+  assert.ok(existsSync(a), 'a file with skipped lines is kept');
+  assert.ok(ctx.logger.lines.some((l) => l.level === 'WARN' && l.msg.includes(`file "${a}": skipped 1 line(s)`)));
 });
 
 test('close makes a pending read resolve END_OF_INPUT, and later reads', async (t) => {

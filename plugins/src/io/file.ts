@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import {
   END_OF_INPUT,
+  InputFailedError,
   Message,
   NotConnectedError,
   errorMessage,
@@ -22,7 +23,19 @@ import {
   type Logger,
   type Transaction,
 } from '@svc/engine';
-import { CHUNK_SIZE, CloseGate, CodecReader, LineTooLongError, StreamChunks, maxBufferField, readCodec, readCodecField, type ReadCodec } from './codec.js';
+import {
+  CHUNK_SIZE,
+  CloseGate,
+  CodecReader,
+  LineTooLongError,
+  StreamChunks,
+  maxBufferField,
+  readCodec,
+  readCodecField,
+  skipLongLinesField,
+  type ReadCodec,
+} from './codec.js';
+import { LongLineLog } from './long-lines.js';
 
 export const fileSpec = f.object({
   paths: f
@@ -31,6 +44,7 @@ export const fileSpec = f.object({
     .describe('The files to read, in order. Glob patterns are not supported yet: list each file.'),
   codec: readCodecField(),
   max_buffer: maxBufferField(),
+  skip_long_lines: skipLongLinesField(),
   delete_on_finish: f
     .bool()
     .default(false)
@@ -82,6 +96,9 @@ export class FileInput implements Input {
   private readonly maxBuffer: number;
   private readonly deleteOnFinish: boolean;
   private readonly log: Logger | undefined;
+  private readonly path: string;
+  /** With skip_long_lines: logs the skipped lines. */
+  private readonly longLines: LongLineLog | undefined;
   private index = 0;
   private current: Current | undefined;
   private closed = false;
@@ -94,6 +111,8 @@ export class FileInput implements Input {
     this.maxBuffer = conf.max_buffer;
     this.deleteOnFinish = conf.delete_on_finish;
     this.log = ctx?.logger;
+    this.path = ctx?.path ?? 'input';
+    if (conf.skip_long_lines) this.longLines = new LongLineLog('file', conf.max_buffer, this.log);
   }
 
   /** Checks that every file still to read exists (and is not a directory). */
@@ -167,9 +186,10 @@ export class FileInput implements Input {
       mod_time_unix: Math.floor(s.mtimeMs / 1000),
       mod_time: rfc3339(s.mtimeMs),
     });
+    this.longLines?.reset(`file "${path}"`);
     this.current = {
       state: { path, outstanding: 0, eof: false, incomplete: false, deleted: false },
-      reader: new CodecReader(new StreamChunks(stream), this.codec, this.maxBuffer),
+      reader: new CodecReader(new StreamChunks(stream), this.codec, this.maxBuffer, undefined, this.longLines?.onSkip),
       proto,
     };
   }
@@ -196,19 +216,37 @@ export class FileInput implements Input {
   /** The file was read to its end. */
   private finished(cur: Current): void {
     if (this.current === cur) this.current = undefined;
+    const skipped = cur.reader.skipped;
+    if (skipped > 0) {
+      // Skipped lines are dropped parts: delete_on_finish keeps the file.
+      cur.state.incomplete = true;
+      if (!this.closed) this.longLines?.summary(skipped);
+    }
     cur.reader.close();
     cur.state.eof = true;
     this.maybeDelete(cur.state);
   }
 
-  /** The file cannot be read further: log, keep it, move on to the next one. */
+  /**
+   * The file cannot be read further. A line over max_buffer ends the stream with an error (exit
+   * 1, once the lines before it were delivered; the file is kept); a read error is logged and the
+   * next file read.
+   */
   private failed(cur: Current, err: unknown): void {
     cur.state.incomplete = true;
     if (err instanceof LineTooLongError) {
-      this.log?.error(`Failed to read file "${cur.state.path}": ${err.message}; skipping the rest of the file (raise max_buffer to read longer lines)`);
-    } else {
-      this.log?.error(`Failed to read file "${cur.state.path}", skipping the rest of it: ${errorMessage(err)}`);
+      const unread = this.paths.length - this.index;
+      this.index = this.paths.length;
+      this.finished(cur);
+      throw new InputFailedError(
+        `file input (${this.path}): "${cur.state.path}": ${err.message}: the input stopped there; the ${err.line - 1} ` +
+          `line(s) before it are delivered, that line and the rest of the file` +
+          (unread > 0 ? ` and ${unread} more file(s)` : '') +
+          ' were skipped (not read). Raise max_buffer, or set skip_long_lines: true to skip such lines and read on',
+        { cause: err },
+      );
     }
+    this.log?.error(`Failed to read file "${cur.state.path}", skipping the rest of it: ${errorMessage(err)}`);
     this.finished(cur);
   }
 
@@ -250,9 +288,13 @@ registerInput('file', {
     '`mod_time` (RFC 3339, UTC).',
     '',
     'A file that does not exist is an error when the input connects (retried with back-off), naming the',
-    'path. A line longer than `max_buffer` or a read error is logged and the rest of that file skipped.',
+    'path. A read error is logged and the rest of that file skipped. A line longer than `max_buffer` is an',
+    'error: the lines before it are delivered, then the stream ends with exit code 1 and an error naming the',
+    'input, the file, the limit and the line (the files after it are not read). With `skip_long_lines: true`',
+    'such lines are skipped instead (the first 10 of each file logged as warnings, then their count at the',
+    'end of the file) and reading goes on.',
     'With `delete_on_finish` a file is deleted once it was read to its end and every transaction from it',
-    'was acknowledged; a file with dropped or unread parts is kept.',
+    'was acknowledged; a file with dropped, skipped or unread parts is kept.',
   ].join('\n'),
   config: fileSpec,
   examples: [

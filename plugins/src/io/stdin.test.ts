@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { END_OF_INPUT, registry, type EndOfInput, type Transaction } from '@svc/engine';
+import { END_OF_INPUT, InputFailedError, registry, type EndOfInput, type Transaction } from '@svc/engine';
 import { StdinInput, stdinSpec, type StdinConfig } from './stdin.js';
 import { StdoutOutput } from './stdout.js';
 import './index.js';
@@ -32,7 +32,7 @@ async function feed(stream: PassThrough, data: Buffer, size: () => number): Prom
 }
 
 test('config: Benthos fields and defaults, lint of codec', () => {
-  assert.deepEqual(conf(), { codec: 'lines', max_buffer: 1_000_000, auto_replay_nacks: true });
+  assert.deepEqual(conf(), { codec: 'lines', max_buffer: 1_000_000, skip_long_lines: false, auto_replay_nacks: true });
   assert.match(lint(stdinSpec, conf({ codec: 'csv' })).join(), /unsupported codec "csv"/);
   assert.ok(registry().get('input', 'stdin'));
 });
@@ -78,14 +78,30 @@ test('delim with a multi-char delimiter, and all-bytes', async () => {
   await done2;
 });
 
-test('a line over max_buffer: logged, earlier lines delivered, then the input ends', async () => {
+test('a line over max_buffer: earlier lines delivered, then an InputFailedError naming the input and the limit', async () => {
   const stream = new PassThrough();
   const ctx = testContext('stdin');
   const input = new StdinInput(conf({ max_buffer: 4 }), ctx, { stream });
   stream.end('abcd\nabcdefgh\nlater\n');
-  assert.deepEqual((await drain(input)).flat(), ['abcd']);
-  const err = ctx.logger.lines.find((l) => l.level === 'ERROR');
-  assert.match(err?.msg ?? '', /longer than max_buffer \(4 bytes\).*raise max_buffer/);
+  assert.deepEqual(((await input.read()) as Transaction).batch.map((m) => m.text()), ['abcd']);
+  await assert.rejects(
+    async () => input.read(),
+    (err: Error) =>
+      err instanceof InputFailedError && /^stdin input \(root\.test\.stdin\): line 2 .*longer than max_buffer \(4 bytes\).*Raise max_buffer/.test(err.message),
+  );
+  assert.equal(await input.read(), END_OF_INPUT);
+});
+
+test('skip_long_lines: long lines skipped (first 10 logged), the rest read, the count logged at the end', async () => {
+  const stream = new PassThrough();
+  const ctx = testContext('stdin');
+  const input = new StdinInput(conf({ max_buffer: 4, skip_long_lines: true }), ctx, { stream });
+  stream.end('abcd\n' + 'abcdefgh\n'.repeat(12) + 'later\nend\n');
+  assert.deepEqual((await drain(input)).flat(), ['abcd', 'end']);
+  const warnings = ctx.logger.lines.filter((l) => l.level === 'WARN').map((l) => l.msg);
+  assert.equal(warnings.length, 11);
+  assert.match(warnings[0]!, /^stdin: skipped line 2 \(starting at byte 5\): it is longer than max_buffer \(4 bytes/);
+  assert.match(warnings[10]!, /^stdin: skipped 13 line\(s\) longer than max_buffer \(4 bytes/);
 });
 
 test('a stream error is logged once and ends the input', async () => {

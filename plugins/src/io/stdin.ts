@@ -8,6 +8,7 @@
 import type { Readable } from 'node:stream';
 import {
   END_OF_INPUT,
+  InputFailedError,
   Message,
   errorMessage,
   f,
@@ -20,11 +21,13 @@ import {
   type Logger,
   type Transaction,
 } from '@svc/engine';
-import { CloseGate, CodecReader, LineTooLongError, StreamChunks, maxBufferField, readCodec, readCodecField, type ReadCodec } from './codec.js';
+import { CloseGate, CodecReader, LineTooLongError, StreamChunks, maxBufferField, readCodec, readCodecField, skipLongLinesField, type ReadCodec } from './codec.js';
+import { LongLineLog } from './long-lines.js';
 
 export const stdinSpec = f.object({
   codec: readCodecField(),
   max_buffer: maxBufferField(),
+  skip_long_lines: skipLongLinesField(),
   auto_replay_nacks: f
     .bool()
     .default(true)
@@ -45,6 +48,9 @@ export class StdinInput implements Input {
   private readonly codec: ReadCodec;
   private readonly maxBuffer: number;
   private readonly log: Logger | undefined;
+  private readonly path: string;
+  /** With skip_long_lines: logs the skipped lines. */
+  private readonly longLines: LongLineLog | undefined;
   private closed = false;
   /** Set once the stream failed: the input has ended. */
   private ended = false;
@@ -55,6 +61,8 @@ export class StdinInput implements Input {
     this.codec = readCodec(conf.codec);
     this.maxBuffer = conf.max_buffer;
     this.log = ctx?.logger;
+    this.path = ctx?.path ?? 'input';
+    if (conf.skip_long_lines) this.longLines = new LongLineLog('stdin', conf.max_buffer, this.log);
   }
 
   /** Starts reading the stream (process.stdin is only touched from here on). */
@@ -63,7 +71,13 @@ export class StdinInput implements Input {
   }
 
   private open(): CodecReader {
-    return (this.reader ??= new CodecReader(new StreamChunks(this.stream ?? process.stdin), this.codec, this.maxBuffer));
+    return (this.reader ??= new CodecReader(
+      new StreamChunks(this.stream ?? process.stdin),
+      this.codec,
+      this.maxBuffer,
+      undefined,
+      this.longLines?.onSkip,
+    ));
   }
 
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
@@ -87,15 +101,27 @@ export class StdinInput implements Input {
   }
 
   private toTransaction(batch: Message[] | null): Transaction | EndOfInput {
-    if (batch === null || this.closed) return END_OF_INPUT;
+    if (batch === null) {
+      if (!this.closed) this.longLines?.summary(this.reader?.skipped ?? 0);
+      return END_OF_INPUT;
+    }
+    if (this.closed) return END_OF_INPUT;
     return { batch, ack: NOOP_ACK };
   }
 
-  /** A line over max_buffer or a stream error ends the input (the stream cannot go on). */
+  /**
+   * A line over max_buffer ends the stream with an error (exit 1, once the lines before it were
+   * delivered); a stream error ends the input.
+   */
   private failed(err: unknown): EndOfInput {
     this.ended = true;
     if (err instanceof LineTooLongError) {
-      this.log?.error(`Failed to read stdin: ${err.message}; stopping the input (raise max_buffer to read longer lines)`);
+      throw new InputFailedError(
+        `stdin input (${this.path}): ${err.message}: the input stopped there; the ${err.line - 1} line(s) before it ` +
+          'are delivered, that line and the rest of stdin were skipped (not read). Raise max_buffer, or set ' +
+          'skip_long_lines: true to skip such lines and read on',
+        { cause: err },
+      );
     } else {
       this.log?.error(`Failed to read stdin, stopping the input: ${errorMessage(err)}`);
     }
@@ -120,8 +146,10 @@ registerInput('stdin', {
     'so a rejected transaction (with `auto_replay_nacks: true`) is replayed as that batch. A final line',
     'without a newline is a message too; empty lines are empty messages.',
     '',
-    'A line longer than `max_buffer` is an error, as in Benthos\' scanner: it is logged, the lines before',
-    'it are delivered and the input ends.',
+    'A line longer than `max_buffer` is an error: the lines before it are',
+    'delivered, then the stream ends with exit code 1 and an error naming the input, the limit and the line.',
+    'With `skip_long_lines: true` such lines are skipped instead (each logged as a warning, the first 10 of',
+    'them, and their count when the input ends) and the input reads on.',
   ].join('\n'),
   config: stdinSpec,
   examples: [
