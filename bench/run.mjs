@@ -2,12 +2,12 @@
 // Runs the benchmarks and writes bench/RESULTS.md.
 //   npm run bench                 all of them
 //   node bench/run.mjs --quick    smaller inputs, for a quick look
-//   node bench/run.mjs NAME...    only these (generate-drop, stdin-stdout, threads-cpu, memory, mapping, http, metrics, kafka, amqp, avro, ratelimit, http-body-memory)
+//   node bench/run.mjs NAME...    only these (generate-drop, stdin-stdout, threads-cpu, memory, mapping, http, metrics, kafka, amqp, avro, ratelimit, http-body-memory, streams)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, machine } from './lib.mjs';
 
-const ALL = ['generate-drop', 'stdin-stdout', 'threads-cpu', 'memory', 'mapping', 'http', 'metrics', 'kafka', 'amqp', 'avro', 'ratelimit', 'http-body-memory'];
+const ALL = ['generate-drop', 'stdin-stdout', 'threads-cpu', 'memory', 'mapping', 'http', 'metrics', 'kafka', 'amqp', 'avro', 'ratelimit', 'http-body-memory', 'streams'];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const names = args.filter((a) => !a.startsWith('--'));
