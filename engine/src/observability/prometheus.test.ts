@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import { parseAddress, ServiceServer } from '../service/http-server.js';
+import { parseAddress } from '../http/address.js';
+import { ServiceServer } from '../service/http-server.js';
 import { registry } from '../plugin/registry.js';
 import { Stream } from '../runtime/stream.js';
 import { StatusBoard } from '../runtime/status.js';

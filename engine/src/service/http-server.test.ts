@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { HttpConfig } from '../config/root-spec.js';
 import { createLogger, silentLogger } from '../observability/logger.js';
 import { StatusBoard } from '../runtime/status.js';
-import { ServiceServer, parseAddress, type ServiceServerOptions } from './http-server.js';
+import { ServiceServer, type ServiceServerOptions } from './http-server.js';
 
 function config(overrides: Partial<HttpConfig> = {}): HttpConfig {
   return {
@@ -383,16 +383,5 @@ describe('ServiceServer', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
-});
-
-describe('parseAddress', () => {
-  it('splits host and port', () => {
-    assert.deepEqual(parseAddress('0.0.0.0:4195'), { host: '0.0.0.0', port: 4195 });
-    assert.deepEqual(parseAddress(':4195'), { host: '', port: 4195 });
-    assert.deepEqual(parseAddress('[::1]:0'), { host: '::1', port: 0 });
-    assert.throws(() => parseAddress('localhost'), /not host:port/);
-    assert.throws(() => parseAddress('localhost:http'), /not host:port/);
-    assert.throws(() => parseAddress('localhost:70000'), /not host:port/);
   });
 });

@@ -1,14 +1,13 @@
-import { readFile } from 'node:fs/promises';
-import * as http from 'node:http';
-import * as https from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type * as http from 'node:http';
 import type { HttpConfig } from '../config/root-spec.js';
-import { ErrorCode, SvcError, errorMessage } from '../errors.js';
+import { errorMessage } from '../errors.js';
+import { Cors } from '../http/cors.js';
+import { HttpListener } from '../http/listener.js';
+import { loadTlsFiles } from '../http/tls.js';
 import type { Logger } from '../observability/logger.js';
 import type { RouteHandler, ServiceRoutes, UpgradeHandler } from '../plugin/types.js';
 import type { Duplex } from 'node:stream';
 import type { StatusBoard } from '../runtime/status.js';
-import { Cors } from './cors.js';
 import { Router, type Route } from './router.js';
 
 /** A request may take this long in all; a stuck client must not hold a socket forever. */
@@ -27,18 +26,6 @@ export interface ServiceServerOptions {
   built?: string;
   /** Overrides the grace `close()` gives to in-flight requests (tests shorten it). */
   closeGraceMs?: number;
-}
-
-/** Splits `host:port` (`:4195` is every interface, `[::1]:4195` an IPv6 host). */
-export function parseAddress(address: string): { host: string; port: number } {
-  const colon = address.lastIndexOf(':');
-  const portText = colon < 0 ? '' : address.slice(colon + 1);
-  const port = Number(portText);
-  if (colon < 0 || !/^\d+$/.test(portText) || port > 65535) {
-    throw new SvcError(ErrorCode.ConfigLint, `http.address "${address}" is not host:port (e.g. 0.0.0.0:4195 or :4195)`);
-  }
-  const host = address.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
-  return { host, port };
 }
 
 /** The path of a request target, without its query: `/ready?x=1` → `/ready`. */
@@ -87,9 +74,7 @@ export class ServiceServer implements ServiceRoutes {
   private readonly router: Router;
   private readonly cors: Cors | undefined;
   private readonly logger: Logger;
-  private server: http.Server | https.Server | undefined;
-  /** Raw sockets, so that `close()` can cut even a TLS connection still in its handshake. */
-  private readonly sockets = new Set<Socket>();
+  private listener: HttpListener | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -98,7 +83,7 @@ export class ServiceServer implements ServiceRoutes {
   ) {
     this.logger = opts.logger;
     this.router = new Router(conf.root_path);
-    this.cors = conf.cors.enabled ? new Cors(conf.cors) : undefined;
+    this.cors = conf.cors.enabled ? new Cors(conf.cors.allowed_origins, 'http.cors') : undefined;
     this.builtin('/ping', 'Responds 200 "pong": the process is alive.', (_req, res) => sendText(res, 200, 'pong'));
     this.builtin('/ready', 'Responds 200 when every input and output is connected, else 503 listing those that are not.', (_req, res) =>
       this.ready(res),
@@ -125,18 +110,9 @@ export class ServiceServer implements ServiceRoutes {
     this.listenUpgrades();
   }
 
-  /**
-   * Node hands a request with an `Upgrade` header to 'upgrade' listeners only when there are
-   * some, so the server listens only while a route takes upgrades: without one, such a request
-   * is served as an ordinary request, as before.
-   */
+  /** The listener takes upgrades only while a route does: else such a request is served as an ordinary one. */
   private listenUpgrades(): void {
-    const server = this.server;
-    if (!server) return;
-    const want = this.router.hasUpgrades();
-    const has = server.listeners('upgrade').includes(this.onUpgrade);
-    if (want && !has) server.on('upgrade', this.onUpgrade);
-    else if (!want && has) server.off('upgrade', this.onUpgrade);
+    this.listener?.setUpgradeListener(this.router.hasUpgrades() ? this.onUpgrade : undefined);
   }
 
   private readonly onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -155,47 +131,35 @@ export class ServiceServer implements ServiceRoutes {
 
   /** Binds `conf.address`; TLS when both `cert_file` and `key_file` are set. */
   async start(): Promise<void> {
-    if (this.server || this.closing) throw new Error('the service HTTP server was already started (or closed)');
-    const { host, port } = parseAddress(this.conf.address);
-    const options: http.ServerOptions = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS };
-    const tls = await this.loadTls();
-    const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => this.dispatch(req, res);
-    const server = tls ? https.createServer({ ...options, ...tls }, listener) : http.createServer(options, listener);
-    server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
+    if (this.listener || this.closing) throw new Error('the service HTTP server was already started (or closed)');
+    const tls = await loadTlsFiles(this.conf, 'http.');
+    const listener = new HttpListener({
+      name: 'the service HTTP server',
+      address: this.conf.address,
+      addressField: 'http.address',
+      logger: this.logger,
+      tls,
+      handler: (req, res) => this.dispatch(req, res),
+      headersTimeoutMs: HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      closeGraceMs: this.opts.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
     });
-    this.server = server;
+    this.listener = listener;
     this.listenUpgrades();
-
     try {
-      await new Promise<void>((resolve, reject) => {
-        const onError = (err: Error): void => {
-          server.off('listening', onListening);
-          reject(err);
-        };
-        const onListening = (): void => {
-          server.off('error', onError);
-          resolve();
-        };
-        server.once('error', onError);
-        server.once('listening', onListening);
-        server.listen(host ? { host, port } : { port });
-      });
+      await listener.start();
     } catch (err) {
-      this.server = undefined;
-      throw new Error(`the service HTTP server cannot listen on ${this.conf.address}: ${errorMessage(err)}`, { cause: err });
+      this.listener = undefined;
+      throw err;
     }
-    server.on('error', (err) => this.logger.error('service HTTP server error', { error: errorMessage(err) }));
-    const bound = this.address();
+    const bound = listener.address();
     this.logger.info('service HTTP server listening', { address: `${bound.host}:${bound.port}`, tls: Boolean(tls) });
   }
 
   /** Where the server listens (the real port when `address` asked for port 0). */
   address(): { host: string; port: number } {
-    const info = this.server?.address();
-    if (!info || typeof info === 'string') throw new Error('the service HTTP server is not listening');
-    return { host: (info as AddressInfo).address, port: (info as AddressInfo).port };
+    if (!this.listener) throw new Error('the service HTTP server is not listening');
+    return this.listener.address();
   }
 
   /**
@@ -208,38 +172,9 @@ export class ServiceServer implements ServiceRoutes {
   }
 
   private async shutdown(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        server.closeAllConnections();
-        for (const socket of this.sockets) socket.destroy();
-      }, this.opts.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
-      timer.unref();
-      server.close(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-      server.closeIdleConnections();
-    });
+    if (!this.listener) return;
+    await this.listener.close();
     this.logger.debug('service HTTP server closed');
-  }
-
-  private async loadTls(): Promise<{ cert: Buffer; key: Buffer } | undefined> {
-    const { cert_file: certFile, key_file: keyFile } = this.conf;
-    if (!certFile && !keyFile) return undefined;
-    if (!certFile || !keyFile) {
-      // Serving plain HTTP when TLS was half-configured would be a silent downgrade.
-      throw new SvcError(ErrorCode.ConfigLint, 'http.cert_file and http.key_file must be set together to serve TLS');
-    }
-    const read = async (field: string, file: string): Promise<Buffer> => {
-      try {
-        return await readFile(file);
-      } catch (err) {
-        throw new SvcError(ErrorCode.ConfigFile, `http.${field}: cannot read "${file}": ${errorMessage(err)}`, { cause: err });
-      }
-    };
-    return { cert: await read('cert_file', certFile), key: await read('key_file', keyFile) };
   }
 
   private builtin(path: string, description: string, handler: RouteHandler): void {

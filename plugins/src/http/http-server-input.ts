@@ -13,8 +13,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import {
+  Cors,
   END_OF_INPUT,
   ErrorCode,
+  type HttpListener,
   Message,
   SvcError,
   errorMessage,
@@ -32,12 +34,11 @@ import {
   extractTraceHeaders,
   setTraceParent,
 } from '@svc/engine';
-import { Cors } from './cors.js';
 import { isMultipart, parseMultipart } from './multipart.js';
 import { PathPattern } from './path-pattern.js';
 import { BodyError, Deadline, readBody } from './request-body.js';
 import { requestMetadata, splitTarget, type RequestInfo } from './request-metadata.js';
-import { OwnServer } from './own-server.js';
+import { startOwnServer } from './own-server.js';
 import { ResponseRenderer, syncResponseSpec, type RenderedResponse } from './sync-response.js';
 import { loadWs } from './lazy-deps.js';
 import { WebsocketEndpoint } from './websocket-endpoint.js';
@@ -157,7 +158,7 @@ export class HttpServerInput implements Input {
   private readonly ws: WebsocketEndpoint | undefined;
   private readonly queue: Pending[] = [];
   private reader: ((r: Transaction | EndOfInput) => void) | undefined;
-  private server: OwnServer | undefined;
+  private server: HttpListener | undefined;
   private mounted: string[] = [];
   private closing = false;
   private serverClosed: Promise<void> | undefined;
@@ -178,7 +179,7 @@ export class HttpServerInput implements Input {
     } else if (Boolean(conf.cert_file) !== Boolean(conf.key_file)) {
       throw new SvcError(ErrorCode.ConfigLint, 'http_server: cert_file and key_file must be set together to serve TLS');
     }
-    this.cors = conf.address && conf.cors.enabled ? new Cors(conf.cors.allowed_origins) : undefined;
+    this.cors = conf.address && conf.cors.enabled ? new Cors(conf.cors.allowed_origins, 'http_server.cors') : undefined;
     if (conf.ws_path) {
       this.ws = new WebsocketEndpoint(new PathPattern(conf.ws_path), {
         welcome: conf.ws_welcome_message,
@@ -195,8 +196,7 @@ export class HttpServerInput implements Input {
   async connect(): Promise<void> {
     if (this.server || this.mounted.length) return;
     if (this.conf.address) {
-      this.server = new OwnServer(this.conf, this.timeoutMs, (req, res) => this.dispatch(req, res), this.ws ? (req, socket, head) => this.ws!.upgrade(req, socket, head) : undefined, this.log);
-      await this.server.start();
+      this.server = await startOwnServer(this.conf, this.timeoutMs, (req, res) => this.dispatch(req, res), this.ws ? (req, socket, head) => this.ws!.upgrade(req, socket, head) : undefined, this.log);
       return;
     }
     const service = this.ctx.service;
@@ -254,11 +254,7 @@ export class HttpServerInput implements Input {
   /** Routes a request of the own server or of a mount: `path`, else 404. */
   dispatch(req: Req, res: Res): void {
     const { path, query } = splitTarget(req.url);
-    if (this.cors?.apply(req.method ?? '', req.headers, res)) {
-      res.writeHead(204);
-      res.end();
-      return;
-    }
+    if (this.cors?.handle(req, res)) return;
     const params = this.path?.match(path);
     if (!params) {
       if (this.ws?.pattern.match(path)) return answer(req, res, 400, 'websocket upgrade required\n');
