@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { LineCounter, type Document, isMap, isSeq, type Node, parse as parseYaml } from 'yaml';
 import { ConfigError, ErrorCode, type ConfigIssue } from '../errors.js';
 import type { Registry } from '../plugin/registry.js';
+import { resolveAliases } from './aliases.js';
 import type { ComponentConfig } from './component-config.js';
 import { substituteEnv } from './env.js';
 import { duplicateKeys } from './unique-keys.js';
@@ -104,13 +105,15 @@ export function applySets(parsed: ParsedConfig, sets: string[]): void {
 
 /** Validates a parsed config (and resource files) against the registered specs. */
 export function validateConfig(parsed: ParsedConfig, registry: Registry, resourceFiles: ParsedConfig[] = []): { config: RootConfig; issues: ConfigIssue[] } {
-  const v = new Validator(registry, parsed.file, parsed.lines);
+  const issues = [...parsed.issues];
+  const v = new Validator(registry, parsed.file, parsed.lines, resolveAliases(parsed.doc.contents as Node | null, parsed.file, parsed.lines, issues));
   const config = v.value(parsed.doc.contents as Node | null, rootSpec, 'root') as RootConfig;
-  const issues = [...parsed.issues, ...v.issues];
+  issues.push(...v.issues);
   for (const r of resourceFiles) {
-    const rv = new Validator(registry, r.file, r.lines);
+    issues.push(...r.issues);
+    const rv = new Validator(registry, r.file, r.lines, resolveAliases(r.doc.contents as Node | null, r.file, r.lines, issues));
     const res = rv.value(r.doc.contents as Node | null, resourcesSpec, 'root') as { rate_limit_resources: ComponentConfig[] };
-    issues.push(...r.issues, ...rv.issues);
+    issues.push(...rv.issues);
     config.rate_limit_resources.push(...(res.rate_limit_resources ?? []).filter(Boolean));
   }
   config.rate_limit_resources = (config.rate_limit_resources ?? []).filter(Boolean);
