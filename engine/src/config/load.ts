@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, type Document, isMap, isSeq, parseDocument, type Node, parse as parseYaml } from 'yaml';
+import { LineCounter, type Document, isMap, isSeq, type Node, parse as parseYaml } from 'yaml';
 import { ConfigError, ErrorCode, type ConfigIssue } from '../errors.js';
 import type { Registry } from '../plugin/registry.js';
+import { resolveAliases } from './aliases.js';
 import type { ComponentConfig } from './component-config.js';
 import { substituteEnv } from './env.js';
+import { duplicateKeys } from './unique-keys.js';
+import { parseYamlDocument } from './yaml-document.js';
 import { resourcesSpec, rootSpec, type RootConfig } from './root-spec.js';
 import { Validator } from './validate.js';
 
@@ -27,18 +30,32 @@ export function parseConfig(text: string, file: string, env: Record<string, stri
   const sub = substituteEnv(text, env);
   // Positions come from the original text for env problems; substitution keeps line numbers
   // (a substituted value never spans lines: see env.ts).
-  const originalLines = new LineCounter();
-  parseDocument(text, { lineCounter: originalLines });
-  for (const p of sub.problems) issues.push({ file, ...position(originalLines, p.offset), message: p.message });
-  const doc = parseDocument(sub.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  if (sub.problems.length) {
+    const originalLines = lineCounter(text);
+    for (const p of sub.problems) issues.push({ file, ...position(originalLines, p.offset), message: p.message });
+  }
+  const doc = parseYamlDocument(sub.text, lines);
   for (const e of doc.errors) {
     const pos = position(lines, e.pos[0]);
     issues.push({ file, ...pos, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
+  }
+  if (doc.errors.length === 0) {
+    for (const d of duplicateKeys(doc.contents as Node | null)) {
+      issues.push({ file, ...position(lines, d.offset), message: `YAML syntax error: Map keys must be unique ("${d.key}" is written twice)` });
+    }
   }
   if (doc.contents !== null && !isMap(doc.contents) && doc.errors.length === 0) {
     issues.push({ file, line: 1, col: 1, message: 'a config must be a YAML object (input:, pipeline:, output:, ...)' });
   }
   return { file, doc, lines, issues };
+}
+
+/** The line starts of `text`, for positions in text that is not parsed. */
+function lineCounter(text: string): LineCounter {
+  const lc = new LineCounter();
+  lc.addNewLine(0);
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lc.addNewLine(i + 1);
+  return lc;
 }
 
 /** Reads and parses a config file. A missing or unreadable file is a ConfigError. */
@@ -88,13 +105,15 @@ export function applySets(parsed: ParsedConfig, sets: string[]): void {
 
 /** Validates a parsed config (and resource files) against the registered specs. */
 export function validateConfig(parsed: ParsedConfig, registry: Registry, resourceFiles: ParsedConfig[] = []): { config: RootConfig; issues: ConfigIssue[] } {
-  const v = new Validator(registry, parsed.file, parsed.lines);
+  const issues = [...parsed.issues];
+  const v = new Validator(registry, parsed.file, parsed.lines, resolveAliases(parsed.doc.contents as Node | null, parsed.file, parsed.lines, issues));
   const config = v.value(parsed.doc.contents as Node | null, rootSpec, 'root') as RootConfig;
-  const issues = [...parsed.issues, ...v.issues];
+  issues.push(...v.issues);
   for (const r of resourceFiles) {
-    const rv = new Validator(registry, r.file, r.lines);
+    issues.push(...r.issues);
+    const rv = new Validator(registry, r.file, r.lines, resolveAliases(r.doc.contents as Node | null, r.file, r.lines, issues));
     const res = rv.value(r.doc.contents as Node | null, resourcesSpec, 'root') as { rate_limit_resources: ComponentConfig[] };
-    issues.push(...r.issues, ...rv.issues);
+    issues.push(...rv.issues);
     config.rate_limit_resources.push(...(res.rate_limit_resources ?? []).filter(Boolean));
   }
   config.rate_limit_resources = (config.rate_limit_resources ?? []).filter(Boolean);

@@ -1,9 +1,10 @@
-import { Document, isMap, isScalar, isSeq, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
+import { type Alias, Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { ConfigIssue } from '../errors.js';
 import { InterpError, compileInterpolation, compileMapping, compileQuery, hasInterpolation } from '../interp/index.js';
 import type { Registry } from '../plugin/registry.js';
 import type { ComponentConfig, ComponentKind } from './component-config.js';
 import type { Field } from './spec.js';
+import { isMergeKey } from './aliases.js';
 
 const LABEL_RE = /^[a-z0-9_]+$/;
 
@@ -19,6 +20,8 @@ export class Validator {
     private readonly registry: Registry,
     private readonly file: string,
     private readonly lines: LineCounter,
+    /** Every alias's anchored node, from resolveAliases; an alias missing here was refused there. */
+    private readonly aliases: ReadonlyMap<Alias, Node> = new Map(),
   ) {}
 
   issue(node: Node | null | undefined, message: string): void {
@@ -29,6 +32,11 @@ export class Validator {
 
   /** Validates `node` (undefined when absent) against `field`; `path` is the config path. */
   value(node: Node | null | undefined, field: Field<unknown>, path: string, parent?: Node | null): unknown {
+    if (isAlias(node)) {
+      const target = this.aliases.get(node);
+      if (target === undefined) return undefined; // refused by resolveAliases, which said why
+      node = target;
+    }
     const absent = node === undefined || node === null || (isScalar(node) && node.value === null);
     if (absent && field.kind !== 'object' && field.kind !== 'component') {
       if (field.hasDefault) return structuredClone(field.defaultValue);
@@ -53,7 +61,7 @@ export class Validator {
         return field.defaultValue;
       }
       case 'any':
-        return this.checked(node!, field, path, (node as Node).toJSON());
+        return this.checked(node!, field, path, this.plain(node!));
       case 'array':
         return this.checked(node!, field, path, this.array(node!, field, path));
       case 'map':
@@ -124,7 +132,7 @@ export class Validator {
       return undefined;
     }
     const out: Record<string, unknown> = {};
-    for (const pair of node.items) {
+    for (const pair of this.pairs(node)) {
       const key = keyOf(pair);
       out[key] = this.value(pair.value as Node, field.item!, `${path}.${key}`, pair.key as Node);
     }
@@ -139,9 +147,9 @@ export class Validator {
     const fields = field.fields!;
     const seen = new Map<string, Pair>();
     if (node) {
-      for (const pair of (node as YAMLMap).items) {
+      for (const pair of this.pairs(node as YAMLMap)) {
         const key = keyOf(pair);
-        if (!(key in fields)) {
+        if (!Object.hasOwn(fields, key)) {
           this.issue(pair.key as Node, `field ${key} not expected at ${path}${suggest(key, Object.keys(fields))}`);
           continue;
         }
@@ -154,6 +162,55 @@ export class Validator {
       out[key] = this.value(pair?.value as Node | undefined, child, path === '' ? key : `${path}.${key}`, (pair?.key as Node) ?? node ?? parent);
     }
     return out;
+  }
+
+  /**
+   * A map's pairs with merge keys applied: `<<: *base` (or a list of them, earlier ones first)
+   * adds the pairs of the merged maps whose keys the map does not write itself.
+   */
+  private pairs(map: YAMLMap): Pair[] {
+    const items = map.items as Pair[];
+    if (!items.some((p) => isMergeKey(p.key))) return items;
+    const out = items.filter((p) => !isMergeKey(p.key));
+    const keys = new Set(out.map(keyOf));
+    for (const merge of items.filter((p) => isMergeKey(p.key))) {
+      const value = this.deref(merge.value);
+      const sources = isSeq(value) ? value.items.map((i) => this.deref(i)) : [value];
+      for (const src of sources) {
+        if (src === undefined) continue;
+        if (!isMap(src)) {
+          this.issue((merge.value as Node) ?? (merge.key as Node), `<< merges a map (<<: *anchor) or a list of maps (<<: [*a, *b]), got ${describe(src)}`);
+          continue;
+        }
+        for (const p of this.pairs(src)) {
+          const key = keyOf(p);
+          if (keys.has(key)) continue;
+          keys.add(key);
+          out.push(p);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The node an alias stands for (undefined when it was refused); any other node itself. */
+  private deref(node: unknown): Node | undefined {
+    if (isAlias(node)) return this.aliases.get(node);
+    return (node ?? undefined) as Node | undefined;
+  }
+
+  /** The plain JS value of a node (for `any` fields), with aliases and merge keys resolved. */
+  private plain(node: unknown): unknown {
+    const n = this.deref(node);
+    if (isScalar(n)) return n.value;
+    if (isSeq(n)) return n.items.map((i) => this.plain(i));
+    if (isMap(n)) {
+      const out: Record<string, unknown> = {};
+      // defineProperty, not `out[key] =`: a key named __proto__ is data, not the object's prototype.
+      for (const p of this.pairs(n)) Object.defineProperty(out, keyOf(p), { value: this.plain(p.value), enumerable: true, writable: true, configurable: true });
+      return out;
+    }
+    return null;
   }
 
   /** Compiles expression-language text so that its errors are lint errors at their position. */
@@ -176,6 +233,11 @@ export class Validator {
 
   /** A component: `{label?, processors?, <type>: <config>}`. */
   component(node: Node, kind: ComponentKind, path: string): ComponentConfig | undefined {
+    if (isAlias(node)) {
+      const target = this.aliases.get(node);
+      if (target === undefined) return undefined; // refused by resolveAliases, which said why
+      node = target;
+    }
     if (!isMap(node)) {
       this.issue(node, `expected a ${kind} at ${path} (an object naming one ${kind} type), got ${describe(node)}`);
       return undefined;
@@ -185,7 +247,7 @@ export class Validator {
     let typePair: Pair | undefined;
     let label = '';
     let processorsNode: Node | undefined;
-    for (const pair of node.items) {
+    for (const pair of this.pairs(node)) {
       const key = keyOf(pair);
       if (key === 'label') {
         const l = this.string(pair.value as Node, { kind: 'string' } as Field<unknown>, `${path}.label`) ?? '';
@@ -199,7 +261,7 @@ export class Validator {
         }
         label = l;
       } else if (key === 'processors' && acceptsProcessors) {
-        processorsNode = pair.value as Node;
+        processorsNode = this.deref(pair.value);
       } else if (typeName === undefined) {
         typeName = key;
         typePair = pair;
