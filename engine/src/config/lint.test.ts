@@ -90,7 +90,7 @@ describe('config lint', () => {
     assert.equal(config.shutdown_timeout, '20s');
     assert.equal(config.http.address, '0.0.0.0:4195');
     assert.equal(config.input.path, 'root.input');
-    assert.deepEqual(config.input.config, { name: 'src', count: 10, batch_size: 1, fail_connects: 0, auto_replay_nacks: true, traceparent: '', hold: false });
+    assert.deepEqual(config.input.config, { name: 'src', count: 10, batch_size: 1, fail_connects: 0, auto_replay_nacks: true, traceparent: '', hold: false, fail_at_end: '' });
   });
 
   it('applies -s overrides before validation', () => {
