@@ -70,7 +70,7 @@ ${SINK}`,
     assert.deepEqual(issues, []);
     const inputs = (config.input.config as { inputs: { config: Record<string, unknown> }[] }).inputs;
     assert.deepEqual(inputs[1]!.config, { name: 'merged', count: 5, batch_size: 2, fail_connects: 0, auto_replay_nacks: true, traceparent: '', hold: false, fail_at_end: '' });
-    assert.deepEqual(inputs[2]!.config, { name: 'base', count: 7, batch_size: 2, fail_connects: 1, auto_replay_nacks: true, traceparent: '', hold: false });
+    assert.deepEqual(inputs[2]!.config, { name: 'base', count: 7, batch_size: 2, fail_connects: 1, auto_replay_nacks: true, traceparent: '', hold: false, fail_at_end: '' });
   });
 
   it('a free-form (any) field gets aliases and merge keys resolved, and __proto__ as an ordinary key', () => {
