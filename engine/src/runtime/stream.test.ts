@@ -239,6 +239,26 @@ output: { test_sink: { name: ${name}, fail_writes: 40 } }
 });
 
 describe('stream: output broker', () => {
+  it('runs the broker\'s own processors and batching before it routes, and acks every transaction', async () => {
+    const s = streamOf(`
+input: { test_source: { name: bp, count: 5 } }
+pipeline: { threads: 1 }
+output:
+  broker:
+    pattern: fan_out
+    outputs:
+      - test_sink: { name: bpa }
+      - test_sink: { name: bpb, fail_writes: 1 }
+    batching: { count: 2, period: 5s }
+  processors: [ { test_drop: { on: ["1"] } } ]
+`);
+    await s.run();
+    assert.deepEqual(seen.delivered.get('bpa'), [['0', '2'], ['3', '4']], 'filtered, then batched, then routed');
+    const retried = seen.delivered.get('bpb')!.map((b) => b.join()).sort();
+    assert.deepEqual(retried, ['0,2', '3,4'], 'the failed write was retried on that output alone, the same batch');
+    assert.deepEqual(seen.acks.get('bp'), { ok: 5, nack: 0 });
+  });
+
   it('fan_out delivers every message to every output, retrying only the failing one', async () => {
     const s = streamOf(`
 input: { test_source: { name: f1, count: 5 } }
