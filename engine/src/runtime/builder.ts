@@ -197,7 +197,11 @@ export class Builder implements Resources, Parts {
     return input;
   }
 
-  /** An output as a sink: `processors`, `batching`, `max_in_flight` and reconnects. */
+  /**
+   * An output as a sink: `processors`, `batching`, `max_in_flight` and reconnects. The output
+   * broker is a sink itself (its children are sinks with their own); its `processors` and
+   * `batching` run before it routes.
+   */
   async sink(c: ComponentConfig): Promise<Sink> {
     const spec = this.spec('output', c);
     const part = runtimeSink(spec);
