@@ -38,6 +38,28 @@ registerInput('test_nested_reader', {
   },
 });
 
+// A plugin output that writes through an output built with ctx.buildOutput; records the outcomes.
+const nestedWrites: string[] = [];
+registerOutput('test_nested_writer', {
+  summary: 'Test output: writes through a nested output built with ctx.buildOutput.',
+  config: f.object({ output: f.component('output') }),
+  factory: async (conf, ctx) => {
+    const inner = await ctx.buildOutput(conf.output);
+    return {
+      async write(batch) {
+        try {
+          await inner.write(batch);
+          nestedWrites.push(`delivered ${batch.map((m) => m.text()).join()}`);
+        } catch (err) {
+          nestedWrites.push(`failed ${batch.map((m) => m.text()).join()}`);
+          throw err;
+        }
+      },
+      close: () => inner.close?.() ?? Promise.resolve(),
+    };
+  },
+});
+
 // A plugin output that happens to carry the key the runtime once used to recognise its own sinks.
 const written: string[] = [];
 registerOutput('test_marked_output', {
@@ -73,6 +95,21 @@ output: { test_sink: { name: nv1 } }
     const reads = nestedReads.get('nv1')!;
     assert.equal(reads.at(-1), END_OF_INPUT);
     for (const r of reads.slice(0, -1)) assert.ok(typeof r === 'object' && r !== null && 'batch' in r, `read gave ${String(r)}`);
+  });
+
+  it('a nested output built with ctx.buildOutput resolves a write once delivered and rejects one that failed', async () => {
+    const s = streamOf(`
+input: { test_source: { name: nw1, count: 2 } }
+pipeline: { threads: 1 }
+output:
+  test_nested_writer:
+    output: { test_sink: { name: nw1, fail_writes: 1 } }
+`);
+    await within(s.run(), 10_000, 'the stream');
+    assert.equal(nestedWrites[0], 'failed 0', 'the failure came back to the plugin');
+    assert.deepEqual(nestedWrites.slice(1).sort(), ['delivered 0', 'delivered 1'], 'each write resolved once delivered (0 by its replay)');
+    assert.deepEqual(seen.delivered.get('nw1')!.flat().sort(), ['0', '1']);
+    assert.deepEqual(seen.acks.get('nw1'), { ok: 2, nack: 0 });
   });
 
   it('drives a plugin output as an Output whatever keys it carries (no marker makes it a runtime sink)', async () => {
