@@ -121,9 +121,15 @@ export interface ComponentContext {
   sharedBuffer(key: string, bytes: number): SharedArrayBuffer;
   /** Builds nested processors (a `switch` case, a batch policy's `processors`). */
   buildProcessors(configs: ComponentConfig[]): Promise<Processor[]>;
-  /** Builds a nested input (a broker's children); only on the main thread. */
+  /**
+   * Builds a nested input with what the runtime adds around every input (reconnects, replays,
+   * `batching`, `processors`); it connects itself on the first read. Only on the main thread.
+   */
   buildInput(config: ComponentConfig): Promise<Input>;
-  /** Builds a nested output (a broker's children); only on the main thread. */
+  /**
+   * Builds a nested output (a `switch` case) with what the runtime adds around every output;
+   * `write` resolves once the batch is delivered, and it connects itself. Only on the main thread.
+   */
   buildOutput(config: ComponentConfig): Promise<Output>;
 }
 

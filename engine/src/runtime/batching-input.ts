@@ -1,25 +1,24 @@
-import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, type Transaction } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
-import type { Input } from '../plugin/types.js';
 import type { Batcher } from './batch-policy.js';
 import { BatchFlusher } from './batch-flusher.js';
 import { Channel } from './channel.js';
 import { InputFailedError, errorMessage } from '../errors.js';
-import { FLUSH, type Flush } from './flush-hint.js';
+import { FLUSH, type Flush, type Source, type SourceRead } from './source.js';
 
 /**
  * An input's `batching`: reads transactions from the input and groups them by the batch
  * policy; a flushed batch acks every transaction it was built from. When the input fails,
  * what is held is flushed and the failure is thrown after the last batch.
  */
-export class BatchingInput implements Input {
+export class BatchingInput implements Source {
   private readonly out = new Channel<Transaction | Flush>(1);
   private pump: Promise<void> | undefined;
   private readonly flusher: BatchFlusher;
   private failure: { error: unknown } | undefined;
 
   constructor(
-    private readonly inner: Input,
+    private readonly inner: Source,
     batcher: Batcher,
     private readonly log: Logger,
   ) {
@@ -27,18 +26,17 @@ export class BatchingInput implements Input {
   }
 
   connect(): Promise<void> {
-    return this.inner.connect?.() ?? Promise.resolve();
+    return this.inner.connect();
   }
 
-  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
-    // May also return FLUSH (typed away: internal layers check for it).
+  read(): Promise<SourceRead> | SourceRead {
     this.pump ??= this.run();
-    const r = this.out.pop() as Promise<Transaction | EndOfInput> | Transaction | EndOfInput;
+    const r = this.out.pop();
     if (r instanceof Promise) return r.then((tx) => this.orFailure(tx));
     return this.orFailure(r);
   }
 
-  private orFailure(tx: Transaction | EndOfInput): Transaction | EndOfInput {
+  private orFailure(tx: SourceRead): SourceRead {
     if (tx === END_OF_INPUT && this.failure) throw this.failure.error;
     return tx;
   }
@@ -48,12 +46,12 @@ export class BatchingInput implements Input {
       for (;;) {
         const tx = await this.inner.read();
         if (tx === END_OF_INPUT) break;
-        if ((tx as unknown) === FLUSH) {
+        if (tx === FLUSH) {
           await this.flusher.flush();
           await this.out.push(FLUSH);
           continue;
         }
-        await this.flusher.add((tx as Transaction).batch, (tx as Transaction).ack);
+        await this.flusher.add(tx.batch, tx.ack);
       }
       await this.flusher.flush();
     } catch (err) {
@@ -71,6 +69,6 @@ export class BatchingInput implements Input {
   }
 
   async close(): Promise<void> {
-    await this.inner.close?.();
+    await this.inner.close();
   }
 }

@@ -3,12 +3,11 @@ import { errorMessage } from '../errors.js';
 import { copyBatch, type Batch } from '../message/message.js';
 import type { Ack } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
-import type { ComponentSpec, Output } from '../plugin/types.js';
 import { Backoff } from './backoff.js';
 import { batchPolicySpec } from './batch-policy.js';
 import { withCopies } from './copies.js';
-import { sinkOf } from './builder.js';
-import { SINK, type Sink } from './sink.js';
+import type { RuntimeComponent } from './runtime-component.js';
+import type { Sink } from './sink.js';
 
 export const PATTERNS = ['fan_out', 'fan_out_fail_fast', 'fan_out_sequential', 'fan_out_sequential_fail_fast', 'round_robin', 'greedy'] as const;
 export type Pattern = (typeof PATTERNS)[number];
@@ -38,7 +37,6 @@ function deliver(child: Sink, batch: Batch): { accepted: Promise<void>; delivere
  * - greedy: each message to the output with the least in flight (the first to claim it).
  */
 export class BrokerOutput implements Sink {
-  readonly [SINK] = true;
   private next = 0;
   private readonly inFlight: number[];
   private readonly closing = new AbortController();
@@ -142,7 +140,7 @@ export class BrokerOutput implements Sink {
   }
 }
 
-export const brokerOutput: ComponentSpec<Conf, Output> = {
+export const brokerOutput: RuntimeComponent<Conf, Sink> = {
   summary: 'Routes messages to several outputs by a pattern (fan_out, round_robin, greedy, ...).',
   description:
     'Patterns: `fan_out` (every output, in parallel, failed outputs retried), `fan_out_fail_fast` (not retried), ' +
@@ -151,9 +149,9 @@ export const brokerOutput: ComponentSpec<Conf, Output> = {
     'Each child keeps its own processors and batching; the broker-level ones run before it routes.',
   config: brokerOutputSpec,
   examples: ['output:\n  broker:\n    pattern: fan_out\n    outputs:\n      - stdout: {}\n      - file:\n          path: ./out.txt\n'],
-  factory: async (conf, ctx) => {
+  build: async (conf, ctx, parts) => {
     const configs = withCopies(conf.outputs, conf.copies);
-    const children = await Promise.all(configs.map(async (c) => sinkOf(await ctx.buildOutput(c))));
-    return new BrokerOutput(children, conf.pattern, ctx.logger) as unknown as Output;
+    const children = await Promise.all(configs.map((c) => parts.sink(c)));
+    return new BrokerOutput(children, conf.pattern, ctx.logger);
   },
 };

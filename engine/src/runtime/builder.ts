@@ -8,17 +8,20 @@ import { countRateLimitErrors } from '../observability/probes.js';
 import type { MetricsExporter } from '../observability/metrics.js';
 import type { Tracer } from '../observability/tracer.js';
 import type { Registry } from '../plugin/registry.js';
-import type { ComponentContext, Input, Output, Processor, RateLimit, Resources, ServiceRoutes } from '../plugin/types.js';
+import type { ComponentContext, Input, Output, Processor, RateLimit, RegisteredComponent, Resources, ServiceRoutes } from '../plugin/types.js';
 import { Batcher, batchingEnabled, type BatchPolicyConfig } from './batch-policy.js';
 import { BatchingInput } from './batching-input.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import { ManagedInput } from './managed-input.js';
 import { OutputSink } from './output-sink.js';
+import { inputView, outputView } from './plugin-views.js';
 import { ProcessingInput } from './processing-input.js';
+import { ProcessingSink } from './processing-sink.js';
 import { ReplayInput } from './replay-input.js';
-import { isSink, type Sink } from './sink.js';
-import { StatusBoard } from './status.js';
-import { FLUSH } from './flush-hint.js';
+import { runtimeSink, runtimeSource, type Parts } from './runtime-component.js';
+import type { Sink } from './sink.js';
+import type { Source } from './source.js';
+import type { StatusBoard } from './status.js';
 
 /** What every component of one stream (on one thread) shares. */
 export interface BuildEnv {
@@ -35,8 +38,13 @@ export interface BuildEnv {
   ledger?: DeliveryLedger;
 }
 
-/** Builds components from their normalised configs, with their context and runtime wrappers. */
-export class Builder implements Resources {
+/**
+ * Builds components from their normalised configs, with their context and runtime wrappers:
+ * inputs as runtime sources, outputs as sinks. Plugin code that builds a nested input or output
+ * (`ctx.buildInput`, `ctx.buildOutput`) gets a plain view of one; the runtime's own components
+ * (the brokers) get the parts themselves.
+ */
+export class Builder implements Resources, Parts {
   private readonly rateLimits = new Map<string, RateLimit>();
   private readonly closers: Array<() => Promise<void> | void> = [];
 
@@ -112,16 +120,26 @@ export class Builder implements Resources {
         return sab;
       },
       buildProcessors: (configs) => this.processors(configs),
-      buildInput: async (conf) => withoutHints(await this.input(conf)),
-      buildOutput: async (conf) => sinkAsOutput(await this.sink(conf)),
+      buildInput: async (conf) => inputView(await this.source(conf)),
+      buildOutput: async (conf) => outputView(await this.sink(conf)),
     };
   }
 
-  private async create<T>(kind: ComponentKind, c: ComponentConfig): Promise<T> {
+  private spec(kind: ComponentKind, c: ComponentConfig): RegisteredComponent['spec'] {
     const reg = this.env.registry.get(kind, c.type);
     if (!reg) throw new SvcError(ErrorCode.UnknownComponent, `${c.path}: unknown ${kind} type "${c.type}"`);
+    return reg.spec;
+  }
+
+  private create<T>(kind: ComponentKind, c: ComponentConfig): Promise<T> {
+    const spec = this.spec(kind, c);
+    return this.make(kind, c, async (ctx) => (await spec.factory(c.config, ctx)) as T);
+  }
+
+  /** Runs a factory with the component's context; its failure names the component. */
+  private async make<T>(kind: ComponentKind, c: ComponentConfig, factory: (ctx: ComponentContext) => Promise<T>): Promise<T> {
     try {
-      return (await reg.spec.factory(c.config, this.context(c))) as T;
+      return await factory(this.context(c));
     } catch (err) {
       // A bad metric of a plugin: say which component declared it.
       if (err instanceof SvcError && err.code === ErrorCode.Metrics) throw new SvcError(err.code, `${c.path}: ${err.message}`, { cause: err });
@@ -150,39 +168,55 @@ export class Builder implements Resources {
   }
 
   /**
-   * An input with everything the runtime adds around it: reconnects, `auto_replay_nacks`,
-   * `batching` and `processors`, in that order (a broker's own are added around its children).
+   * An input as a source, with everything the runtime adds around it: reconnects,
+   * `auto_replay_nacks`, `batching` and `processors`, in that order (a broker's own are added
+   * around its children).
    */
-  async input(c: ComponentConfig): Promise<Input> {
-    const raw = await this.create<Input>('input', c);
+  async source(c: ComponentConfig): Promise<Source> {
+    const spec = this.spec('input', c);
+    const part = runtimeSource(spec);
+    let raw: Input | Source;
+    let batchesItself = false;
+    if (part) {
+      raw = await this.make('input', c, (ctx) => part.build(c.config, ctx, this));
+    } else {
+      const input = await this.make('input', c, async (ctx) => (await spec.factory(c.config, ctx)) as Input);
+      batchesItself = input.batchesItself === true;
+      raw = input;
+    }
     const log = this.env.logger.child({ path: c.path, label: c.label || c.type });
     const conf = (c.config ?? {}) as { auto_replay_nacks?: boolean; batching?: BatchPolicyConfig };
     const status = this.env.status.track(c.path, 'input', c.type);
     const probe = this.obs.input(c.path, c.label || c.type, c.type);
     probe?.watch(status);
-    let input: Input = new ManagedInput(raw, log, status, probe, this.env.ledger);
+    // Only a plugin input's reads go in the ledger: a broker's are its children's, counted there.
+    let input: Source = new ManagedInput(raw, log, status, probe, part ? undefined : this.env.ledger);
     if (conf.auto_replay_nacks === true) input = new ReplayInput(input, log);
-    const batcher = raw.batchesItself ? undefined : await this.batcher(conf.batching);
+    const batcher = batchesItself ? undefined : await this.batcher(conf.batching);
     if (batcher) input = new BatchingInput(input, batcher, log);
     if (c.processors.length) input = new ProcessingInput(input, await this.processors(c.processors));
     return input;
   }
 
-  /** An output as a sink: `processors`, `batching`, `max_in_flight` and reconnects. */
+  /**
+   * An output as a sink: `processors`, `batching`, `max_in_flight` and reconnects. The output
+   * broker is a sink itself (its children are sinks with their own); its `processors` and
+   * `batching` run before it routes.
+   */
   async sink(c: ComponentConfig): Promise<Sink> {
-    const built = await this.create<Output | Sink>('output', c);
+    const spec = this.spec('output', c);
+    const part = runtimeSink(spec);
+    if (part) {
+      const routed = await this.make('output', c, (ctx) => part.build(c.config, ctx, this));
+      const processors = await this.processors(c.processors);
+      const batcher = await this.batcher((c.config as { batching?: BatchPolicyConfig } | undefined)?.batching);
+      // A broker with its own processors or batching: they run before it routes.
+      return processors.length === 0 && !batcher ? routed : new ProcessingSink(routed, processors, batcher);
+    }
+    const built = await this.make('output', c, async (ctx) => (await spec.factory(c.config, ctx)) as Output);
     const log = this.env.logger.child({ path: c.path, label: c.label || c.type });
     const conf = (c.config ?? {}) as { max_in_flight?: number; batching?: BatchPolicyConfig };
     const processors = await this.processors(c.processors);
-    if (isSink(built)) {
-      const batcher = await this.batcher(conf.batching);
-      if (processors.length === 0 && !batcher) return built;
-      // A broker with its own processors or batching: they run before it hands over.
-      const untracked = { path: c.path, kind: 'output' as const, type: c.type, connected: false };
-      const sink = new OutputSink(sinkAsOutput(built), processors, batcher, 64, log, untracked);
-      void sink.connect();
-      return sink;
-    }
     const status = this.env.status.track(c.path, 'output', c.type);
     const probe = this.obs.output(c.path, c.label || c.type, c.type);
     probe?.watch(status);
@@ -200,67 +234,6 @@ export class Builder implements Resources {
         this.env.logger.warn(`Error while closing: ${errorMessage(err)}`);
       }
     }
-  }
-}
-
-const INPUT_OF = Symbol.for('svc.input_of');
-
-/** The runtime input behind one given to plugin code (the input broker needs the flush hints). */
-export function inputOf(input: Input): Input {
-  return (input as { [INPUT_OF]?: Input })[INPUT_OF] ?? input;
-}
-
-/** An input for plugin code: internal flush hints are skipped. */
-function withoutHints(input: Input): Input {
-  const view: Input & { [INPUT_OF]: Input } = {
-    [INPUT_OF]: input,
-    connect: () => input.connect?.() ?? Promise.resolve(),
-    async read() {
-      for (;;) {
-        const r = await input.read();
-        if ((r as unknown) !== FLUSH) return r;
-      }
-    },
-    close: () => input.close?.() ?? Promise.resolve(),
-  };
-  return view;
-}
-
-const SINK_OF = Symbol.for('svc.sink_of');
-
-/** A sink seen as a plain output: `write` resolves once the batch is delivered. */
-export function sinkAsOutput(sink: Sink): Output {
-  const output: Output & { [SINK_OF]: Sink } = {
-    [SINK_OF]: sink,
-    write: (batch) =>
-      new Promise<void>((resolve, reject) => {
-        const r = sink.send(batch, (err) => (err ? reject(err) : resolve()));
-        if (r instanceof Promise) r.catch(reject);
-      }),
-    close: () => sink.close(),
-  };
-  return output;
-}
-
-/** The sink behind an output built by the runtime (brokers drive their children as sinks). */
-export function sinkOf(output: Output): Sink {
-  const sink = (output as { [SINK_OF]?: Sink })[SINK_OF];
-  return sink ?? new OutputSinkAdapter(output);
-}
-
-/** A plain output as a sink with one write at a time (for outputs built outside the runtime). */
-class OutputSinkAdapter implements Sink {
-  constructor(private readonly output: Output) {}
-  async send(batch: Parameters<Sink['send']>[0], done: Parameters<Sink['send']>[1]): Promise<void> {
-    try {
-      await this.output.write(batch);
-      done();
-    } catch (err) {
-      done(err instanceof Error ? err : new Error(String(err)));
-    }
-  }
-  async close(): Promise<void> {
-    await this.output.close?.();
   }
 }
 

@@ -3,6 +3,7 @@ import { registerObservabilityComponents } from '../observability/components.js'
 import { registry } from '../plugin/registry.js';
 import { brokerInput } from './broker-input.js';
 import { brokerOutput } from './broker-output.js';
+import { registerRuntimeInput, registerRuntimeOutput } from './runtime-component.js';
 
 let done = false;
 
@@ -15,8 +16,8 @@ export function registerCoreComponents(): void {
   if (done) return;
   done = true;
   const r = registry();
-  r.register('input', 'broker', brokerInput);
-  r.register('output', 'broker', brokerOutput);
+  registerRuntimeInput(r, 'broker', brokerInput);
+  registerRuntimeOutput(r, 'broker', brokerOutput);
   const none = { summary: 'Nothing: the default.', config: f.object({}), factory: () => ({}) };
   r.register('buffer', 'none', none);
   registerObservabilityComponents(r);

@@ -1,24 +1,27 @@
 import { InputFailedError, NotConnectedError } from '../errors.js';
-import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { InputProbe } from '../observability/probes.js';
 import type { Input } from '../plugin/types.js';
 import { Connection } from './connection.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import type { ComponentStatus } from './status.js';
-import { FLUSH } from './flush-hint.js';
+import { FLUSH, type Source, type SourceRead } from './source.js';
 
 /**
- * Owns an input's connection: connects before the first read, and when the input throws
- * NotConnectedError (or fails to connect) reconnects with exponential back-off. Any other read
- * error is logged and retried after a back-off; nothing the input gave is dropped. An
- * InputFailedError is passed on: the stream ends with it.
+ * The one place a plugin `Input` becomes a runtime `Source`. Owns the input's connection:
+ * connects before the first read, and when the input throws NotConnectedError (or fails to
+ * connect) reconnects with exponential back-off. Any other read error is logged and retried
+ * after a back-off; nothing the input gave is dropped. Counts what is read (metrics, tracing,
+ * the stream's delivery ledger). A runtime component's source (the input broker) is managed
+ * the same way, so that it is counted and watched like any input; its flush hints pass up.
+ * An InputFailedError is passed on: the stream ends with it.
  */
-export class ManagedInput implements Input {
+export class ManagedInput implements Source {
   private readonly connection: Connection;
 
   constructor(
-    private readonly inner: Input,
+    private readonly inner: Input | Source,
     log: Logger,
     status: ComponentStatus,
     /** Counts, times and traces what is read (absent when metrics and tracing are off). */
@@ -33,7 +36,7 @@ export class ManagedInput implements Input {
     return this.connection.ensure();
   }
 
-  async read(): Promise<Transaction | EndOfInput> {
+  async read(): Promise<SourceRead> {
     const conn = this.connection;
     for (;;) {
       if (!conn.connected) {
@@ -42,7 +45,7 @@ export class ManagedInput implements Input {
       }
       try {
         const tx = await this.inner.read();
-        if (tx === END_OF_INPUT || (tx as unknown) === FLUSH) return tx;
+        if (tx === END_OF_INPUT || tx === FLUSH) return tx;
         const owed = this.ledger ? this.ledger.track(tx) : tx;
         return this.probe === undefined ? owed : this.probe.read(owed);
       } catch (err) {

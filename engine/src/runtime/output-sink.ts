@@ -1,6 +1,6 @@
 import { BatchError, NotConnectedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
-import { splitAck, type Ack } from '../message/transaction.js';
+import type { Ack } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { OutputProbe } from '../observability/probes.js';
 import type { Output, Processor } from '../plugin/types.js';
@@ -8,9 +8,9 @@ import { Backoff, Sleeps } from './backoff.js';
 import { BatchFlusher } from './batch-flusher.js';
 import { Connection } from './connection.js';
 import type { Batcher } from './batch-policy.js';
-import { runProcessors } from './processor-chain.js';
+import { processThen } from './processor-chain.js';
 import { Semaphore } from './semaphore.js';
-import { SINK, type Sink } from './sink.js';
+import type { Sink } from './sink.js';
 import type { ComponentStatus } from './status.js';
 
 /**
@@ -24,7 +24,6 @@ import type { ComponentStatus } from './status.js';
  * their inputs replay them.
  */
 export class OutputSink implements Sink {
-  readonly [SINK] = true;
   private readonly slots: Semaphore;
   private readonly connection: Connection;
   private readonly flusher: BatchFlusher | undefined;
@@ -52,16 +51,8 @@ export class OutputSink implements Sink {
   }
 
   send(batch: Batch, done: Ack): Promise<void> | void {
-    if (this.processors.length > 0) return this.sendProcessed(batch, done);
+    if (this.processors.length > 0) return processThen(this.processors, batch, done, (b, d) => this.accept(b, d));
     return this.accept(batch, done);
-  }
-
-  private async sendProcessed(batch: Batch, done: Ack): Promise<void> {
-    const batches = await runProcessors(this.processors, batch);
-    if (batches.length === 0) return done();
-    if (batches.length === 1) return this.accept(batches[0]!, done);
-    const part = splitAck(done, batches.length);
-    for (const b of batches) await this.accept(b, part);
   }
 
   private accept(batch: Batch, done: Ack): Promise<void> | void {

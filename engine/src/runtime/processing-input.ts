@@ -1,27 +1,27 @@
-import { splitAck, END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
-import type { Input, Processor } from '../plugin/types.js';
+import { splitAck, END_OF_INPUT, type Transaction } from '../message/transaction.js';
+import type { Processor } from '../plugin/types.js';
 import { runProcessors } from './processor-chain.js';
-import { FLUSH } from './flush-hint.js';
+import { FLUSH, type Source, type SourceRead } from './source.js';
 
 /** An input's own `processors` (and a broker's), run right after it reads. */
-export class ProcessingInput implements Input {
+export class ProcessingInput implements Source {
   private readonly queue: Transaction[] = [];
 
   constructor(
-    private readonly inner: Input,
+    private readonly inner: Source,
     private readonly processors: Processor[],
   ) {}
 
   connect(): Promise<void> {
-    return this.inner.connect?.() ?? Promise.resolve();
+    return this.inner.connect();
   }
 
-  async read(): Promise<Transaction | EndOfInput> {
+  async read(): Promise<SourceRead> {
     for (;;) {
       const queued = this.queue.shift();
       if (queued) return queued;
       const tx = await this.inner.read();
-      if (tx === END_OF_INPUT || (tx as unknown) === FLUSH) return tx;
+      if (tx === END_OF_INPUT || tx === FLUSH) return tx;
       const batches = await runProcessors(this.processors, tx.batch);
       if (batches.length === 0) {
         tx.ack();
@@ -34,6 +34,6 @@ export class ProcessingInput implements Input {
   }
 
   async close(): Promise<void> {
-    await this.inner.close?.();
+    await this.inner.close();
   }
 }

@@ -1,5 +1,6 @@
 import { errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
+import { splitAck, type Ack } from '../message/transaction.js';
 import type { Processor } from '../plugin/types.js';
 
 /** Removes messages that carry a reply: they skip the remaining processors and the output. */
@@ -45,4 +46,22 @@ export async function runProcessors(processors: readonly Processor[], batch: Bat
     if (batches.length === 0) break;
   }
   return batches;
+}
+
+/**
+ * Runs a transaction's batch through processors and hands each batch out, in order, to `next`
+ * with its share of `done` (acked at once when everything was filtered). Resolves once `next`
+ * took the last one (back-pressure).
+ */
+export async function processThen(
+  processors: readonly Processor[],
+  batch: Batch,
+  done: Ack,
+  next: (batch: Batch, done: Ack) => Promise<void> | void,
+): Promise<void> {
+  const batches = await runProcessors(processors, batch);
+  if (batches.length === 0) return done();
+  if (batches.length === 1) return next(batches[0]!, done);
+  const part = splitAck(done, batches.length);
+  for (const b of batches) await next(b, part);
 }

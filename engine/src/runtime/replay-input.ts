@@ -1,9 +1,8 @@
 import { copyBatch, type Batch } from '../message/message.js';
-import { END_OF_INPUT, type Ack, type EndOfInput, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
-import type { Input } from '../plugin/types.js';
 import { errorMessage } from '../errors.js';
-import { FLUSH } from './flush-hint.js';
+import { FLUSH, type Source, type SourceRead } from './source.js';
 
 interface Pending {
   original: Batch;
@@ -20,12 +19,12 @@ interface Pending {
  * so a shutdown drain delivers what is waiting for a replay (or runs out of time and says so);
  * so does an input that failed (its error is thrown then).
  */
-export class ReplayInput implements Input {
+export class ReplayInput implements Source {
   private readonly replays: Pending[] = [];
   private outstanding = 0;
   /** The inner read in flight, and its result once it settled (not yet handed out). */
   private reading = false;
-  private result: { value?: Transaction | EndOfInput; error?: unknown } | undefined;
+  private result: { value?: SourceRead; error?: unknown } | undefined;
   /** Resolves the current wait: an inner read settled, a nack queued a replay, or an ack at the end. */
   private wake: (() => void) | undefined;
   private ended = false;
@@ -35,15 +34,15 @@ export class ReplayInput implements Input {
   private closed = false;
 
   constructor(
-    private readonly inner: Input,
+    private readonly inner: Source,
     private readonly log: Logger,
   ) {}
 
   connect(): Promise<void> {
-    return this.inner.connect?.() ?? Promise.resolve();
+    return this.inner.connect();
   }
 
-  async read(): Promise<Transaction | EndOfInput> {
+  async read(): Promise<SourceRead> {
     for (;;) {
       const replay = this.replays.shift();
       if (replay) return this.serve(replay);
@@ -59,8 +58,11 @@ export class ReplayInput implements Input {
           this.ended = true;
         } else if (r.value === END_OF_INPUT) {
           this.ended = true;
-        } else {
-          const tx = r.value as Transaction;
+        } else if (r.value === FLUSH) {
+          // A hint from below (a broker's child): whatever batches above should flush too.
+          return FLUSH;
+        } else if (r.value !== undefined) {
+          const tx = r.value;
           return this.serve({ original: tx.batch, ack: tx.ack, attempts: 0 });
         }
         continue;
@@ -74,7 +76,7 @@ export class ReplayInput implements Input {
         }
         if (this.outstanding > 0 && !this.hinted) {
           this.hinted = true;
-          return FLUSH as never;
+          return FLUSH;
         }
       }
       // One short-lived promise per wait (a long-lived one raced against every read would keep
@@ -87,11 +89,11 @@ export class ReplayInput implements Input {
   /** Starts an inner read unless one is in flight or its result is waiting. */
   private startRead(): void {
     if (this.reading || this.result !== undefined) return;
-    let r: ReturnType<Input['read']>;
+    let r: ReturnType<Source['read']>;
     try {
       r = this.inner.read();
     } catch (error) {
-      this.result = { error };
+      this.result = { error: error ?? new Error('read failed') };
       return;
     }
     if (!(r instanceof Promise)) {
@@ -145,6 +147,6 @@ export class ReplayInput implements Input {
   async close(): Promise<void> {
     this.closed = true;
     this.wake?.();
-    await this.inner.close?.();
+    await this.inner.close();
   }
 }

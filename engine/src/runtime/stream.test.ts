@@ -7,6 +7,18 @@ import { streamOf } from '../testing/run-config.js';
 const all = (name: string) => seen.delivered.get(name)!.flat();
 const range = (n: number) => Array.from({ length: n }, (_, i) => String(i));
 
+/**
+ * Waits until a `test_source` named `name` (batches of `batchSize`) has given `count` messages:
+ * each is either still owed or was acked (a replayed nack never reaches the input). Waiting for
+ * `undelivered` alone never ends when a batch is delivered before the last one is read.
+ */
+async function untilRead(s: { undelivered: number }, name: string, count: number, batchSize: number): Promise<void> {
+  for (let i = 0; s.undelivered + batchSize * (seen.acks.get(name)?.ok ?? 0) < count; i++) {
+    if (i > 2000) throw new Error(`${name}: the input gave fewer than ${count} messages in 10 s`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 describe('stream: at-least-once delivery', () => {
   it('delivers every message of a finite input, acks each transaction, and ends', async () => {
     const s = streamOf(`
@@ -216,7 +228,7 @@ output: { test_sink: { name: ${name}, fail_writes: 8 } }
 `);
       const running = s.run();
       // Stop once all ten were read (the workers start first at threads 2).
-      while (s.undelivered < 10) await new Promise((r) => setTimeout(r, 5));
+      await untilRead(s, name, 10, 2);
       assert.equal(await s.stop(10_000), true);
       await running;
       const texts = all(name).map((x) => x.split('@')[0]!);
@@ -234,7 +246,7 @@ output: { test_sink: { name: ${name}, fail_writes: 40 } }
 `);
       // 40 failed writes over 5 batches (8 each) take at least 2+4+…+256 ms of replay back-off.
       const running = s.run();
-      while (s.undelivered < 10) await new Promise((r) => setTimeout(r, 5));
+      await untilRead(s, name, 10, 2);
       assert.equal(await s.stop(100), false);
       assert.equal(s.undelivered, 10, 'all ten are owed');
       assert.deepEqual(seen.acks.get(name), { ok: 0, nack: 0 }, 'nothing was acked at the input');
@@ -247,6 +259,26 @@ output: { test_sink: { name: ${name}, fail_writes: 40 } }
 });
 
 describe('stream: output broker', () => {
+  it('runs the broker\'s own processors and batching before it routes, and acks every transaction', async () => {
+    const s = streamOf(`
+input: { test_source: { name: bp, count: 5 } }
+pipeline: { threads: 1 }
+output:
+  broker:
+    pattern: fan_out
+    outputs:
+      - test_sink: { name: bpa }
+      - test_sink: { name: bpb, fail_writes: 1 }
+    batching: { count: 2, period: 5s }
+  processors: [ { test_drop: { on: ["1"] } } ]
+`);
+    await s.run();
+    assert.deepEqual(seen.delivered.get('bpa'), [['0', '2'], ['3', '4']], 'filtered, then batched, then routed');
+    const retried = seen.delivered.get('bpb')!.map((b) => b.join()).sort();
+    assert.deepEqual(retried, ['0,2', '3,4'], 'the failed write was retried on that output alone, the same batch');
+    assert.deepEqual(seen.acks.get('bp'), { ok: 5, nack: 0 });
+  });
+
   it('fan_out delivers every message to every output, retrying only the failing one', async () => {
     const s = streamOf(`
 input: { test_source: { name: f1, count: 5 } }

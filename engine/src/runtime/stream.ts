@@ -7,15 +7,15 @@ import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
 import type { Lifecycle } from '../plugin/lifecycle.js';
 import type { Registry } from '../plugin/registry.js';
-import type { Input, Processor, ServiceRoutes } from '../plugin/types.js';
+import type { Processor, ServiceRoutes } from '../plugin/types.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import { Builder } from './builder.js';
 import { Channel } from './channel.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { runProcessors } from './processor-chain.js';
 import type { Sink } from './sink.js';
+import { FLUSH, type Source } from './source.js';
 import { StatusBoard } from './status.js';
-import { FLUSH } from './flush-hint.js';
 
 export interface StreamOptions {
   config: RootConfig;
@@ -49,7 +49,7 @@ export class Stream implements Lifecycle {
   readonly name: string;
   readonly status: StatusBoard;
   private readonly builder: Builder;
-  private input: Input | undefined;
+  private input: Source | undefined;
   private sink: Sink | undefined;
   private pool: WorkerPool | undefined;
   private process: Process | undefined;
@@ -101,7 +101,7 @@ export class Stream implements Lifecycle {
       // Processors are built here even when they will run on the pool: a broken one fails now.
       const processors = await this.builder.processors(c.pipeline.processors);
       this.sink = await this.builder.sink(c.output);
-      this.input = await this.builder.input(c.input);
+      this.input = await this.builder.source(c.input);
       this.process = this.pipeline(processors);
       await this.pool?.ready();
       if (!this.opts.observability) await this.builder.obs.start();
@@ -223,17 +223,17 @@ export class Stream implements Lifecycle {
     }
   }
 
-  private async runInline(input: Input, sink: Sink, process: Process): Promise<void> {
+  private async runInline(input: Source, sink: Sink, process: Process): Promise<void> {
     for (;;) {
       const r = input.read();
       const tx = r instanceof Promise ? await r : r;
       if (tx === END_OF_INPUT) return;
-      if ((tx as unknown) === FLUSH) continue;
+      if (tx === FLUSH) continue;
       await this.deliver(tx, sink, process);
     }
   }
 
-  private async runPooled(input: Input, sink: Sink, process: Process, lanes: number): Promise<void> {
+  private async runPooled(input: Source, sink: Sink, process: Process, lanes: number): Promise<void> {
     const queue = new Channel<Transaction>(lanes);
     const workers = Array.from({ length: lanes }, async () => {
       for (;;) {
@@ -248,7 +248,7 @@ export class Stream implements Lifecycle {
         const r = input.read();
         const tx = r instanceof Promise ? await r : r;
         if (tx === END_OF_INPUT) break;
-        if ((tx as unknown) === FLUSH) continue;
+        if (tx === FLUSH) continue;
         await queue.push(tx);
       }
     } finally {
@@ -269,7 +269,7 @@ export class Stream implements Lifecycle {
     const closeInput = (async () => {
       // Stopped while still building (workers starting): close the input once it exists.
       await this.building?.catch(() => undefined);
-      await this.input?.close?.();
+      await this.input?.close();
     })().catch((err: unknown) => this.log.warn(`Error closing input: ${errorMessage(err)}`));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
@@ -304,7 +304,7 @@ export class Stream implements Lifecycle {
   private async shutdownComponents(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (!this.stopping) await this.input?.close?.().catch(() => undefined);
+    if (!this.stopping) await this.input?.close().catch(() => undefined);
     try {
       await this.sink?.close();
     } catch (err) {

@@ -1,0 +1,26 @@
+import type { EndOfInput, Transaction } from '../message/transaction.js';
+
+/**
+ * A read result only the runtime knows: "nothing now, and flush what you hold". A replaying
+ * input whose source ended returns it once while it waits for the acks of what it already gave:
+ * a batch policy above it may be holding exactly those messages, waiting for more that will
+ * never come. Runtime layers pass it up; plugins never see it (see `inputView`).
+ */
+export const FLUSH: unique symbol = Symbol('svc.flush');
+export type Flush = typeof FLUSH;
+
+/** What a source's `read()` gives: a transaction, the end, or a flush hint. */
+export type SourceRead = Transaction | EndOfInput | Flush;
+
+/**
+ * The runtime's view of an input, as its own layers (reconnects, replays, batching, processors,
+ * the input broker) stack on each other. A plugin `Input` becomes one in exactly one place,
+ * `ManagedInput`; plugin code given a nested input gets a plain `Input` (`inputView`).
+ */
+export interface Source {
+  connect(): Promise<void>;
+  /** A value when one is ready, else a promise: no promise per read on the hot path. */
+  read(): Promise<SourceRead> | SourceRead;
+  /** Stops new reads; what was given out is still seen through (see ReplayInput). */
+  close(): Promise<void>;
+}
