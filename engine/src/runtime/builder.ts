@@ -190,7 +190,7 @@ export class Builder implements Resources, Parts {
     const probe = this.obs.input(c.path, c.label || c.type, c.type);
     probe?.watch(status);
     // Only a plugin input's reads go in the ledger: a broker's are its children's, counted there.
-    let input: Source = new ManagedInput(raw, log, status, probe, part ? undefined : this.env.ledger);
+    let input: Source = new ManagedInput(raw, log, status, probe, part ? undefined : this.env.ledger, part !== undefined);
     if (conf.auto_replay_nacks === true) input = new ReplayInput(input, log);
     const batcher = batchesItself ? undefined : await this.batcher(conf.batching);
     if (batcher) input = new BatchingInput(input, batcher, log);

@@ -28,6 +28,11 @@ export class ManagedInput implements Source {
     private readonly probe?: InputProbe,
     /** Where the stream counts what is read and not yet settled (for a drain that loses nothing). */
     private readonly ledger?: DeliveryLedger,
+    /**
+     * The inner part is a runtime source (the input broker) that drains itself after close():
+     * its children still serve their replays, so reads go on until it says it has ended.
+     */
+    private readonly drainsItself = false,
   ) {
     this.connection = new Connection(() => inner.connect?.(), 'Input', log, status, probe && ((n) => probe.retrying(n)));
   }
@@ -41,7 +46,7 @@ export class ManagedInput implements Source {
     for (;;) {
       if (!conn.connected) {
         await conn.ensure();
-        if (!conn.connected) return END_OF_INPUT;
+        if (!conn.connected && !(conn.closed && this.drainsItself)) return END_OF_INPUT;
       }
       try {
         const tx = await this.inner.read();
@@ -49,7 +54,7 @@ export class ManagedInput implements Source {
         const owed = this.ledger ? this.ledger.track(tx) : tx;
         return this.probe === undefined ? owed : this.probe.read(owed);
       } catch (err) {
-        if (conn.closed) return END_OF_INPUT;
+        if (conn.closed && !(err instanceof InputFailedError)) return END_OF_INPUT;
         if (err instanceof InputFailedError) {
           this.probe?.failed();
           throw err;

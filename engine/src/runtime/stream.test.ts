@@ -256,6 +256,24 @@ output: { test_sink: { name: ${name}, fail_writes: 40 } }
       assert.deepEqual(seen.acks.get(name), { ok: 5, nack: 0 });
     });
   }
+
+  it('counts what a broker input read once, at its children, in what stop() reports', async () => {
+    const s = streamOf(`
+input:
+  broker:
+    inputs:
+      - test_source: { name: sbk1, count: 4, batch_size: 2, hold: true }
+      - test_source: { name: sbk2, count: 6, batch_size: 2, hold: true }
+pipeline: { threads: 1 }
+output: { test_sink: { name: sbk, fail_writes: 40 } }
+`);
+    const running = s.run();
+    for (let i = 0; s.undelivered < 10 && i < 2000; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(await s.stop(100), false);
+    assert.equal(s.undelivered, 10, 'ten read, ten owed (not twenty)');
+    await running;
+    assert.equal(s.undelivered, 0);
+  });
 });
 
 describe('stream: output broker', () => {
