@@ -11,12 +11,13 @@ export const PEERS = process.env.SVC_PEERS || process.env.PEERS || '/tmp/peers';
 /** The Benthos module version go.mod pins (the module proxy here refuses newer ones). */
 export const BENTHOS_VERSION = /redpanda-data\/benthos\/v4 (v\S+)/.exec(readFileSync(join(SRC, 'go.mod'), 'utf8'))[1];
 
-/** The Go toolchain: $GO, `go` on the PATH, or the usual install folder; undefined when none runs. */
+/**
+ * The Go toolchain: $GO when set (and only it, so GO=none runs the benchmarks without peers), else
+ * `go` on the PATH or in the usual install folder; undefined when none runs.
+ */
 function goTool() {
-  for (const go of [process.env.GO, 'go', '/usr/local/go/bin/go']) {
-    if (go && spawnSync(go, ['version']).status === 0) return go;
-  }
-  return undefined;
+  const candidates = process.env.GO ? [process.env.GO] : ['go', '/usr/local/go/bin/go'];
+  return candidates.find((go) => spawnSync(go, ['version']).status === 0);
 }
 
 /** The binary's path once known; null when there is none and no Go to build it. */
