@@ -3,6 +3,8 @@
 //   npm run bench                 all of them
 //   node bench/run.mjs --quick    smaller inputs, for a quick look
 //   node bench/run.mjs NAME...    only these (generate-drop, stdin-stdout, threads-cpu, memory, mapping, http, metrics, kafka, amqp, avro, ratelimit, http-body-memory)
+// generate-drop, stdin-stdout, threads-cpu, mapping and http also run Benthos on the same YAML
+// (bench/peers.mjs: built once with Go into $SVC_PEERS, default /tmp/peers; GO=none skips it).
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
