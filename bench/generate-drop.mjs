@@ -1,7 +1,9 @@
 // generate → drop, 100-byte messages in batches of 100: the runtime's own cost per batch.
-// Baseline: a bare loop building the same batches of messages in this process.
+// Baseline: a bare loop building the same batches of messages in this process. Beside it, Benthos
+// running the same YAML (with fewer messages: it is slower).
 import { Message } from '@svc/engine';
 import { config, engineRate, fmt } from './lib.mjs';
+import { benthosRate, peerCells } from './peers.mjs';
 
 const PAYLOAD = 'x'.repeat(100);
 
@@ -46,7 +48,9 @@ export async function run({ quick = false } = {}) {
     ['threads 2, noop processor (worker pool)', 2, '[ { noop: {} } ]', Math.round(n / 3)],
   ];
   for (const [label, threads, procs, count] of variants) {
-    const rate = engineRate((c, startup) => cfg(startup ? 'gen-drop-startup' : 'gen-drop', c, threads, procs), count, { startupRuns: 3 });
+    const configFor = (name) => (c, startup) => cfg(startup ? `${name}-startup` : name, c, threads, procs);
+    const rate = engineRate(configFor('gen-drop'), count, { startupRuns: 3 });
+    const benthos = benthosRate(configFor('gen-drop-benthos'), Math.max(200_000, Math.round(count / 20)), { startupRuns: 3 });
     rows.push({
       bench: `generate → drop, ${label}`,
       result: `${fmt(rate)} msg/s`,
@@ -54,6 +58,7 @@ export async function run({ quick = false } = {}) {
       ratio: rate / baseline,
       target: threads === 1 && procs === '[]' ? '≥ 5 M msg/s' : '',
       pass: threads === 1 && procs === '[]' ? rate >= 5e6 : undefined,
+      ...peerCells(rate, benthos),
     });
   }
   return rows;

@@ -1,11 +1,13 @@
 // HTTP: http_server → drop, and http_server → http_client (propagate_response) → upstream, driven by
 // autocannon (64 keep-alive connections, small POST bodies). Baselines in the same run: a bare
 // node:http server that reads the body and answers 200, and the upstream called directly.
-// Every server runs in its own process; autocannon runs in this one.
+// Every server runs in its own process; autocannon runs in this one. Beside the engine, Benthos
+// serves the same YAML under the same load.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import { ENGINE, config, fmt } from './lib.mjs';
+import { benthosBinary, peerCells } from './peers.mjs';
 
 const BODY = JSON.stringify({ id: 42, name: 'svc', tags: ['a', 'b'] });
 const CONNECTIONS = 64;
@@ -42,8 +44,9 @@ async function waitReady(url, child) {
   }
 }
 
-function start(args) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+/** Starts a server process: node with `args`, or the peer binary `bin` with them. */
+function start(args, bin = process.execPath) {
+  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   return { child, stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGINT')))) };
 }
 
@@ -55,8 +58,20 @@ async function load(url, seconds) {
   return { rps: r.requests.average, p99: r.latency.p99 };
 }
 
+/** Serves `cfg` with the engine (or the peer binary `bin`) on `port` and loads `path`. */
+async function serve(bin, cfg, port, path, seconds) {
+  const server = bin ? start(['-c', cfg], bin) : start([ENGINE, '-c', cfg]);
+  try {
+    await waitReady(`http://127.0.0.1:${port}/ping`, server.child);
+    return await load(`http://127.0.0.1:${port}${path}`, seconds);
+  } finally {
+    await server.stop();
+  }
+}
+
 export async function run({ quick = false } = {}) {
   const seconds = quick ? 3 : 10;
+  const bin = benthosBinary();
   const rows = [];
 
   // 1. http_server → drop against a bare server.
@@ -78,10 +93,8 @@ output:
   drop: {}
 `,
   );
-  const drop = start([ENGINE, '-c', dropCfg]);
-  await waitReady(`http://127.0.0.1:${enginePort}/ping`, drop.child);
-  const eng = await load(`http://127.0.0.1:${enginePort}/post`, seconds);
-  await drop.stop();
+  const eng = await serve(undefined, dropCfg, enginePort, '/post', seconds);
+  const benthosDrop = bin && (await serve(bin, dropCfg, enginePort, '/post', seconds));
   rows.push({
     bench: `http_server → drop, ${CONNECTIONS} keep-alive connections, ${BODY.length}-byte POSTs`,
     result: `${fmt(eng.rps)} req/s, p99 ${eng.p99} ms`,
@@ -89,6 +102,7 @@ output:
     ratio: eng.rps / base.rps,
     target: '≥ 0.70× req/s',
     pass: eng.rps / base.rps >= 0.7,
+    ...peerCells(eng.rps, benthosDrop?.rps, 'req/s', bin && `${fmt(benthosDrop.rps)} req/s, p99 ${benthosDrop.p99} ms`),
   });
 
   // 2. http_server → http_client (propagate_response) → upstream, against the upstream directly.
@@ -116,10 +130,8 @@ output:
     max_in_flight: 64
 `,
   );
-  const proxy = start([ENGINE, '-c', proxyCfg]);
-  await waitReady(`http://127.0.0.1:${proxyPort}/ping`, proxy.child);
-  const via = await load(`http://127.0.0.1:${proxyPort}/api`, seconds);
-  await proxy.stop();
+  const via = await serve(undefined, proxyCfg, proxyPort, '/api', seconds);
+  const benthosVia = bin && (await serve(bin, proxyCfg, proxyPort, '/api', seconds));
   await up.stop();
   rows.push({
     bench: `http_server → http_client (propagate_response) → upstream, ${CONNECTIONS} connections`,
@@ -128,6 +140,7 @@ output:
     ratio: via.rps / direct.rps,
     target: '≥ 0.50× req/s',
     pass: via.rps / direct.rps >= 0.5,
+    ...peerCells(via.rps, benthosVia?.rps, 'req/s', bin && `${fmt(benthosVia.rps)} req/s, p99 ${benthosVia.p99} ms`),
   });
   return rows;
 }

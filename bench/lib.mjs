@@ -26,15 +26,15 @@ export const yamlQuote = (s) => `'${s.replace(/'/g, "''")}'`;
 
 /**
  * Writes a generate → `processor` → drop config (batches of 100, as fast as possible, quiet, no
- * HTTP server) and returns its path: the shape of every processor benchmark.
+ * HTTP server) and returns its path: the shape of every processor benchmark. Without plugins the
+ * config is plain Benthos YAML, which Benthos runs unchanged.
  */
 export function processorConfig(name, { plugins, mapping, count, threads, processor }) {
   return config(
     name,
     `http: { enabled: false }
 logger: { level: WARN }
-plugins: [ ${plugins.join(', ')} ]
-input:
+${plugins.length ? `plugins: [ ${plugins.join(', ')} ]\n` : ''}input:
   generate: { mapping: ${yamlQuote(mapping)}, interval: '', count: ${count}, batch_size: 100 }
 pipeline:
   threads: ${threads}
@@ -55,9 +55,9 @@ export function timeShell(cmd) {
   return s;
 }
 
-/** Runs the engine on a config; returns seconds of wall time. */
-export function timeEngine(cfg) {
-  return timeShell(`node ${ENGINE} -c ${cfg}`);
+/** Runs the engine on a config (or, given its binary, a peer such as Benthos); returns seconds of wall time. */
+export function timeEngine(cfg, peerBin) {
+  return timeShell(peerBin ? `${peerBin} -c ${cfg}` : `node ${ENGINE} -c ${cfg}`);
 }
 
 /** Runs the engine and samples its RSS (kB) every `everyMs` until it exits. */
@@ -80,11 +80,11 @@ export function sampleRss(cfg, everyMs = 200) {
 /**
  * Messages per second of an engine run of `count` messages, best of `runs`, with start-up (the
  * best of `startupRuns` runs of one message) subtracted. `configFor(count, startup)` writes the
- * config for a run and returns its path.
+ * config for a run and returns its path. With `peerBin` the same config runs on that peer binary.
  */
-export function engineRate(configFor, count, { startupRuns = 2, runs = 2 } = {}) {
-  const startup = best(startupRuns, () => timeEngine(configFor(1, true)));
-  const total = best(runs, () => timeEngine(configFor(count, false)));
+export function engineRate(configFor, count, { startupRuns = 2, runs = 2, peerBin } = {}) {
+  const startup = best(startupRuns, () => timeEngine(configFor(1, true), peerBin));
+  const total = best(runs, () => timeEngine(configFor(count, false), peerBin));
   return count / Math.max(1e-3, total - startup);
 }
 

@@ -3,9 +3,13 @@
 //   npm run bench                 all of them
 //   node bench/run.mjs --quick    smaller inputs, for a quick look
 //   node bench/run.mjs NAME...    only these (generate-drop, stdin-stdout, threads-cpu, memory, mapping, http, metrics, kafka, amqp, avro, ratelimit, http-body-memory, streams, config-lint)
+// generate-drop, stdin-stdout, threads-cpu, mapping and http also run Benthos on the same YAML
+// (bench/peers.mjs: built once with Go into $SVC_PEERS, default /tmp/peers; GO=none skips it).
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, machine } from './lib.mjs';
+import { BENTHOS_VERSION } from './peers.mjs';
 
 const ALL = ['generate-drop', 'stdin-stdout', 'threads-cpu', 'memory', 'mapping', 'http', 'metrics', 'kafka', 'amqp', 'avro', 'ratelimit', 'http-body-memory', 'streams', 'config-lint'];
 const args = process.argv.slice(2);
@@ -13,25 +17,34 @@ const quick = args.includes('--quick');
 const names = args.filter((a) => !a.startsWith('--'));
 const selected = names.length ? names : ALL;
 
+// The load average says how much of the 2 cores the run had: other work on the machine skews every row.
+const load = () => loadavg().map((l) => l.toFixed(2)).join(', ');
+const loadBefore = load();
 const rows = [];
 for (const name of selected) {
   const mod = await import(`./${name}.mjs`);
   process.stderr.write(`running ${name}...\n`);
   for (const row of await mod.run({ quick })) {
     rows.push(row);
-    process.stderr.write(`  ${row.bench}: ${row.result} vs ${row.baseline} = ${row.ratio.toFixed(2)}× ${row.pass === false ? 'BELOW TARGET' : ''}\n`);
+    const peer = row.peer ? `; Benthos ${row.peer}${row.peerRatio ? ` (svc ${row.peerRatio.toFixed(2)}×)` : ''}` : '';
+    process.stderr.write(`  ${row.bench}: ${row.result} vs ${row.baseline} = ${row.ratio.toFixed(2)}× ${row.pass === false ? 'BELOW TARGET' : ''}${peer}\n`);
   }
 }
 
 const cmd = `node bench/run.mjs${quick ? ' --quick' : ''}${names.length ? ' ' + names.join(' ') : ''}`;
+const loadAfter = load();
 const table = [
-  '| benchmark | result | baseline (same run) | ratio | target | met |',
-  '|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.bench} | ${r.result} | ${r.baseline} | ${r.ratio.toFixed(2)}× | ${r.target} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'no'} |`),
+  `| benchmark | result | baseline (same run) | ratio | target | met | Benthos ${BENTHOS_VERSION}, same YAML (same run) | svc / Benthos |`,
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.bench} | ${r.result} | ${r.baseline} | ${r.ratio.toFixed(2)}× | ${r.target} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'no'} | ${r.peer ?? ''} | ${r.peerRatio === undefined ? '' : `${r.peerRatio.toFixed(2)}×`} |`,
+  ),
 ].join('\n');
 const md = `# Benchmark results
 
 Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}.
+Load average (1, 5, 15 min): ${loadBefore} before the run, ${loadAfter} after.
 Command: \`${cmd}\` (after \`npm run build\`).
 
 ${table}
@@ -41,6 +54,9 @@ batches; stdin → stdout is the engine's speed over \`cat | cat\`; threads is t
 threads 1; memory is the late peak RSS over the early peak; config lint is \`engine lint\` over a
 bare \`yaml.parse\` of the same text (time, and peak RSS of a 10 MB config). Engine runs are whole CLI
 processes, timed best-of-N, with start-up time (a run of one message) subtracted.
+svc / Benthos is the engine's rate over Benthos' (core build from bench/peers/benthos/) running
+the same YAML file in the same run, timed the same way (fewer messages, as it is slower); empty
+where Benthos has no equivalent, "skipped: no Go" where it could not be built.
 `;
 if (!names.length || args.includes('--write')) writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), md);
-process.stdout.write(table + '\n');
+process.stdout.write(`load average ${loadBefore} before, ${loadAfter} after\n${table}\n`);

@@ -1,7 +1,9 @@
-// stdin → stdout on a 300 MB file of 100-byte lines, piped in and out, against `cat | cat`.
+// stdin → stdout on a 300 MB file of 100-byte lines, piped in and out, against `cat | cat`; beside
+// it Benthos on the same YAML with a tenth of the file (it is slower), its output lines counted.
 import { existsSync, statSync, openSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATA, ENGINE, best, config, fmt, timeShell } from './lib.mjs';
+import { benthosBinary, peerCells } from './peers.mjs';
 
 function dataFile(bytes) {
   const p = join(DATA, `lines-${bytes}.txt`);
@@ -22,6 +24,7 @@ export async function run({ quick = false } = {}) {
   const cat = best(3, () => timeShell(`cat ${file} | cat > /dev/null`));
   const engine = best(3, () => timeShell(`cat ${file} | node ${ENGINE} -c ${cfg} | cat > /dev/null`));
   const rate = lines / engine;
+  const benthos = benthosLines(bytes / 10, cfg);
   return [
     {
       bench: 'stdin → stdout, 100-byte lines, piped',
@@ -30,6 +33,19 @@ export async function run({ quick = false } = {}) {
       ratio: cat / engine,
       target: '≥ 2.5 M lines/s and ≥ 40% of cat',
       pass: rate >= 2.5e6 && cat / engine >= 0.4,
+      ...peerCells(rate, benthos, 'lines/s'),
     },
   ];
+}
+
+/** Benthos' lines per second through the same config, best of 2; undefined without Benthos. */
+function benthosLines(bytes, cfg) {
+  const bin = benthosBinary();
+  if (!bin) return undefined;
+  const file = dataFile(bytes);
+  const out = join(DATA, 'stdin-stdout-benthos.out');
+  const s = best(2, () => timeShell(`cat ${file} | ${bin} -c ${cfg} | cat > ${out}`));
+  // A peer that lost lines would look fast: check it wrote them all.
+  if (statSync(out).size !== bytes) throw new Error(`Benthos wrote ${statSync(out).size} of ${bytes} bytes from stdin to stdout`);
+  return bytes / 100 / s;
 }

@@ -1,0 +1,76 @@
+// Peers the benchmarks measure beside the engine, in the same run on the same machine: Benthos
+// core (io + pure components), built from bench/peers/benthos/ with Go, once, into a cache folder
+// outside the repository ($SVC_PEERS, else /tmp/peers). Without Go the peer cells say skipped.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, engineRate, fmt } from './lib.mjs';
+
+const SRC = join(ROOT, 'bench', 'peers', 'benthos');
+export const PEERS = process.env.SVC_PEERS || process.env.PEERS || '/tmp/peers';
+/** The Benthos module version go.mod pins (the module proxy here refuses newer ones). */
+export const BENTHOS_VERSION = /redpanda-data\/benthos\/v4 (v\S+)/.exec(readFileSync(join(SRC, 'go.mod'), 'utf8'))[1];
+
+/**
+ * The Go toolchain: $GO when set (and only it, so GO=none runs the benchmarks without peers), else
+ * `go` on the PATH or in the usual install folder; undefined when none runs.
+ */
+function goTool() {
+  const candidates = process.env.GO ? [process.env.GO] : ['go', '/usr/local/go/bin/go'];
+  return candidates.find((go) => spawnSync(go, ['version']).status === 0);
+}
+
+/** The binary's path once known; null when there is none and no Go to build it. */
+let cached;
+
+/**
+ * The path of the Benthos binary, built on first use (about 2 minutes on 2 cores) and reused after;
+ * undefined when the binary is absent and Go is not on the machine. Throws when a build fails or the
+ * cached binary is another version (the message says what to do).
+ */
+export function benthosBinary() {
+  if (cached !== undefined) return cached ?? undefined;
+  const bin = join(PEERS, 'bin', 'benthos');
+  if (!existsSync(bin)) {
+    const go = goTool();
+    if (!go) {
+      cached = null;
+      return undefined;
+    }
+    const src = join(PEERS, 'benthos-src');
+    mkdirSync(src, { recursive: true });
+    mkdirSync(join(PEERS, 'bin'), { recursive: true });
+    for (const f of ['go.mod', 'go.sum', 'main.go']) copyFileSync(join(SRC, f), join(src, f));
+    process.stderr.write(`building Benthos ${BENTHOS_VERSION} into ${bin} (once; about 2 minutes)...\n`);
+    // Build beside the final path and rename, so a half-written binary is never taken for a cached one.
+    const r = spawnSync(go, ['build', '-o', `${bin}.tmp`, '.'], { cwd: src, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (r.status !== 0) throw new Error(`building Benthos failed (go build exited ${r.status} in ${src}): check that the Go module proxy serves github.com/redpanda-data/benthos/v4 ${BENTHOS_VERSION}, or set SVC_PEERS to a folder holding bin/benthos`);
+    renameSync(`${bin}.tmp`, bin);
+  }
+  const v = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+  const version = /Version: (\S+)/.exec(v.stdout ?? '')?.[1];
+  if (version !== BENTHOS_VERSION) {
+    throw new Error(`${bin} is Benthos ${version ?? '(no version printed)'}, not ${BENTHOS_VERSION}: delete it to rebuild, or set SVC_PEERS to another cache folder`);
+  }
+  return (cached = bin);
+}
+
+/** The peer cell of a row Benthos could run but cannot here: why not. */
+export const SKIPPED_NO_GO = 'skipped: no Go';
+
+/**
+ * Benthos' messages per second on the same configs as lib.mjs's engineRate (same timing, start-up
+ * subtracted); undefined without a Benthos binary.
+ */
+export function benthosRate(configFor, count, opts = {}) {
+  const bin = benthosBinary();
+  return bin ? engineRate(configFor, count, { ...opts, peerBin: bin }) : undefined;
+}
+
+/**
+ * A row's Benthos cells: `peer`, Benthos' result (`text`, or why there is none), and `peerRatio`,
+ * the engine's rate over Benthos' (above 1 the engine is faster).
+ */
+export function peerCells(engine, peer, unit = 'msg/s', text = `${fmt(peer ?? 0)} ${unit}`) {
+  return peer === undefined ? { peer: SKIPPED_NO_GO } : { peer: text, peerRatio: engine / peer };
+}
