@@ -11,7 +11,8 @@
 // baseline does a parse and a stringify: within 2× of it means the Avro work costs no more than the
 // JSON work it stands in for.
 import { join } from 'node:path';
-import { Message, buildComponent } from '@svc/engine';
+import { Message } from '@svc/engine';
+import { buildComponent } from '@svc/engine/testing';
 import { ROOT, engineRate, fmt, processorConfig, yamlQuote } from './lib.mjs';
 
 const AVRO_PLUGIN = join(ROOT, 'plugins', 'dist', 'avro', 'index.js');

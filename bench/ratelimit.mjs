@@ -12,7 +12,7 @@
 // hop it cannot avoid. Target: at least 70% of PING's rate.
 import '@svc/plugins';
 import { createClient } from '@redis/client';
-import { serviceAddress, RecordingLogger } from '@svc/engine';
+import { serviceAddress, RecordingLogger } from '@svc/engine/testing';
 import { LocalRateLimit, tableBytes } from '../plugins/dist/ratelimit/local.js';
 import { RedisRateLimit } from '../plugins/dist/redis/rate-limit.js';
 import { fmt } from './lib.mjs';

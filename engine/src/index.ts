@@ -114,14 +114,3 @@ export {
   type Interpolation,
 } from './interp/index.js';
 export { getPath, setPath, deletePath, parsePath, formatPath } from './message/field-path.js';
-export {
-  RecordingLogger,
-  testContext,
-  withDefaults,
-  lintValue,
-  buildComponent,
-  type LogLine,
-  type TestContext,
-  type TestContextOptions,
-} from './plugin/testing.js';
-export { serviceAddress, waitFor } from './testing/services.js';

@@ -5,7 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Message, waitFor } from '@svc/engine';
+import { Message } from '@svc/engine';
+import { waitFor } from '@svc/engine/testing';
 import { EngineProcess } from '../testing/engine-process.js';
 import { redactUrl } from '@svc/engine';
 import {

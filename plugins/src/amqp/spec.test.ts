@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lintValue, registry, withDefaults } from '@svc/engine';
+import { registry } from '@svc/engine';
+import { lintValue, withDefaults } from '@svc/engine/testing';
 import { AMQP_PLUGIN } from './test-support.js';
 
 const ENGINE = fileURLToPath(new URL('../../../engine/dist/cli/main.js', import.meta.url));

@@ -7,7 +7,8 @@
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import amqplib, { type Channel, type ChannelModel, type ConfirmChannel, type GetMessage, type Options } from 'amqplib';
-import { buildComponent, serviceAddress, testContext, type Input, type Output, type TestContext } from '@svc/engine';
+import { type Input, type Output } from '@svc/engine';
+import { buildComponent, serviceAddress, testContext, type TestContext } from '@svc/engine/testing';
 import './index.js';
 
 /** The broker's URL (with the guest password). */

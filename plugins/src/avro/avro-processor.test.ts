@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Message, RecordingLogger, testContext } from '@svc/engine';
+import { Message } from '@svc/engine';
+import { RecordingLogger, testContext } from '@svc/engine/testing';
 import {
   ORDER_SCHEMA,
   ORDER_SCHEMA_TEXT,

@@ -3,10 +3,12 @@
  * tests and the benchmark share the shape of, documents for it, and shorthands to build and run
  * the processor through @svc/engine's test kit.
  */
-import { Message, buildComponent, testContext, type Batch, type Processor, type TestContext } from '@svc/engine';
+import { Message, type Batch, type Processor } from '@svc/engine';
+import { buildComponent, testContext, type TestContext } from '@svc/engine/testing';
 import './index.js';
 
-export { lintValue, registry, withDefaults, type TestContext } from '@svc/engine';
+export { registry } from '@svc/engine';
+export { lintValue, withDefaults, type TestContext } from '@svc/engine/testing';
 
 /** A record with every kind the processor must carry: 10 fields, nested record, union, enum... */
 export const ORDER_SCHEMA = {

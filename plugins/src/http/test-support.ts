@@ -12,24 +12,10 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import {
-  END_OF_INPUT,
-  buildComponent,
-  testContext as engineTestContext,
-  type TestContext,
-  type Batch,
-  type ComponentContext,
-  type ComponentKind,
-  type Input,
-  type Output,
-  type Processor,
-  type RateLimit,
-  type RouteHandler,
-  type ServiceRoutes,
-  type UpgradeHandler,
-} from '@svc/engine';
+import { END_OF_INPUT, type Batch, type ComponentContext, type ComponentKind, type Input, type Output, type Processor, type RateLimit, type RouteHandler, type ServiceRoutes, type UpgradeHandler } from '@svc/engine';
+import { buildComponent, testContext as engineTestContext, type TestContext } from '@svc/engine/testing';
 
-export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type TestContext } from '@svc/engine';
+export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type TestContext } from '@svc/engine/testing';
 
 /** A stand-in for the service-wide server: exact and prefix mounts, upgrades, on loopback. */
 export class FakeService implements ServiceRoutes {

@@ -2,9 +2,10 @@
  * Test helpers for the io family (the `*.test.ts` files only): @svc/engine's component test kit
  * with this family's shorthands, and a seeded random generator.
  */
-import { buildComponent, testContext as engineTestContext, type ComponentContext, type Input, type Output, type TestContext } from '@svc/engine';
+import { type ComponentContext, type Input, type Output } from '@svc/engine';
+import { buildComponent, testContext as engineTestContext, type TestContext } from '@svc/engine/testing';
 
-export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type TestContext } from '@svc/engine';
+export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type TestContext } from '@svc/engine/testing';
 
 /** A context for a component under test. */
 export function testContext(type = 'test', path = `root.test.${type}`): TestContext {

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '@svc/engine';
+import { waitFor } from '@svc/engine/testing';
 import { EngineProcess } from '../testing/engine-process.js';
 import { BROKER, KafkaFixture, uid } from './input-test-support.js';
 

@@ -5,7 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { END_OF_INPUT, serviceAddress, waitFor } from '@svc/engine';
+import { END_OF_INPUT } from '@svc/engine';
+import { serviceAddress, waitFor } from '@svc/engine/testing';
 import { TcpOutage } from '../testing/tcp-outage.js';
 import { KafkaFixture, connectInput, uid } from './input-test-support.js';
 

@@ -5,7 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { END_OF_INPUT, waitFor, type Input } from '@svc/engine';
+import { END_OF_INPUT, type Input } from '@svc/engine';
+import { waitFor } from '@svc/engine/testing';
 import { KafkaFixture, connectInput, sleep, uid } from './input-test-support.js';
 
 const kafka = new KafkaFixture();

@@ -5,17 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import kafkajs, { type Admin, type Kafka, type Message as KafkaRecord, type Producer } from 'kafkajs';
-import {
-  END_OF_INPUT,
-  buildComponent,
-  serviceAddress,
-  testContext,
-  type ComponentMetrics,
-  type Gauge,
-  type Input,
-  type TestContext,
-  type Transaction,
-} from '@svc/engine';
+import { END_OF_INPUT, type ComponentMetrics, type Gauge, type Input, type Transaction } from '@svc/engine';
+import { buildComponent, serviceAddress, testContext, type TestContext } from '@svc/engine/testing';
 import './input.js';
 
 export const BROKER = serviceAddress('SVC_KAFKA_BROKERS');

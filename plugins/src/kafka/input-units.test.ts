@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildComponent, lintValue, registry, testContext, withDefaults } from '@svc/engine';
+import { registry } from '@svc/engine';
+import { buildComponent, lintValue, testContext, withDefaults } from '@svc/engine/testing';
 import type { KafkaMessage } from 'kafkajs';
 import { Checkpoint } from './checkpoint.js';
 import { recordMessage } from './input-message.js';

@@ -5,7 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { traceContextOf, waitFor, type Input, type Transaction } from '@svc/engine';
+import { traceContextOf, type Input, type Transaction } from '@svc/engine';
+import { waitFor } from '@svc/engine/testing';
 import kafkajs from 'kafkajs';
 import { registerCompressionCodecs } from './compression.js';
 import { KafkaFixture, connectInput, readMessages, readWithin, sleep, texts, uid } from './input-test-support.js';

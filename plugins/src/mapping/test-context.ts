@@ -4,23 +4,10 @@
  * YAML-like shape (`{ mapping: 'root = ...' }`) with defaults applied, a logger that records its
  * lines, and a recording output.
  */
-import {
-  Message,
-  RecordingLogger,
-  testContext as engineTestContext,
-  type TestContext,
-  f,
-  registerOutput,
-  registry,
-  type Batch,
-  type ComponentConfig,
-  type ComponentKind,
-  type Field,
-  type Output,
-  type Processor,
-} from '@svc/engine';
+import { Message, f, registerOutput, registry, type Batch, type ComponentConfig, type ComponentKind, type Field, type Output, type Processor } from '@svc/engine';
+import { RecordingLogger, testContext as engineTestContext, type TestContext } from '@svc/engine/testing';
 
-export { RecordingLogger, type LogLine, type TestContext } from '@svc/engine';
+export { RecordingLogger, type LogLine, type TestContext } from '@svc/engine/testing';
 
 /** A context whose buildProcessors/buildOutput go through the registry's factories. */
 export function testContext(path = 'root.test', logger = new RecordingLogger()): TestContext {

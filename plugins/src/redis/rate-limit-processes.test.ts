@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { serviceAddress, waitFor } from '@svc/engine';
+import { serviceAddress, waitFor } from '@svc/engine/testing';
 import { EngineProcess } from '../testing/engine-process.js';
 
 const COUNT = 20;

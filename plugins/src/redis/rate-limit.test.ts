@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { buildComponent, lintValue, registry, serviceAddress, testContext, waitFor, RecordingLogger } from '@svc/engine';
+import { registry } from '@svc/engine';
+import { buildComponent, lintValue, serviceAddress, testContext, waitFor, RecordingLogger } from '@svc/engine/testing';
 import { freePort, RedisServer } from '../testing/redis-server.js';
 import type { RedisRateLimit } from './rate-limit.js';
 import './rate-limit.js';

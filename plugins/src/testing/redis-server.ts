@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import { after } from 'node:test';
-import { waitFor } from '@svc/engine';
+import { waitFor } from '@svc/engine/testing';
 
 const running = new Set<ChildProcess>();
 after(() => {

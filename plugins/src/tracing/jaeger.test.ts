@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { buildComponent, RecordingLogger, testContext, type Tracer } from '@svc/engine';
+import { type Tracer } from '@svc/engine';
+import { buildComponent, RecordingLogger, testContext } from '@svc/engine/testing';
 import { EngineProcess } from '../testing/engine-process.js';
 import { jaegerHeadSampler } from './jaeger-tracer.js';
 

@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { buildComponent, RecordingLogger, testContext, type Tracer } from '@svc/engine';
+import { type Tracer } from '@svc/engine';
+import { buildComponent, RecordingLogger, testContext } from '@svc/engine/testing';
 import { EngineProcess } from '../testing/engine-process.js';
 import { collectorUrl } from './otel-tracer.js';
 

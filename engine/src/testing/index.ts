@@ -1,0 +1,16 @@
+/**
+ * @svc/engine/testing: the kit for testing components and plugins, kept out of the plugin API.
+ *
+ *   import { buildComponent, testContext, RecordingLogger } from '@svc/engine/testing';
+ */
+export {
+  RecordingLogger,
+  testContext,
+  withDefaults,
+  lintValue,
+  buildComponent,
+  type LogLine,
+  type TestContext,
+  type TestContextOptions,
+} from '../plugin/testing.js';
+export { serviceAddress, waitFor } from './services.js';
