@@ -22,7 +22,9 @@ function brokers() {
   try {
     const m = /^SVC_KAFKA_BROKERS=(.*)$/m.exec(readFileSync(join(ROOT, '.services/env'), 'utf8'));
     if (m) return m[1];
-  } catch {}
+  } catch {
+    // no services env file: the default address
+  }
   return '127.0.0.1:9092';
 }
 

@@ -72,7 +72,8 @@ export function sampleRss(cfg, everyMs = 200) {
     }, everyMs);
     child.on('exit', (code) => {
       clearInterval(timer);
-      code === 0 ? resolve(samples) : reject(new Error(`engine exited ${code}`));
+      if (code === 0) resolve(samples);
+      else reject(new Error(`engine exited ${code}`));
     });
   });
 }

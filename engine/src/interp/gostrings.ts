@@ -6,6 +6,7 @@
 
 import { HTML_ENTITIES } from './htmlentities.js';
 
+// eslint-disable-next-line no-control-regex -- ASCII is every code point from 0x00 to 0x7f
 const ASCII = /^[\x00-\x7f]*$/;
 
 /** Go's unicode.ToUpper: the simple (one rune to one rune) mapping. */

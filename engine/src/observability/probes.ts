@@ -350,6 +350,7 @@ export class ProcessorProbe {
   }
 
   wrap(p: Processor): Processor {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the wrapper's own `this` is the processor
     const probe = this;
     const tracer = this.c.tracer;
     const recording = this.recording;

@@ -255,7 +255,13 @@ function withErrorLog(p: Processor, log: Logger): Processor {
   const flagged = (input: number, out: Batch[]): Batch[] => {
     let after = 0;
     let text: string | undefined;
-    for (const b of out) for (const m of b) if (m.error !== undefined) (after++, (text = m.error));
+    for (const b of out) {
+      for (const m of b) {
+        if (m.error === undefined) continue;
+        after++;
+        text = m.error;
+      }
+    }
     if (after > input) throttled.error(after - input > 1 ? `${text} (and ${after - input - 1} more message(s) of the batch)` : text!);
     return out;
   };

@@ -85,8 +85,8 @@ export function mountStreamsApi(service: ServiceRoutes, streams: Streams, opts: 
     try {
       if (id === undefined) await collection(req, res, streams);
       else await single(req, res, streams, id);
-    } catch (err) {
-      if (err instanceof ConfigError) err = lintErrors(err);
+    } catch (thrown) {
+      const err = thrown instanceof ConfigError ? lintErrors(thrown) : thrown;
       if (err instanceof HttpError) return json(res, err.status, err.body ?? { error: err.message });
       if (err instanceof SvcError) return json(res, 400, { error: err.message });
       opts.logger.error(`streams API: ${req.method} ${path} failed: ${errorMessage(err)}`);

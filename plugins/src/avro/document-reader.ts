@@ -87,6 +87,7 @@ function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
 }
 
 /** The code point range of Avro's JSON encoding of bytes. */
+// eslint-disable-next-line no-control-regex -- Latin-1 starts at U+0000
 const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 
 interface RecordField {
@@ -169,6 +170,7 @@ class Compiler {
    * itself) go through an indirection that is filled in when it is done.
    */
   private compileNamed(type: Type, make: () => Read): Read {
+    // eslint-disable-next-line prefer-const -- assigned after the closure that reads it is made
     let impl: Read | undefined;
     this.named.set(type, (v) => impl!(v));
     impl = make();

@@ -46,6 +46,8 @@ export const clientFields = {
   sasl: saslSpec,
 };
 
+// Only its type is used: the fields are spread into each kafka component's own spec.
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
 const clientSpec = f.object(clientFields);
 export type ClientConfig = Infer<typeof clientSpec>;
 

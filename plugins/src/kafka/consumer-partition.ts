@@ -96,6 +96,7 @@ export class PartitionFeed {
   waitForSpace(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
+      // eslint-disable-next-line @typescript-eslint/no-this-alias -- `done` is a named function compared by identity
       const self = this;
       function done() {
         clearTimeout(timer);

@@ -18,7 +18,6 @@ import { EngineProcess } from '../testing/engine-process.js';
 import { jaegerHeadSampler } from './jaeger-tracer.js';
 
 const require = createRequire(import.meta.url);
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Thrift } = require('thriftrw') as { Thrift: new (opts: Record<string, unknown>) => ThriftModule };
 interface ThriftModule {
   Agent: { emitBatch: { argumentsMessageRW: { readFrom(buf: Buffer, offset: number): { err?: Error; value: { body: { batch: ThriftBatch } } } } } };
