@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream';
 import {
   END_OF_INPUT,
   buildComponent,
+  isAnswered,
   testContext as engineTestContext,
   type TestContext,
   type Batch,
@@ -113,7 +114,7 @@ export function drive(input: Input, processors: Processor[], output: Output | un
     for (const p of processors) {
       const next: Batch[] = [];
       for (const b of batches) for (const out of await p.process(b)) {
-        const kept = out.filter((m) => !m.replied);
+        const kept = out.filter((m) => !isAnswered(m));
         if (kept.length) next.push(kept);
       }
       batches = next;
