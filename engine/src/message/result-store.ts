@@ -32,6 +32,18 @@ interface Stored {
 /** Runtime-private: the one crossing key results travel under. */
 const RESULT = contextKey<Stored>('svc.result', { crossesThreads: true });
 
+/** Messages answered on this thread so far (see {@link answeredCount}). */
+let answered = 0;
+
+/**
+ * How many messages were answered on this thread so far. The runtime reads it before and after a
+ * processor call and looks for answered messages only when it moved: most pipelines answer
+ * nothing, and a ctx lookup per message per processor would cost them.
+ */
+export function answeredCount(): number {
+  return answered;
+}
+
 /**
  * Stores `value` as the synchronous result of the request `msg` came from, replacing any result
  * stored before for it; the message goes on through the pipeline (the `sync_response`
@@ -48,6 +60,7 @@ export function storeResult(msg: Message, value: unknown): void {
  */
 export function answerMessage(msg: Message, value: unknown): void {
   msg.ctx.set(RESULT, { value, answered: true });
+  answered++;
 }
 
 /** True when a processor answered the message ({@link answerMessage}): it skips the rest. */

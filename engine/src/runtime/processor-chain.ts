@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
-import { isAnswered } from '../message/result-store.js';
+import { answeredCount, isAnswered } from '../message/result-store.js';
 import type { Processor } from '../plugin/types.js';
 
 /** Removes answered messages: they skip the remaining processors and the output. */
@@ -25,6 +25,7 @@ export async function runProcessors(processors: readonly Processor[], batch: Bat
     for (let b = 0; b < batches.length; b++) {
       const input = batches[b]!;
       let out: Batch[];
+      const answeredBefore = answeredCount();
       try {
         const r = proc.process(input);
         out = r instanceof Promise ? await r : r;
@@ -32,6 +33,11 @@ export async function runProcessors(processors: readonly Processor[], batch: Bat
         const text = errorMessage(err);
         for (const m of input) m.error = text;
         out = [input];
+      }
+      // Only when this call (or one running meanwhile on this thread) answered messages.
+      if (answeredCount() === answeredBefore) {
+        for (let i = 0; i < out.length; i++) if (out[i]!.length > 0) next.push(out[i]!);
+        continue;
       }
       for (let i = 0; i < out.length; i++) {
         const kept = withoutAnswered(out[i]!);

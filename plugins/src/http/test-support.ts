@@ -102,7 +102,7 @@ export function build<T>(kind: ComponentKind, name: string, config: unknown, ctx
 }
 
 /**
- * A small runtime: reads transactions, runs the processors (messages with a reply skip the rest
+ * A small runtime: reads transactions, runs the processors (answered messages skip the rest
  * and the output, as the engine does), writes to the output and acks; nacks on a failed write.
  * `concurrency` transactions run at once. Stops when `stop()` is called or the input ends.
  */
