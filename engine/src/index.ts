@@ -3,7 +3,9 @@
  *
  *   import { registerProcessor, f, Message } from '@svc/engine';
  */
-export { Message, copyBatch, batchBytes, type Batch, type MetaValue, type Reply, type MessageContext } from './message/message.js';
+export { Message, copyBatch, batchBytes, type Batch, type MetaValue } from './message/message.js';
+export { contextKey, ContextKey, MessageContext, type ContextKeyOptions } from './message/context.js';
+export { ResultStore, storeResult, answerMessage, isAnswered, type Answer } from './message/result-store.js';
 export { END_OF_INPUT, splitAck, joinAcks, type Ack, type EndOfInput, type Transaction } from './message/transaction.js';
 export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';

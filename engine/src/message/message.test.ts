@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { contextKey } from './context.js';
 import { Message, batchBytes, copyBatch } from './message.js';
+import { ResultStore, answerMessage, isAnswered, storeResult } from './result-store.js';
 import { joinAcks, splitAck } from './transaction.js';
 
 describe('Message', () => {
@@ -36,17 +38,38 @@ describe('Message', () => {
     assert.equal(c.text(), '{"a":{"b":2}}');
   });
 
-  it('copies share ctx, so a reply set on a copy reaches the original', () => {
+  it('copies share ctx, so a value or a result set on a copy reaches the original', () => {
+    const REQUEST = contextKey<number>('test.message.request');
     const m = new Message('req');
     const c = m.copy();
-    assert.equal(m.hasCtx(), false);
-    c.setReply({ status: 201 });
-    assert.equal(c.replied, true);
+    assert.equal(m.hasCtx(), false, 'a copy made before any ctx gets its own');
+    answerMessage(c, { status: 201 });
+    assert.equal(isAnswered(c), true);
+    assert.equal(isAnswered(m), false);
     const m2 = new Message('req');
-    m2.ctx.request = 1;
+    const store = new ResultStore<{ status: number }>([m2]);
+    m2.ctx.set(REQUEST, 1);
     const c2 = m2.copy();
-    c2.setReply({ status: 429 });
-    assert.equal(m2.ctx.reply?.status, 429);
+    assert.equal(c2.ctx.get(REQUEST), 1);
+    storeResult(c2, { status: 200 });
+    assert.equal(isAnswered(m2), false, 'stored, not answered: the message goes on');
+    answerMessage(c2, { status: 429 });
+    assert.equal(isAnswered(m2), true);
+    assert.deepEqual(store.results(), [{ status: 429 }], 'the last result stored wins');
+  });
+
+  it('ctx keys are typed and distinct even with equal names; a crossing name is unique', () => {
+    const a = contextKey<string>('test.message.same');
+    const b = contextKey<string>('test.message.same');
+    const m = new Message('x');
+    m.ctx.set(a, 'A');
+    assert.equal(m.ctx.get(a), 'A');
+    assert.equal(m.ctx.get(b), undefined);
+    assert.equal(m.ctx.has(b), false);
+    m.ctx.delete(a);
+    assert.equal(m.ctx.has(a), false);
+    contextKey<string>('test.message.crossing', { crossesThreads: true });
+    assert.throws(() => contextKey<string>('test.message.crossing', { crossesThreads: true }), /exists already/);
   });
 
   it('lazy slices read, copy, measure and serialise like plain contents', () => {

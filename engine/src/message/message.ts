@@ -1,22 +1,7 @@
+import { MessageContext } from './context.js';
+
 /** A metadata value: a string, or any structured (JSON-like) value. */
 export type MetaValue = string | number | boolean | null | MetaValue[] | { [key: string]: MetaValue };
-
-/** The reply a processor sets on a message that answers a request (HTTP and the gateway). */
-export interface Reply {
-  status: number;
-  headers?: Record<string, string | string[]>;
-  body?: Buffer;
-}
-
-/**
- * In-thread state of a message: it never leaves the thread that created it.
- * Copies of a message share one ctx object, so a reply set on any copy reaches the input.
- */
-export interface MessageContext {
-  /** The reply that answers the request this message came from, if a processor set one. */
-  reply?: Reply;
-  [key: string]: unknown;
-}
 
 const EMPTY = Buffer.alloc(0);
 const UNPARSED = Symbol('unparsed');
@@ -50,8 +35,6 @@ export class Message {
   private _meta: Map<string, MetaValue> | undefined;
   private _metaShared = false;
   private _error: string | undefined = undefined;
-  /** Set when a reply was produced: the message skips the remaining processors and the output. */
-  replied = false;
   private _ctx: MessageContext | undefined;
 
   constructor(content?: Buffer | string, metadata?: Record<string, MetaValue> | Map<string, MetaValue>) {
@@ -174,12 +157,17 @@ export class Message {
     m._error = error;
   }
 
+  /**
+   * In-process values under typed keys (see `contextKey`), created on first use. Copies share
+   * it: a value set on any copy is seen by all of them and by the input that read the message.
+   */
   get ctx(): MessageContext {
-    return (this._ctx ??= {});
+    return (this._ctx ??= new MessageContext());
   }
 
-  set ctx(value: MessageContext) {
-    this._ctx = value;
+  /** Makes this message share `other`'s ctx (creating it): a message the runtime rebuilt after a thread hop. */
+  shareCtxOf(other: Message): void {
+    this._ctx = other.ctx;
   }
 
   /** True when this message carries a ctx (without creating one). */
@@ -232,12 +220,6 @@ export class Message {
     this.error = err instanceof Error ? err.message : String(err);
   }
 
-  /** Sets the reply that answers the originating request; the message skips the rest of the pipeline. */
-  setReply(reply: Reply): void {
-    this.ctx.reply = reply;
-    this.replied = true;
-  }
-
   /**
    * A cheap copy: shares the content buffer, the metadata (copied on first write) and the ctx.
    * Use it wherever one message goes two ways (broker fan-out, replay snapshots).
@@ -260,7 +242,6 @@ export class Message {
       this._metaShared = true;
     }
     m._error = this._error;
-    m.replied = this.replied;
     m._ctx = this._ctx;
     return m;
   }

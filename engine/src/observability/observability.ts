@@ -6,13 +6,13 @@ import { errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import type { Logger } from './logger.js';
 import { NOOP_EXPORTER, StreamMetrics, type Gauge, type MetricsExporter } from './metrics.js';
-import { InputProbe, OutputProbe, ProcessorProbe, type ProcessorTrace } from './probes.js';
-import { NOOP_TRACER, SPAN_KEY, type Span, type SpanAttributes, type Tracer } from './tracer.js';
+import { InputProbe, OutputProbe, ProcessorProbe, type CallRecorder } from './probes.js';
+import { NOOP_TRACER, SPAN_KEY, type Tracer } from './tracer.js';
 import { WorkerMetricsSink, type MetricsDelta } from './worker-metrics.js';
 
 export interface ObservabilityOptions {
-  /** On a pipeline worker with tracing on: processor calls are logged for the main thread. */
-  recordTraces?: boolean;
+  /** On a pipeline worker with tracing on: logs processor calls for the main thread's spans. */
+  calls?: CallRecorder;
   logger?: Logger;
 }
 
@@ -21,7 +21,7 @@ export class Observability {
   readonly tracer: Tracer;
   /** True when metrics or tracing (or, on a worker, trace recording) is on. */
   readonly active: boolean;
-  private readonly recordTraces: boolean;
+  private readonly calls: CallRecorder | undefined;
   private sink: WorkerMetricsSink | undefined;
   private closed = false;
 
@@ -32,8 +32,8 @@ export class Observability {
   ) {
     this.metrics = new StreamMetrics(exporter);
     this.tracer = tracer;
-    this.recordTraces = opts.recordTraces === true;
-    this.active = this.metrics.enabled || tracer.enabled || this.recordTraces;
+    this.calls = opts.calls;
+    this.active = this.metrics.enabled || tracer.enabled || this.calls !== undefined;
   }
 
   private common(path: string, label: string, type: string) {
@@ -49,7 +49,7 @@ export class Observability {
   }
 
   processor(path: string, label: string, type: string): ProcessorProbe | undefined {
-    return this.active ? new ProcessorProbe(this.common(path, label, type), this.recordTraces) : undefined;
+    return this.active ? new ProcessorProbe(this.common(path, label, type), this.calls) : undefined;
   }
 
   /** `threads_active`: the pipeline threads processing batches. */
@@ -62,41 +62,18 @@ export class Observability {
     if (!this.tracer.enabled) return false;
     for (let i = 0; i < batch.length; i++) {
       const m = batch[i]!;
-      if (m.hasCtx() && m.ctx[SPAN_KEY] !== undefined) return true;
+      if (m.hasCtx() && m.ctx.has(SPAN_KEY)) return true;
     }
     return false;
   }
 
-  /** Applies what a worker sent back with a batch result: metric deltas, processor spans. */
-  fromWorker(batch: Batch, delta: MetricsDelta | undefined, traces: ProcessorTrace[] | undefined): void {
-    if (delta !== undefined) {
-      try {
-        (this.sink ??= new WorkerMetricsSink(this.metrics)).apply(delta);
-      } catch (err) {
-        // Workers validate metrics as the main thread does; never fail a batch over a count.
-        this.opts.logger?.error(`Cannot apply a worker's metrics: ${errorMessage(err)}`);
-      }
-    }
-    if (traces !== undefined && this.tracer.enabled) {
-      for (const t of traces) {
-        const attributes: SpanAttributes = {
-          'svc.component.kind': 'processor',
-          'svc.component.path': t.path,
-          'svc.component.label': t.label,
-          'svc.component.type': t.type,
-        };
-        for (let i = 0; i < t.origins.length; i++) {
-          const m = batch[t.origins[i]!];
-          if (m === undefined || !m.hasCtx()) continue;
-          const parent = m.ctx[SPAN_KEY] as Span | undefined;
-          if (parent === undefined) continue;
-          const s = this.tracer.startSpan(t.label, { parent, attributes, startTimeMs: t.start });
-          if (s === undefined) continue;
-          const err = t.errors?.[i];
-          if (err) s.recordError(err);
-          s.end(t.end);
-        }
-      }
+  /** Applies the metric counts a worker sent back with a batch result. */
+  fromWorker(delta: MetricsDelta): void {
+    try {
+      (this.sink ??= new WorkerMetricsSink(this.metrics)).apply(delta);
+    } catch (err) {
+      // Workers validate metrics as the main thread does; never fail a batch over a count.
+      this.opts.logger?.error(`Cannot apply a worker's metrics: ${errorMessage(err)}`);
     }
   }
 

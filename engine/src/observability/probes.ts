@@ -8,34 +8,33 @@ import { flaggedCount, type Batch, type Message } from '../message/message.js';
 import type { Ack, Transaction } from '../message/transaction.js';
 import type { Processor, RateLimit } from '../plugin/types.js';
 import type { ComponentStatus } from '../runtime/status.js';
-import { isSampledTimer, type Counter, type Gauge, type SampledTimer, type StreamMetrics, type Timer } from './metrics.js';
-import { epochMs, PARENT_KEY, SPAN_KEY, type Span, type SpanAttributes, type TraceContext, type Tracer } from './tracer.js';
+import type { Counter, Gauge, StreamMetrics } from './metrics.js';
+import { StageTimer } from './stage-timer.js';
+import { PARENT_KEY, SPAN_KEY, type Span, type SpanAttributes, type TraceContext, type Tracer } from './tracer.js';
 
-/** ctx keys a pipeline worker sets on each message of a task (ctx stays on that thread). */
-export const ORIGIN_KEY = '__svc_origin';
-export const TRACE_LOG_KEY = '__svc_trace';
-
-/** One processor call on a worker, for a traced task: the main thread turns it into spans. */
-export interface ProcessorTrace {
+/** Which component a probe watches. */
+export interface ComponentRef {
   path: string;
   label: string;
   type: string;
-  /** Epoch milliseconds. */
-  start: number;
-  end: number;
-  /** Origin indexes (in the task's batch) of the messages the call processed. */
-  origins: number[];
-  /** The error text per origin, where the message came out flagged. */
-  errors?: Array<string | null>;
 }
 
-interface Common {
+/**
+ * Logs processor calls where spans cannot be made (a pipeline worker: the main thread makes them
+ * from the log, see workers/call-log.ts).
+ */
+export interface CallRecorder {
+  /**
+   * A call of `component` on `batch` starts: returns what to call when it ended (with the error
+   * of a call that threw), or undefined when the batch is not traced.
+   */
+  start(batch: Batch, component: ComponentRef): ((failure: string | undefined) => void) | undefined;
+}
+
+interface Common extends ComponentRef {
   metrics: StreamMetrics;
   /** The tracer, only when one is configured (main thread). */
   tracer: Tracer | undefined;
-  path: string;
-  label: string;
-  type: string;
 }
 
 function attributesOf(kind: string, c: Common): SpanAttributes {
@@ -54,7 +53,7 @@ function childSpans(tracer: Tracer, name: string, attributes: SpanAttributes, ba
   for (let i = 0; i < batch.length; i++) {
     const m = batch[i]!;
     if (!m.hasCtx()) continue;
-    const parent = m.ctx[SPAN_KEY] as Span | undefined;
+    const parent = m.ctx.get(SPAN_KEY);
     if (parent === undefined) continue;
     const s = tracer.startSpan(name, { parent, attributes });
     if (s) (spans ??= new Array(batch.length))[i] = s;
@@ -69,78 +68,6 @@ function endSpans(spans: Array<Span | undefined>, batch: Batch | undefined, fail
     const err = failure ?? batch?.[i]?.error;
     if (err !== undefined) s.recordError(err);
     s.end();
-  }
-}
-
-/** While timed batches end closer together than this (ms), a stage times fewer of them... */
-const TIMING_FAST_MS = 1;
-/** ... and when further apart than this, more of them. */
-const TIMING_SLOW_MS = 10;
-const MAX_STRIDE = 1024;
-
-/**
- * Times a stage: `_batch_latency` per batch and `_latency` per message. Every batch is counted;
- * while timed batches end less than a millisecond apart, only every `stride`-th batch is timed
- * (the stride adapts, up to 1024) and stands for the batches in between. A clock read costs about
- * as much as a whole noop batch, so at millions of messages a second the hot path reads the clock
- * for a few hundred batches a second instead of every one; the quantiles are then those of a
- * uniform sample, the counts stay exact and the sums are estimated. A timer that cannot be
- * sampled (a custom exporter's) is timed on every batch.
- */
-export class StageTimer {
-  private readonly sampled: boolean;
-  private stride = 1;
-  private pending = 0;
-  private lastAt = -Infinity;
-  /** The number of batches the batch `begin()` just chose to time stands for. */
-  weight = 1;
-
-  constructor(
-    private readonly perMessage: Timer,
-    private readonly perBatch: Timer,
-    /** False when metrics are off: nothing is timed. */
-    private readonly enabled: boolean,
-    /** True: `_latency` is the batch's time for each of its messages (read → ack); false: divided among them. */
-    private readonly shared = false,
-  ) {
-    this.sampled = isSampledTimer(perMessage) && isSampledTimer(perBatch);
-  }
-
-  /** Per batch: `performance.now()` when this batch is timed, else -1. */
-  begin(): number {
-    if (!this.enabled) return -1;
-    if (!this.sampled) {
-      this.weight = 1;
-      return performance.now();
-    }
-    (this.perBatch as SampledTimer).tally(1);
-    (this.perMessage as SampledTimer).tally(1);
-    if (++this.pending < this.stride) return -1;
-    this.weight = this.pending;
-    this.pending = 0;
-    return performance.now();
-  }
-
-  /** The end of a batch of `n` messages that `begin()` timed (with its `weight`). */
-  end(t0: number, n: number, weight: number): void {
-    if (t0 < 0) return;
-    const now = performance.now();
-    const s = (now - t0) / 1000;
-    const each = this.shared ? s : n > 0 ? s / n : -1;
-    if (!this.sampled) {
-      this.perBatch.observe(s);
-      if (each >= 0) this.perMessage.observe(each);
-      return;
-    }
-    (this.perBatch as SampledTimer).observeSampled(s, weight);
-    if (each >= 0) (this.perMessage as SampledTimer).observeSampled(each, weight);
-    const gap = now - this.lastAt;
-    this.lastAt = now;
-    if (gap < TIMING_FAST_MS) {
-      if (this.stride < MAX_STRIDE) this.stride *= 2;
-    } else if (gap > TIMING_SLOW_MS && this.stride > 1) {
-      this.stride >>= 1;
-    }
   }
 }
 
@@ -218,12 +145,12 @@ export class InputProbe {
       const m: Message = batch[i]!;
       let parent: TraceContext | undefined;
       if (m.hasCtx()) {
-        if (m.ctx[SPAN_KEY] !== undefined) continue;
-        parent = m.ctx[PARENT_KEY] as TraceContext | undefined;
+        if (m.ctx.has(SPAN_KEY)) continue;
+        parent = m.ctx.get(PARENT_KEY);
       }
       const s = tracer.startSpan(this.c.label, { parent, attributes: this.attributes });
       if (s === undefined) continue;
-      m.ctx[SPAN_KEY] = s;
+      m.ctx.set(SPAN_KEY, s);
       (spans ??= new Array(batch.length))[i] = s;
     }
     return spans;
@@ -333,7 +260,7 @@ export class ProcessorProbe {
   constructor(
     private readonly c: Common,
     /** On a pipeline worker with tracing on: calls are logged for the main thread's spans. */
-    private readonly recording: boolean,
+    private readonly calls: CallRecorder | undefined,
   ) {
     const m = c.metrics;
     this.processed = m.standard('processor_processed', c.path, c.label);
@@ -353,7 +280,7 @@ export class ProcessorProbe {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the wrapper's own `this` is the processor
     const probe = this;
     const tracer = this.c.tracer;
-    const recording = this.recording;
+    const calls = this.calls;
     return {
       process(batch) {
         const n = batch.length;
@@ -361,30 +288,29 @@ export class ProcessorProbe {
         // async processor's count may take in flags another one set on this thread meanwhile.)
         const errs = flaggedCount();
         const spans = tracer !== undefined ? childSpans(tracer, probe.c.label, probe.attributes, batch) : undefined;
-        const log = recording ? traceLogOf(batch) : undefined;
-        const start = log !== undefined ? epochMs() : 0;
+        const log = calls !== undefined ? calls.start(batch, probe.c) : undefined;
         const t0 = probe.timer.begin();
         const w = probe.timer.weight;
         let r: ReturnType<Processor['process']>;
         try {
           r = p.process(batch);
         } catch (err) {
-          probe.done(batch, n, errs, undefined, t0, w, spans, log, start, err);
+          probe.done(batch, n, errs, undefined, t0, w, spans, log, err);
           throw err;
         }
         if (r instanceof Promise) {
           return r.then(
             (out) => {
-              probe.done(batch, n, errs, out, t0, w, spans, log, start, undefined);
+              probe.done(batch, n, errs, out, t0, w, spans, log, undefined);
               return out;
             },
             (err: unknown) => {
-              probe.done(batch, n, errs, undefined, t0, w, spans, log, start, err);
+              probe.done(batch, n, errs, undefined, t0, w, spans, log, err);
               throw err;
             },
           );
         }
-        probe.done(batch, n, errs, r, t0, w, spans, log, start, undefined);
+        probe.done(batch, n, errs, r, t0, w, spans, log, undefined);
         return r;
       },
     };
@@ -398,8 +324,7 @@ export class ProcessorProbe {
     t0: number,
     weight: number,
     spans: Array<Span | undefined> | undefined,
-    log: ProcessorTrace[] | undefined,
-    start: number,
+    log: ((failure: string | undefined) => void) | undefined,
     thrown: unknown,
   ): void {
     this.timer.end(t0, n, weight);
@@ -423,24 +348,7 @@ export class ProcessorProbe {
     }
     const failure = thrown === undefined ? undefined : thrown instanceof Error ? thrown.message : String(thrown);
     if (spans !== undefined) endSpans(spans, batch, failure);
-    if (log !== undefined) log.push(this.trace(batch, start, failure));
-  }
-
-  private trace(batch: Batch, start: number, failure: string | undefined): ProcessorTrace {
-    const origins: number[] = [];
-    let errors: Array<string | null> | undefined;
-    for (const m of batch) {
-      if (!m.hasCtx()) continue;
-      const o = m.ctx[ORIGIN_KEY];
-      if (typeof o !== 'number' || o < 0) continue;
-      const err = failure ?? m.error;
-      if (err !== undefined) (errors ??= new Array<string | null>(origins.length).fill(null))[origins.length] = err;
-      else if (errors) errors[origins.length] = null;
-      origins.push(o);
-    }
-    const t: ProcessorTrace = { path: this.c.path, label: this.c.label, type: this.c.type, start, end: epochMs(), origins };
-    if (errors) t.errors = errors;
-    return t;
+    if (log !== undefined) log(failure);
   }
 
   closed(): void {
@@ -466,10 +374,4 @@ export function countRateLimitErrors(rl: RateLimit, metrics: StreamMetrics, path
     },
     close: rl.close ? () => rl.close!() : undefined,
   };
-}
-
-function traceLogOf(batch: Batch): ProcessorTrace[] | undefined {
-  const m = batch[0];
-  if (m === undefined || !m.hasCtx()) return undefined;
-  return m.ctx[TRACE_LOG_KEY] as ProcessorTrace[] | undefined;
 }

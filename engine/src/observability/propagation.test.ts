@@ -77,7 +77,7 @@ describe('propagation: HTTP headers', () => {
     const m = new Message('x');
     assert.deepEqual(injectTraceHeaders(m, {}), {});
     assert.equal(m.hasCtx(), false, 'an untraced message gets no ctx');
-    m.ctx[SPAN_KEY] = fakeSpan({ traceId: TRACE, spanId: SPAN, sampled: true, traceState: 'a=b' });
+    m.ctx.set(SPAN_KEY, fakeSpan({ traceId: TRACE, spanId: SPAN, sampled: true, traceState: 'a=b' }));
     assert.deepEqual(injectTraceHeaders(m, { accept: '*/*' }), {
       accept: '*/*',
       traceparent: `00-${TRACE}-${SPAN}-01`,
@@ -94,7 +94,7 @@ describe('propagation: extract_tracing_map / inject_tracing_map (Kafka headers)'
     const m = new Message('payload', { traceparent: `00-${TRACE}-${SPAN}-01`, other: 'x' });
     const ctx = extractTracingMap(m, compileMapping('root = @'));
     assert.deepEqual(ctx, { traceId: TRACE, spanId: SPAN, sampled: true });
-    assert.deepEqual(m.ctx[PARENT_KEY], ctx);
+    assert.deepEqual(m.ctx.get(PARENT_KEY), ctx);
     assert.deepEqual(traceContextOf(m), ctx);
     const none = new Message('x', { a: 'b' });
     assert.equal(extractTracingMap(none, compileMapping('root = @')), undefined);
@@ -104,7 +104,7 @@ describe('propagation: extract_tracing_map / inject_tracing_map (Kafka headers)'
 
   it('injects the text map with a mapping onto metadata, keeping the rest', () => {
     const m = new Message('payload', { keep: 'me' });
-    m.ctx[SPAN_KEY] = fakeSpan({ traceId: TRACE, spanId: SPAN, sampled: true });
+    m.ctx.set(SPAN_KEY, fakeSpan({ traceId: TRACE, spanId: SPAN, sampled: true }));
     injectTracingMap(m, compileMapping('meta = @.merge(this)'));
     assert.equal(m.getMeta('keep'), 'me');
     assert.equal(m.getMeta('traceparent'), `00-${TRACE}-${SPAN}-01`);
@@ -119,7 +119,7 @@ describe('propagation: extract_tracing_map / inject_tracing_map (Kafka headers)'
     const m = new Message('p', { traceparent: `00-${TRACE}-${SPAN}-01` });
     extractTracingMap(m, compileMapping('root = @'));
     const out = new Message('p');
-    out.ctx = m.ctx;
+    out.shareCtxOf(m);
     injectTracingMap(out, compileMapping('meta span = this.traceparent'));
     assert.equal(out.getMeta('span'), `00-${TRACE}-${SPAN}-01`);
   });

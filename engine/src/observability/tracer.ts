@@ -8,6 +8,7 @@
  * nothing else: disabled tracing is one boolean per batch.
  */
 import type { Message } from '../message/message.js';
+import { contextKey } from '../message/context.js';
 
 /** The identity of a span, as it travels between processes (W3C trace context, uber-trace-id). */
 export interface TraceContext {
@@ -59,9 +60,13 @@ export const NOOP_TRACER: Tracer = {
   startSpan: () => undefined,
 };
 
-/** Keys of a message's ctx used by tracing (ctx never leaves its thread). */
-export const SPAN_KEY = 'span';
-export const PARENT_KEY = 'traceParent';
+/**
+ * The runtime's tracing keys of a message's ctx (not part of the public API: plugins use
+ * `spanOf`, `traceContextOf`, `setTraceParent`). Both stay on the main thread: a span is a live
+ * object, and spans are made there (a worker logs its calls instead).
+ */
+export const SPAN_KEY = contextKey<Span>('svc.span');
+export const PARENT_KEY = contextKey<TraceContext>('svc.trace_parent');
 
 /**
  * Milliseconds since the epoch with sub-millisecond precision, comparable across threads: the
@@ -83,7 +88,7 @@ export function isSpan(x: Span | TraceContext): x is Span {
 /** The root span the runtime started for a message at ingestion, if it was sampled. */
 export function spanOf(message: Message): Span | undefined {
   if (!message.hasCtx()) return undefined;
-  return message.ctx[SPAN_KEY] as Span | undefined;
+  return message.ctx.get(SPAN_KEY);
 }
 
 /**
@@ -92,9 +97,9 @@ export function spanOf(message: Message): Span | undefined {
  */
 export function traceContextOf(message: Message): TraceContext | undefined {
   if (!message.hasCtx()) return undefined;
-  const span = message.ctx[SPAN_KEY] as Span | undefined;
+  const span = message.ctx.get(SPAN_KEY);
   if (span) return span.context();
-  return message.ctx[PARENT_KEY] as TraceContext | undefined;
+  return message.ctx.get(PARENT_KEY);
 }
 
 /**
@@ -102,5 +107,5 @@ export function traceContextOf(message: Message): TraceContext | undefined {
  * span the runtime starts at ingestion becomes its child. Call it in `read()`, before returning.
  */
 export function setTraceParent(message: Message, parent: TraceContext | undefined): void {
-  if (parent) message.ctx[PARENT_KEY] = parent;
+  if (parent) message.ctx.set(PARENT_KEY, parent);
 }

@@ -1,27 +1,24 @@
 import { errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { splitAck, type Ack } from '../message/transaction.js';
+import { answeredCount, isAnswered } from '../message/result-store.js';
 import type { Processor } from '../plugin/types.js';
 
-/** Removes messages that carry a reply: they skip the remaining processors and the output. */
-function withoutReplied(batch: Batch, replied?: Batch): Batch {
+/** Removes answered messages: they skip the remaining processors and the output. */
+function withoutAnswered(batch: Batch): Batch {
   for (let i = 0; i < batch.length; i++) {
-    if (batch[i]!.replied) {
-      if (replied) for (const m of batch) if (m.replied) replied.push(m);
-      return batch.filter((m) => !m.replied);
-    }
+    if (isAnswered(batch[i]!)) return batch.filter((m) => !isAnswered(m));
   }
   return batch;
 }
 
 /**
  * Runs a batch through processors in order. Zero batches out means everything was filtered
- * (or answered with a reply). A processor that throws does not stop the stream: every message
- * of the batch it failed on is flagged with the error and passed on, as Benthos does.
- * Messages answered with a reply are left out, and collected in `replied` when given (a worker
- * thread sends them back so that the reply reaches the input).
+ * (or answered). A processor that throws does not stop the stream: every message of the batch
+ * it failed on is flagged with the error and passed on, as Benthos does. Answered messages are
+ * left out: their answer is in the transaction's result store (see result-store.ts).
  */
-export async function runProcessors(processors: readonly Processor[], batch: Batch, replied?: Batch): Promise<Batch[]> {
+export async function runProcessors(processors: readonly Processor[], batch: Batch): Promise<Batch[]> {
   let batches: Batch[] = [batch];
   for (let p = 0; p < processors.length; p++) {
     const proc = processors[p]!;
@@ -29,6 +26,7 @@ export async function runProcessors(processors: readonly Processor[], batch: Bat
     for (let b = 0; b < batches.length; b++) {
       const input = batches[b]!;
       let out: Batch[];
+      const answeredBefore = answeredCount();
       try {
         const r = proc.process(input);
         out = r instanceof Promise ? await r : r;
@@ -37,8 +35,13 @@ export async function runProcessors(processors: readonly Processor[], batch: Bat
         for (const m of input) m.error = text;
         out = [input];
       }
+      // Only when this call (or one running meanwhile on this thread) answered messages.
+      if (answeredCount() === answeredBefore) {
+        for (let i = 0; i < out.length; i++) if (out[i]!.length > 0) next.push(out[i]!);
+        continue;
+      }
       for (let i = 0; i < out.length; i++) {
-        const kept = withoutReplied(out[i]!, replied);
+        const kept = withoutAnswered(out[i]!);
         if (kept.length > 0) next.push(kept);
       }
     }

@@ -10,7 +10,10 @@ import {
   InputFailedError,
   Message,
   NotConnectedError,
+  ResultStore,
+  answerMessage,
   batchPolicySpec,
+  contextKey,
   f,
   metricsFor,
   parseTraceparent,
@@ -19,6 +22,7 @@ import {
   registerProcessor,
   registerTracer,
   setTraceParent,
+  storeResult,
   type Span,
   type TraceContext,
 } from '../index.js';
@@ -31,7 +35,27 @@ export const seen = {
   instances: new Map<string, number>(),
   /** Spans finished by the `test_memory` tracer (main thread). */
   spans: [] as MemorySpan[],
+  /** `test_ctx_source`: per acked message, what its ctx held then (main thread). */
+  ctxAtAck: new Map<string, CtxAtAck[]>(),
+  /** `test_ctx_sink`: per written message, what its ctx held there (main thread). */
+  ctxAtOutput: new Map<string, string[]>(),
 };
+
+/** A ctx key that crosses to worker threads: set by `test_ctx_source`, read by `test_ctx_probe`. */
+export const TEST_TENANT = contextKey<string>('test.tenant', { crossesThreads: true });
+/** A crossing key `test_ctx_probe` sets (where it ran, what it saw). */
+export const TEST_SEEN = contextKey<string>('test.seen', { crossesThreads: true });
+/** A main-thread-only key holding a live object (a function: it could not be cloned anyway). */
+export const TEST_LIVE = contextKey<() => string>('test.live');
+
+export interface CtxAtAck {
+  text: string;
+  tenant: string | undefined;
+  seen: string | undefined;
+  /** The live value's answer: the same function object came back after the hop. */
+  live: string | undefined;
+  results: unknown[];
+}
 
 /** A span of the `test_memory` tracer. */
 export class MemorySpan implements Span {
@@ -128,6 +152,65 @@ registerInput('test_source', {
         while (batch.length < conf.batch_size && next < conf.count) batch.push(new Message(String(next++)));
         if (conf.traceparent) for (const m of batch) setTraceParent(m, parseTraceparent(conf.traceparent));
         return { batch, ack: (err?: Error) => (err ? acks.nack++ : acks.ok++) };
+      },
+    };
+  },
+});
+
+registerInput('test_ctx_source', {
+  summary: 'Test input: one transaction of `texts`, each message with a crossing and a main-only ctx value and a result store; records the ctx at ack.',
+  config: f.object({ name: f.string().default('ctx'), texts: f.array(f.string()).default([]) }),
+  factory: (conf) => {
+    let done = false;
+    const records: CtxAtAck[] = [];
+    seen.ctxAtAck.set(conf.name, records);
+    return {
+      read() {
+        if (done) return END_OF_INPUT;
+        done = true;
+        const batch = conf.texts.map((t) => new Message(t));
+        const stores = batch.map((m) => new ResultStore([m]));
+        batch.forEach((m, i) => {
+          m.ctx.set(TEST_TENANT, `tenant-${i}`);
+          m.ctx.set(TEST_LIVE, () => `live-${i}`);
+        });
+        return {
+          batch,
+          ack: () => {
+            batch.forEach((m, i) => {
+              records.push({ text: conf.texts[i]!, tenant: m.ctx.get(TEST_TENANT), seen: m.ctx.get(TEST_SEEN), live: m.ctx.get(TEST_LIVE)?.(), results: stores[i]!.results() });
+            });
+          },
+        };
+      },
+    };
+  },
+});
+
+registerProcessor('test_ctx_probe', {
+  summary: 'Test processor: records in TEST_SEEN what ctx it sees; "answer" messages are answered (201), "store" ones get a result and go on.',
+  config: f.object({}),
+  factory: () => ({
+    process(batch) {
+      for (const m of batch) {
+        m.ctx.set(TEST_SEEN, `tenant=${m.ctx.get(TEST_TENANT)} live=${m.ctx.has(TEST_LIVE)} worker=${threadId !== 0}`);
+        if (m.text() === 'answer') answerMessage(m, { status: 201, body: Buffer.from('answered') });
+        if (m.text() === 'store' || m.text() === 'drop') storeResult(m, { status: 200, body: Buffer.from(`stored ${m.text()}`) });
+      }
+      return [batch];
+    },
+  }),
+});
+
+registerOutput('test_ctx_sink', {
+  summary: 'Test output: records each message with the ctx it carries at the output.',
+  config: f.object({ name: f.string().default('ctx') }),
+  factory: (conf) => {
+    const records: string[] = [];
+    seen.ctxAtOutput.set(conf.name, records);
+    return {
+      async write(batch) {
+        for (const m of batch) records.push(`${m.text()} tenant=${m.ctx.get(TEST_TENANT)} seen=${m.ctx.get(TEST_SEEN) !== undefined} live=${m.ctx.get(TEST_LIVE)?.()}`);
       },
     };
   },

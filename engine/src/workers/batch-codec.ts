@@ -1,12 +1,14 @@
-import { Message, type Batch, type MetaValue, type Reply } from '../message/message.js';
-import type { ProcessorTrace } from '../observability/probes.js';
+import type { CtxWrites } from '../message/context.js';
+import { Message, type Batch, type MetaValue } from '../message/message.js';
 import type { MetricsDelta } from '../observability/worker-metrics.js';
+import type { ProcessorCall } from './call-log.js';
 
 /**
  * A batch as it crosses between threads: every content in one buffer plus offsets (the buffer
  * is transferred, not copied, on the way in), metadata and error flags only where present.
  * `origins[i]` is the index of the input message a result message came from (-1 when a
  * processor made it from nothing), so that the main thread re-attaches its `ctx`.
+ * On the way in, `ctx[i]` holds the crossing ctx values of message i (by key name).
  */
 export interface EncodedBatch {
   buf: ArrayBuffer;
@@ -14,19 +16,9 @@ export interface EncodedBatch {
   metas?: Array<Record<string, MetaValue> | undefined>;
   errors?: Array<string | undefined>;
   origins?: Int32Array;
+  ctx?: Array<Array<[string, unknown]> | undefined>;
   /** On the way in: a message of the batch is traced, so the worker logs its processor calls. */
   trace?: boolean;
-}
-
-export interface EncodedReply {
-  origin: number;
-  reply: Reply;
-  /**
-   * True when the message went on through the pipeline with its reply (the `sync_response`
-   * processor stores a reply without stopping the message): the reply is attached to the
-   * origin's ctx without marking the message replied.
-   */
-  continues?: boolean;
 }
 
 /** What a worker sends back for one task. */
@@ -35,8 +27,12 @@ export interface EncodedResult {
   /** The worker's metric counts since its last result. */
   metrics?: MetricsDelta;
   /** The processor calls of a traced task, made into spans on the main thread. */
-  traces?: ProcessorTrace[];
-  replies?: EncodedReply[];
+  calls?: ProcessorCall[];
+  /**
+   * The crossing ctx values processors set or deleted, by origin index: applied to the origin's
+   * ctx on the main thread (so a result stored for a message that was then filtered comes back too).
+   */
+  ctx?: Array<CtxWrites | undefined>;
 }
 
 /** Encodes a batch; `originOf` gives each message's origin index (only on the way back). */
@@ -65,6 +61,18 @@ export function encodeBatch(batch: Batch, originOf?: (m: Message) => number): En
   if (metas) out.metas = metas;
   if (errors) out.errors = errors;
   if (origins) out.origins = origins;
+  return out;
+}
+
+/** The crossing ctx values of a batch going to a worker (undefined when no message has any). */
+export function crossingCtxOf(batch: Batch): EncodedBatch['ctx'] {
+  let out: EncodedBatch['ctx'];
+  for (let i = 0; i < batch.length; i++) {
+    const m = batch[i]!;
+    if (!m.hasCtx()) continue;
+    const c = m.ctx.crossingEntries();
+    if (c !== undefined) (out ??= new Array(batch.length))[i] = c;
+  }
   return out;
 }
 

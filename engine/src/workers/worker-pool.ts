@@ -2,13 +2,16 @@ import { Piscina } from 'piscina';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import type { Observability } from '../observability/observability.js';
-import { decodeBatch, encodeBatch, type EncodedResult } from './batch-codec.js';
+import { crossingCtxOf, decodeBatch, encodeBatch, type EncodedResult } from './batch-codec.js';
+import { spansFromCalls } from './call-log.js';
 import type { WorkerData } from './worker-data.js';
 
 /**
  * The pipeline processors on a piscina pool: created once, each worker builds its chain once,
- * and whole batches travel (contents as one transferred buffer). `ctx` stays on this thread
- * and is re-attached by origin index; replies set on a worker reach the original ctx.
+ * and whole batches travel (contents as one transferred buffer). Of each message's ctx only
+ * the crossing values travel (cloned); the ctx stays on this thread and is re-attached to the
+ * result messages by origin index, with the crossing values a worker set or deleted applied to it
+ * (a result stored for a request among them).
  */
 export class WorkerPool {
   private readonly pool: Piscina;
@@ -46,18 +49,24 @@ export class WorkerPool {
 
   async process(batch: Batch): Promise<Batch[]> {
     const task = encodeBatch(batch);
+    const ctx = crossingCtxOf(batch);
+    if (ctx) task.ctx = ctx;
     if (this.obs?.traced(batch)) task.trace = true;
-    const result = (await this.pool.run(task, { transferList: [task.buf] })) as EncodedResult;
-    if (this.obs !== undefined && (result.metrics !== undefined || result.traces !== undefined)) {
-      this.obs.fromWorker(batch, result.metrics, result.traces);
+    let result: EncodedResult;
+    try {
+      result = (await this.pool.run(task, { transferList: [task.buf] })) as EncodedResult;
+    } catch (err) {
+      if (err instanceof Error && err.name === 'DataCloneError') {
+        throw new SvcError(ErrorCode.Worker, `a ctx value cannot cross to or from a pipeline worker thread (${err.message}): a key made with crossesThreads must hold structured-clonable values`, { cause: err });
+      }
+      throw err;
     }
-    if (result.replies) {
-      for (const r of result.replies) {
-        const m = r.origin >= 0 ? batch[r.origin] : undefined;
-        if (!m) continue;
-        const reply = { ...r.reply, body: r.reply.body ? Buffer.from(r.reply.body) : undefined };
-        if (r.continues) m.ctx.reply = reply;
-        else m.setReply(reply);
+    if (result.metrics !== undefined) this.obs?.fromWorker(result.metrics);
+    if (result.calls !== undefined && this.obs?.tracer.enabled) spansFromCalls(this.obs.tracer, batch, result.calls);
+    if (result.ctx) {
+      for (let i = 0; i < result.ctx.length; i++) {
+        const w = result.ctx[i];
+        if (w !== undefined && i < batch.length) batch[i]!.ctx.applyCrossing(w);
       }
     }
     const out: Batch[] = [];
@@ -66,7 +75,7 @@ export class WorkerPool {
       if (e.origins) {
         for (let i = 0; i < b.length; i++) {
           const src = batch[e.origins[i]!];
-          if (src?.hasCtx()) b[i]!.ctx = src.ctx;
+          if (src?.hasCtx()) b[i]!.shareCtxOf(src);
         }
       }
       out.push(b);

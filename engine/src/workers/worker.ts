@@ -4,10 +4,9 @@
  */
 import { threadId, workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { Batch, Message } from '../message/message.js';
+import type { CtxWrites, MessageContext } from '../message/context.js';
 import { createLogger } from '../observability/logger.js';
 import { Observability } from '../observability/observability.js';
-import { ORIGIN_KEY, TRACE_LOG_KEY, type ProcessorTrace } from '../observability/probes.js';
 import { RecordingExporter } from '../observability/worker-metrics.js';
 import { loadPlugins } from '../plugin/load-plugins.js';
 import { registry } from '../plugin/registry.js';
@@ -15,11 +14,12 @@ import type { Processor } from '../plugin/types.js';
 import { Builder } from '../runtime/builder.js';
 import { runProcessors } from '../runtime/processor-chain.js';
 import { StatusBoard } from '../runtime/status.js';
-import { decodeBatch, encodeBatch, type EncodedBatch, type EncodedReply, type EncodedResult } from './batch-codec.js';
+import { decodeBatch, encodeBatch, type EncodedBatch, type EncodedResult } from './batch-codec.js';
+import { CALL_LOG_KEY, WORKER_CALLS, type ProcessorCall } from './call-log.js';
+import { ORIGIN_KEY, originOf } from './origin.js';
 import type { WorkerData } from './worker-data.js';
 
 const data = workerData as WorkerData;
-const ORIGIN = ORIGIN_KEY;
 /** Counts of this worker's processors, sent back with each result (when the main thread keeps metrics). */
 const recorder = data.telemetry?.metrics ? new RecordingExporter(threadId) : undefined;
 
@@ -34,16 +34,10 @@ async function build(): Promise<Processor[]> {
     isWorker: true,
     shared: new Map(data.shared),
     status: new StatusBoard(),
-    obs: new Observability(recorder, undefined, { recordTraces: data.telemetry?.tracing === true, logger }),
+    obs: new Observability(recorder, undefined, { calls: data.telemetry?.tracing === true ? WORKER_CALLS : undefined, logger }),
   });
   await builder.buildRateLimits(data.rateLimits);
   return builder.processors(data.processors);
-}
-
-function originOf(m: Message): number {
-  if (!m.hasCtx()) return -1;
-  const o = m.ctx[ORIGIN];
-  return typeof o === 'number' ? o : -1;
 }
 
 /** Marks the result's buffers as transferable, so that they move back instead of being copied. */
@@ -66,21 +60,29 @@ export default async function process(task: EncodedBatch | Warmup): Promise<unkn
   }
   const processors = await (chain ??= build());
   const batch = decodeBatch(task);
-  // A traced task logs its processor calls; the main thread makes them into spans.
-  const traces: ProcessorTrace[] | undefined = task.trace ? [] : undefined;
-  if (traces) for (let i = 0; i < batch.length; i++) batch[i]!.ctx = { [ORIGIN]: i, [TRACE_LOG_KEY]: traces };
-  else for (let i = 0; i < batch.length; i++) batch[i]!.ctx = { [ORIGIN]: i };
-  const replied: Batch = [];
-  const out = await runProcessors(processors, batch, replied);
+  // Each message gets a ctx of its own here: its origin, the task's call log when traced, and the
+  // crossing values it had on the main thread. What processors then set or delete on it goes back.
+  const calls: ProcessorCall[] | undefined = task.trace ? [] : undefined;
+  const ctxs = new Array<MessageContext>(batch.length);
+  for (let i = 0; i < batch.length; i++) {
+    const c = batch[i]!.ctx;
+    c.set(ORIGIN_KEY, i);
+    if (calls) c.set(CALL_LOG_KEY, calls);
+    const crossing = task.ctx?.[i];
+    if (crossing) c.applyCrossing(crossing);
+    c.trackWrites();
+    ctxs[i] = c;
+  }
+  const out = await runProcessors(processors, batch);
   const result: EncodedResult = { batches: out.map((b) => encodeBatch(b, originOf)) };
-  const replies: EncodedReply[] = [];
-  for (const m of replied) if (m.ctx.reply) replies.push({ origin: originOf(m), reply: m.ctx.reply });
-  // Replies stored on messages that go on (the sync_response processor): ctx stays on this
-  // thread, so they travel back too.
-  for (const b of out) for (const m of b) if (m.hasCtx() && m.ctx.reply) replies.push({ origin: originOf(m), reply: m.ctx.reply, continues: true });
-  if (replies.length) result.replies = replies;
+  let writes: Array<CtxWrites | undefined> | undefined;
+  for (let i = 0; i < ctxs.length; i++) {
+    const w = ctxs[i]!.crossingWrites();
+    if (w) (writes ??= new Array(ctxs.length))[i] = w;
+  }
+  if (writes) result.ctx = writes;
   const delta = recorder?.drain();
   if (delta) result.metrics = delta;
-  if (traces?.length) result.traces = traces;
+  if (calls?.length) result.calls = calls;
   return transferable(result);
 }

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { BatchError, END_OF_INPUT, Message, registry, type Batch, type Input, type Output, type Transaction } from '@svc/engine';
+import { BatchError, END_OF_INPUT, Message, ResultStore, registry, type Answer, type Batch, type Input, type Output, type Transaction } from '@svc/engine';
 import './index.js';
 import { UnexpectedStatusError } from './errors.js';
 import type { HttpClientOutput } from './http-client-output.js';
@@ -434,9 +434,9 @@ describe('http_client authentication', () => {
       tls: { enabled: true, root_cas_file: certs.caCert, client_certs: [{ cert_file: certs.clientCert, key_file: certs.clientKeyEncrypted, password: certs.keyPassword }] },
     });
     const m = msg('x');
-    m.ctx = {};
+    const store = new ResultStore<Answer>([m]);
     await withCert.write([m]);
-    assert.equal(m.ctx.reply?.body?.toString(), 'hello svc client');
+    assert.equal(Buffer.from(store.results()[0]!.body!).toString(), 'hello svc client');
     const inline = await out({ url, retries: 0, tls: { enabled: true, root_cas: readFileSync(certs.caCert, 'utf8'), client_certs: [{ cert: readFileSync(certs.clientCert, 'utf8'), key: readFileSync(certs.clientKey, 'utf8') }] } });
     await inline.write([msg('y')]);
     const noCert = await out({ url, retries: 0, tls: { enabled: true, root_cas_file: certs.caCert } });

@@ -16,6 +16,7 @@ import {
   compileInterpolation,
   f,
   registerOutput,
+  storeResult,
   type Batch,
   type ComponentContext,
   type Infer,
@@ -150,7 +151,7 @@ export class HttpClientOutput implements Output {
     const res = await this.client.send(batch, { ...body, trace: batch[0] });
     if (!this.conf.propagate_response) return;
     const responses = responseBatch(res, this.extract);
-    for (let i = 0; i < batch.length && i < responses.length; i++) batch[i]!.setReply(responseReply(responses[i]!));
+    for (let i = 0; i < batch.length && i < responses.length; i++) storeResult(batch[i]!, responseReply(responses[i]!));
   }
 
   private multipartBody(batch: Batch): RequestBody {

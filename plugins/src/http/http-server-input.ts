@@ -31,6 +31,8 @@ import {
   type Logger,
   type RateLimit,
   type Transaction,
+  type Answer,
+  ResultStore,
   extractTraceHeaders,
   setTraceParent,
 } from '@svc/engine';
@@ -300,19 +302,14 @@ export class HttpServerInput implements Input {
     const type = req.headers['content-type'];
     const contents = isMultipart(type) ? parseMultipart(body, type!).map((p) => p.body) : [body];
     const batch: Batch = new Array(contents.length);
-    for (let i = 0; i < contents.length; i++) {
-      const m = new Message(contents[i]!, meta);
-      // A ctx of its own per message, created now so that every copy shares it: a reply stored
-      // on any copy (sync_response) reaches this request.
-      m.ctx = {};
-      batch[i] = m;
-    }
+    for (let i = 0; i < contents.length; i++) batch[i] = new Message(contents[i]!, meta);
     return batch;
   }
 
   private deliver(req: Req, res: Res, batch: Batch, deadline: Deadline): void {
     let settled = false;
-    const ctxs = batch.map((m) => m.ctx);
+    // Opened before the stream sees the batch: a response stored on any copy reaches this request.
+    const store = new ResultStore<Answer>(batch);
     const pending: Pending = {
       tx: {
         batch,
@@ -324,11 +321,9 @@ export class HttpServerInput implements Input {
             this.log.debug(`Request nacked: ${errorMessage(err)}`);
             return answer(req, res, 502, 'Bad Gateway: the message was not delivered\n', this.closing);
           }
-          const replies = [];
-          for (const c of ctxs) if (c.reply) replies.push(c.reply);
           let rendered: RenderedResponse;
           try {
-            rendered = this.renderer.render(replies);
+            rendered = this.renderer.render(store.results());
           } catch (e) {
             this.log.error(`Cannot build the synchronous response: ${errorMessage(e)}`);
             return answer(req, res, 502, 'Bad Gateway: the response could not be built\n');

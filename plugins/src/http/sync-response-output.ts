@@ -4,14 +4,14 @@
  * response is dropped without penalty, so it is safe behind a broker.
  */
 import { f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
-import { responseReply } from './sync-response.js';
+import { storeResponse } from './sync-response.js';
 
 export const syncResponseOutputSpec = f.object({});
 export type SyncResponseOutputConfig = Infer<typeof syncResponseOutputSpec>;
 
 export class SyncResponseOutput implements Output {
   write(batch: Batch): Promise<void> {
-    for (const m of batch) m.setReply(responseReply(m));
+    for (const m of batch) storeResponse(m);
     return Promise.resolve();
   }
 }

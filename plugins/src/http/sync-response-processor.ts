@@ -4,15 +4,15 @@
  * request is answered once the message is delivered), as Benthos does.
  */
 import { f, registerProcessor, type Batch, type Infer, type Processor } from '@svc/engine';
-import { responseReply } from './sync-response.js';
+import { storeResponse } from './sync-response.js';
 
 export const syncResponseProcessorSpec = f.object({});
 export type SyncResponseProcessorConfig = Infer<typeof syncResponseProcessorSpec>;
 
 export class SyncResponseProcessor implements Processor {
   process(batch: Batch): Batch[] {
-    // Not setReply: that would stop the message here; the response is stored and it goes on.
-    for (const m of batch) m.ctx.reply = responseReply(m);
+    // Stored, not answered: the message goes on to the output.
+    for (const m of batch) storeResponse(m);
     return [batch];
   }
 }

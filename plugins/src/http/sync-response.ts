@@ -1,24 +1,24 @@
 /**
  * Synchronous responses, as Benthos has them: a `sync_response` output or processor (or an
- * `http_client` output with `propagate_response`) stores a *response message* as the reply of
- * the message's ctx; once the transaction is acked, the http_server input that received the
- * request renders those responses with its own `sync_response` config (status and headers
- * interpolated against the response, `metadata_headers`) and answers with them.
+ * `http_client` output with `propagate_response`) stores a *response message* as the message's
+ * result in the transaction's result store; once the transaction is acked, the http_server input
+ * that received the request renders those responses with its own `sync_response` config (status
+ * and headers interpolated against the response, `metadata_headers`) and answers with them.
  *
- * A response message travels as a Reply (so that it crosses worker threads like any reply)
- * carrying its metadata in `responseMeta`. A Reply without it (the gateway's 401/403/429) is
- * an explicit answer and is sent as it is.
+ * A response message is stored as an Answer (plain data, so that it comes back from worker
+ * threads) carrying its metadata in `responseMeta`. An Answer without it (the gateway's
+ * 401/403/429) is an explicit answer and is sent as it is.
  */
-import { Message, compileInterpolation, f, type Infer, type Interpolation, type MetaValue, type Reply } from '@svc/engine';
+import { Message, compileInterpolation, f, storeResult, type Answer, type Infer, type Interpolation, type MetaValue } from '@svc/engine';
 import { MetadataFilter, metadataFilterSpec } from './metadata-filter.js';
 import { buildMultipart, canonicalHeader } from './multipart.js';
 
-/** A reply that carries a response message, to be rendered by the receiving input. */
-export interface ResponseReply extends Reply {
+/** An answer that carries a response message, to be rendered by the receiving input. */
+export interface ResponseReply extends Answer {
   responseMeta: Record<string, MetaValue>;
 }
 
-export function isResponseReply(r: Reply): r is ResponseReply {
+export function isResponseReply(r: Answer): r is ResponseReply {
   return typeof (r as Partial<ResponseReply>).responseMeta === 'object' && (r as Partial<ResponseReply>).responseMeta !== null;
 }
 
@@ -27,9 +27,20 @@ export function responseReply(msg: Message): ResponseReply {
   return { status: 200, body: msg.content, responseMeta: msg.metaObject() };
 }
 
+/** Stores `msg`, as it is now, as the response to the request it came from; it goes on. */
+export function storeResponse(msg: Message): void {
+  storeResult(msg, responseReply(msg));
+}
+
+/** A body as a Buffer (one that came back from a worker thread is a Uint8Array), without a copy. */
+export function bodyBuffer(body: Uint8Array | undefined): Buffer {
+  if (body === undefined) return Buffer.alloc(0);
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
 /** The response message a reply carries. */
 export function responseMessage(r: ResponseReply): Message {
-  return new Message(r.body ?? Buffer.alloc(0), r.responseMeta);
+  return new Message(bodyBuffer(r.body), r.responseMeta);
 }
 
 export const syncResponseSpec = f
@@ -90,11 +101,11 @@ export class ResponseRenderer {
    * multipart/form-data body, each part with its own Content-Type). Throws when the status
    * interpolation fails or is not a number (the caller answers 502).
    */
-  render(replies: Reply[]): RenderedResponse {
+  render(replies: Answer[]): RenderedResponse {
     if (replies.length === 0) return { status: 200, headers: {}, body: Buffer.alloc(0) };
     const first = replies[0]!;
-    if (!isResponseReply(first)) return { status: first.status, headers: { ...(first.headers ?? {}) }, body: first.body ?? Buffer.alloc(0) };
-    const batch = replies.map((r) => (isResponseReply(r) ? responseMessage(r) : new Message(r.body ?? Buffer.alloc(0))));
+    if (!isResponseReply(first)) return { status: first.status, headers: { ...(first.headers ?? {}) }, body: bodyBuffer(first.body) };
+    const batch = replies.map((r) => (isResponseReply(r) ? responseMessage(r) : new Message(bodyBuffer(r.body))));
     const ctx0 = { batch, index: 0 };
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of this.headers) {

@@ -12,7 +12,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { END_OF_INPUT, type Batch, type ComponentContext, type ComponentKind, type Input, type Output, type Processor, type RateLimit, type RouteHandler, type ServiceRoutes, type UpgradeHandler } from '@svc/engine';
+import { END_OF_INPUT, isAnswered, type Batch, type ComponentContext, type ComponentKind, type Input, type Output, type Processor, type RateLimit, type RouteHandler, type ServiceRoutes, type UpgradeHandler } from '@svc/engine';
 import { buildComponent, testContext as engineTestContext, type TestContext } from '@svc/engine/testing';
 
 export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type TestContext } from '@svc/engine/testing';
@@ -87,7 +87,7 @@ export function build<T>(kind: ComponentKind, name: string, config: unknown, ctx
 }
 
 /**
- * A small runtime: reads transactions, runs the processors (messages with a reply skip the rest
+ * A small runtime: reads transactions, runs the processors (answered messages skip the rest
  * and the output, as the engine does), writes to the output and acks; nacks on a failed write.
  * `concurrency` transactions run at once. Stops when `stop()` is called or the input ends.
  */
@@ -99,7 +99,7 @@ export function drive(input: Input, processors: Processor[], output: Output | un
     for (const p of processors) {
       const next: Batch[] = [];
       for (const b of batches) for (const out of await p.process(b)) {
-        const kept = out.filter((m) => !m.replied);
+        const kept = out.filter((m) => !isAnswered(m));
         if (kept.length) next.push(kept);
       }
       batches = next;

@@ -8,7 +8,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { ws } from './lazy-deps.js';
-import { Backoff, Message, errorMessage, sleep, type Logger, type MetaValue, type RateLimit, type Transaction } from '@svc/engine';
+import { Backoff, Message, ResultStore, errorMessage, sleep, type Answer, type Logger, type MetaValue, type RateLimit, type Transaction } from '@svc/engine';
+import { bodyBuffer } from './sync-response.js';
 import type { PathPattern } from './path-pattern.js';
 import { requestMetadata, splitTarget } from './request-metadata.js';
 
@@ -81,13 +82,13 @@ export class WebsocketEndpoint {
       // Delivered at least once: a nacked payload is sent again until it is acked or the socket goes.
       for (;;) {
         const msg = new Message(payload, meta);
-        msg.ctx = {};
+        const store = new ResultStore<Answer>([msg]);
         const err = await new Promise<Error | undefined>((resolve) => this.opts.submit({ batch: [msg], ack: (e?: Error) => resolve(e) }));
         if (!err) {
           backoff.reset();
-          const reply = msg.ctx.reply;
+          const reply = store.results()[0];
           if (reply && ws.readyState === ws.OPEN) {
-            ws.send(reply.body ?? Buffer.alloc(0), { binary: false });
+            ws.send(bodyBuffer(reply.body), { binary: false });
           }
           break;
         }

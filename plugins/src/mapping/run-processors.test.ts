@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Message, type Batch, type Processor } from '@svc/engine';
+import { Message, answerMessage, isAnswered, type Batch, type Processor } from '@svc/engine';
 import { runPerMessage, runProcessors } from './run-processors.js';
 import { messages, texts } from './test-context.js';
 
@@ -43,16 +43,16 @@ describe('runProcessors (nested chains)', () => {
     assert.equal(called, false);
   });
 
-  it('lets a replied message skip the remaining processors and hands it back last', () => {
+  it('lets an answered message skip the remaining processors and hands it back last', () => {
     const reply: Processor = {
       process: (batch) => {
-        batch[0]!.setReply({ status: 200 });
+        answerMessage(batch[0]!, { status: 200 });
         return [batch];
       },
     };
     const r = runProcessors([reply, append('+')], messages('a', 'b')) as Batch[];
     assert.deepEqual(r.map(texts), [['b+'], ['a']]);
-    assert.equal(r[1]![0]!.replied, true);
+    assert.equal(isAnswered(r[1]![0]!), true);
   });
 
   it('applies processors only to the messages `only` selects; the others skip unchanged', () => {

@@ -3,14 +3,14 @@
  * pipeline: in order, each on every batch the previous one returned. The engine's own chain is
  * not part of its public API, so the families that nest processors share this one.
  */
-import { errorMessage, type Batch, type Message, type Processor } from '@svc/engine';
+import { errorMessage, isAnswered, type Batch, type Message, type Processor } from '@svc/engine';
 
 /**
  * Runs `processors` over `batch` and returns the batches that come out (none when everything
  * was filtered). Like the runtime:
  * - a processor that throws flags every message of the batch it failed on and passes it on;
- * - a message that got a reply skips the remaining processors, and comes out (in a last batch of
- *   its own) so that the runtime around us still sees the reply.
+ * - an answered message (see `answerMessage`) skips the remaining processors, and comes out (in a
+ *   last batch of its own) so that the runtime around us sees it answered and stops it too.
  *
  * `only`, when given, selects the messages each processor applies to (`try`: the unflagged ones,
  * `catch`: the flagged ones); the others skip that processor unchanged.
@@ -27,7 +27,7 @@ export function runProcessors(
 }
 
 class ChainRun {
-  private readonly replied: Message[] = [];
+  private readonly answered: Message[] = [];
 
   constructor(
     private readonly processors: readonly Processor[],
@@ -50,7 +50,7 @@ class ChainRun {
       b = 0;
       if (batches.length === 0) break;
     }
-    if (this.replied.length > 0) batches.push(this.replied);
+    if (this.answered.length > 0) batches.push(this.answered);
     return batches;
   }
 
@@ -89,17 +89,17 @@ class ChainRun {
 
   private collect(out: Batch[], skipped: Message[] | undefined, next: Batch[]): void {
     for (let i = 0; i < out.length; i++) {
-      const kept = this.withoutReplied(out[i]!);
+      const kept = this.withoutAnswered(out[i]!);
       if (kept.length > 0) next.push(kept);
     }
     if (skipped !== undefined) next.push(skipped);
   }
 
-  private withoutReplied(batch: Batch): Batch {
+  private withoutAnswered(batch: Batch): Batch {
     for (let i = 0; i < batch.length; i++) {
-      if (batch[i]!.replied) {
+      if (isAnswered(batch[i]!)) {
         const kept: Batch = [];
-        for (const m of batch) (m.replied ? this.replied : kept).push(m);
+        for (const m of batch) (isAnswered(m) ? this.answered : kept).push(m);
         return kept;
       }
     }
