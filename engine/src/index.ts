@@ -3,14 +3,14 @@
  *
  *   import { registerProcessor, f, Message } from '@svc/engine';
  */
-export { Message, copyBatch, batchBytes, type Batch, type MetaValue } from './message/message.js';
+export { Message, copyBatch, type Batch, type MetaValue } from './message/message.js';
 export { contextKey, ContextKey, MessageContext, type ContextKeyOptions } from './message/context.js';
 export { ResultStore, storeResult, answerMessage, isAnswered, type Answer } from './message/result-store.js';
-export { END_OF_INPUT, splitAck, joinAcks, type Ack, type EndOfInput, type Transaction } from './message/transaction.js';
+export { END_OF_INPUT, splitAck, type Ack, type EndOfInput, type Transaction } from './message/transaction.js';
 export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';
 export { parseDuration } from './config/duration.js';
-export { REDACTED, redactUrl, scrubSecrets, urlCredentials, urlPasswords } from './config/redact.js';
+export { redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';
 export { ErrorCode, SvcError, NotConnectedError, BatchError, InputFailedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
 export {
   registerInput,
@@ -20,7 +20,6 @@ export {
   registerMetricsExporter,
   registerTracer,
   registry,
-  Registry,
 } from './plugin/registry.js';
 export type {
   ComponentContext,
@@ -66,7 +65,6 @@ export {
 export { ThrottledLog } from './observability/throttled-log.js';
 export {
   metricsFor,
-  checkMetric,
   type ComponentMetrics,
   type Counter,
   type Gauge,
@@ -93,10 +91,7 @@ export {
   injectTraceHeaders,
   extractTracingMap,
   injectTracingMap,
-  traceTextMap,
   parseTraceparent,
-  formatTraceparent,
-  parseUberTraceId,
   formatUberTraceId,
   type HeaderCarrier,
 } from './observability/propagation.js';
@@ -108,11 +103,9 @@ export {
   compileQuery,
   compileInterpolation,
   hasInterpolation,
-  InterpError,
   type Mapping,
   type MappingResult,
   type Query,
   type ExecContext,
   type Interpolation,
 } from './interp/index.js';
-export { getPath, setPath, deletePath, parsePath, formatPath } from './message/field-path.js';
