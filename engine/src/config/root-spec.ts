@@ -25,6 +25,13 @@ export const pipelineSpec = f.object({
     .describe('The number of parallel processor pipelines; -1 matches the number of logical CPUs.')
     .validate((n) => (n === 0 || n < -1 ? 'threads must be -1 (one per logical CPU) or at least 1' : undefined)),
   processors: f.array(f.component('processor')).default([]).describe('Processors applied to every message.'),
+  dispatch: f
+    .enum(['auto', 'pool'])
+    .default('auto')
+    .advanced()
+    .describe(
+      'With threads > 1 (svc only): `auto` runs a batch on this thread while processing it costs less than a hop to a worker, on the pool when it costs more (measured as it runs); `pool` always uses the workers.',
+    ),
 });
 
 /** The root of a stream config. */

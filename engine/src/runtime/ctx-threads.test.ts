@@ -20,6 +20,7 @@ async function runAt(threads: number): Promise<{ acks: CtxAtAck[]; outputs: stri
 input: { test_ctx_source: { name: ${name}, texts: [ a, answer, store, drop, b ] } }
 pipeline:
   threads: ${threads}
+  dispatch: pool
   processors: [ { test_ctx_probe: {} }, { test_drop: { on: [ drop ] } } ]
 output: { test_ctx_sink: { name: ${name} } }
 `);

@@ -171,6 +171,7 @@ describe('stream: threads', () => {
 input: { test_source: { name: t1, count: 400, batch_size: 50 } }
 pipeline:
   threads: 2
+  dispatch: pool
   processors: [ { test_upper: {} } ]
 output: { test_sink: { name: t1 } }
 `);
@@ -183,6 +184,33 @@ output: { test_sink: { name: t1 } }
 });
 
 describe('stream: worker threads', () => {
+  it('dispatch auto: a cheap chain runs inline (no hop), a CPU-heavy one moves to the workers', async () => {
+    const cheap = streamOf(`
+input: { test_source: { name: da1, count: 2000, batch_size: 10 } }
+pipeline: { threads: 2, processors: [ { test_upper: {} } ] }
+output: { test_sink: { name: da1 } }
+`);
+    await cheap.run();
+    const cheapOut = all('da1');
+    assert.equal(cheapOut.length, 2000);
+    const offMain = cheapOut.filter((x) => x.split('@')[1] !== '0').length;
+    // At most: the batches in flight (2 × threads lanes) before the first hop was measured, one
+    // more, and a sample every 64 batches.
+    assert.ok(offMain <= (4 + 1 + Math.ceil(2000 / 10 / 64)) * 10, `a cheap chain stays on the main thread but for samples: ${offMain} of 2000 went to workers`);
+
+    const heavy = streamOf(`
+input: { test_source: { name: da2, count: 600, batch_size: 20 } }
+pipeline: { threads: 2, processors: [ { test_busy: { micros: 2000 } }, { test_upper: {} } ] }
+output: { test_sink: { name: da2 } }
+`);
+    await heavy.run();
+    const heavyOut = all('da2');
+    assert.equal(heavyOut.length, 600);
+    const onWorkers = heavyOut.filter((x) => x.split('@')[1] !== '0').length;
+    // All but the warm-up batches (8) and a sample every 64 batches.
+    assert.ok(onWorkers >= 600 - 20 * (8 + 1 + Math.ceil(600 / 20 / 64)), `a heavy chain goes to the workers: ${onWorkers} of 600`);
+  });
+
   it('a processor that cannot be built on a worker thread is a start-up error naming it', async () => {
     const s = streamOf(`
 input: { test_source: { name: wr1, count: 5 } }

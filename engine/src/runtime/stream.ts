@@ -11,6 +11,7 @@ import type { Processor, ServiceRoutes } from '../plugin/types.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import { Builder } from './builder.js';
 import { Channel } from './channel.js';
+import { PipelineDispatch } from './pipeline-dispatch.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { runProcessors } from './processor-chain.js';
 import type { Sink } from './sink.js';
@@ -52,6 +53,8 @@ export class Stream implements Lifecycle {
   private input: Source | undefined;
   private sink: Sink | undefined;
   private pool: WorkerPool | undefined;
+  /** With threads > 1: decides per batch between this thread and the pool. */
+  dispatch: PipelineDispatch | undefined;
   private process: Process | undefined;
   private outstanding = 0;
   private idleWaiters: Array<() => void> = [];
@@ -130,7 +133,11 @@ export class Stream implements Lifecycle {
     // Workers' counts and processor spans come back with each result to this thread's registry.
     this.pool = new WorkerPool(this.threads, data, obs.active ? obs : undefined);
     const pool = this.pool;
-    return (b) => pool.process(b);
+    if (c.pipeline.dispatch === 'pool') return (b) => pool.process(b);
+    // Inline while a batch costs less than the hop, on the pool when it costs more (measured).
+    this.dispatch = new PipelineDispatch(processors, pool);
+    const dispatch = this.dispatch;
+    return (b) => dispatch.process(b);
   }
 
   private running: Promise<void> | undefined;

@@ -266,6 +266,20 @@ registerProcessor('test_throw', {
   }),
 });
 
+registerProcessor('test_busy', {
+  summary: 'Test processor: keeps the CPU busy for `micros` per batch (a CPU-heavy stage).',
+  config: f.object({ micros: f.int().default(1000) }),
+  factory: (conf) => ({
+    process(batch) {
+      const end = performance.now() + conf.micros / 1000;
+      while (performance.now() < end) {
+        // busy: the point is CPU time
+      }
+      return [batch];
+    },
+  }),
+});
+
 registerProcessor('test_worker_refuses', {
   summary: 'Test processor: its factory throws on a worker thread (builds fine on the main thread).',
   config: f.object({}),

@@ -2,6 +2,7 @@
  * The pipeline worker: builds the processor chain once from the config (loading the same
  * plugin modules as the main thread), then processes whole batches.
  */
+import { hrtime } from 'node:process';
 import { threadId, workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { CtxWrites, MessageContext } from '../message/context.js';
@@ -73,8 +74,10 @@ export default async function process(task: EncodedBatch | Warmup): Promise<unkn
     c.trackWrites();
     ctxs[i] = c;
   }
+  const t0 = hrtime.bigint();
   const out = await runProcessors(processors, batch);
-  const result: EncodedResult = { batches: out.map((b) => encodeBatch(b, originOf)) };
+  const workNs = Number(hrtime.bigint() - t0);
+  const result: EncodedResult = { batches: out.map((b) => encodeBatch(b, originOf)), workNs };
   let writes: Array<CtxWrites | undefined> | undefined;
   for (let i = 0; i < ctxs.length; i++) {
     const w = ctxs[i]!.crossingWrites();
