@@ -40,9 +40,11 @@ export class PipelineDispatch {
     const t0 = process.hrtime.bigint();
     const out = runProcessors(this.processors, batch);
     const ns = Number(process.hrtime.bigint() - t0);
-    // A lower sample is taken at once (the first batches run before the JIT has warmed up; a
-    // garbage collection can land in any one), a higher one gradually.
-    this.inlineNs = this.inlineNs < 0 || ns < this.inlineNs ? ns : this.inlineNs + (ns - this.inlineNs) / 8;
+    // A lower sample is taken at once (the first batches run before the JIT has warmed up), a
+    // higher one gradually and by at most a quarter a sample (a garbage collection can land in
+    // any one batch; a chain that really got dearer shows it batch after batch).
+    const prev = this.inlineNs;
+    this.inlineNs = prev < 0 || ns < prev ? ns : Math.min(prev * 1.25, prev + (ns - prev) / 8);
     return out;
   }
 
