@@ -69,6 +69,8 @@ export class HttpClient {
   readonly dispatcher: Dispatcher;
   private readonly url: Interpolation;
   private readonly staticUrl: string | undefined;
+  /** The static url parsed once (shared by requests without auth). */
+  private readonly staticParsed: URL | undefined;
   private readonly headers: Array<[string, Interpolation]>;
   private readonly metadata: MetadataFilter;
   private readonly auth: RequestAuth[] = [];
@@ -90,7 +92,8 @@ export class HttpClient {
   ) {
     this.log = ctx.logger;
     this.url = compileInterpolation(conf.url);
-    this.staticUrl = this.url.isStatic ? new URL(this.url.value(EMPTY_BATCH[0]!, { batch: EMPTY_BATCH, index: 0 })).href : undefined;
+    this.staticParsed = this.url.isStatic ? new URL(this.url.value(EMPTY_BATCH[0]!, { batch: EMPTY_BATCH, index: 0 })) : undefined;
+    this.staticUrl = this.staticParsed?.href;
     this.headers = Object.entries(conf.headers).map(([k, v]) => [k.toLowerCase(), compileInterpolation(v)]);
     this.metadata = new MetadataFilter(conf.metadata);
     this.rules = new RetryRules(conf);
@@ -118,8 +121,9 @@ export class HttpClient {
     const batch = ref && ref.length ? ref : EMPTY_BATCH;
     const ctx = { batch, index: 0 };
     const msg = batch[0]!;
-    // A static url (the common case) is parsed once; each request gets its own copy to sign.
-    const url = this.staticUrl ? new URL(this.staticUrl) : new URL(this.url.value(msg, ctx));
+    // A static url (the common case) is parsed once; with auth each request gets its own copy to
+    // sign, without it every request shares the parsed one (nothing writes to it).
+    const url = this.staticUrl ? (this.auth.length === 0 ? this.staticParsed! : new URL(this.staticUrl)) : new URL(this.url.value(msg, ctx));
     const headers: Record<string, string> = {};
     for (const [k, v] of this.metadata.walk(msg)) headers[k.toLowerCase()] = v;
     for (const [k, v] of this.headers) headers[k] = v.value(msg, ctx);
@@ -167,7 +171,8 @@ export class HttpClient {
    * this hot path), and the whole exchange is refused when it took longer than `timeout`.
    */
   async exchange(req: OutgoingRequest): Promise<ClientResponse> {
-    const target = redactUrl(req.url.href);
+    // Only failures name the target: not redacted (and serialised) for every request that succeeds.
+    const target = (): string => redactUrl(req.url.href);
     this.dump?.(dumpRequest(req));
     const started = this.timeoutMs > 0 ? Date.now() : 0;
     try {
@@ -184,7 +189,7 @@ export class HttpClient {
       const declared = typeof lengthHeader === 'string' && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : -1;
       if (declared > MAX_RESPONSE_BYTES) {
         res.body.destroy();
-        throw new ResponseTooLargeError(target, MAX_RESPONSE_BYTES);
+        throw new ResponseTooLargeError(target(), MAX_RESPONSE_BYTES);
       }
       let body: Buffer;
       if (declared >= 0) {
@@ -197,7 +202,7 @@ export class HttpClient {
           size += (c as Buffer).length;
           if (size > MAX_RESPONSE_BYTES) {
             res.body.destroy();
-            throw new ResponseTooLargeError(target, MAX_RESPONSE_BYTES);
+            throw new ResponseTooLargeError(target(), MAX_RESPONSE_BYTES);
           }
           chunks.push(c as Buffer);
         }
@@ -211,7 +216,7 @@ export class HttpClient {
       if (err instanceof ResponseTooLargeError) throw err;
       const code = (err as { code?: string }).code;
       const reason = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ? `timed out after ${this.timeoutMs}ms` : errorMessage(err);
-      throw new RequestFailedError(target, `HTTP request failed: ${reason}`, { cause: err });
+      throw new RequestFailedError(target(), `HTTP request failed: ${reason}`, { cause: err });
     }
   }
 

@@ -173,6 +173,18 @@ describe('http_server input on the service-wide server', () => {
     await s.stop();
   });
 
+  it('answers every byte value unchanged, a small answer (sent with the head in one write) and a large one', async () => {
+    const s = await serve({}, [await syncProc()], new Recorder());
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    for (const body of [bytes, Buffer.concat(Array.from({ length: 80 }, () => bytes))]) {
+      const res = await request(`${base}/post`, { method: 'POST', body });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['content-length'], String(body.length));
+      assert.ok(Buffer.from(await res.body.arrayBuffer()).equals(body));
+    }
+    await s.stop();
+  });
+
   it('makes a multipart body a batch of its parts, and answers several responses as multipart/form-data', async () => {
     const rec = new Recorder();
     const s = await serve({}, [upper, await syncProc()], rec);
@@ -416,10 +428,10 @@ describe('http_server input with its own address', () => {
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => resolve({ status, body }));
       req.on('error', reject);
-      req.end('over h2');
+      req.end('over h2 é');
     });
     session.close();
-    assert.deepEqual(answer, { status: 200, body: 'over h2' });
+    assert.deepEqual(answer, { status: 200, body: 'over h2 é' });
     const m = rec.batches[0]![0]!;
     assert.equal(m.getMeta('via'), 'h2');
     assert.match(String(m.getMeta('http_server_tls_version')), /^TLSv1\.[23]$/);

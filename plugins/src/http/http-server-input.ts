@@ -146,7 +146,22 @@ function sendRendered(req: Req, res: Res, r: RenderedResponse, close: boolean): 
   headers['Content-Length'] = r.body.length;
   if (close && req.httpVersionMajor < 2) headers['Connection'] = 'close';
   res.writeHead(r.status, headers);
-  res.end(r.body);
+  endWith(res, r.body);
+}
+
+/** Bodies up to this size are sent as a latin1 string, in one write with the head. */
+const ONE_WRITE_MAX = 16 * 1024;
+
+/**
+ * Ends a response with `body`. node:http writes a string body together with the head in one
+ * write; a Buffer body goes out as a second chunk (a writev), which costs about 15% of the
+ * requests/s of small answers. latin1 maps every byte to one char and back, so the bytes sent
+ * are the same.
+ */
+function endWith(res: Res, body: Buffer): void {
+  if (body.length === 0) res.end();
+  else if (body.length <= ONE_WRITE_MAX) res.end(body.toString('latin1'), 'latin1');
+  else res.end(body);
 }
 
 export class HttpServerInput implements Input {

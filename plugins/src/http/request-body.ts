@@ -3,33 +3,10 @@
  * client that trickles one (slowloris) can hold memory or a socket for long.
  */
 import type { Readable } from 'node:stream';
+import { Deadline } from './deadline.js';
 
-/**
- * One timer per request for all its phases (reading the body, then waiting for delivery): each
- * phase says what expiry means for it.
- */
-export class Deadline {
-  private onExpire: (() => void) | undefined;
-  private readonly timer: NodeJS.Timeout;
-  expired = false;
-
-  constructor(readonly ms: number) {
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      this.onExpire?.();
-    }, ms);
-  }
-
-  /** What to do when time runs out (replaces the previous phase's handler). */
-  on(fn: (() => void) | undefined): void {
-    this.onExpire = fn;
-  }
-
-  clear(): void {
-    clearTimeout(this.timer);
-    this.onExpire = undefined;
-  }
-}
+/** The request's deadline lives in its own module; re-exported for the callers of readBody. */
+export { Deadline };
 
 export class BodyError extends Error {
   constructor(
