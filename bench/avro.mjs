@@ -67,7 +67,6 @@ async function avroBytes() {
   return m.content;
 }
 
-
 function cfg(name, count, threads, mapping, processor) {
   return processorConfig(name, { plugins: [AVRO_PLUGIN, BASELINE_PLUGIN], mapping, count, threads, processor });
 }

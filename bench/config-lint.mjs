@@ -53,7 +53,12 @@ export async function run({ quick = false } = {}) {
   }
   if (!existsSync(TIME)) return rows;
   // 10 MB two ways: 100k entries of ~100 bytes (long quoted values), 300k of ~36 bytes (more nodes).
-  for (const [keys, valueLen] of quick ? [[100_000, 80]] : [[100_000, 80], [300_000, 8]]) {
+  for (const [keys, valueLen] of quick
+    ? [[100_000, 80]]
+    : [
+        [100_000, 80],
+        [300_000, 8],
+      ]) {
     const file = bigConfig(`config-lint-mem-${keys}`, keys, valueLen);
     const lint = peakRss(lintCmd(file));
     const parse = peakRss(parseCmd(file));

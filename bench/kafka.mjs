@@ -77,7 +77,7 @@ async function fill(kafka, topic, count) {
   const producer = kafka.producer();
   await producer.connect();
   const value = randomBytes(SIZE / 2).toString('hex');
-  for (let i = 0; i < count; ) {
+  for (let i = 0; i < count;) {
     const messages = [];
     for (let j = 0; j < 2000 && i < count; j++, i++) messages.push({ key: `k${i}`, value });
     await producer.send({ topic, messages, acks: 1 });

@@ -9,7 +9,15 @@ const doc = {
   id: 'ord-0001',
   user: { first: 'Ada', last: 'Lovelace', email: 'Ada@Example.COM', age: 36, bio: 'x'.repeat(300) },
   address: { city: 'London', country: 'gb', street: '12 St James Square', zip: 'SW1Y 4JH' },
-  order: { price: 12.5, quantity: 4, items: [{ sku: 'a', n: 1 }, { sku: 'b', n: 2 }, { sku: 'c', n: 3 }] },
+  order: {
+    price: 12.5,
+    quantity: 4,
+    items: [
+      { sku: 'a', n: 1 },
+      { sku: 'b', n: 2 },
+      { sku: 'c', n: 3 },
+    ],
+  },
   tags: ['new', 'priority', 'gift'],
   status: 'active',
   notes: 'n'.repeat(300),
@@ -36,8 +44,7 @@ export async function run({ quick = false } = {}) {
   const mapping = `mapping: |\n${MAPPING.replace(/^/gm, '        ')}`;
   const rows = [];
   for (const threads of [1, 2]) {
-    const configFor = (proc, name, plugins) => (c, startup) =>
-      cfg(startup ? `${name}-startup-${threads}` : `${name}-${threads}`, c, threads, proc, plugins);
+    const configFor = (proc, name, plugins) => (c, startup) => cfg(startup ? `${name}-startup-${threads}` : `${name}-${threads}`, c, threads, proc, plugins);
     const hand = engineRate(configFor('bench_restructure: {}', 'hand', [PLUGIN]), n);
     const mapped = engineRate(configFor(mapping, 'mapping', []), n);
     const benthos = benthosRate(configFor(mapping, 'mapping-benthos', []), n / 2);

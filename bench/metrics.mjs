@@ -85,7 +85,22 @@ async function probeCost(metrics) {
   let obs;
   let probes;
   if (metrics) {
-    obs = new Observability(await createPrometheusExporter({ prefix: 'svc', push_interval: '', push_job_name: 'x', push_url: '', push_basic_auth: { enabled: false, username: '', password: '' }, file_path: '', use_histogram_timing: false, histogram_buckets: [], add_process_metrics: false }, { logger: silentLogger }));
+    obs = new Observability(
+      await createPrometheusExporter(
+        {
+          prefix: 'svc',
+          push_interval: '',
+          push_job_name: 'x',
+          push_url: '',
+          push_basic_auth: { enabled: false, username: '', password: '' },
+          file_path: '',
+          use_histogram_timing: false,
+          histogram_buckets: [],
+          add_process_metrics: false,
+        },
+        { logger: silentLogger },
+      ),
+    );
     probes = [obs.input('root.input', 'in', 'in'), obs.processor('root.pipeline.processors.0', 'p', 'p'), obs.output('root.output', 'out', 'out')];
   } else {
     const c = (path) => ({ metrics: new StreamMetrics(NOOP_EXPORTER), tracer: undefined, path, label: 'x', type: 'x' });

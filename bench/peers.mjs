@@ -44,13 +44,18 @@ export function benthosBinary() {
     process.stderr.write(`building Benthos ${BENTHOS_VERSION} into ${bin} (once; about 2 minutes)...\n`);
     // Build beside the final path and rename, so a half-written binary is never taken for a cached one.
     const r = spawnSync(go, ['build', '-o', `${bin}.tmp`, '.'], { cwd: src, stdio: ['ignore', 'inherit', 'inherit'] });
-    if (r.status !== 0) throw new Error(`building Benthos failed (go build exited ${r.status} in ${src}): check that the Go module proxy serves github.com/redpanda-data/benthos/v4 ${BENTHOS_VERSION}, or set SVC_PEERS to a folder holding bin/benthos`);
+    if (r.status !== 0)
+      throw new Error(
+        `building Benthos failed (go build exited ${r.status} in ${src}): check that the Go module proxy serves github.com/redpanda-data/benthos/v4 ${BENTHOS_VERSION}, or set SVC_PEERS to a folder holding bin/benthos`,
+      );
     renameSync(`${bin}.tmp`, bin);
   }
   const v = spawnSync(bin, ['--version'], { encoding: 'utf8' });
   const version = /Version: (\S+)/.exec(v.stdout ?? '')?.[1];
   if (version !== BENTHOS_VERSION) {
-    throw new Error(`${bin} is Benthos ${version ?? '(no version printed)'}, not ${BENTHOS_VERSION}: delete it to rebuild, or set SVC_PEERS to another cache folder`);
+    throw new Error(
+      `${bin} is Benthos ${version ?? '(no version printed)'}, not ${BENTHOS_VERSION}: delete it to rebuild, or set SVC_PEERS to another cache folder`,
+    );
   }
   return (cached = bin);
 }

@@ -11,14 +11,32 @@ import { join } from 'node:path';
 import { ROOT, machine } from './lib.mjs';
 import { BENTHOS_VERSION } from './peers.mjs';
 
-const ALL = ['generate-drop', 'stdin-stdout', 'threads-cpu', 'memory', 'mapping', 'http', 'metrics', 'kafka', 'amqp', 'avro', 'ratelimit', 'http-body-memory', 'streams', 'config-lint'];
+const ALL = [
+  'generate-drop',
+  'stdin-stdout',
+  'threads-cpu',
+  'memory',
+  'mapping',
+  'http',
+  'metrics',
+  'kafka',
+  'amqp',
+  'avro',
+  'ratelimit',
+  'http-body-memory',
+  'streams',
+  'config-lint',
+];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const names = args.filter((a) => !a.startsWith('--'));
 const selected = names.length ? names : ALL;
 
 // The load average says how much of the 2 cores the run had: other work on the machine skews every row.
-const load = () => loadavg().map((l) => l.toFixed(2)).join(', ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
 const loadBefore = load();
 const rows = [];
 for (const name of selected) {

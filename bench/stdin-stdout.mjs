@@ -20,7 +20,10 @@ export async function run({ quick = false } = {}) {
   const bytes = quick ? 50_000_000 : 300_000_000;
   const file = dataFile(bytes);
   const lines = bytes / 100;
-  const cfg = config('stdin-stdout', 'http: { enabled: false }\nlogger: { level: WARN }\ninput: { stdin: {} }\npipeline: { threads: 1 }\noutput: { stdout: {} }\n');
+  const cfg = config(
+    'stdin-stdout',
+    'http: { enabled: false }\nlogger: { level: WARN }\ninput: { stdin: {} }\npipeline: { threads: 1 }\noutput: { stdout: {} }\n',
+  );
   const cat = best(3, () => timeShell(`cat ${file} | cat > /dev/null`));
   const engine = best(3, () => timeShell(`cat ${file} | node ${ENGINE} -c ${cfg} | cat > /dev/null`));
   const rate = lines / engine;

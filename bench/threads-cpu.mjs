@@ -59,7 +59,14 @@ function jsonLines(lines) {
       id: `ord-${i}`,
       user: { first: 'Ada', last: 'Lovelace', email: `Ada.${i}@Example.COM`, age: 36 },
       address: { city: 'London', country: 'gb', street: '12 St James Square', zip: 'SW1Y 4JH' },
-      order: { price: 12.5, quantity: i % 7, items: [{ sku: 'a', n: 1 }, { sku: 'b', n: 2 }] },
+      order: {
+        price: 12.5,
+        quantity: i % 7,
+        items: [
+          { sku: 'a', n: 1 },
+          { sku: 'b', n: 2 },
+        ],
+      },
       tags: ['new', 'priority', 'gift'],
       status: 'active',
       notes: `${i} `.padEnd(250, 'n'),

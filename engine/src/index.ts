@@ -12,15 +12,7 @@ export type { ComponentConfig, ComponentKind } from './config/component-config.j
 export { parseDuration } from './config/duration.js';
 export { redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';
 export { ErrorCode, SvcError, NotConnectedError, BatchError, InputFailedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
-export {
-  registerInput,
-  registerOutput,
-  registerProcessor,
-  registerRateLimit,
-  registerMetricsExporter,
-  registerTracer,
-  registry,
-} from './plugin/registry.js';
+export { registerInput, registerOutput, registerProcessor, registerRateLimit, registerMetricsExporter, registerTracer, registry } from './plugin/registry.js';
 export type {
   ComponentContext,
   ComponentSpec,
@@ -36,14 +28,7 @@ export type {
 } from './plugin/types.js';
 export type { Logger, LogFields, LogLevelName } from './observability/logger.js';
 export { createLogger } from './observability/logger.js';
-export {
-  defineStream,
-  buildStream,
-  type StreamSource,
-  type StreamDefinition,
-  type DefineOptions,
-  type BuildOptions,
-} from './streams/stream-builder.js';
+export { defineStream, buildStream, type StreamSource, type StreamDefinition, type DefineOptions, type BuildOptions } from './streams/stream-builder.js';
 export type { Stream } from './runtime/stream.js';
 export { Streams, type StreamsOptions, type StreamInfo } from './streams/streams.js';
 export { mountStreamsApi } from './streams/rest-api.js';

@@ -27,7 +27,14 @@ async function closedPort(): Promise<number> {
 }
 
 function assertNoSecret(text: string): void {
-  for (const s of SECRETS) assert.ok(!text.includes(s), `${s} printed:\n${text.split('\n').filter((l) => l.includes(s)).join('\n')}`);
+  for (const s of SECRETS)
+    assert.ok(
+      !text.includes(s),
+      `${s} printed:\n${text
+        .split('\n')
+        .filter((l) => l.includes(s))
+        .join('\n')}`,
+    );
 }
 
 function file(name: string, text: string): string {
@@ -69,11 +76,20 @@ metrics:
 describe('secrets in URLs never reach the output of the CLI', () => {
   it('engine echo and engine lint show users and hosts, never a password', async () => {
     const port = await closedPort();
-    const cfg = file('echo.yaml', failingConfig(port).replace('retry_period: 10ms', `retry_period: 10ms\n          proxy_url: http://proxyuser:PROXYURLSECRET@127.0.0.1:${port}`));
+    const cfg = file(
+      'echo.yaml',
+      failingConfig(port).replace('retry_period: 10ms', `retry_period: 10ms\n          proxy_url: http://proxyuser:PROXYURLSECRET@127.0.0.1:${port}`),
+    );
     const echo = spawnSync(ENGINE, ['echo', '-c', cfg], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(echo.status, 0, echo.stderr);
     assertNoSecret(echo.stdout + echo.stderr);
-    for (const shown of ['pushuser:xxxxx@127.0.0.1', 'httpuser:xxxxx@127.0.0.1', 'proxyuser:xxxxx@127.0.0.1', 'amqpinuser:xxxxx@127.0.0.1', `amqpoutuser:xxxxx@127.0.0.1:${port}/,amqp://amqpoutuser:xxxxx@127.0.0.1`]) {
+    for (const shown of [
+      'pushuser:xxxxx@127.0.0.1',
+      'httpuser:xxxxx@127.0.0.1',
+      'proxyuser:xxxxx@127.0.0.1',
+      'amqpinuser:xxxxx@127.0.0.1',
+      `amqpoutuser:xxxxx@127.0.0.1:${port}/,amqp://amqpoutuser:xxxxx@127.0.0.1`,
+    ]) {
       assert.ok(echo.stdout.includes(shown), `${shown} missing from:\n${echo.stdout}`);
     }
     const lint = spawnSync(ENGINE, ['lint', file('bad.yaml', failingConfig(port).replace('queue:', 'queeu:'))], { encoding: 'utf8', timeout: 60_000 });

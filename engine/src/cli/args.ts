@@ -22,7 +22,6 @@ export interface Args {
   noApi: boolean;
 }
 
-
 /** Parses argv (without node and the script). Flags take `--flag value` or `--flag=value`. */
 export function parseArgs(argv: string[]): Args {
   const a: Args = { command: 'run', resources: [], sets: [], plugins: [], help: false, version: false, positional: [], noApi: false };

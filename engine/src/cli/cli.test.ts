@@ -112,10 +112,17 @@ describe('engine CLI', () => {
     for (const name of ['generate', 'stdin', 'file', 'stdout', 'drop', 'reject', 'broker', 'noop', 'sleep', 'log', 'rate_limit', 'local']) {
       assert.match(text.stdout, new RegExp(`- ${name} `));
     }
-    const json = JSON.parse(engine(['list', '--format', 'json']).stdout) as Array<{ kind: string; name: string; config: { properties?: Record<string, unknown> } }>;
+    const json = JSON.parse(engine(['list', '--format', 'json']).stdout) as Array<{
+      kind: string;
+      name: string;
+      config: { properties?: Record<string, unknown> };
+    }>;
     const gen = json.find((c) => c.kind === 'input' && c.name === 'generate')!;
     assert.deepEqual(Object.keys(gen.config.properties!).sort(), ['auto_replay_nacks', 'batch_size', 'count', 'interval', 'mapping']);
-    const schema = JSON.parse(engine(['list', '--format', 'jsonschema']).stdout) as { definitions: Record<string, unknown>; properties: Record<string, unknown> };
+    const schema = JSON.parse(engine(['list', '--format', 'jsonschema']).stdout) as {
+      definitions: Record<string, unknown>;
+      properties: Record<string, unknown>;
+    };
     assert.ok(schema.definitions.input && schema.definitions.processor);
     assert.ok(schema.properties.pipeline);
   });
@@ -143,14 +150,20 @@ describe('engine CLI', () => {
 
   it('-s overrides a field and -r adds resources', () => {
     const res = file('res.yaml', 'rate_limit_resources:\n  - label: lim\n    local: { count: 1000, interval: 1s }\n');
-    const cfg = file('set.yaml', `${QUIET}input:\n  generate: { mapping: 'root = "a"', interval: '', count: 1 }\npipeline:\n  processors: [ { rate_limit: { resource: lim } } ]\noutput: { stdout: {} }\n`);
+    const cfg = file(
+      'set.yaml',
+      `${QUIET}input:\n  generate: { mapping: 'root = "a"', interval: '', count: 1 }\npipeline:\n  processors: [ { rate_limit: { resource: lim } } ]\noutput: { stdout: {} }\n`,
+    );
     const r = engine(['-c', cfg, '-r', res, '-s', 'input.generate.count=3']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'a\na\na\n');
   });
 
   it('a rate_limit naming an unknown resource is a clear error', () => {
-    const cfg = file('nolim.yaml', `${QUIET}input:\n  generate: { mapping: 'root = "a"', count: 1 }\npipeline:\n  threads: 1\n  processors: [ { rate_limit: { resource: nope } } ]\noutput: { drop: {} }\n`);
+    const cfg = file(
+      'nolim.yaml',
+      `${QUIET}input:\n  generate: { mapping: 'root = "a"', count: 1 }\npipeline:\n  threads: 1\n  processors: [ { rate_limit: { resource: nope } } ]\noutput: { drop: {} }\n`,
+    );
     const r = engine(['-c', cfg]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /Cannot start the stream: rate limit resource \\?"nope\\?" is not defined/);
@@ -174,7 +187,10 @@ describe('engine CLI', () => {
   });
 
   it('SIGTERM stops reading, drains and exits 0', async () => {
-    const cfg = file('sig.yaml', `http: { enabled: false }\nlogger: { level: INFO }\ninput:\n  generate: { mapping: 'root = "tick"', interval: 10ms }\noutput: { stdout: {} }\n`);
+    const cfg = file(
+      'sig.yaml',
+      `http: { enabled: false }\nlogger: { level: INFO }\ninput:\n  generate: { mapping: 'root = "tick"', interval: 10ms }\noutput: { stdout: {} }\n`,
+    );
     const child = spawn(process.execPath, [ENGINE, '-c', cfg], { cwd: dir });
     let out = '';
     let err = '';
@@ -206,7 +222,10 @@ describe('engine CLI', () => {
   });
 
   it('serves /ping and /ready on the service-wide HTTP server', async () => {
-    const cfg = file('http.yaml', `http: { address: 127.0.0.1:0 }\nlogger: { level: INFO, format: json }\ninput:\n  generate: { mapping: 'root = "x"', interval: 50ms }\noutput: { drop: {} }\n`);
+    const cfg = file(
+      'http.yaml',
+      `http: { address: 127.0.0.1:0 }\nlogger: { level: INFO, format: json }\ninput:\n  generate: { mapping: 'root = "x"', interval: 50ms }\noutput: { drop: {} }\n`,
+    );
     const child = spawn(process.execPath, [ENGINE, '-c', cfg], { cwd: dir });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d));
@@ -220,7 +239,13 @@ describe('engine CLI', () => {
       child.kill('SIGINT');
       await new Promise((r) => child.on('exit', r));
     }
-    assert.ok(err.split('\n').filter(Boolean).every((l) => JSON.parse(l).level !== undefined), 'json log lines');
+    assert.ok(
+      err
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => JSON.parse(l).level !== undefined),
+      'json log lines',
+    );
   });
 
   it('blobl runs a mapping on each line of stdin', () => {
@@ -235,10 +260,7 @@ describe('engine CLI', () => {
   it('lint reports expression-language errors at their position in the file', () => {
     const cfg = file('lang.yaml', 'input:\n  stdin: {}\n  batching_typo: 1\noutput:\n  drop: {}\n');
     assert.equal(engine(['lint', cfg]).code, 1);
-    const bad = file(
-      'lang2.yaml',
-      "input:\n  broker:\n    inputs: [ { stdin: {} } ]\n    batching:\n      check: 'this.a =='\noutput:\n  drop: {}\n",
-    );
+    const bad = file('lang2.yaml', "input:\n  broker:\n    inputs: [ { stdin: {} } ]\n    batching:\n      check: 'this.a =='\noutput:\n  drop: {}\n");
     const r = engine(['lint', bad]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /lang2\.yaml:5:\d+ .*\(root\.input\.broker\.batching\.check\)/);
@@ -249,9 +271,7 @@ describe('engine CLI', () => {
     const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => dedent(m[1]!));
     assert.ok(blocks.length >= 8, `only ${blocks.length} YAML blocks found`);
     // The plugin walkthrough names a module the reader writes first; the rest must lint as is.
-    const files = blocks
-      .filter((b) => !/^plugins:/m.test(b))
-      .map((b, i) => file(`readme-${i}.yaml`, b));
+    const files = blocks.filter((b) => !/^plugins:/m.test(b)).map((b, i) => file(`readme-${i}.yaml`, b));
     // Secrets come from the environment in the examples, as they should: give them values.
     const env: Record<string, string> = { ...process.env } as Record<string, string>;
     for (const [, name] of readme.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)) env[name!] = 'set-by-test';

@@ -8,7 +8,6 @@ import { registerCoreComponents } from '../runtime/core-components.js';
 import { absoluteModule } from '../streams/stream-builder.js';
 import type { Args } from './args.js';
 
-
 /** Loads the built-ins and the --plugin modules (no config needed): for lint and list. */
 export async function loadBasePlugins(args: Args): Promise<string[]> {
   registerCoreComponents();

@@ -117,7 +117,10 @@ output:
     const missing = ok.filter((b) => !written.has(b));
     assert.deepEqual(missing, [], `${missing.length} of ${ok.length} acknowledged requests were lost`);
     assert.ok(ok.length >= 40, `the load got through: ${ok.length} answered 200`);
-    assert.ok(lines(outA).some((l) => l.endsWith(' v1')) && lines(outA).some((l) => l.endsWith(' v2')), `both versions served: ${lines(outA).length} lines, ok ${ok.length}, first ${lines(outA)[0]}, last ${lines(outA).at(-1)}\n${log}`);
+    assert.ok(
+      lines(outA).some((l) => l.endsWith(' v1')) && lines(outA).some((l) => l.endsWith(' v2')),
+      `both versions served: ${lines(outA).length} lines, ok ${ok.length}, first ${lines(outA)[0]}, last ${lines(outA).at(-1)}\n${log}`,
+    );
 
     // Delete b: it drains and is gone.
     assert.equal((await fetch(`${base}/streams/b`, { method: 'DELETE', headers: auth })).status, 200);

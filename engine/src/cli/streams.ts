@@ -62,7 +62,9 @@ export async function streams(args: Args): Promise<number> {
   const starting = new StatusBoard();
   starting.hold('the streams are starting');
   const ready = { notReady: () => [...starting.notReady(), ...(streams?.notReady() ?? [])] };
-  const service = root.http.enabled ? new ServiceServer(root.http, { status: ready, logger: logger.child({ path: 'root.http' }), version: engineVersion() }) : undefined;
+  const service = root.http.enabled
+    ? new ServiceServer(root.http, { status: ready, logger: logger.child({ path: 'root.http' }), version: engineVersion() })
+    : undefined;
   await service?.start();
   const builder = new Builder({ registry: registry(), logger, service, isWorker: false, shared: new Map(), status: new StatusBoard() });
   try {

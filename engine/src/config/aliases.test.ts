@@ -50,7 +50,10 @@ output:
         ['test_source', 'shared', 10],
       ],
     );
-    assert.deepEqual(config.output.processors.map((p) => p.type), ['test_split']);
+    assert.deepEqual(
+      config.output.processors.map((p) => p.type),
+      ['test_split'],
+    );
   });
 
   it('merge keys add the merged maps’ keys that the map does not set itself; earlier merges win', () => {
@@ -69,8 +72,26 @@ ${SINK}`,
     );
     assert.deepEqual(issues, []);
     const inputs = (config.input.config as { inputs: { config: Record<string, unknown> }[] }).inputs;
-    assert.deepEqual(inputs[1]!.config, { name: 'merged', count: 5, batch_size: 2, fail_connects: 0, auto_replay_nacks: true, traceparent: '', hold: false, fail_at_end: '' });
-    assert.deepEqual(inputs[2]!.config, { name: 'base', count: 7, batch_size: 2, fail_connects: 1, auto_replay_nacks: true, traceparent: '', hold: false, fail_at_end: '' });
+    assert.deepEqual(inputs[1]!.config, {
+      name: 'merged',
+      count: 5,
+      batch_size: 2,
+      fail_connects: 0,
+      auto_replay_nacks: true,
+      traceparent: '',
+      hold: false,
+      fail_at_end: '',
+    });
+    assert.deepEqual(inputs[2]!.config, {
+      name: 'base',
+      count: 7,
+      batch_size: 2,
+      fail_connects: 1,
+      auto_replay_nacks: true,
+      traceparent: '',
+      hold: false,
+      fail_at_end: '',
+    });
   });
 
   it('a free-form (any) field gets aliases and merge keys resolved, and __proto__ as an ordinary key', () => {
@@ -122,11 +143,19 @@ ${SINK}`,
   it('refuses an alias bomb (billion laughs) at the alias that crosses the bound, without expanding it', () => {
     const levels = 'abcdefghijklmnopqrstuvwxyz'.split('');
     const lines = [`          ${levels[0]}: &${levels[0]} [lol, lol, lol, lol, lol, lol, lol, lol, lol]`];
-    for (let i = 1; i < levels.length; i++) lines.push(`          ${levels[i]}: &${levels[i]} [${Array(9).fill(`*${levels[i - 1]}`).join(', ')}]`);
+    for (let i = 1; i < levels.length; i++)
+      lines.push(
+        `          ${levels[i]}: &${levels[i]} [${Array(9)
+          .fill(`*${levels[i - 1]}`)
+          .join(', ')}]`,
+      );
     const { issues } = load(`input:\n  test_source: {}\npipeline:\n  processors:\n    - test_any_doc:\n        doc:\n${lines.join('\n')}\n${SINK}`);
     // *e stands for 66 430 nodes (9 × *d + its list); the aliases of a–e add 74 718, so the
     // first *e in f (line 12) is where the running total passes 100 000.
     assert.equal(issues.length, 1, issues.join('\n'));
-    assert.match(issues[0]!, /^a\.yaml:12:18 alias \*e expands to 66,430 nodes, and the aliases up to here to 141,148: more than the 100,000 a config may add through aliases \(an alias bomb\?\)/);
+    assert.match(
+      issues[0]!,
+      /^a\.yaml:12:18 alias \*e expands to 66,430 nodes, and the aliases up to here to 141,148: more than the 100,000 a config may add through aliases \(an alias bomb\?\)/,
+    );
   });
 });

@@ -83,4 +83,3 @@ export function resolveAliases(root: Node | null | undefined, file: string, line
 export function isMergeKey(key: unknown): boolean {
   return isScalar(key) && key.value === '<<' && key.type === 'PLAIN';
 }
-

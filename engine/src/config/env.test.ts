@@ -36,7 +36,11 @@ describe('env substitution', () => {
     const run = engine(['-c'], yaml, { MSG });
     assert.equal(run.code, 0, run.out);
     const lines = run.out.split('\n');
-    assert.deepEqual(lines.filter((l) => l === 'original' || l === 'INJECTED'), ['original'], run.out);
+    assert.deepEqual(
+      lines.filter((l) => l === 'original' || l === 'INJECTED'),
+      ['original'],
+      run.out,
+    );
     const logged = lines.find((l) => l.includes('label=log'));
     assert.ok(logged?.includes(`msg="hi\\\\n    - mapping: 'root = \\"INJECTED\\"'"`), run.out);
 

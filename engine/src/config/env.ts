@@ -29,10 +29,7 @@ export function escapeEnvValue(value: string): string {
   return value.replace(LINE_BREAK_RE, (c) => ESCAPES[c]!);
 }
 
-export function substituteEnv(
-  text: string,
-  env: Record<string, string | undefined> = process.env,
-): { text: string; problems: EnvProblem[] } {
+export function substituteEnv(text: string, env: Record<string, string | undefined> = process.env): { text: string; problems: EnvProblem[] } {
   const problems: EnvProblem[] = [];
   const out = text.replace(ENV_RE, (match, escaped: string | undefined, name: string | undefined, def: string | undefined, offset: number) => {
     if (escaped !== undefined) return '${' + escaped + '}';

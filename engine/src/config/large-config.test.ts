@@ -51,6 +51,9 @@ describe('large config', () => {
 
   it('refuses a second YAML document with its position', () => {
     const issues = validateConfig(parseConfig('input:\n  test_source: {}\n---\noutput:\n  test_sink: {}\n', 'two.yaml', {}), registry()).issues;
-    assert.ok(issues.some((i) => i.line === 3 && /one YAML document/.test(i.message)), JSON.stringify(issues));
+    assert.ok(
+      issues.some((i) => i.line === 3 && /one YAML document/.test(i.message)),
+      JSON.stringify(issues),
+    );
   });
 });

@@ -52,7 +52,10 @@ describe('config lint', () => {
     const issues = lint(
       'input:\n  label: a\n  test_source: {}\npipeline:\n  processors:\n    - label: a\n      noop_missing: {}\n    - label: Bad-Label\n      test_split: {}\n',
     );
-    assert.ok(issues.some((i) => /^p\.yaml:6:14 duplicate label "a": already used at root.input/.test(i)), issues.join('\n'));
+    assert.ok(
+      issues.some((i) => /^p\.yaml:6:14 duplicate label "a": already used at root.input/.test(i)),
+      issues.join('\n'),
+    );
     assert.ok(issues.some((i) => /label "Bad-Label" .* lowercase/.test(i)));
   });
 
@@ -90,7 +93,16 @@ describe('config lint', () => {
     assert.equal(config.shutdown_timeout, '20s');
     assert.equal(config.http.address, '0.0.0.0:4195');
     assert.equal(config.input.path, 'root.input');
-    assert.deepEqual(config.input.config, { name: 'src', count: 10, batch_size: 1, fail_connects: 0, auto_replay_nacks: true, traceparent: '', hold: false, fail_at_end: '' });
+    assert.deepEqual(config.input.config, {
+      name: 'src',
+      count: 10,
+      batch_size: 1,
+      fail_connects: 0,
+      auto_replay_nacks: true,
+      traceparent: '',
+      hold: false,
+      fail_at_end: '',
+    });
   });
 
   it('applies -s overrides before validation', () => {

@@ -91,7 +91,10 @@ export function applySets(parsed: ParsedConfig, sets: string[]): void {
       parsed.issues.push({ file: '-s', line: 0, col: 0, message: `invalid --set "${s}": expected path=value, e.g. input.generate.count=10` });
       continue;
     }
-    const path = s.slice(0, eq).split('.').map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg));
+    const path = s
+      .slice(0, eq)
+      .split('.')
+      .map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg));
     let value: unknown;
     try {
       value = parseYaml(s.slice(eq + 1));
@@ -134,7 +137,11 @@ function checkResources(config: RootConfig, parsed: ParsedConfig, issues: Config
 export function loadConfig(opts: { file: string; registry: Registry; resources?: string[]; sets?: string[] }): RootConfig {
   const parsed = readConfig(opts.file);
   applySets(parsed, opts.sets ?? []);
-  const { config, issues } = validateConfig(parsed, opts.registry, (opts.resources ?? []).map((r) => readConfig(r)));
+  const { config, issues } = validateConfig(
+    parsed,
+    opts.registry,
+    (opts.resources ?? []).map((r) => readConfig(r)),
+  );
   if (issues.length) throw new ConfigError(issues);
   return config;
 }

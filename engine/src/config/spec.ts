@@ -168,9 +168,7 @@ export const f = {
       base('string', {
         duration: true,
         check: (v) =>
-          v === '' || v === '0' || DURATION_RE.test(String(v))
-            ? undefined
-            : `invalid duration "${String(v)}": use a number with a unit, e.g. 500ms, 5s, 1m30s`,
+          v === '' || v === '0' || DURATION_RE.test(String(v)) ? undefined : `invalid duration "${String(v)}": use a number with a unit, e.g. 500ms, 5s, 1m30s`,
       }),
     ),
   /** A mapping in the expression language (Bloblang), checked at lint time. */
@@ -179,8 +177,7 @@ export const f = {
   query: (): Field<string> => new Field<string>(base('string', { lang: 'query' })),
   array: <U>(item: Field<U>): Field<U[]> => new Field(base('array', { item: item as Field<unknown> })),
   map: <U>(item: Field<U>): Field<Record<string, U>> => new Field(base('map', { item: item as Field<unknown> })),
-  object: <F extends Record<string, Field<unknown>>>(fields: F): Field<InferFields<F>> =>
-    new Field(base('object', { fields })),
+  object: <F extends Record<string, Field<unknown>>>(fields: F): Field<InferFields<F>> => new Field(base('object', { fields })),
   /** A nested component of a kind (an input in a broker, a processor in a list). */
   component: (kind: ComponentKind): Field<ComponentConfig> => new Field(base('component', { componentKind: kind })),
 };

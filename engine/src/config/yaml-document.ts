@@ -20,7 +20,9 @@ export function parseYamlDocument(text: string, lines: LineCounter): Document {
   const take = (d: Document): void => {
     if (!doc) doc = d;
     else if (!doc.errors.some((e) => e.code === 'MULTIPLE_DOCS')) {
-      doc.errors.push(new YAMLParseError([d.range?.[0] ?? 0, d.range?.[1] ?? 0], 'MULTIPLE_DOCS', 'a config is one YAML document: remove the second one (after ---)'));
+      doc.errors.push(
+        new YAMLParseError([d.range?.[0] ?? 0, d.range?.[1] ?? 0], 'MULTIPLE_DOCS', 'a config is one YAML document: remove the second one (after ---)'),
+      );
     }
   };
   for (const token of parser.parse(text)) {

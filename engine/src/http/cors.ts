@@ -54,10 +54,7 @@ export class Cors {
   constructor(allowedOrigins: readonly string[], field = 'cors') {
     if (allowedOrigins.length === 0) {
       // As in Benthos: CORS with no origin would allow nothing and is surely a mistake.
-      throw new SvcError(
-        ErrorCode.ConfigLint,
-        `${field}.enabled is true but ${field}.allowed_origins is empty: list the allowed origins, or "*" for any`,
-      );
+      throw new SvcError(ErrorCode.ConfigLint, `${field}.enabled is true but ${field}.allowed_origins is empty: list the allowed origins, or "*" for any`);
     }
     this.anyOrigin = allowedOrigins.includes('*');
     this.origins = new Set(allowedOrigins.map(normalizeOrigin));

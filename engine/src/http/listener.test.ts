@@ -239,7 +239,25 @@ describe('HttpListener TLS', () => {
     try {
       execFileSync(
         'openssl',
-        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        ],
         { stdio: 'ignore' },
       );
     } catch {
@@ -250,10 +268,16 @@ describe('HttpListener TLS', () => {
 
   it('loads cert_file and key_file; refuses half a config and unreadable files, naming the field', async () => {
     assert.equal(await loadTlsFiles({ cert_file: '', key_file: '' }, 'x.'), undefined);
-    await assert.rejects(loadTlsFiles({ cert_file: 'a.pem', key_file: '' }, 'x.'), (e: unknown) => e instanceof SvcError && e.code === ErrorCode.ConfigLint && /x\.cert_file and x\.key_file must be set together/.test(e.message));
+    await assert.rejects(
+      loadTlsFiles({ cert_file: 'a.pem', key_file: '' }, 'x.'),
+      (e: unknown) => e instanceof SvcError && e.code === ErrorCode.ConfigLint && /x\.cert_file and x\.key_file must be set together/.test(e.message),
+    );
     const missing = join(dir, 'missing.pem');
     writeFileSync(join(dir, 'present.pem'), 'x');
-    await assert.rejects(loadTlsFiles({ cert_file: join(dir, 'present.pem'), key_file: missing }, 'x.'), (e: unknown) => e instanceof SvcError && e.code === ErrorCode.ConfigFile && e.message.startsWith('x.key_file: cannot read'));
+    await assert.rejects(
+      loadTlsFiles({ cert_file: join(dir, 'present.pem'), key_file: missing }, 'x.'),
+      (e: unknown) => e instanceof SvcError && e.code === ErrorCode.ConfigFile && e.message.startsWith('x.key_file: cannot read'),
+    );
   });
 
   it('serves HTTPS from cert and key files, HTTP/1.1 only by default', async (t) => {
@@ -271,7 +295,12 @@ describe('HttpListener TLS', () => {
 
   it('with http2 speaks HTTP/2 and HTTP/1.1 over TLS, and close sends an idle session away at once', async (t) => {
     if (!haveOpenssl) return t.skip('openssl is not available to make a test certificate');
-    const server = listener({ http2: true, closeGraceMs: 30_000, tls: await loadTlsFiles({ cert_file: cert, key_file: key }), handler: (req, res) => ok(`h${req.httpVersion}`)(req, res) });
+    const server = listener({
+      http2: true,
+      closeGraceMs: 30_000,
+      tls: await loadTlsFiles({ cert_file: cert, key_file: key }),
+      handler: (req, res) => ok(`h${req.httpVersion}`)(req, res),
+    });
     await server.start();
     const { port } = server.address();
     const session = http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
@@ -325,7 +354,11 @@ describe('Cors', () => {
 
   it('answers a preflight from an allowed origin with 204 and the allow headers; the route never sees it', async () => {
     await withCors(['https://Dash.example/'], async (port) => {
-      const res = await request(port, 'OPTIONS', { Origin: 'https://dash.example', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'x-token, content-type' });
+      const res = await request(port, 'OPTIONS', {
+        Origin: 'https://dash.example',
+        'Access-Control-Request-Method': 'PUT',
+        'Access-Control-Request-Headers': 'x-token, content-type',
+      });
       assert.equal(res.status, 204);
       assert.equal(res.body, '');
       assert.equal(res.headers['access-control-allow-origin'], 'https://dash.example');

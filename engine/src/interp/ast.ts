@@ -50,8 +50,7 @@ export type AssignTarget =
   | { kind: 'var'; name: string };
 
 export type Stmt =
-  | { kind: 'assign'; target: AssignTarget; value: Expr; pos: Pos }
-  | { kind: 'if'; branches: { cond: Expr; body: Stmt[] }[]; otherwise?: Stmt[]; pos: Pos };
+  { kind: 'assign'; target: AssignTarget; value: Expr; pos: Pos } | { kind: 'if'; branches: { cond: Expr; body: Stmt[] }[]; otherwise?: Stmt[]; pos: Pos };
 
 export interface Program {
   stmts: Stmt[];

@@ -81,9 +81,7 @@ export class Compiler {
             return;
           }
           if (v !== false && v !== null) {
-            throw new AssignmentError(
-              `failed assignment (line ${line}): ${b.cond.ann} resolved to a non-boolean value ${toStr(v)} (${typeOf(v)})`,
-            );
+            throw new AssignmentError(`failed assignment (line ${line}): ${b.cond.ann} resolved to a non-boolean value ${toStr(v)} (${typeOf(v)})`);
           }
         }
         if (otherwise) for (const st of otherwise) st(c, self);

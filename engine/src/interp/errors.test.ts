@@ -107,15 +107,24 @@ describe('runtime errors', () => {
     assert.fail('expected the mapping to fail');
   };
   it('names the line and the types', () => {
-    assert.equal(run('root.a = 1\nroot.b = this.n + 1', { n: 'abc' }).message, 'failed assignment (line 2): cannot add types string (from field `this.n`) and number (from number literal)');
+    assert.equal(
+      run('root.a = 1\nroot.b = this.n + 1', { n: 'abc' }).message,
+      'failed assignment (line 2): cannot add types string (from field `this.n`) and number (from number literal)',
+    );
   });
   it('names the method target and the value', () => {
     assert.equal(run('root = this.n.uppercase()', { n: 5 }).message, 'failed assignment (line 1): expected string value, got number from field `this.n` (5)');
   });
   it('names the line inside an if block', () => {
-    assert.match(run('root.a = 1\nif true {\n  root.b = this.x.number()\n}', { x: 'x' }).message, /^failed assignment \(line 3\): field `this.x`: strconv.ParseFloat/);
+    assert.match(
+      run('root.a = 1\nif true {\n  root.b = this.x.number()\n}', { x: 'x' }).message,
+      /^failed assignment \(line 3\): field `this.x`: strconv.ParseFloat/,
+    );
   });
   it('a failing map names its own line', () => {
-    assert.match(run('map m {\n  root = this.uppercase()\n}\nroot = 5.apply("m")', {}).message, /^failed assignment \(line 2\): expected string value, got number/);
+    assert.match(
+      run('map m {\n  root = this.uppercase()\n}\nroot = 5.apply("m")', {}).message,
+      /^failed assignment \(line 2\): expected string value, got number/,
+    );
   });
 });

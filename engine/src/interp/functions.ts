@@ -109,7 +109,11 @@ defineFunction('count', {
 
 /** `counter(min, max, set)`: a counter per call site that wraps from max back to min. */
 defineFunction('counter', {
-  params: [{ name: 'min', default: 1 }, { name: 'max', default: Number.MAX_SAFE_INTEGER }, { name: 'set', optional: true, query: true }],
+  params: [
+    { name: 'min', default: 1 },
+    { name: 'max', default: Number.MAX_SAFE_INTEGER },
+    { name: 'set', optional: true, query: true },
+  ],
   build(a) {
     const min = asStrictInt(a.const(0));
     const max = asStrictInt(a.const(1));
@@ -152,11 +156,7 @@ defineFunction('range', {
       return out;
     };
     // Go's IGetInt: floats truncate (range(1.5, 4) is [1, 2, 3]).
-    const ints = (c: State, self: unknown): [number, number, number] => [
-      asInt(a.get(0, c, self)),
-      asInt(a.get(1, c, self)),
-      asInt(a.get(2, c, self)),
-    ];
+    const ints = (c: State, self: unknown): [number, number, number] => [asInt(a.get(0, c, self)), asInt(a.get(1, c, self)), asInt(a.get(2, c, self))];
     if (a.allConst) {
       const r = make(...ints(undefined as unknown as State, null));
       return () => r.slice();
@@ -195,7 +195,10 @@ simple('uuid_v4', () => randomUUID());
 const NANOID_ALPHABET = '_-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 defineFunction('nanoid', {
-  params: [{ name: 'length', default: 21 }, { name: 'alphabet', optional: true }],
+  params: [
+    { name: 'length', default: 21 },
+    { name: 'alphabet', optional: true },
+  ],
   build(a) {
     return (c, self) => {
       const len = asStrictInt(a.get(0, c, self));
@@ -234,7 +237,11 @@ class SplitMix64 {
 }
 
 defineFunction('random_int', {
-  params: [{ name: 'seed', default: 0, query: true }, { name: 'min', default: 0 }, { name: 'max', default: 2 ** 63 - 2 }],
+  params: [
+    { name: 'seed', default: 0, query: true },
+    { name: 'min', default: 0 },
+    { name: 'max', default: 2 ** 63 - 2 },
+  ],
   build(a: Args) {
     if (!a.isConst(1) || !a.isConst(2)) throw new Error('min and max must be literals');
     const min = asInt(a.const(1));

@@ -72,7 +72,17 @@ export function goQuote(s: string): string {
     const cp = ch.codePointAt(0)!;
     if (ch === '"' || ch === '\\') out += '\\' + ch;
     else if (cp >= 0x20 && cp < 0x7f) out += ch;
-    else if (cp >= 0x80 && /[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}]/u.test(ch) && cp !== 0xa0 && !(cp >= 0x2000 && cp <= 0x200a) && cp !== 0x3000 && cp !== 0x1680 && cp !== 0x202f && cp !== 0x205f) out += ch;
+    else if (
+      cp >= 0x80 &&
+      /[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}]/u.test(ch) &&
+      cp !== 0xa0 &&
+      !(cp >= 0x2000 && cp <= 0x200a) &&
+      cp !== 0x3000 &&
+      cp !== 0x1680 &&
+      cp !== 0x202f &&
+      cp !== 0x205f
+    )
+      out += ch;
     else if (cp === 7) out += '\\a';
     else if (cp === 8) out += '\\b';
     else if (cp === 12) out += '\\f';
@@ -226,7 +236,12 @@ function fmtFloat(n: number, verb: string, f: Spec): string | undefined {
       else {
         const p = Math.max(1, f.prec);
         const e = a === 0 ? 0 : Number(a.toExponential(p - 1).split('e')[1]);
-        body = e < -4 || e >= p ? goExp(toExponentialGo(a, p - 1)).replace(/\.?0+e/, 'e') : toFixedGo(a, Math.max(0, p - 1 - e)).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+        body =
+          e < -4 || e >= p
+            ? goExp(toExponentialGo(a, p - 1)).replace(/\.?0+e/, 'e')
+            : toFixedGo(a, Math.max(0, p - 1 - e))
+                .replace(/(\.\d*?)0+$/, '$1')
+                .replace(/\.$/, '');
       }
       if (verb === 'G') body = body.toUpperCase();
     }
@@ -260,7 +275,14 @@ function sharpV(v: unknown, top: boolean): string {
       return '[]interface {}{' + (v as unknown[]).map((e) => sharpV(e, false)).join(', ') + '}';
     case 'map': {
       const o = v as Record<string, unknown>;
-      return 'map[string]interface {}{' + Object.keys(o).sort().map((key) => `${goQuote(key)}:${sharpV(o[key], false)}`).join(', ') + '}';
+      return (
+        'map[string]interface {}{' +
+        Object.keys(o)
+          .sort()
+          .map((key) => `${goQuote(key)}:${sharpV(o[key], false)}`)
+          .join(', ') +
+        '}'
+      );
     }
     case 'float':
       return numToString(v as number);
@@ -378,7 +400,13 @@ export function sprintf(format: string, args: unknown[]): string {
     else out += printValue(v, verb, f, 0);
   }
   if (argi < args.length) {
-    const extra = args.slice(argi).map((a) => (kindOf(a) === 'nil' ? '<nil>' : `${TYPE_NAMES[kindOf(a)]}=${printValue(a, 'v', { minus: false, plus: false, zero: false, space: false, sharp: false }, 0)}`));
+    const extra = args
+      .slice(argi)
+      .map((a) =>
+        kindOf(a) === 'nil'
+          ? '<nil>'
+          : `${TYPE_NAMES[kindOf(a)]}=${printValue(a, 'v', { minus: false, plus: false, zero: false, space: false, sharp: false }, 0)}`,
+      );
     out += '%!(EXTRA ' + extra.join(', ') + ')';
   }
   return out;

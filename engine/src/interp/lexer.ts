@@ -168,12 +168,7 @@ export class Lexer {
 }
 
 /** Reads a quoted string at `i` (`"..."` with Go escapes, or `"""raw"""`). */
-export function readString(
-  src: string,
-  i: number,
-  end: number,
-  err: (msg: string, at: number) => never,
-): { value: string; end: number } {
+export function readString(src: string, i: number, end: number, err: (msg: string, at: number) => never): { value: string; end: number } {
   if (src.startsWith('"""', i)) {
     const close = src.indexOf('"""', i + 3);
     if (close === -1 || close + 3 > end) err('required: end of triple-quoted string', i);

@@ -479,10 +479,7 @@ export class Parser {
     const entries: { key: Expr; value: Expr }[] = [];
     while (!this.isOp('}')) {
       const kt = this.peek();
-      const key: Expr =
-        kt.kind === 'string' && this.isOp(':', 1)
-          ? (this.advance(), { kind: 'lit', value: kt.text, pos: this.pos(kt) })
-          : this.parseExpr();
+      const key: Expr = kt.kind === 'string' && this.isOp(':', 1) ? (this.advance(), { kind: 'lit', value: kt.text, pos: this.pos(kt) }) : this.parseExpr();
       this.skipNl();
       this.expectOp(':', '":" after object key');
       this.skipNl();

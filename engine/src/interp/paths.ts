@@ -120,14 +120,10 @@ export function setPath(root: unknown, path: readonly string[], value: unknown):
       }
       const idx = toIndex(seg);
       if (idx < 0) {
-        throw new QueryError(
-          `unable to set target path ${joinPath(path)}: found array but segment value '${seg}' could not be parsed into an array index`,
-        );
+        throw new QueryError(`unable to set target path ${joinPath(path)}: found array but segment value '${seg}' could not be parsed into an array index`);
       }
       if (idx >= cur.length) {
-        throw new QueryError(
-          `unable to set target path ${joinPath(path)}: found array but index '${seg}' exceeded target array size of '${cur.length}'`,
-        );
+        throw new QueryError(`unable to set target path ${joinPath(path)}: found array but index '${seg}' exceeded target array size of '${cur.length}'`);
       }
       if (last) {
         cur[idx] = value;
@@ -142,9 +138,7 @@ export function setPath(root: unknown, path: readonly string[], value: unknown):
     }
     if (!isObject(cur)) {
       const at = i === 0 ? 'the root' : joinPath(path.slice(0, i));
-      throw new QueryError(
-        `unable to set target path ${joinPath(path)} as the value of ${at} was a non-object type (${typeOf(cur)})`,
-      );
+      throw new QueryError(`unable to set target path ${joinPath(path)} as the value of ${at} was a non-object type (${typeOf(cur)})`);
     }
     if (last) {
       setKey(cur, seg, value);

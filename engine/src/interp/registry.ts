@@ -106,11 +106,7 @@ export function defineMethod(name: string, spec: MethodSpec): void {
 }
 
 /** Shorthand for a method with fixed parameters whose arguments are plain values. */
-export function simpleMethod(
-  name: string,
-  params: ParamSpec[],
-  impl: (v: unknown, args: unknown[]) => unknown,
-): void {
+export function simpleMethod(name: string, params: ParamSpec[], impl: (v: unknown, args: unknown[]) => unknown): void {
   defineMethod(name, {
     params,
     build(a) {

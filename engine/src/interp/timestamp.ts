@@ -180,10 +180,41 @@ export const RFC3339_NANO = '2006-01-02T15:04:05.999999999Z07:00';
 // Go layout chunks
 
 type Std =
-  | 'Jan' | 'January' | 'Mon' | 'Monday' | 'MST' | '01' | '1' | '02' | '_2' | '2' | '__2' | '002'
-  | '15' | '03' | '3' | '04' | '4' | '05' | '5' | '2006' | '06' | 'PM' | 'pm'
-  | 'Z070000' | 'Z07:00:00' | 'Z0700' | 'Z07:00' | 'Z07' | '-070000' | '-07:00:00' | '-0700' | '-07:00' | '-07'
-  | 'frac0' | 'frac9';
+  | 'Jan'
+  | 'January'
+  | 'Mon'
+  | 'Monday'
+  | 'MST'
+  | '01'
+  | '1'
+  | '02'
+  | '_2'
+  | '2'
+  | '__2'
+  | '002'
+  | '15'
+  | '03'
+  | '3'
+  | '04'
+  | '4'
+  | '05'
+  | '5'
+  | '2006'
+  | '06'
+  | 'PM'
+  | 'pm'
+  | 'Z070000'
+  | 'Z07:00:00'
+  | 'Z0700'
+  | 'Z07:00'
+  | 'Z07'
+  | '-070000'
+  | '-07:00:00'
+  | '-0700'
+  | '-07:00'
+  | '-07'
+  | 'frac0'
+  | 'frac9';
 
 interface Chunk {
   lit: string;
@@ -624,7 +655,11 @@ export function parseTime(layout: string, value: string, defaultZone: Zone = Zon
   }
   const local = base + hour * 3600 + min * 60 + sec;
   if (offset !== undefined) {
-    return new Timestamp(local - offset, nsec, offset === 0 && zoneName !== '' && zoneName !== 'UTC' ? Zone.fixedOffset(0, zoneName) : Zone.fixedOffset(offset));
+    return new Timestamp(
+      local - offset,
+      nsec,
+      offset === 0 && zoneName !== '' && zoneName !== 'UTC' ? Zone.fixedOffset(0, zoneName) : Zone.fixedOffset(offset),
+    );
   }
   if (zoneName !== '') {
     if (zoneName === 'UTC' || zoneName === 'GMT') return new Timestamp(local, nsec, Zone.UTC);

@@ -54,7 +54,10 @@ export function contextKey<T>(name: string, opts: ContextKeyOptions = {}): Conte
   const key = new ContextKey<T>(name, opts.crossesThreads === true);
   if (key.crossesThreads) {
     if (crossing.has(name)) {
-      throw new SvcError(ErrorCode.PluginLoad, `a ctx key named "${name}" that crosses threads exists already: give each crossing key its own name (prefix it with your plugin's name)`);
+      throw new SvcError(
+        ErrorCode.PluginLoad,
+        `a ctx key named "${name}" that crosses threads exists already: give each crossing key its own name (prefix it with your plugin's name)`,
+      );
     }
     crossing.set(name, key as ContextKey<unknown>);
   }

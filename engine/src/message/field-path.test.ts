@@ -393,13 +393,16 @@ describe('setPath', () => {
 
   it('throws, naming the path, for an index beyond the end of an array', () => {
     const root = { a: { list: [1, 2] } };
-    assert.throws(() => setPath(root, 'a.list.2', 3), (err: unknown) => {
-      assert.ok(err instanceof Error);
-      assert.match(err.message, /"a\.list\.2"/);
-      assert.match(err.message, /beyond the end/);
-      assert.match(err.message, /length 2/);
-      return true;
-    });
+    assert.throws(
+      () => setPath(root, 'a.list.2', 3),
+      (err: unknown) => {
+        assert.ok(err instanceof Error);
+        assert.match(err.message, /"a\.list\.2"/);
+        assert.match(err.message, /beyond the end/);
+        assert.match(err.message, /length 2/);
+        return true;
+      },
+    );
     assert.throws(() => setPath(root, 'a.list.10.x', 3), /"a\.list\.10".*beyond the end/);
     assert.throws(() => setPath([], '0', 1), /"0".*beyond the end/);
     assert.deepEqual(root, { a: { list: [1, 2] } });
@@ -570,7 +573,7 @@ describe('deletePath', () => {
     deletePath({}, '__proto__');
     deletePath({}, 'constructor.prototype.toString');
     assert.equal(typeof Object.prototype.toString, 'function');
-    assert.equal(({}).constructor, Object);
+    assert.equal({}.constructor, Object);
     assert.equal(Object.getPrototypeOf({}), Object.prototype);
   });
 });

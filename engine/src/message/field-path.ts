@@ -33,10 +33,7 @@ export function parsePath(path: string): string[] {
  */
 export function formatPath(segments: string[]): string {
   if (segments.length === 1 && segments[0] === '') {
-    throw new SvcError(
-      ErrorCode.Processing,
-      'field path: a path of a single empty key cannot be written as a string (it would mean the root)',
-    );
+    throw new SvcError(ErrorCode.Processing, 'field path: a path of a single empty key cannot be written as a string (it would mean the root)');
   }
   return join(segments);
 }

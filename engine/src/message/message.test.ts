@@ -123,7 +123,10 @@ describe('acks', () => {
     ack(new Error('first'));
     assert.equal(calls.length, 0);
     ack(new Error('second'));
-    assert.deepEqual(calls.map((e) => e?.message), ['first']);
+    assert.deepEqual(
+      calls.map((e) => e?.message),
+      ['first'],
+    );
   });
 
   it('joinAcks calls every ack with the same outcome', () => {

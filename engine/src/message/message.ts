@@ -234,8 +234,7 @@ export class Message {
     } else if (this._content === undefined) {
       m._content = undefined;
       m._json = structuredClone(this._json);
-    }
-    else if (this._json !== UNPARSED && (this._json === null || typeof this._json !== 'object')) m._json = this._json;
+    } else if (this._json !== UNPARSED && (this._json === null || typeof this._json !== 'object')) m._json = this._json;
     if (this._meta !== undefined) {
       m._meta = this._meta;
       m._metaShared = true;

@@ -7,7 +7,10 @@ const SEVERITY: Record<string, number> = { OFF: 0, NONE: 0, FATAL: 1, ERROR: 2, 
 
 export const loggerSpec = f.object({
   level: f.enum(LOG_LEVELS).default('INFO').describe('The minimum level of log lines to print.'),
-  format: f.enum(['logfmt', 'json'] as const).default('logfmt').describe('The format of each log line.'),
+  format: f
+    .enum(['logfmt', 'json'] as const)
+    .default('logfmt')
+    .describe('The format of each log line.'),
   add_timestamp: f.bool().default(false).describe('Whether to add a timestamp to each line.'),
   level_name: f.string().default('level').advanced().describe('The key of the level field.'),
   message_name: f.string().default('msg').advanced().describe('The key of the message field.'),
@@ -39,7 +42,7 @@ export interface LogSink {
 const stderrSink: LogSink = { write: (line) => process.stderr.write(line) };
 
 function logfmtValue(v: unknown): string {
-  const s = typeof v === 'string' ? v : v instanceof Error ? v.message : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? v : v instanceof Error ? v.message : (JSON.stringify(v) ?? String(v));
   return /^[^\s"=\\]+$/.test(s) ? s : JSON.stringify(s);
 }
 

@@ -224,7 +224,15 @@ describe('metrics: served, pushed and written', () => {
     const file = join(dir, 'sub', 'metrics.prom');
     const status = new StatusBoard();
     const service = new ServiceServer(
-      { enabled: true, address: '127.0.0.1:0', root_path: '/svc', debug_endpoints: false, cert_file: '', key_file: '', cors: { enabled: false, allowed_origins: [] } },
+      {
+        enabled: true,
+        address: '127.0.0.1:0',
+        root_path: '/svc',
+        debug_endpoints: false,
+        cert_file: '',
+        key_file: '',
+        cors: { enabled: false, allowed_origins: [] },
+      },
       { status, logger: silentLogger, version: 'test' },
     );
     await service.start();
@@ -323,7 +331,10 @@ metrics: { prometheus: { push_url: "http://127.0.0.1:1", push_interval: 5ms } }
 describe('metrics: the plugin API', () => {
   it('checks names and labels, and says what to change', () => {
     assert.doesNotThrow(() => checkMetric('gateway_requests', ['api_id', 'status']));
-    assert.throws(() => checkMetric('bad-name'), (e: unknown) => e instanceof SvcError && e.code === ErrorCode.Metrics && /bad-name/.test(e.message));
+    assert.throws(
+      () => checkMetric('bad-name'),
+      (e: unknown) => e instanceof SvcError && e.code === ErrorCode.Metrics && /bad-name/.test(e.message),
+    );
     assert.throws(() => checkMetric('9lives'), /invalid metric name/);
     assert.throws(() => checkMetric('ok', ['path']), /reserved/);
     assert.throws(() => checkMetric('ok', ['__x']), /invalid label name/);

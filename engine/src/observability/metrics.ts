@@ -116,7 +116,9 @@ function metricsError(message: string): SvcError {
 /** Checks a metric name and its extra label names; throws an SvcError that says what to change. */
 export function checkMetric(name: string, labels: readonly string[] = []): void {
   if (typeof name !== 'string' || !NAME_RE.test(name)) {
-    throw metricsError(`invalid metric name "${String(name)}": use letters, digits and underscores, starting with a letter or underscore (e.g. gateway_requests)`);
+    throw metricsError(
+      `invalid metric name "${String(name)}": use letters, digits and underscores, starting with a letter or underscore (e.g. gateway_requests)`,
+    );
   }
   const seen = new Set<string>();
   for (const l of labels) {
@@ -124,7 +126,9 @@ export function checkMetric(name: string, labels: readonly string[] = []): void 
       throw metricsError(`invalid label name "${String(l)}" of metric ${name}: use letters, digits and underscores, not starting with "__"`);
     }
     if (RESERVED_LABELS.has(l)) {
-      throw metricsError(`label "${l}" of metric ${name} is reserved (path and label are added to every metric; le, quantile, job and instance belong to Prometheus): choose another name`);
+      throw metricsError(
+        `label "${l}" of metric ${name} is reserved (path and label are added to every metric; le, quantile, job and instance belong to Prometheus): choose another name`,
+      );
     }
     if (seen.has(l)) throw metricsError(`label "${l}" appears twice in metric ${name}`);
     seen.add(l);

@@ -60,7 +60,15 @@ describe('Prometheus (real server, from scripts/services.sh)', () => {
     const status = new StatusBoard();
     const { host, port } = parseAddress(TARGET);
     const service = new ServiceServer(
-      { enabled: true, address: `${host}:${port}`, root_path: '/svc', debug_endpoints: false, cert_file: '', key_file: '', cors: { enabled: false, allowed_origins: [] } },
+      {
+        enabled: true,
+        address: `${host}:${port}`,
+        root_path: '/svc',
+        debug_endpoints: false,
+        cert_file: '',
+        key_file: '',
+        cors: { enabled: false, allowed_origins: [] },
+      },
       { status, logger: silentLogger, version: 'test' },
     );
     // The scrape target's port is fixed (Prometheus' config names it): another test run on this
@@ -160,5 +168,4 @@ metrics:
       await fetchWithin(`${PUSHGATEWAY}/metrics/job/${job}`, { method: 'DELETE' }).catch(() => undefined);
     }
   });
-
 });

@@ -24,14 +24,18 @@ export const prometheusSpec = f.object({
     .string()
     .default('svc')
     .describe('A prefix for every metric name (`svc_input_received`); empty for none.')
-    .validate((p) => (p === '' || /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(p) ? undefined : `prefix "${p}" is not a valid metric name prefix: use letters, digits and underscores`)),
+    .validate((p) =>
+      p === '' || /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(p) ? undefined : `prefix "${p}" is not a valid metric name prefix: use letters, digits and underscores`,
+    ),
   push_interval: f.duration().default('').describe('How often to push to the Pushgateway at push_url; empty pushes only once, at shutdown.'),
   push_job_name: f.string().default('svc_push').describe('The job name pushed metrics are grouped under.'),
   push_url: f
     .string()
     .url()
     .default('')
-    .describe('The URL of a Prometheus Pushgateway (e.g. http://localhost:9091); empty disables pushing. A user and password in it (http://user:pass@host:9091) are sent as basic authentication, unless push_basic_auth is enabled.'),
+    .describe(
+      'The URL of a Prometheus Pushgateway (e.g. http://localhost:9091); empty disables pushing. A user and password in it (http://user:pass@host:9091) are sent as basic authentication, unless push_basic_auth is enabled.',
+    ),
   push_basic_auth: f
     .object({
       enabled: f.bool().default(false).describe('Whether to send basic authentication with pushes.'),

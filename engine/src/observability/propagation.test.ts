@@ -24,7 +24,12 @@ function fakeSpan(ctx: TraceContext): Span {
 describe('propagation: W3C traceparent', () => {
   it('parses and formats', () => {
     assert.deepEqual(parseTraceparent(`00-${TRACE}-${SPAN}-01`), { traceId: TRACE, spanId: SPAN, sampled: true });
-    assert.deepEqual(parseTraceparent(`00-${TRACE}-${SPAN}-00`, 'congo=t61rcWkgMzE'), { traceId: TRACE, spanId: SPAN, sampled: false, traceState: 'congo=t61rcWkgMzE' });
+    assert.deepEqual(parseTraceparent(`00-${TRACE}-${SPAN}-00`, 'congo=t61rcWkgMzE'), {
+      traceId: TRACE,
+      spanId: SPAN,
+      sampled: false,
+      traceState: 'congo=t61rcWkgMzE',
+    });
     assert.equal(parseTraceparent(` 00-${TRACE.toUpperCase()}-${SPAN}-03 `)?.sampled, true, 'case and other flag bits');
     assert.equal(formatTraceparent({ traceId: TRACE, spanId: SPAN, sampled: true }), `00-${TRACE}-${SPAN}-01`);
   });

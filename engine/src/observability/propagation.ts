@@ -68,9 +68,7 @@ export function formatUberTraceId(ctx: TraceContext): string {
 }
 
 /** Headers as node's `IncomingHttpHeaders`, a plain record in any case, or a fetch `Headers`. */
-export type HeaderCarrier =
-  | Record<string, string | string[] | undefined>
-  | { get(name: string): string | null | undefined };
+export type HeaderCarrier = Record<string, string | string[] | undefined> | { get(name: string): string | null | undefined };
 
 function header(headers: HeaderCarrier, name: string): string | undefined {
   if (typeof (headers as { get?: unknown }).get === 'function') {

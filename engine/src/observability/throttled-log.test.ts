@@ -26,6 +26,9 @@ describe('ThrottledLog', () => {
     const t = new ThrottledLog(log, 60_000);
     t.warn('push failed');
     t.warn('push failed');
-    assert.deepEqual(log.lines.map((l) => [l.level, l.msg]), [['WARN', 'push failed']]);
+    assert.deepEqual(
+      log.lines.map((l) => [l.level, l.msg]),
+      [['WARN', 'push failed']],
+    );
   });
 });

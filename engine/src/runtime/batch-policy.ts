@@ -72,11 +72,7 @@ export class Batcher {
   }
 
   full(): boolean {
-    return (
-      this.checked ||
-      (this.conf.count > 0 && this.messages.length >= this.conf.count) ||
-      (this.conf.byte_size > 0 && this.bytes >= this.conf.byte_size)
-    );
+    return this.checked || (this.conf.count > 0 && this.messages.length >= this.conf.count) || (this.conf.byte_size > 0 && this.bytes >= this.conf.byte_size);
   }
 
   /** Milliseconds until the period elapses (Infinity without a period). */

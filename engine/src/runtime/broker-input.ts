@@ -8,7 +8,11 @@ import type { RuntimeComponent } from './runtime-component.js';
 import type { Flush, Source, SourceRead } from './source.js';
 
 export const brokerInputSpec = f.object({
-  copies: f.int().default(1).describe('How many times the list of inputs is created.').validate((n) => (n < 1 ? 'copies must be at least 1' : undefined)),
+  copies: f
+    .int()
+    .default(1)
+    .describe('How many times the list of inputs is created.')
+    .validate((n) => (n < 1 ? 'copies must be at least 1' : undefined)),
   inputs: f.array(f.component('input')).describe('The inputs to read from, in parallel, merged into one feed.'),
   batching: batchPolicySpec,
 });

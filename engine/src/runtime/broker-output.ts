@@ -13,7 +13,11 @@ export const PATTERNS = ['fan_out', 'fan_out_fail_fast', 'fan_out_sequential', '
 export type Pattern = (typeof PATTERNS)[number];
 
 export const brokerOutputSpec = f.object({
-  copies: f.int().default(1).describe('How many times the list of outputs is created.').validate((n) => (n < 1 ? 'copies must be at least 1' : undefined)),
+  copies: f
+    .int()
+    .default(1)
+    .describe('How many times the list of outputs is created.')
+    .validate((n) => (n < 1 ? 'copies must be at least 1' : undefined)),
   pattern: f.enum(PATTERNS).default('fan_out').describe('How messages are routed to the outputs.'),
   outputs: f.array(f.component('output')).describe('The outputs to route messages to.'),
   batching: batchPolicySpec,

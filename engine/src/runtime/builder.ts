@@ -88,11 +88,9 @@ export class Builder implements Resources, Parts {
       throw err;
     }
     // A backend that is not one (an old `none` returning {}) counts as none.
-    const obs = new Observability(
-      typeof exporter?.counter === 'function' ? exporter : undefined,
-      typeof t?.startSpan === 'function' ? t : undefined,
-      { logger: this.env.logger },
-    );
+    const obs = new Observability(typeof exporter?.counter === 'function' ? exporter : undefined, typeof t?.startSpan === 'function' ? t : undefined, {
+      logger: this.env.logger,
+    });
     if (!this.env.isWorker) obs.metrics.declareStandard();
     this.env.obs = obs;
     return obs;

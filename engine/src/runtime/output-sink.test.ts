@@ -123,7 +123,10 @@ describe('OutputSink and BatchError', () => {
     assert.ok(output.writes.length >= 2);
     await sink.close();
     assert.equal((await acked)?.message, 'partial');
-    assert.deepEqual(output.writes.slice(1), output.writes.slice(1).map(() => ['m2']));
+    assert.deepEqual(
+      output.writes.slice(1),
+      output.writes.slice(1).map(() => ['m2']),
+    );
   });
 
   it('BatchError refuses an index outside the batch (it would name another message)', () => {

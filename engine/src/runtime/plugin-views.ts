@@ -37,4 +37,3 @@ export function outputView(sink: Sink): Output {
     close: () => sink.close(),
   };
 }
-

@@ -16,10 +16,12 @@ export class Semaphore {
       this.used++;
       return undefined;
     }
-    return new Promise((r) => this.waiters.push(() => {
-      this.used++;
-      r();
-    }));
+    return new Promise((r) =>
+      this.waiters.push(() => {
+        this.used++;
+        r();
+      }),
+    );
   }
 
   release(): void {

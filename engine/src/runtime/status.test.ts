@@ -7,10 +7,16 @@ describe('StatusBoard', () => {
     const b = new StatusBoard();
     assert.deepEqual(b.notReady(), []);
     b.hold('the stream is starting');
-    assert.deepEqual(b.notReady().map((s) => s.reason), ['the stream is starting']);
+    assert.deepEqual(
+      b.notReady().map((s) => s.reason),
+      ['the stream is starting'],
+    );
     const input = b.track('root.input', 'input', 'http_server');
     b.release();
-    assert.deepEqual(b.notReady().map((s) => s.path), ['root.input']);
+    assert.deepEqual(
+      b.notReady().map((s) => s.path),
+      ['root.input'],
+    );
     input.connected = true;
     assert.deepEqual(b.notReady(), []);
   });

@@ -39,7 +39,10 @@ pipeline: { threads: 1 }
 output: { test_sink: { name: r1, fail_writes: 5 } }
 `);
     await s.run();
-    assert.deepEqual([...all('r1')].sort((a, b) => +a - +b), range(20));
+    assert.deepEqual(
+      [...all('r1')].sort((a, b) => +a - +b),
+      range(20),
+    );
     assert.equal(seen.acks.get('r1')!.ok, 10, 'the input sees one successful ack per transaction');
     assert.equal(seen.acks.get('r1')!.nack, 0, 'replayed nacks never reach the input');
   });
@@ -57,7 +60,11 @@ pipeline: { threads: 1 }
 output: { test_sink: { name: ${name}, fail_writes: 2, max_in_flight: 4, delay_ms: 5 } }
 `);
       await assert.rejects(s.run(), (err: Error) => err instanceof InputFailedError && err.message === 'cannot go on (test)');
-      assert.deepEqual([...all(name)].sort((a, b) => +a - +b), range(10), name);
+      assert.deepEqual(
+        [...all(name)].sort((a, b) => +a - +b),
+        range(10),
+        name,
+      );
       assert.equal(seen.acks.get(name)!.nack, 0);
       assert.equal(s.inFlight, 0);
     }
@@ -117,7 +124,10 @@ pipeline:
 output: { test_sink: { name: s1 } }
 `);
     await s.run();
-    assert.deepEqual(seen.delivered.get('s1'), range(6).map((x) => [x]));
+    assert.deepEqual(
+      seen.delivered.get('s1'),
+      range(6).map((x) => [x]),
+    );
     assert.deepEqual(seen.acks.get('s1'), { ok: 2, nack: 0 });
   });
 });
@@ -131,7 +141,10 @@ output:
   test_sink: { name: b1, batching: { count: 4, period: 50ms } }
 `);
     await s.run();
-    assert.deepEqual(seen.delivered.get('b1')!.map((b) => b.length), [4, 4, 2]);
+    assert.deepEqual(
+      seen.delivered.get('b1')!.map((b) => b.length),
+      [4, 4, 2],
+    );
     assert.deepEqual(seen.acks.get('b1'), { ok: 10, nack: 0 });
   });
 
@@ -145,7 +158,10 @@ pipeline: { threads: 1 }
 output: { test_sink: { name: b2 } }
 `);
     await s.run();
-    assert.deepEqual(seen.delivered.get('b2')!.map((b) => b.length), [4, 4, 2]);
+    assert.deepEqual(
+      seen.delivered.get('b2')!.map((b) => b.length),
+      [4, 4, 2],
+    );
     assert.deepEqual(seen.acks.get('b2'), { ok: 10, nack: 0 });
   });
 });
@@ -161,7 +177,10 @@ pipeline: { threads: 1 }
 output: { test_sink: { name: bc } }
 `);
     await s.run();
-    assert.deepEqual(seen.delivered.get('bc')!.map((b) => b.length), [4, 3, 3]);
+    assert.deepEqual(
+      seen.delivered.get('bc')!.map((b) => b.length),
+      [4, 3, 3],
+    );
   });
 });
 
@@ -178,8 +197,14 @@ output: { test_sink: { name: t1 } }
     await s.run();
     const out = all('t1');
     assert.equal(out.length, 400);
-    assert.deepEqual(out.map((x) => x.split('@')[0]).sort((a, b) => +a - +b), range(400));
-    assert.ok(out.every((x) => x.split('@')[1] !== '0'), 'processed off the main thread');
+    assert.deepEqual(
+      out.map((x) => x.split('@')[0]).sort((a, b) => +a - +b),
+      range(400),
+    );
+    assert.ok(
+      out.every((x) => x.split('@')[1] !== '0'),
+      'processed off the main thread',
+    );
   });
 });
 
@@ -259,7 +284,10 @@ output: { test_sink: { name: ${name}, fail_writes: 8 } }
       assert.equal(await s.stop(10_000), true);
       await running;
       const texts = all(name).map((x) => x.split('@')[0]!);
-      assert.deepEqual(texts.sort((a, b) => +a - +b), range(10));
+      assert.deepEqual(
+        texts.sort((a, b) => +a - +b),
+        range(10),
+      );
       assert.deepEqual(seen.acks.get(name), { ok: 5, nack: 0 });
       assert.equal(s.undelivered, 0);
     });
@@ -304,7 +332,7 @@ output: { test_sink: { name: sbk, fail_writes: 40 } }
 });
 
 describe('stream: output broker', () => {
-  it('runs the broker\'s own processors and batching before it routes, and acks every transaction', async () => {
+  it("runs the broker's own processors and batching before it routes, and acks every transaction", async () => {
     const s = streamOf(`
 input: { test_source: { name: bp, count: 5 } }
 pipeline: { threads: 1 }
@@ -318,8 +346,18 @@ output:
   processors: [ { test_drop: { on: ["1"] } } ]
 `);
     await s.run();
-    assert.deepEqual(seen.delivered.get('bpa'), [['0', '2'], ['3', '4']], 'filtered, then batched, then routed');
-    const retried = seen.delivered.get('bpb')!.map((b) => b.join()).sort();
+    assert.deepEqual(
+      seen.delivered.get('bpa'),
+      [
+        ['0', '2'],
+        ['3', '4'],
+      ],
+      'filtered, then batched, then routed',
+    );
+    const retried = seen.delivered
+      .get('bpb')!
+      .map((b) => b.join())
+      .sort();
     assert.deepEqual(retried, ['0,2', '3,4'], 'the failed write was retried on that output alone, the same batch');
     assert.deepEqual(seen.acks.get('bp'), { ok: 5, nack: 0 });
   });
@@ -387,7 +425,8 @@ output:
       - test_sink: { name: rrc, fail_writes: 100 }
 `);
     await s.run();
-    const a = all('rra'), b = all('rrb');
+    const a = all('rra'),
+      b = all('rrb');
     assert.deepEqual([...a, ...b].sort(), range(6));
     assert.equal(all('rrc').length, 0);
     assert.ok(a.length >= 2 && b.length >= 2);
@@ -405,7 +444,10 @@ output:
       - test_sink: { name: g1b }
 `);
     await s.run();
-    assert.deepEqual([...all('g1a'), ...all('g1b')].sort((x, y) => +x - +y), range(20));
+    assert.deepEqual(
+      [...all('g1a'), ...all('g1b')].sort((x, y) => +x - +y),
+      range(20),
+    );
   });
 
   it('copies creates the list of outputs that many times', async () => {

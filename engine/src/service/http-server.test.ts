@@ -75,10 +75,7 @@ describe('ServiceServer', () => {
       async (base) => {
         let res = await fetch(`${base}/ready`);
         assert.equal(res.status, 503);
-        assert.equal(
-          await res.text(),
-          'input root.input (kafka): not connected yet\noutput root.output (http_client): connect ECONNREFUSED 127.0.0.1:9092\n',
-        );
+        assert.equal(await res.text(), 'input root.input (kafka): not connected yet\noutput root.output (http_client): connect ECONNREFUSED 127.0.0.1:9092\n');
 
         input.connected = true;
         res = await fetch(`${base}/ready`);
@@ -355,7 +352,23 @@ describe('ServiceServer', () => {
       try {
         execFileSync(
           'openssl',
-          ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'],
+          [
+            'req',
+            '-x509',
+            '-newkey',
+            'ec',
+            '-pkeyopt',
+            'ec_paramgen_curve:prime256v1',
+            '-nodes',
+            '-keyout',
+            key,
+            '-out',
+            cert,
+            '-days',
+            '1',
+            '-subj',
+            '/CN=localhost',
+          ],
           { stdio: 'ignore' },
         );
       } catch {

@@ -85,9 +85,7 @@ export class ServiceServer implements ServiceRoutes {
     this.router = new Router(conf.root_path);
     this.cors = conf.cors.enabled ? new Cors(conf.cors.allowed_origins, 'http.cors') : undefined;
     this.builtin('/ping', 'Responds 200 "pong": the process is alive.', (_req, res) => sendText(res, 200, 'pong'));
-    this.builtin('/ready', 'Responds 200 when every input and output is connected, else 503 listing those that are not.', (_req, res) =>
-      this.ready(res),
-    );
+    this.builtin('/ready', 'Responds 200 when every input and output is connected, else 503 listing those that are not.', (_req, res) => this.ready(res));
     this.builtin('/version', 'The version and build date, as JSON.', (_req, res) =>
       sendJson(res, 200, { version: opts.version, built: opts.built ?? 'unknown' }),
     );

@@ -178,7 +178,13 @@ registerInput('test_ctx_source', {
           batch,
           ack: () => {
             batch.forEach((m, i) => {
-              records.push({ text: conf.texts[i]!, tenant: m.ctx.get(TEST_TENANT), seen: m.ctx.get(TEST_SEEN), live: m.ctx.get(TEST_LIVE)?.(), results: stores[i]!.results() });
+              records.push({
+                text: conf.texts[i]!,
+                tenant: m.ctx.get(TEST_TENANT),
+                seen: m.ctx.get(TEST_SEEN),
+                live: m.ctx.get(TEST_LIVE)?.(),
+                results: stores[i]!.results(),
+              });
             });
           },
         };
@@ -210,7 +216,8 @@ registerOutput('test_ctx_sink', {
     seen.ctxAtOutput.set(conf.name, records);
     return {
       async write(batch) {
-        for (const m of batch) records.push(`${m.text()} tenant=${m.ctx.get(TEST_TENANT)} seen=${m.ctx.get(TEST_SEEN) !== undefined} live=${m.ctx.get(TEST_LIVE)?.()}`);
+        for (const m of batch)
+          records.push(`${m.text()} tenant=${m.ctx.get(TEST_TENANT)} seen=${m.ctx.get(TEST_SEEN) !== undefined} live=${m.ctx.get(TEST_LIVE)?.()}`);
       },
     };
   },

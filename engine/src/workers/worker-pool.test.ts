@@ -38,7 +38,11 @@ pipeline:
 output: { test_sink: {} }
 `).pipeline.processors;
   const obs = new CapturingObservability(NOOP_EXPORTER);
-  const pool = new WorkerPool(1, { plugins: [TEST_PLUGIN], processors, rateLimits: [], shared: [], logger: { level: 'NONE' } as never, telemetry: { metrics: true, tracing: false } }, obs);
+  const pool = new WorkerPool(
+    1,
+    { plugins: [TEST_PLUGIN], processors, rateLimits: [], shared: [], logger: { level: 'NONE' } as never, telemetry: { metrics: true, tracing: false } },
+    obs,
+  );
   after(() => pool.close());
 
   it('carries contents, metadata and flags, re-attaches ctx, applies crossing writes and results', async () => {
@@ -54,7 +58,10 @@ output: { test_sink: {} }
     });
     const out = await pool.process(batch);
     // test_split makes batches of one and drops "drop"; the answered message left after the probe.
-    assert.deepEqual(out.map((b) => b.map((m) => m.text())), [['a'], ['b']]);
+    assert.deepEqual(
+      out.map((b) => b.map((m) => m.text())),
+      [['a'], ['b']],
+    );
     const [a, b] = [out[0]![0]!, out[1]![0]!];
     assert.deepEqual(a.metaObject(), { i: '0', nested: { n: 0 } });
     assert.equal(a.error, undefined);
@@ -79,7 +86,10 @@ output: { test_sink: {} }
 
   it('flags every message of a batch its processor threw on, and refuses an unclonable crossing value', async () => {
     const out = await pool.process([new Message('boom'), new Message('x')]);
-    assert.deepEqual(out.flat().map((m) => `${m.text()}:${m.error}`), ['boom:boom (test)', 'x:boom (test)']);
+    assert.deepEqual(
+      out.flat().map((m) => `${m.text()}:${m.error}`),
+      ['boom:boom (test)', 'x:boom (test)'],
+    );
     const m = new Message('x');
     m.ctx.set(UNCLONABLE, () => {});
     await assert.rejects(pool.process([m]), /ctx value cannot cross .* structured-clonable/);

@@ -76,7 +76,11 @@ export class WorkerPool {
       if (clean && result.workNs !== undefined) this.sampleHop(Math.max(0, Number(process.hrtime.bigint() - t0) - result.workNs));
     } catch (err) {
       if (err instanceof Error && err.name === 'DataCloneError') {
-        throw new SvcError(ErrorCode.Worker, `a ctx value cannot cross to or from a pipeline worker thread (${err.message}): a key made with crossesThreads must hold structured-clonable values`, { cause: err });
+        throw new SvcError(
+          ErrorCode.Worker,
+          `a ctx value cannot cross to or from a pipeline worker thread (${err.message}): a key made with crossesThreads must hold structured-clonable values`,
+          { cause: err },
+        );
       }
       throw err;
     } finally {

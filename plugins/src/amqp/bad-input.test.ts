@@ -78,7 +78,11 @@ output:
 `,
       ['--plugin', AMQP_PLUGIN],
     );
-    await waitFor('two failed connection attempts in the log', async () => ((engine.output().match(/Failed to connect/g) ?? []).length >= 2 ? true : undefined), 20_000);
+    await waitFor(
+      'two failed connection attempts in the log',
+      async () => ((engine.output().match(/Failed to connect/g) ?? []).length >= 2 ? true : undefined),
+      20_000,
+    );
     await engine.stop();
     const log = engine.output();
     assert.match(log, /Failed to connect, retrying in \d+ms: amqp_0_9 input: cannot connect to amqp:\/\/guest:xxxxx@/);
@@ -90,7 +94,12 @@ output:
     const queue = unique('missing');
     const input = await buildInput({ urls: [RABBITMQ_URL], queue });
     await assert.rejects(input.connect!(), (err: Error) => {
-      assert.match(err.message, new RegExp(`^amqp_0_9 input: cannot consume from queue "${queue}" at amqp://.*NOT_FOUND - no queue.*\\(declare it first, or set queue_declare\\.enabled\\)$`));
+      assert.match(
+        err.message,
+        new RegExp(
+          `^amqp_0_9 input: cannot consume from queue "${queue}" at amqp://.*NOT_FOUND - no queue.*\\(declare it first, or set queue_declare\\.enabled\\)$`,
+        ),
+      );
       return true;
     });
   });
@@ -103,7 +112,12 @@ output:
     const out = await buildOutput({ urls: [RABBITMQ_URL], exchange: '${! meta("exchange") }', key: queue });
     await out.connect!();
     await assert.rejects(out.write([new Message('lost?', { exchange: missing })]), (err: Error) => {
-      assert.match(err.message, new RegExp(`^amqp_0_9 output: cannot publish to exchange "${missing}" with key ".*": .*NOT_FOUND - no exchange '${missing}'.*; create the exchange, or set exchange_declare\\.enabled`));
+      assert.match(
+        err.message,
+        new RegExp(
+          `^amqp_0_9 output: cannot publish to exchange "${missing}" with key ".*": .*NOT_FOUND - no exchange '${missing}'.*; create the exchange, or set exchange_declare\\.enabled`,
+        ),
+      );
       return true;
     });
     // The broker closed only the channel: the next write opens another.

@@ -21,12 +21,17 @@ export const connectionFields = {
     .describe(
       'URLs to connect to, tried in order: the first that connects is used until the connection is lost, then the list is tried again from the start. Items containing commas are expanded. A password in a URL is never logged.',
     ),
-  tls: tlsSpec.describe('Custom TLS settings for `amqps://` URLs (TLS is automatic for them). With client certificates and no user in the URL, the EXTERNAL mechanism authenticates.'),
+  tls: tlsSpec.describe(
+    'Custom TLS settings for `amqps://` URLs (TLS is automatic for them). With client certificates and no user in the URL, the EXTERNAL mechanism authenticates.',
+  ),
 };
 
 /** `urls`, with comma lists expanded and blanks dropped. */
 export function expandUrls(urls: readonly string[]): string[] {
-  return urls.flatMap((u) => u.split(',')).map((u) => u.trim()).filter((u) => u !== '');
+  return urls
+    .flatMap((u) => u.split(','))
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
 }
 
 /**

@@ -199,11 +199,14 @@ describe('amqp_0_9 input', () => {
       await input.connect!();
       const before = await readMessages(input, 3);
       outage.cut(300);
-      await assert.rejects(async () => input.read(), (err: unknown) => {
-        assert.ok(err instanceof NotConnectedError);
-        assert.ok((err as Error).message.startsWith(`amqp_0_9 input: lost the connection to ${redactUrl(urlOnPort(port))}`), (err as Error).message);
-        return true;
-      });
+      await assert.rejects(
+        async () => input.read(),
+        (err: unknown) => {
+          assert.ok(err instanceof NotConnectedError);
+          assert.ok((err as Error).message.startsWith(`amqp_0_9 input: lost the connection to ${redactUrl(urlOnPort(port))}`), (err as Error).message);
+          return true;
+        },
+      );
       // Acks of deliveries from the dead channel are dropped, not sent on a new one.
       for (const t of before) t.ack();
       assert.ok(ctx.logger.lines.some((l) => l.level === 'DEBUG' && /from a closed channel/.test(l.msg)));
@@ -213,7 +216,10 @@ describe('amqp_0_9 input', () => {
         t.ack();
         return t.batch;
       });
-      assert.deepEqual(after.map((m) => m.getMeta('amqp_redelivered')), ['true', 'true', 'true']);
+      assert.deepEqual(
+        after.map((m) => m.getMeta('amqp_redelivered')),
+        ['true', 'true', 'true'],
+      );
       assert.equal(outage.accepted, 2);
       await input.close!();
       assert.equal(await depth(queue), 0);

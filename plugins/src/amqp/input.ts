@@ -195,7 +195,8 @@ export class AmqpInput implements Input {
     s.alive = false;
     s.reason = reason;
     if (s === this.session) this.buffer = [];
-    if (s.outstanding > 0) this.log.debug(`${this.dialer.component}: ${s.outstanding} transaction(s) in flight on the lost channel; the broker redelivers them`);
+    if (s.outstanding > 0)
+      this.log.debug(`${this.dialer.component}: ${s.outstanding} transaction(s) in flight on the lost channel; the broker redelivers them`);
     this.settledAll?.();
     this.wake?.();
   }
@@ -205,7 +206,9 @@ export class AmqpInput implements Input {
       if (this.closed) return END_OF_INPUT;
       const s = this.session;
       if (!s || !s.alive) {
-        throw new NotConnectedError(`${this.dialer.component}: lost the connection to ${s ? this.dialer.redacted(s.url) : 'the broker'}: ${s?.reason || 'not connected'}`);
+        throw new NotConnectedError(
+          `${this.dialer.component}: lost the connection to ${s ? this.dialer.redacted(s.url) : 'the broker'}: ${s?.reason || 'not connected'}`,
+        );
       }
       if (this.buffer.length > 0) return this.take(s);
       await new Promise<void>((resolve) => (this.wake = resolve));

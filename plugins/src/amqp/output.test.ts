@@ -3,7 +3,19 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BatchError, Message, NotConnectedError } from '@svc/engine';
 import { TcpOutage } from '../testing/tcp-outage.js';
-import { RABBITMQ_URL, broker, brokerTarget, buildOutput, freshChannel, forgetLater, takeAll, tempExchange, tempQueue, unique, urlOnPort } from './test-support.js';
+import {
+  RABBITMQ_URL,
+  broker,
+  brokerTarget,
+  buildOutput,
+  freshChannel,
+  forgetLater,
+  takeAll,
+  tempExchange,
+  tempQueue,
+  unique,
+  urlOnPort,
+} from './test-support.js';
 
 /** The user of the test connection: the broker checks user_id against it. */
 const USER = decodeURIComponent(new URL(RABBITMQ_URL).username) || 'guest';

@@ -63,14 +63,22 @@ export const amqpOutputSpec = f.object({
     .default(64)
     .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
     .describe('The most writes awaiting confirmation at once.'),
-  persistent: f.bool().default(false).advanced().describe('Whether messages are persistent (delivery mode 2: written to disk by durable queues) rather than transient.'),
+  persistent: f
+    .bool()
+    .default(false)
+    .advanced()
+    .describe('Whether messages are persistent (delivery mode 2: written to disk by durable queues) rather than transient.'),
   mandatory: f
     .bool()
     .default(false)
     .advanced()
     .describe('Whether a message that no queue receives is returned by the broker; a returned message fails its write (it is nacked back to its input).'),
   immediate: f.bool().default(false).advanced().describe('Not implemented by RabbitMQ since 3.0: accepted for compatibility and ignored.'),
-  timeout: f.duration().default('').advanced().describe('The longest a write waits for the broker to confirm its messages before it fails; empty waits indefinitely.'),
+  timeout: f
+    .duration()
+    .default('')
+    .advanced()
+    .describe('The longest a write waits for the broker to confirm its messages before it fails; empty waits indefinitely.'),
   tls: connectionFields.tls,
 });
 
@@ -369,14 +377,16 @@ export class AmqpOutput implements Output {
     const text = errorMessage(err);
     if (pc.error) {
       // The broker closed the channel (the connection lives): a failed write, not a lost connection.
-      const hint = /NOT.FOUND/i.test(pc.error) && /exchange/i.test(pc.error)
-        ? this.conf.exchange_declare.enabled
-          ? ''
-          : `; create the exchange, or set exchange_declare.enabled`
-        : '';
+      const hint =
+        /NOT.FOUND/i.test(pc.error) && /exchange/i.test(pc.error)
+          ? this.conf.exchange_declare.enabled
+            ? ''
+            : `; create the exchange, or set exchange_declare.enabled`
+          : '';
       return new Error(`${this.dialer.component}: cannot publish to exchange "${exchange}" with key "${key}": ${pc.error}${hint}`);
     }
-    if (text === 'message nacked') return new Error(`${this.dialer.component}: the broker refused (nacked) the message for exchange "${exchange}", key "${key}"`);
+    if (text === 'message nacked')
+      return new Error(`${this.dialer.component}: the broker refused (nacked) the message for exchange "${exchange}", key "${key}"`);
     return this.notConnected(s, err);
   }
 

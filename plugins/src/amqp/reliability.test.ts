@@ -37,7 +37,12 @@ output:
 
 /** Waits until the source queue is drained and acked (no ready message, the sink stable), then stops the engine. */
 async function drain(engine: EngineProcess, source: string, sink: string, atLeast: number): Promise<void> {
-  await waitFor('the source queue drained and the sink complete', async () => ((await depth(source)) === 0 && (await depth(sink)) >= atLeast ? true : undefined), 90_000, 250);
+  await waitFor(
+    'the source queue drained and the sink complete',
+    async () => ((await depth(source)) === 0 && (await depth(sink)) >= atLeast ? true : undefined),
+    90_000,
+    250,
+  );
   assert.equal(await engine.stop(), 0, engine.output().slice(-2000));
   // A graceful stop delivers and acks what was in flight: nothing is left behind.
   assert.equal(await depth(source), 0);

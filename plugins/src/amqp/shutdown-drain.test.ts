@@ -77,7 +77,9 @@ describe('amqp_0_9 input: SIGINT while the output fails (engine CLI, real broker
         await healthy.up.close();
       }
       assert.equal(await depth(queue), 0, 'the second run acked everything');
-      t.diagnostic(`first run: exit ${code}${owed === undefined ? '' : `, ${owed} message(s) reported undelivered`}; second run delivered ${healthy.delivered.size}`);
+      t.diagnostic(
+        `first run: exit ${code}${owed === undefined ? '' : `, ${owed} message(s) reported undelivered`}; second run delivered ${healthy.delivered.size}`,
+      );
     });
   }
 

@@ -27,7 +27,9 @@ test('amqp_0_9 input: Benthos defaults, and lint catches what cannot work', () =
   assert.deepEqual(lintValue(input.spec.config, {}), ['config.urls: required', 'config.queue: required']);
   const bad = lintValue(input.spec.config, { urls: [' , '], queue: '', prefetch_count: -1, nack_reject_patterns: ['(unclosed'] });
   assert.equal(bad.length, 4, bad.join('\n'));
-  assert.deepEqual(lintValue(input.spec.config, { urls: ['http://u:pw@h/'], queue: 'q' }), ['config.urls: "http://u:xxxxx@h/" is not an amqp:// or amqps:// URL']);
+  assert.deepEqual(lintValue(input.spec.config, { urls: ['http://u:pw@h/'], queue: 'q' }), [
+    'config.urls: "http://u:xxxxx@h/" is not an amqp:// or amqps:// URL',
+  ]);
   assert.match(bad.join('\n'), /urls must list at least one URL/);
   assert.match(bad.join('\n'), /queue must name/);
   assert.match(bad.join('\n'), /prefetch_count must be between/);
@@ -44,12 +46,28 @@ test('amqp_0_9 output: Benthos defaults, interpolated fields, and lint', () => {
   assert.deepEqual(conf.exchange_declare, { enabled: false, type: 'direct', durable: true });
   assert.deepEqual(conf.metadata, { exclude_prefixes: [] });
   const fields = output.spec.config.fields!;
-  for (const k of ['exchange', 'key', 'type', 'content_type', 'content_encoding', 'correlation_id', 'reply_to', 'expiration', 'message_id', 'user_id', 'app_id', 'priority']) {
+  for (const k of [
+    'exchange',
+    'key',
+    'type',
+    'content_type',
+    'content_encoding',
+    'correlation_id',
+    'reply_to',
+    'expiration',
+    'message_id',
+    'user_id',
+    'app_id',
+    'priority',
+  ]) {
     assert.equal(fields[k]!.isInterpolated, true, `${k} is interpolated`);
   }
   // An empty exchange is the default exchange: allowed.
   assert.deepEqual(lintValue(output.spec.config, { urls: ['amqp://127.0.0.1/'], exchange: '' }), []);
-  assert.deepEqual(lintValue(output.spec.config, { urls: [] }), ['config.urls: urls must list at least one URL, e.g. amqp://guest:guest@127.0.0.1:5672/', 'config.exchange: required']);
+  assert.deepEqual(lintValue(output.spec.config, { urls: [] }), [
+    'config.urls: urls must list at least one URL, e.g. amqp://guest:guest@127.0.0.1:5672/',
+    'config.exchange: required',
+  ]);
   const bad = lintValue(output.spec.config, { urls: ['amqp://h/'], exchange: 'x', exchange_declare: { type: 'round' }, max_in_flight: 0, timeout: 'soon' });
   assert.equal(bad.length, 3, bad.join('\n'));
 });

@@ -93,7 +93,12 @@ export async function tempExchange(prefix: string, type = 'direct'): Promise<str
  * Publishes `count` messages to `queue` (through the default exchange), `body(i)` each, in
  * batches of 5000 awaiting the broker's confirms.
  */
-export async function fill(queue: string, count: number, body: (i: number) => string | Buffer = (i) => `{"id":${i}}`, options: Options.Publish = {}): Promise<void> {
+export async function fill(
+  queue: string,
+  count: number,
+  body: (i: number) => string | Buffer = (i) => `{"id":${i}}`,
+  options: Options.Publish = {},
+): Promise<void> {
   const { channel } = await broker();
   for (let i = 0; i < count; i += 5000) {
     for (let j = i; j < Math.min(count, i + 5000); j++) {
@@ -133,7 +138,10 @@ export async function takeAll(queue: string): Promise<GetMessage[]> {
  * Consumes the whole of a big queue quickly, returning the distinct values `key` finds in the
  * bodies and the total count.
  */
-export async function distinctIn(queue: string, key: (body: Buffer) => string | number = (b) => (JSON.parse(b.toString()) as { id: number }).id): Promise<{ distinct: Set<string | number>; total: number }> {
+export async function distinctIn(
+  queue: string,
+  key: (body: Buffer) => string | number = (b) => (JSON.parse(b.toString()) as { id: number }).id,
+): Promise<{ distinct: Set<string | number>; total: number }> {
   const expected = await depth(queue);
   const { model } = await broker();
   const ch = await model.createChannel();

@@ -7,17 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Message } from '@svc/engine';
 import { RecordingLogger, testContext } from '@svc/engine/testing';
-import {
-  ORDER_SCHEMA,
-  ORDER_SCHEMA_TEXT,
-  avro,
-  lintValue,
-  messages,
-  orderAvroJson,
-  orderDocument,
-  registry,
-  run,
-} from './test-context.js';
+import { ORDER_SCHEMA, ORDER_SCHEMA_TEXT, avro, lintValue, messages, orderAvroJson, orderDocument, registry, run } from './test-context.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-avro-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -72,9 +62,7 @@ describe('avro processor: round trips', () => {
       type: 'record',
       name: 'Shipment',
       namespace: 'shop',
-      fields: [
-        { name: 'to', type: ['null', { type: 'record', name: 'Point', fields: [{ name: 'x', type: 'int' }] }, 'string'] },
-      ],
+      fields: [{ name: 'to', type: ['null', { type: 'record', name: 'Point', fields: [{ name: 'x', type: 'int' }] }, 'string'] }],
     });
     const from = await avro({ operator: 'from_json', encoding: 'binary', schema });
     const to = await avro({ operator: 'to_json', encoding: 'binary', schema });
@@ -117,7 +105,7 @@ describe('avro processor: round trips', () => {
 });
 
 describe('avro processor: textual encoding', () => {
-  it('from_json writes Avro\'s JSON encoding: schema field order, tagged unions, bytes as code points', async () => {
+  it("from_json writes Avro's JSON encoding: schema field order, tagged unions, bytes as code points", async () => {
     const from = await avro({ operator: 'from_json', schema: ORDER_SCHEMA_TEXT });
     // Fields in another order, an undeclared field, bare union values.
     const doc = orderDocument(3);
@@ -184,7 +172,10 @@ describe('avro processor: bad input is flagged, not dropped, and the rest of the
     for (const encoding of ['textual', 'single'] as const) {
       const to = await avro({ operator: 'to_json', encoding, schema: ORDER_SCHEMA_TEXT });
       const [m] = await run(to, messages(Buffer.from([0, 0, 0, 1, 0, 2, 3, 4])));
-      assert.match(m!.error!, new RegExp(`^avro processor \\(to_json, ${encoding}\\): looks like a schema-registry framed message \\(magic byte 0, schema id 256\\)`));
+      assert.match(
+        m!.error!,
+        new RegExp(`^avro processor \\(to_json, ${encoding}\\): looks like a schema-registry framed message \\(magic byte 0, schema id 256\\)`),
+      );
     }
   });
 
@@ -205,7 +196,15 @@ describe('avro processor: bad input is flagged, not dropped, and the rest of the
       const deep = { ...orderDocument(1), address: { city: 'Paris', zip: 'x' } };
       const out = await run(
         from,
-        messages(JSON.stringify(orderDocument(1)), JSON.stringify(wrongType), JSON.stringify(missing), JSON.stringify(badEnum), JSON.stringify(deep), 'not json', JSON.stringify(orderDocument(2))),
+        messages(
+          JSON.stringify(orderDocument(1)),
+          JSON.stringify(wrongType),
+          JSON.stringify(missing),
+          JSON.stringify(badEnum),
+          JSON.stringify(deep),
+          'not json',
+          JSON.stringify(orderDocument(2)),
+        ),
       );
       assert.equal(out.length, 7);
       assert.equal(out[0]!.error, undefined);
@@ -244,7 +243,8 @@ describe('avro processor: schema_path', () => {
   it('fetches the schema from an http:// URL, bounded in size, without printing a password', async () => {
     const server = createServer((req, res) => {
       if (req.url === '/order.avsc') res.end(ORDER_SCHEMA_TEXT);
-      else if (req.url === '/private.avsc' && req.headers.authorization === `Basic ${Buffer.from('reader:s3cret').toString('base64')}`) res.end(ORDER_SCHEMA_TEXT);
+      else if (req.url === '/private.avsc' && req.headers.authorization === `Basic ${Buffer.from('reader:s3cret').toString('base64')}`)
+        res.end(ORDER_SCHEMA_TEXT);
       else if (req.url === '/huge.avsc') res.end(Buffer.alloc(5 * 1024 * 1024, 32));
       else res.writeHead(404).end('no such schema');
     });
@@ -257,16 +257,18 @@ describe('avro processor: schema_path', () => {
       await assert.rejects(avro({ operator: 'to_json', schema_path: `${base}/huge.avsc` }), /larger than 4194304 bytes/);
       const secret = `http://reader:s3cret@127.0.0.1:${(server.address() as AddressInfo).port}/missing.avsc`;
       await avro({ operator: 'to_json', schema_path: secret.replace('/missing.avsc', '/private.avsc') }); // credentials go as basic auth
-      await assert.rejects(avro({ operator: 'to_json', schema_path: secret }), (err: Error) => !err.message.includes('s3cret') && /reader:xxxxx@/.test(err.message));
+      await assert.rejects(
+        avro({ operator: 'to_json', schema_path: secret }),
+        (err: Error) => !err.message.includes('s3cret') && /reader:xxxxx@/.test(err.message),
+      );
     } finally {
       server.close();
     }
   });
 
   it('fails to build, naming the path, when the file cannot be read', async () => {
-    await assert.rejects(
-      avro({ operator: 'to_json', schema_path: join(dir, 'nope.avsc') }),
-      (err: Error) => /^root\.pipeline\.processors\.0: avro processor: schema_path ".*nope\.avsc": cannot read the file: ENOENT/.test(err.message),
+    await assert.rejects(avro({ operator: 'to_json', schema_path: join(dir, 'nope.avsc') }), (err: Error) =>
+      /^root\.pipeline\.processors\.0: avro processor: schema_path ".*nope\.avsc": cannot read the file: ENOENT/.test(err.message),
     );
   });
 });
@@ -280,7 +282,9 @@ describe('avro processor: config', () => {
   });
 
   it('reports neither schema nor schema_path, both, a bad operator or encoding, and no operator', () => {
-    assert.deepEqual(lintValue(spec, { operator: 'to_json' }), ['config: a schema is required: set schema (the schema as JSON) or schema_path (a file holding it)']);
+    assert.deepEqual(lintValue(spec, { operator: 'to_json' }), [
+      'config: a schema is required: set schema (the schema as JSON) or schema_path (a file holding it)',
+    ]);
     assert.deepEqual(lintValue(spec, { operator: 'to_json', schema: '"int"', schema_path: '/x.avsc' }), ['config: set either schema or schema_path, not both']);
     assert.deepEqual(lintValue(spec, { operator: 'to_avro', schema: '"int"' }), ['config.operator: expected one of to_json, from_json']);
     assert.deepEqual(lintValue(spec, { operator: 'to_json', encoding: 'json', schema: '"int"' }), ['config.encoding: expected one of textual, binary, single']);
@@ -293,10 +297,9 @@ describe('avro processor: config', () => {
   });
 
   it('fails to build with a clear error when the schema is not valid', async () => {
-    await assert.rejects(
-      avro({ operator: 'to_json', schema: '{"type": "record", "name": "R", "fields": [{"name": "a", "type": "strin"}]}' }),
-      { message: 'root.pipeline.processors.0: avro processor: the schema is not a valid Avro schema: undefined type name: strin' },
-    );
+    await assert.rejects(avro({ operator: 'to_json', schema: '{"type": "record", "name": "R", "fields": [{"name": "a", "type": "strin"}]}' }), {
+      message: 'root.pipeline.processors.0: avro processor: the schema is not a valid Avro schema: undefined type name: strin',
+    });
     await assert.rejects(avro({ operator: 'to_json', schema: '{"type": "record",' }), /avro processor: the schema is not valid JSON: /);
   });
 

@@ -3,7 +3,19 @@
  * encoding) and JSON with one schema, compiled once when the processor is built (so once per
  * pipeline thread). A message that does not convert is flagged and passed on unchanged.
  */
-import { ErrorCode, SvcError, errorMessage, f, registerProcessor, type Batch, type ComponentSpec, type Infer, type Logger, type Message, type Processor } from '@svc/engine';
+import {
+  ErrorCode,
+  SvcError,
+  errorMessage,
+  f,
+  registerProcessor,
+  type Batch,
+  type ComponentSpec,
+  type Infer,
+  type Logger,
+  type Message,
+  type Processor,
+} from '@svc/engine';
 import { AvroSchema } from './avro-schema.js';
 import { ENCODINGS, encodingOf, type AvroEncoding } from './encodings.js';
 import { loadSchemaText, schemaChoiceProblem } from './schema-source.js';
@@ -18,7 +30,7 @@ const spec = f
       .enum(ENCODINGS)
       .default('textual')
       .describe(
-        'The Avro side: `binary` (the bare binary body), `single` (single-object encoding: C3 01, the schema fingerprint, the body) or `textual` (Avro\'s JSON encoding).',
+        "The Avro side: `binary` (the bare binary body), `single` (single-object encoding: C3 01, the schema fingerprint, the body) or `textual` (Avro's JSON encoding).",
       ),
     schema: f.string().default('').describe('The full Avro schema, as JSON. Use this or `schema_path`.'),
     schema_path: f
@@ -83,18 +95,18 @@ function documentOf(m: Message): unknown {
 export const avroProcessor: ComponentSpec<Infer<typeof spec>, Processor> = {
   summary: 'Converts messages between Avro (binary, single-object or JSON encoded) and JSON with a schema.',
   description: [
-    '`to_json` decodes each message with the schema and writes it as JSON, in Avro\'s JSON encoding: a union',
+    "`to_json` decodes each message with the schema and writes it as JSON, in Avro's JSON encoding: a union",
     'value is tagged with its branch (`{"string": "x"}`, `null` as `null`) and `bytes` are strings of code',
     'points 0-255. `from_json` encodes JSON documents: union values may be tagged that way or bare (the first',
     'branch that fits is used), fields missing from the document take their schema default.',
     '',
     '`encoding` says what the Avro side is: `binary` (the plain binary body, as in an Avro file block),',
     '`single` (Avro single-object encoding: C3 01, the 8-byte CRC-64-AVRO fingerprint of the schema, then the',
-    'binary body; `to_json` checks the fingerprint is this schema\'s) or `textual` (Avro\'s JSON encoding).',
+    "binary body; `to_json` checks the fingerprint is this schema's) or `textual` (Avro's JSON encoding).",
     '',
     'The schema is read and compiled once when the processor starts (on every pipeline thread); a schema',
     'that does not compile stops the stream from starting. A message that does not fit (not matching the',
-    'schema, truncated, left-over bytes, not JSON, another schema\'s fingerprint) is flagged with an error',
+    "schema, truncated, left-over bytes, not JSON, another schema's fingerprint) is flagged with an error",
     'that starts with `avro processor` and passed on unchanged, for `catch`, `switch` or a dead letter output.',
     '',
     'Messages framed for a schema registry (magic byte 0 and a 4-byte schema id before the body) are not',

@@ -65,7 +65,10 @@ output:
     );
     const r = engine(['-c', config]);
     assert.equal(r.code, 0, r.stderr);
-    const out = r.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const out = r.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(out.length, 400, 'every message comes out, the failed ones too');
     const failed = out.filter((o) => 'failed' in o);
     assert.equal(failed.length, 40);

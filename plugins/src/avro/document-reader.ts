@@ -126,8 +126,7 @@ class Compiler {
       case 'boolean':
         return (v) => (typeof v === 'boolean' ? v : this.expected('boolean', v));
       case 'int':
-        return (v) =>
-          typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : this.expected('int (32-bit integer)', v);
+        return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : this.expected('int (32-bit integer)', v));
       case 'long':
         return (v) => {
           if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
@@ -142,7 +141,9 @@ class Compiler {
       case 'bytes':
         return this.bytesReader('bytes', -1);
       case 'fixed':
-        return this.compileNamed(type, () => this.bytesReader(`fixed ${type.name} (${(type as avsc.types.FixedType).size} bytes)`, (type as avsc.types.FixedType).size));
+        return this.compileNamed(type, () =>
+          this.bytesReader(`fixed ${type.name} (${(type as avsc.types.FixedType).size} bytes)`, (type as avsc.types.FixedType).size),
+        );
       case 'enum':
         return this.compileNamed(type, () => {
           const symbols = new Set((type as avsc.types.EnumType).symbols);

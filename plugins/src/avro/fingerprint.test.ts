@@ -66,7 +66,7 @@ function specFingerprint(text: string): bigint {
 }
 
 describe('schema fingerprints (CRC-64-AVRO of the Parsing Canonical Form)', () => {
-  it('match the Avro project\'s published vectors, canonical form and fingerprint', () => {
+  it("match the Avro project's published vectors, canonical form and fingerprint", () => {
     for (const [input, canonical, fingerprint] of VECTORS) {
       const schema = AvroSchema.parse(input);
       assert.equal(schema.canonicalForm, canonical, input);

@@ -83,7 +83,10 @@ export function orderAvroJson(n: number): string {
 }
 
 /** Builds an avro processor from a config (defaults applied), as the engine would. */
-export function avro(config: Record<string, unknown>, ctx: TestContext = testContext({ type: 'avro', path: 'root.pipeline.processors.0' })): Promise<Processor> {
+export function avro(
+  config: Record<string, unknown>,
+  ctx: TestContext = testContext({ type: 'avro', path: 'root.pipeline.processors.0' }),
+): Promise<Processor> {
   return buildComponent<Processor>('processor', 'avro', config, ctx);
 }
 

@@ -134,7 +134,12 @@ output:
     const results = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         const res = await request(`${e.base}/api/items/${i}`, { method: 'POST', body: JSON.stringify({ i }) });
-        return { status: res.statusCode, type: res.headers['content-type'], id: res.headers['x-upstream-id'], body: (await res.body.json()) as { received: { i: number; via: string }; auth: string } };
+        return {
+          status: res.statusCode,
+          type: res.headers['content-type'],
+          id: res.headers['x-upstream-id'],
+          body: (await res.body.json()) as { received: { i: number; via: string }; auth: string },
+        };
       }),
     );
     for (const [i, r] of results.entries()) {
@@ -147,12 +152,18 @@ output:
     const missing = await request(`${e.base}/api/missing`, { method: 'POST', body: '{}' });
     assert.equal(missing.statusCode, 404);
     await missing.body.text();
-    assert.deepEqual(up.requests.filter((r) => r.url.startsWith('/items/')).map((r) => r.url).sort(), Array.from({ length: 20 }, (_, i) => `/items/${i}`).sort());
+    assert.deepEqual(
+      up.requests
+        .filter((r) => r.url.startsWith('/items/'))
+        .map((r) => r.url)
+        .sort(),
+      Array.from({ length: 20 }, (_, i) => `/items/${i}`).sort(),
+    );
     assert.equal(await e.stop(), 0, e.stderr());
     await up.close();
   });
 
-  it('continues the caller\'s trace: a traceparent in reaches the upstream (tracing on and off, threads 2)', async () => {
+  it("continues the caller's trace: a traceparent in reaches the upstream (tracing on and off, threads 2)", async () => {
     const up = await upstream((_req, _body, res) => res.end('ok'));
     // Stands in for an OTLP/HTTP collector (a test double): takes the exported spans, answers 200.
     const collector = await upstream((_req, _body, res) => res.end('{}'));

@@ -45,7 +45,11 @@ export function clientFields(defaultVerb: string) {
     timeout: f.duration().default('5s').describe('How long one request may take, from sending to the end of the response.'),
     retry_period: f.duration().default('1s').describe('The wait before a retry; doubled for each retry of a `backoff_on` status.'),
     max_retry_backoff: f.duration().default('300s').describe('The longest wait between retries.'),
-    retries: f.int().default(3).validate((n) => (n >= 0 ? undefined : 'retries cannot be negative')).describe('How many times a failed request is retried.'),
+    retries: f
+      .int()
+      .default(3)
+      .validate((n) => (n >= 0 ? undefined : 'retries cannot be negative'))
+      .describe('How many times a failed request is retried.'),
     backoff_on: statusList('Statuses that fail the attempt and retry with growing waits.', [429]),
     drop_on: statusList('Statuses that fail the attempt without a retry (the message is rejected, not lost).', []),
     successful_on: statusList('Statuses that count as success besides 2xx (for example 303 or 409).', []),

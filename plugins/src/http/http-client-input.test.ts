@@ -37,7 +37,10 @@ describe('http_client input', () => {
     assert.equal(m.getMeta('http_status_code'), 200);
     assert.equal(m.getMeta('x-next'), '3');
     assert.equal(m.getMeta('x-other'), undefined);
-    assert.deepEqual(up.requests.map((r) => r.url), ['/items?page=1', '/items?page=2']);
+    assert.deepEqual(
+      up.requests.map((r) => r.url),
+      ['/items?page=1', '/items?page=2'],
+    );
     assert.equal(up.requests[1]!.headers['x-prev'], 'page 1');
     assert.equal(up.requests[1]!.body.toString(), '{"after":"page 1"}');
     assert.equal(up.requests[0]!.method, 'POST');

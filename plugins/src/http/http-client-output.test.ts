@@ -161,12 +161,24 @@ describe('http_client output', () => {
     const r = up.requests.at(-1)!;
     assert.match(String(r.headers['content-type']), /^multipart\/mixed; boundary=/);
     const parts = parseMultipart(r.body, String(r.headers['content-type']));
-    assert.deepEqual(parts.map((p) => [p.headers['content-type'], p.body.toString()]), [['application/json', '{"a":1}'], ['text/plain', 'plain']]);
-    const tpl = await out({ url: up.url, multipart: [{ content_type: 'text/plain', content_disposition: 'form-data; name="f"', body: 'id=${! json("id") }' }] });
+    assert.deepEqual(
+      parts.map((p) => [p.headers['content-type'], p.body.toString()]),
+      [
+        ['application/json', '{"a":1}'],
+        ['text/plain', 'plain'],
+      ],
+    );
+    const tpl = await out({
+      url: up.url,
+      multipart: [{ content_type: 'text/plain', content_disposition: 'form-data; name="f"', body: 'id=${! json("id") }' }],
+    });
     await tpl.write([msg('{"id":9}')]);
     const t = up.requests.at(-1)!;
     const tp = parseMultipart(t.body, String(t.headers['content-type']));
-    assert.deepEqual(tp.map((p) => [p.headers['content-disposition'], p.body.toString()]), [['form-data; name="f"', 'id=9']]);
+    assert.deepEqual(
+      tp.map((p) => [p.headers['content-disposition'], p.body.toString()]),
+      [['form-data; name="f"', 'id=9']],
+    );
     await Promise.all([each.close(), mp.close(), tpl.close()]);
     await up.close();
   });
@@ -208,8 +220,14 @@ describe('http_client output: max_in_flight, order and partial failures', () => 
     await Promise.all([o.write(texts('a', 30).map((t) => msg(t))), o.write(texts('b', 30).map((t) => msg(t)))]);
     assert.equal(most(), 1, 'never more than one request open at the upstream');
     const bodies = up.requests.map((r) => r.body.toString());
-    assert.deepEqual(bodies.filter((b) => b.startsWith('a')), texts('a', 30));
-    assert.deepEqual(bodies.filter((b) => b.startsWith('b')), texts('b', 30));
+    assert.deepEqual(
+      bodies.filter((b) => b.startsWith('a')),
+      texts('a', 30),
+    );
+    assert.deepEqual(
+      bodies.filter((b) => b.startsWith('b')),
+      texts('b', 30),
+    );
     await o.close();
     await up.close();
   });
@@ -235,7 +253,10 @@ describe('http_client output: max_in_flight, order and partial failures', () => 
     assert.deepEqual(err.indexes(), [3, 4, 5, 6, 7, 8, 9]);
     assert.match(err.errorAt(3)!.message, /500/);
     assert.match(err.errorAt(4)!.message, /not sent/);
-    assert.deepEqual(up.requests.map((r) => r.body.toString()), ['m0', 'm1', 'm2', 'm3']);
+    assert.deepEqual(
+      up.requests.map((r) => r.body.toString()),
+      ['m0', 'm1', 'm2', 'm3'],
+    );
     // With more in flight the others may go out; the failed message is named, the 2xx ones never.
     const wide = await out({ url: up.url, max_in_flight: 64, retries: 0 });
     const e2 = await wide.write(texts('m', 10).map((t) => msg(t))).then(
@@ -271,7 +292,10 @@ describe('http_client output: max_in_flight, order and partial failures', () => 
     } finally {
       process.off('warning', onWarning);
     }
-    assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
+    assert.deepEqual(
+      warnings.filter((w) => /MaxListeners/.test(w)),
+      [],
+    );
   });
 });
 
@@ -352,7 +376,9 @@ describe('http_client authentication', () => {
       const params: Array<[string, string]> = [...url.searchParams, ...new URLSearchParams(body.toString())];
       for (const [k, v] of Object.entries(fields)) if (k !== 'oauth_signature') params.push([k, v]);
       const key = `${percentEncode('csecret')}&${percentEncode('tsecret')}`;
-      const expected = createHmac('sha1', key).update(signatureBase(req.method!, url, params)).digest('base64');
+      const expected = createHmac('sha1', key)
+        .update(signatureBase(req.method!, url, params))
+        .digest('base64');
       res.statusCode = expected === fields['oauth_signature'] && fields['oauth_consumer_key'] === 'ckey' && fields['oauth_token'] === 'tok' ? 200 : 401;
       res.end();
     });
@@ -379,7 +405,14 @@ describe('http_client authentication', () => {
     });
     const o = await out({
       url: `${up.url}/api`,
-      oauth2: { enabled: true, client_key: 'id', client_secret: 'sec', token_url: `${up.url}/token`, scopes: ['read', 'write'], endpoint_params: { audience: ['svc'] } },
+      oauth2: {
+        enabled: true,
+        client_key: 'id',
+        client_secret: 'sec',
+        token_url: `${up.url}/token`,
+        scopes: ['read', 'write'],
+        endpoint_params: { audience: ['svc'] },
+      },
     });
     await Promise.all([o.write([msg('1')]), o.write([msg('2')]), o.write([msg('3')])]);
     assert.equal(tokens.length, 1, 'one token fetch for concurrent requests');
@@ -388,7 +421,10 @@ describe('http_client authentication', () => {
     assert.equal(tokens[0]!.form.get('scope'), 'read write');
     assert.equal(tokens[0]!.form.get('audience'), 'svc');
     const api = up.requests.filter((r) => r.url === '/api');
-    assert.deepEqual(api.map((r) => r.headers.authorization), ['Bearer tok1', 'Bearer tok1', 'Bearer tok1']);
+    assert.deepEqual(
+      api.map((r) => r.headers.authorization),
+      ['Bearer tok1', 'Bearer tok1', 'Bearer tok1'],
+    );
     await o.close();
     await up.close();
   });
@@ -400,7 +436,10 @@ describe('http_client authentication', () => {
       ['PS384', certs.rsaKey],
       ['EdDSA', certs.edKey],
     ] as const) {
-      const o = await out({ url: up.url, jwt: { enabled: true, private_key_file: keyFile, signing_method: method, claims: { sub: 'svc', aud: 'up' }, headers: { kid: 'k1' } } });
+      const o = await out({
+        url: up.url,
+        jwt: { enabled: true, private_key_file: keyFile, signing_method: method, claims: { sub: 'svc', aud: 'up' }, headers: { kid: 'k1' } },
+      });
       await o.write([msg('x')]);
       const token = String(up.requests.at(-1)!.headers.authorization).replace(/^Bearer /, '');
       const [h, p, s] = token.split('.') as [string, string, string];
@@ -431,13 +470,25 @@ describe('http_client authentication', () => {
       url,
       retries: 0,
       propagate_response: true,
-      tls: { enabled: true, root_cas_file: certs.caCert, client_certs: [{ cert_file: certs.clientCert, key_file: certs.clientKeyEncrypted, password: certs.keyPassword }] },
+      tls: {
+        enabled: true,
+        root_cas_file: certs.caCert,
+        client_certs: [{ cert_file: certs.clientCert, key_file: certs.clientKeyEncrypted, password: certs.keyPassword }],
+      },
     });
     const m = msg('x');
     const store = new ResultStore<Answer>([m]);
     await withCert.write([m]);
     assert.equal(Buffer.from(store.results()[0]!.body!).toString(), 'hello svc client');
-    const inline = await out({ url, retries: 0, tls: { enabled: true, root_cas: readFileSync(certs.caCert, 'utf8'), client_certs: [{ cert: readFileSync(certs.clientCert, 'utf8'), key: readFileSync(certs.clientKey, 'utf8') }] } });
+    const inline = await out({
+      url,
+      retries: 0,
+      tls: {
+        enabled: true,
+        root_cas: readFileSync(certs.caCert, 'utf8'),
+        client_certs: [{ cert: readFileSync(certs.clientCert, 'utf8'), key: readFileSync(certs.clientKey, 'utf8') }],
+      },
+    });
     await inline.write([msg('y')]);
     const noCert = await out({ url, retries: 0, tls: { enabled: true, root_cas_file: certs.caCert } });
     await assert.rejects(noCert.write([msg('z')]));

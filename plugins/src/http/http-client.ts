@@ -268,12 +268,16 @@ export class HttpClient {
 }
 
 function dumpRequest(req: OutgoingRequest): string {
-  const head = Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+  const head = Object.entries(req.headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
   return `${req.method} ${req.url.pathname}${req.url.search} HTTP/1.1\r\nhost: ${req.url.host}\r\n${head}\r\n\r\n${req.body?.toString('utf8') ?? ''}`;
 }
 
 function dumpResponse(res: ClientResponse): string {
-  const head = Object.entries(res.headers).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`).join('\r\n');
+  const head = Object.entries(res.headers)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`)
+    .join('\r\n');
   return `HTTP/1.1 ${res.status}\r\n${head}\r\n\r\n${res.body.toString('utf8')}`;
 }
 
@@ -286,4 +290,3 @@ export function responseMeta(msg: Message, status: number, headers: IncomingHttp
     msg.setMeta(k, Array.isArray(v) ? (v.length === 1 ? v[0]! : v) : v);
   }
 }
-

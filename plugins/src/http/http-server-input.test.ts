@@ -114,7 +114,10 @@ describe('http_server input on the service-wide server', () => {
       assert.equal(r.statusCode, 200);
       await r.body.text();
     }
-    assert.deepEqual(rec2.batches.map((b) => b[0]!.getMeta('http_server_request_path')), ['/any/', '/any/deep/er']);
+    assert.deepEqual(
+      rec2.batches.map((b) => b[0]!.getMeta('http_server_request_path')),
+      ['/any/', '/any/deep/er'],
+    );
     await s2.stop();
   });
 
@@ -200,8 +203,14 @@ describe('http_server input on the service-wide server', () => {
     const type = String(res.headers['content-type']);
     assert.match(type, /^multipart\/form-data; boundary=/);
     const parts = parseMultipart(Buffer.from(await res.body.arrayBuffer()), type);
-    assert.deepEqual(parts.map((p) => p.body.toString()), ['ONE', 'TWO\r\nLINES']);
-    assert.deepEqual(rec.batches[0]!.map((m) => m.text()), ['ONE', 'TWO\r\nLINES']);
+    assert.deepEqual(
+      parts.map((p) => p.body.toString()),
+      ['ONE', 'TWO\r\nLINES'],
+    );
+    assert.deepEqual(
+      rec.batches[0]!.map((m) => m.text()),
+      ['ONE', 'TWO\r\nLINES'],
+    );
     await s.stop();
   });
 
@@ -228,7 +237,11 @@ describe('http_server input on the service-wide server', () => {
     const port = Number(new URL(base).port);
     const declared = await rawExchange(port, [`POST /post HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n`, 'x'.repeat(100)], { waitMs: 3000 });
     assert.match(declared.text, /^HTTP\/1\.1 413 /);
-    const chunked = await rawExchange(port, [`POST /post HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n`, `800\r\n${'y'.repeat(0x800)}\r\n`, '0\r\n\r\n'], { waitMs: 3000 });
+    const chunked = await rawExchange(
+      port,
+      [`POST /post HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n`, `800\r\n${'y'.repeat(0x800)}\r\n`, '0\r\n\r\n'],
+      { waitMs: 3000 },
+    );
     assert.match(chunked.text, /^HTTP\/1\.1 413 /);
     const fits = await request(`${base}/post`, { method: 'POST', body: 'z'.repeat(1024) });
     assert.equal(fits.statusCode, 200);
@@ -346,7 +359,10 @@ describe('http_server input on the service-wide server', () => {
       { text: 'TWO', binary: false },
     ]);
     // The first payload was nacked once and sent again: delivered, in order, nothing lost.
-    assert.deepEqual(rec.batches.map((b) => b.map((m) => m.text())), [['ONE'], ['TWO']]);
+    assert.deepEqual(
+      rec.batches.map((b) => b.map((m) => m.text())),
+      [['ONE'], ['TWO']],
+    );
     assert.equal(rec.batches[0]![0]!.getMeta('room'), '7');
     assert.equal(rec.batches[0]![0]!.getMeta('http_server_user_agent'), 'ws-test');
     ws.close();
@@ -360,7 +376,11 @@ describe('http_server input with its own address', () => {
   after(() => certs.cleanup());
 
   it('serves on its own port, with CORS, and refuses headers that trickle in (slowloris) within timeout', async () => {
-    const input = await build<HttpServerInput>('input', 'http_server', { address: '127.0.0.1:0', timeout: '1s', cors: { enabled: true, allowed_origins: ['https://app.example'] } });
+    const input = await build<HttpServerInput>('input', 'http_server', {
+      address: '127.0.0.1:0',
+      timeout: '1s',
+      cors: { enabled: true, allowed_origins: ['https://app.example'] },
+    });
     const run = drive(input, [], await sync());
     await new Promise((r) => setTimeout(r, 20));
     const { port } = input.address()!;
@@ -375,10 +395,14 @@ describe('http_server input with its own address', () => {
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['access-control-allow-origin'], undefined);
     assert.equal(await res.body.text(), 'echo');
-    const slow = await rawExchange(port, ['POST /post HTTP/1.1\r\n', 'Host: x\r\n', 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n', 'X-D: 4\r\n', 'X-E: 5\r\n', 'X-F: 6\r\n'], {
-      gapMs: 400,
-      waitMs: 8000,
-    });
+    const slow = await rawExchange(
+      port,
+      ['POST /post HTTP/1.1\r\n', 'Host: x\r\n', 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n', 'X-D: 4\r\n', 'X-E: 5\r\n', 'X-F: 6\r\n'],
+      {
+        gapMs: 400,
+        waitMs: 8000,
+      },
+    );
     assert.ok(slow.closedByServer, 'the server closed the slow connection');
     assert.ok(slow.ms < 3500, `closed after ${slow.ms}ms`);
     await run.stop();
@@ -401,12 +425,18 @@ describe('http_server input with its own address', () => {
     assert.match(ok.text, /^HTTP\/1\.1 200 OK\r\n/);
     await run.stop();
     await input.closed();
-    assert.deepEqual(rec.batches.map((b) => b.map((m) => m.text())), [['body']]);
+    assert.deepEqual(
+      rec.batches.map((b) => b.map((m) => m.text())),
+      [['body']],
+    );
   });
 
   it('refuses TLS or CORS without an address, and half a TLS config', async () => {
     await assert.rejects(build('input', 'http_server', { cert_file: 'a', key_file: 'b' }, testContext({ service: new FakeService() })), /custom address/);
-    await assert.rejects(build('input', 'http_server', { cors: { enabled: true, allowed_origins: ['*'] } }, testContext({ service: new FakeService() })), /custom address/);
+    await assert.rejects(
+      build('input', 'http_server', { cors: { enabled: true, allowed_origins: ['*'] } }, testContext({ service: new FakeService() })),
+      /custom address/,
+    );
     await assert.rejects(build('input', 'http_server', { address: '127.0.0.1:0', cert_file: 'a' }), /set together/);
     const noService = await build<Input>('input', 'http_server', {});
     await assert.rejects(noService.connect!(), /service-wide HTTP server is disabled/);

@@ -79,7 +79,11 @@ export const httpServerSpec = f.object({
     .default('5s')
     .describe('How long a request may take to arrive and be delivered; then it gets 408 and its connection is closed (the message may still be delivered).'),
   rate_limit: f.string().default('').describe('A rate limit resource each request (and websocket payload) waits on; when it is exhausted requests get 429.'),
-  cert_file: f.string().default('').advanced().describe('A certificate file: with `key_file` the server speaks TLS (and HTTP/2). Only with a custom `address`.'),
+  cert_file: f
+    .string()
+    .default('')
+    .advanced()
+    .describe('A certificate file: with `key_file` the server speaks TLS (and HTTP/2). Only with a custom `address`.'),
   key_file: f.string().default('').advanced().describe('The private key file of `cert_file`.'),
   cors: f
     .object({
@@ -191,8 +195,13 @@ export class HttpServerInput implements Input {
     this.renderer = new ResponseRenderer(conf.sync_response);
     this.rateLimit = conf.rate_limit ? ctx.resources.rateLimit(conf.rate_limit) : undefined;
     if (!conf.address) {
-      if (conf.cert_file || conf.key_file) throw new SvcError(ErrorCode.ConfigLint, 'http_server: cert_file and key_file need a custom address (the service-wide server has its own http.cert_file)');
-      if (conf.cors.enabled) throw new SvcError(ErrorCode.ConfigLint, 'http_server: cors needs a custom address (the service-wide server has its own http.cors)');
+      if (conf.cert_file || conf.key_file)
+        throw new SvcError(
+          ErrorCode.ConfigLint,
+          'http_server: cert_file and key_file need a custom address (the service-wide server has its own http.cert_file)',
+        );
+      if (conf.cors.enabled)
+        throw new SvcError(ErrorCode.ConfigLint, 'http_server: cors needs a custom address (the service-wide server has its own http.cors)');
     } else if (Boolean(conf.cert_file) !== Boolean(conf.key_file)) {
       throw new SvcError(ErrorCode.ConfigLint, 'http_server: cert_file and key_file must be set together to serve TLS');
     }
@@ -213,17 +222,31 @@ export class HttpServerInput implements Input {
   async connect(): Promise<void> {
     if (this.server || this.mounted.length) return;
     if (this.conf.address) {
-      this.server = await startOwnServer(this.conf, this.timeoutMs, (req, res) => this.dispatch(req, res), this.ws ? (req, socket, head) => this.ws!.upgrade(req, socket, head) : undefined, this.log);
+      this.server = await startOwnServer(
+        this.conf,
+        this.timeoutMs,
+        (req, res) => this.dispatch(req, res),
+        this.ws ? (req, socket, head) => this.ws!.upgrade(req, socket, head) : undefined,
+        this.log,
+      );
       return;
     }
     const service = this.ctx.service;
     if (!service) {
-      throw new SvcError(ErrorCode.ConfigLint, 'http_server: the service-wide HTTP server is disabled (http.enabled: false): enable it, or give this input an address');
+      throw new SvcError(
+        ErrorCode.ConfigLint,
+        'http_server: the service-wide HTTP server is disabled (http.enabled: false): enable it, or give this input an address',
+      );
     }
     const pathRoute = this.path ? routeOf(this.path) : undefined;
     const wsRoute = this.ws ? routeOf(this.ws.pattern) : undefined;
     if (pathRoute !== undefined && pathRoute === wsRoute) {
-      service.mount(pathRoute, (req, res) => this.dispatch(req, res), 'Post messages (and websockets) into the stream.', (req, socket, head) => this.ws!.upgrade(req, socket, head));
+      service.mount(
+        pathRoute,
+        (req, res) => this.dispatch(req, res),
+        'Post messages (and websockets) into the stream.',
+        (req, socket, head) => this.ws!.upgrade(req, socket, head),
+      );
       this.mounted.push(pathRoute);
       return;
     }
@@ -232,8 +255,11 @@ export class HttpServerInput implements Input {
       this.mounted.push(pathRoute);
     }
     if (wsRoute !== undefined) {
-      service.mount(wsRoute, (req, res) => answer(req, res, 400, 'websocket upgrade required\n'), 'Post messages via websocket into the stream.', (req, socket, head) =>
-        this.ws!.upgrade(req, socket, head),
+      service.mount(
+        wsRoute,
+        (req, res) => answer(req, res, 400, 'websocket upgrade required\n'),
+        'Post messages via websocket into the stream.',
+        (req, socket, head) => this.ws!.upgrade(req, socket, head),
       );
       this.mounted.push(wsRoute);
     }
@@ -277,7 +303,12 @@ export class HttpServerInput implements Input {
       if (this.ws?.pattern.match(path)) return answer(req, res, 400, 'websocket upgrade required\n');
       return answer(req, res, 404, 'not found\n');
     }
-    void this.handle(req, res, { method: (req.method ?? 'GET').toUpperCase(), path, query, headers: req.headers, remoteAddress: req.socket?.remoteAddress, socket: req.socket }, params);
+    void this.handle(
+      req,
+      res,
+      { method: (req.method ?? 'GET').toUpperCase(), path, query, headers: req.headers, remoteAddress: req.socket?.remoteAddress, socket: req.socket },
+      params,
+    );
   }
 
   private async handle(req: Req, res: Res, info: RequestInfo, params: Record<string, string>): Promise<void> {
@@ -442,4 +473,3 @@ output:
     return new HttpServerInput(conf, ctx);
   },
 });
-

@@ -11,10 +11,7 @@ export const metadataFilterSpec = (what: string) =>
   f
     .object({
       include_prefixes: f.array(f.string()).default([]).describe(`Keys with one of these prefixes are ${what}.`),
-      include_patterns: f
-        .array(re2PatternField())
-        .default([])
-        .describe(`Keys matching one of these RE2 regexes are ${what}.`),
+      include_patterns: f.array(re2PatternField()).default([]).describe(`Keys matching one of these RE2 regexes are ${what}.`),
     })
     .describe(`Which keys are ${what}: by prefix or by regex; empty means none.`);
 

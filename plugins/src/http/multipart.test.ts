@@ -12,11 +12,17 @@ describe('multipart bodies', () => {
       { headers: { 'x-thing': 'y' }, body: Buffer.from('--not-a-boundary\r\n') },
     ]);
     const parts = parseMultipart(mp.body, mp.contentType);
-    assert.deepEqual(parts.map((p) => p.body.toString()), ['a', '', '--not-a-boundary\r\n']);
+    assert.deepEqual(
+      parts.map((p) => p.body.toString()),
+      ['a', '', '--not-a-boundary\r\n'],
+    );
     assert.equal(parts[0]!.headers['content-type'], 'text/plain');
     const raw = Buffer.from('preamble\r\n--b c\r\nContent-Type: text/plain;\r\n charset=utf-8\r\n\r\nhello\r\n--b c--\r\nepilogue');
     const p2 = parseMultipart(raw, 'multipart/mixed; boundary="b c"');
-    assert.deepEqual(p2.map((p) => [p.headers['content-type'], p.body.toString()]), [['text/plain; charset=utf-8', 'hello']]);
+    assert.deepEqual(
+      p2.map((p) => [p.headers['content-type'], p.body.toString()]),
+      [['text/plain; charset=utf-8', 'hello']],
+    );
   });
 
   it('refuses malformed bodies with a MultipartError', () => {
@@ -31,7 +37,10 @@ describe('multipart bodies', () => {
   });
 
   it('parses Content-Type parameters and writes canonical header names', () => {
-    assert.deepEqual(parseContentType('Multipart/Form-Data; boundary="a\\"b"; charset=utf-8'), { type: 'multipart/form-data', params: { boundary: 'a"b', charset: 'utf-8' } });
+    assert.deepEqual(parseContentType('Multipart/Form-Data; boundary="a\\"b"; charset=utf-8'), {
+      type: 'multipart/form-data',
+      params: { boundary: 'a"b', charset: 'utf-8' },
+    });
     assert.equal(canonicalHeader('x-forwarded-FOR'), 'X-Forwarded-For');
   });
 });
@@ -64,6 +73,9 @@ describe('retry rules', () => {
   });
 
   it('backs off from retry_period, doubling, up to max_retry_backoff', () => {
-    assert.deepEqual([1, 2, 3, 4, 5].map((n) => backoffWait(100, 1000, n)), [100, 200, 400, 800, 1000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((n) => backoffWait(100, 1000, n)),
+      [100, 200, 400, 800, 1000],
+    );
   });
 });

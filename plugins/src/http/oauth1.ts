@@ -54,7 +54,9 @@ export class OAuth1 implements RequestAuth {
       params.push(...new URLSearchParams(req.body.toString('utf8')));
     }
     const key = `${percentEncode(this.conf.consumer_secret)}&${percentEncode(this.conf.access_token_secret)}`;
-    const signature = createHmac('sha1', key).update(signatureBase(req.method, req.url, params)).digest('base64');
+    const signature = createHmac('sha1', key)
+      .update(signatureBase(req.method, req.url, params))
+      .digest('base64');
     oauth.push(['oauth_signature', signature]);
     req.headers['authorization'] = 'OAuth ' + oauth.map(([k, v]) => `${percentEncode(k)}="${percentEncode(v)}"`).join(', ');
   }

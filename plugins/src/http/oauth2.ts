@@ -64,7 +64,9 @@ export class OAuth2 implements RequestAuth {
     let status: number;
     let text: string;
     try {
-      const res = await (await loadUndici()).request(this.conf.token_url, {
+      const res = await (
+        await loadUndici()
+      ).request(this.conf.token_url, {
         dispatcher: this.dispatcher,
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },

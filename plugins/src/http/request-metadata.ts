@@ -108,11 +108,12 @@ export function requestMetadata(info: RequestInfo, params: Record<string, string
     meta[canonical(k)] = Array.isArray(v) ? (v[0] ?? '') : v;
   }
   const seen = new Set<string>();
-  if (info.query.size) for (const [k, v] of info.query) {
-    if (seen.has(k)) continue;
-    seen.add(k);
-    meta[k] = v;
-  }
+  if (info.query.size)
+    for (const [k, v] of info.query) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      meta[k] = v;
+    }
   for (const [k, v] of Object.entries(params)) meta[k] = v;
   for (const [k, v] of parseCookies(info.headers.cookie as string | undefined)) meta[k] = v;
   return meta;

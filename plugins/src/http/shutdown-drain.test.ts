@@ -139,7 +139,10 @@ describe('shutdown drain: SIGINT while the output fails (engine CLI, real upstre
           assert.equal(r.code, 1, `signal at +${signalAfterMs} ms\n${r.log}`);
           assert.match(r.log, new RegExp(`Could not deliver ${COUNT} message\\(s\\)`));
         } else {
-          assert.ok(r.statuses.every((s) => s !== 200), 'nothing was delivered, so no client was told 200');
+          assert.ok(
+            r.statuses.every((s) => s !== 200),
+            'nothing was delivered, so no client was told 200',
+          );
         }
       }
     });

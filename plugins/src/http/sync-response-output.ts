@@ -20,7 +20,7 @@ registerOutput('sync_response', {
   summary: 'Returns each message as the synchronous response of the input it came from.',
   description: [
     'For an `http_server` input the message becomes the answer of its request (status and headers from',
-    'the input\'s `sync_response` field). For inputs without synchronous responses it is dropped without',
+    "the input's `sync_response` field). For inputs without synchronous responses it is dropped without",
     'penalty, so it is safe in a broker, for example next to an output that stores the messages.',
   ].join('\n'),
   config: syncResponseOutputSpec,

@@ -12,7 +12,20 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { END_OF_INPUT, isAnswered, type Batch, type ComponentContext, type ComponentKind, type Input, type Output, type Processor, type RateLimit, type RouteHandler, type ServiceRoutes, type UpgradeHandler } from '@svc/engine';
+import {
+  END_OF_INPUT,
+  isAnswered,
+  type Batch,
+  type ComponentContext,
+  type ComponentKind,
+  type Input,
+  type Output,
+  type Processor,
+  type RateLimit,
+  type RouteHandler,
+  type ServiceRoutes,
+  type UpgradeHandler,
+} from '@svc/engine';
 import { buildComponent, testContext as engineTestContext, type TestContext } from '@svc/engine/testing';
 
 export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type TestContext } from '@svc/engine/testing';
@@ -98,10 +111,11 @@ export function drive(input: Input, processors: Processor[], output: Output | un
     let batches: Batch[] = [batch];
     for (const p of processors) {
       const next: Batch[] = [];
-      for (const b of batches) for (const out of await p.process(b)) {
-        const kept = out.filter((m) => !isAnswered(m));
-        if (kept.length) next.push(kept);
-      }
+      for (const b of batches)
+        for (const out of await p.process(b)) {
+          const kept = out.filter((m) => !isAnswered(m));
+          if (kept.length) next.push(kept);
+        }
       batches = next;
     }
     try {
@@ -191,10 +205,42 @@ export function makeCerts(): TestCerts {
   ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=svc test CA');
   writeFileSync(p('server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'server.ext');
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext',
+  );
   writeFileSync(p('client.ext'), 'extendedKeyUsage=clientAuth\n');
   ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=svc client/O=svc tests');
-  ssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.crt', '-days', '2', '-extfile', 'client.ext');
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'client.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'client.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'client.ext',
+  );
   ssl('pkcs8', '-topk8', '-in', 'client.key', '-out', 'client.enc.key', '-passout', 'pass:s3cret', '-v2', 'aes-256-cbc');
   ssl('genpkey', '-algorithm', 'ed25519', '-out', 'ed.key');
   return {
@@ -213,7 +259,11 @@ export function makeCerts(): TestCerts {
 }
 
 /** A raw HTTP/1.1 exchange on a fresh socket: what the server wrote until it closed (or `waitMs`). */
-export async function rawExchange(port: number, chunks: Array<string | Buffer>, opts: { gapMs?: number; waitMs?: number } = {}): Promise<{ text: string; closedByServer: boolean; ms: number }> {
+export async function rawExchange(
+  port: number,
+  chunks: Array<string | Buffer>,
+  opts: { gapMs?: number; waitMs?: number } = {},
+): Promise<{ text: string; closedByServer: boolean; ms: number }> {
   const net = await import('node:net');
   const started = Date.now();
   return new Promise((resolve) => {

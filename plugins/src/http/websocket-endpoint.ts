@@ -52,7 +52,8 @@ export class WebsocketEndpoint {
 
   private async serve(ws: WebSocket, meta: Record<string, MetaValue>): Promise<void> {
     const log = this.opts.log;
-    if (this.opts.welcome) ws.send(Buffer.from(this.opts.welcome), { binary: true }, (err) => err && log.error(`Failed to send welcome message: ${err.message}`));
+    if (this.opts.welcome)
+      ws.send(Buffer.from(this.opts.welcome), { binary: true }, (err) => err && log.error(`Failed to send welcome message: ${err.message}`));
     const inbox: Buffer[] = [];
     let wake: (() => void) | undefined;
     let open = true;

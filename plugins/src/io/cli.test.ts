@@ -47,11 +47,7 @@ const LONG = 'x'.repeat(50);
 describe('a line longer than max_buffer', () => {
   it('stdin: the lines before it are delivered, then exit 1 naming the input, the limit and the line', async () => {
     const before = Array.from({ length: 10_000 }, (_, i) => `line ${i}`);
-    const r = await engine(
-      'stdin-error',
-      'input:\n  stdin:\n    max_buffer: 12\noutput:\n  stdout: {}\n',
-      before.join('\n') + `\n${LONG}\nafter 1\nafter 2\n`,
-    );
+    const r = await engine('stdin-error', 'input:\n  stdin:\n    max_buffer: 12\noutput:\n  stdout: {}\n', before.join('\n') + `\n${LONG}\nafter 1\nafter 2\n`);
     assert.equal(r.code, 1, r.stderr);
     assert.deepEqual(r.stdout.split('\n').slice(0, -1), before, 'every line before it, nothing after');
     assert.match(r.stderr, /stdin input \(root\.input\): line 10001 \(starting at byte \d+\) is longer than max_buffer \(12 bytes\)/);

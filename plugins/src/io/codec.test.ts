@@ -19,7 +19,7 @@ import { lint, rng } from './test-context.js';
 /** Cuts data into chunks of the given sizes (cycled). */
 function chunked(data: Buffer, sizes: () => number): Buffer[] {
   const out: Buffer[] = [];
-  for (let i = 0; i < data.length; ) {
+  for (let i = 0; i < data.length;) {
     const n = Math.max(1, sizes());
     out.push(Buffer.from(data.subarray(i, i + n)));
     i += n;
@@ -64,7 +64,14 @@ const text = (bs: Array<Buffer | Message>) => bs.map((b) => (b instanceof Messag
 test('lines: 1-byte chunks give the same pieces as split', async () => {
   const data = Buffer.from('alpha\nbeta\r\n\n\ngamma\n\nlast-unterminated');
   for (const async of [false, true]) {
-    const r = new CodecReader(source(chunked(data, () => 1), async), readCodec('lines'), 1000);
+    const r = new CodecReader(
+      source(
+        chunked(data, () => 1),
+        async,
+      ),
+      readCodec('lines'),
+      1000,
+    );
     const got = (await readAll(r)).flat();
     assert.deepEqual(text(got), expected(data, '\n'));
     assert.deepEqual(text(got), ['alpha', 'beta\r', '', '', 'gamma', '', 'last-unterminated']);
@@ -176,7 +183,10 @@ test('max_buffer with onSkip (skip_long_lines): long pieces are dropped and coun
       const max = 50;
       const skipped: number[] = [];
       const r = new CodecReader(
-        source(chunked(data, () => 1 + Math.floor(rand() * 120)), rand() < 0.5),
+        source(
+          chunked(data, () => 1 + Math.floor(rand() * 120)),
+          rand() < 0.5,
+        ),
         readCodec(delim === '\n' ? 'lines' : `delim:${delim}`),
         max,
         undefined,
@@ -184,7 +194,10 @@ test('max_buffer with onSkip (skip_long_lines): long pieces are dropped and coun
       );
       const got = text((await readAll(r)).flat());
       const all = expected(data, delim);
-      assert.deepEqual(got, all.filter((p) => p.length <= max));
+      assert.deepEqual(
+        got,
+        all.filter((p) => p.length <= max),
+      );
       const long = all.flatMap((p, i) => (p.length > max ? [i + 1] : []));
       assert.deepEqual(skipped, long, 'each long piece reported once, with its line number');
       assert.equal(r.skipped, long.length);

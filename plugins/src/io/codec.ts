@@ -638,7 +638,7 @@ export function encodeBatch(batch: Batch, suffix: Buffer): Buffer {
   for (let i = 0; i < n; i++) total += batch[i]!.byteLength + d;
   const out = Buffer.allocUnsafe(total);
   let pos = 0;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const m = batch[i]!;
     const src = m.rangeSource;
     const start = m.rangeStart;

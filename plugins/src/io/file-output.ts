@@ -118,7 +118,7 @@ registerOutput('file', {
   description: [
     'Writes each message followed by a newline (`lines`, the default), by a custom delimiter (`delim:X`) or',
     'as raw bytes (`append`). The file is opened in append mode on the first write, its parent directories',
-    'created; each batch is one write. With `all-bytes` every message replaces the file\'s content.',
+    "created; each batch is one write. With `all-bytes` every message replaces the file's content.",
     '',
     'A failed write is rejected (its transaction nacked) and the file reopened on the next write.',
   ].join('\n'),

@@ -34,7 +34,14 @@ async function eventually(check: () => boolean, what: string): Promise<void> {
 }
 
 test('config: fields and defaults; paths required and non-empty', () => {
-  assert.deepEqual(conf({ paths: ['a'] }), { paths: ['a'], codec: 'lines', max_buffer: 1_000_000, skip_long_lines: false, delete_on_finish: false, auto_replay_nacks: true });
+  assert.deepEqual(conf({ paths: ['a'] }), {
+    paths: ['a'],
+    codec: 'lines',
+    max_buffer: 1_000_000,
+    skip_long_lines: false,
+    delete_on_finish: false,
+    auto_replay_nacks: true,
+  });
   assert.match(lint(fileSpec, conf({})).join(), /config\.paths: required/);
   assert.match(lint(fileSpec, conf({ paths: [] })).join(), /paths must list at least one file/);
   assert.match(lint(fileSpec, conf({ paths: ['a'], codec: 'lines/multipart' })).join(), /unsupported codec/);
@@ -52,7 +59,10 @@ test('reads files in order with path and modification time metadata, then ends',
   await input.connect!();
   const txs = await readTx(input);
   const msgs = txs.flatMap((t) => t.batch);
-  assert.deepEqual(msgs.map((m) => m.text()), ['a1', 'a2', '', 'a4', 'b1']);
+  assert.deepEqual(
+    msgs.map((m) => m.text()),
+    ['a1', 'a2', '', 'a4', 'b1'],
+  );
   assert.deepEqual(msgs[0]!.metaObject(), { path: a, mod_time_unix: when, mod_time: '2021-01-02T03:04:05Z' });
   assert.equal(msgs[4]!.getMeta('path'), b);
   // Metadata is shared copy-on-write: changing one message's does not touch the others.
@@ -73,14 +83,21 @@ test('a big file: 256 KiB reads, batches of at most 4096, lines equal split', as
   while (s.length < 2_000_000) s += rand() < 0.3 ? '\n' : 'ab|c'.repeat(1 + Math.floor(rand() * 5));
   const path = join(dir, 'big.txt');
   writeFileSync(path, s);
-  for (const [codec, delim] of [['lines', '\n'], ['delim:|c', '|c']] as const) {
+  for (const [codec, delim] of [
+    ['lines', '\n'],
+    ['delim:|c', '|c'],
+  ] as const) {
     const input = new FileInput(conf({ paths: [path], codec }));
     await input.connect();
     const txs = await readTx(input);
     for (const tx of txs) assert.ok(tx.batch.length <= 4096);
     const want = s.split(delim);
     if (want[want.length - 1] === '') want.pop();
-    assert.deepEqual(txs.flatMap((tx) => tx.batch.map((m) => m.text())), want, codec);
+    assert.deepEqual(
+      txs.flatMap((tx) => tx.batch.map((m) => m.text())),
+      want,
+      codec,
+    );
   }
 });
 
@@ -92,7 +109,13 @@ test('all-bytes: each file is one message', async (t) => {
   writeFileSync(e, '');
   const input = new FileInput(conf({ paths: [a, e], codec: 'all-bytes' }));
   const msgs = (await readTx(input)).flatMap((tx) => tx.batch);
-  assert.deepEqual(msgs.map((m) => [m.text(), m.getMeta('path')]), [['x\ny\n', a], ['', e]]);
+  assert.deepEqual(
+    msgs.map((m) => [m.text(), m.getMeta('path')]),
+    [
+      ['x\ny\n', a],
+      ['', e],
+    ],
+  );
 });
 
 test('a missing file is a clear error from connect() naming the path', async (t) => {
@@ -101,10 +124,13 @@ test('a missing file is a clear error from connect() naming the path', async (t)
   writeFileSync(ok, 'x');
   const missing = join(dir, 'nope.log');
   const input = await buildInput('file', { paths: [ok, missing] });
-  await assert.rejects(async () => input.connect!(), (err: Error) => {
-    assert.equal(err.message, `file input: cannot read "${missing}": no such file or directory`);
-    return true;
-  });
+  await assert.rejects(
+    async () => input.connect!(),
+    (err: Error) => {
+      assert.equal(err.message, `file input: cannot read "${missing}": no such file or directory`);
+      return true;
+    },
+  );
   const glob = new FileInput(conf({ paths: [join(dir, '*.log')] }));
   await assert.rejects(async () => glob.connect(), /glob patterns are not supported yet/);
   const d = new FileInput(conf({ paths: [dir] }));
@@ -118,10 +144,16 @@ test('a file removed after connect: read throws NotConnectedError naming it (the
   const input = new FileInput(conf({ paths: [gone] }));
   await input.connect();
   rmSync(gone);
-  await assert.rejects(async () => input.read(), (err: Error) => err.name === 'NotConnectedError' && err.message.includes(gone));
+  await assert.rejects(
+    async () => input.read(),
+    (err: Error) => err.name === 'NotConnectedError' && err.message.includes(gone),
+  );
   writeFileSync(gone, 'back\n');
   await input.connect();
-  assert.deepEqual((await readTx(input)).flatMap((tx) => tx.batch.map((m) => m.text())), ['back']);
+  assert.deepEqual(
+    (await readTx(input)).flatMap((tx) => tx.batch.map((m) => m.text())),
+    ['back'],
+  );
 });
 
 test('delete_on_finish: a file is deleted only once every transaction from it is acked', async (t) => {
@@ -170,7 +202,10 @@ test('a line over max_buffer: lines before it given, then an InputFailedError na
   const ctx = testContext('file');
   const input = new FileInput(conf({ paths: [a, b], max_buffer: 10, delete_on_finish: true }), ctx);
   const first = (await input.read()) as Transaction;
-  assert.deepEqual(first.batch.map((m) => m.text()), ['ok']);
+  assert.deepEqual(
+    first.batch.map((m) => m.text()),
+    ['ok'],
+  );
   first.ack();
   await assert.rejects(
     async () => input.read(),
@@ -191,7 +226,10 @@ test('skip_long_lines: long lines skipped, every file read to its end; a file wi
   const ctx = testContext('file');
   const input = new FileInput(conf({ paths: [a, b], max_buffer: 10, skip_long_lines: true, delete_on_finish: true }), ctx);
   const txs = await readTx(input);
-  assert.deepEqual(txs.flatMap((tx) => tx.batch.map((m) => m.text())), ['ok', 'kept', 'next']);
+  assert.deepEqual(
+    txs.flatMap((tx) => tx.batch.map((m) => m.text())),
+    ['ok', 'kept', 'next'],
+  );
   for (const tx of txs) tx.ack();
   await eventually(() => !existsSync(b), 'b deleted');
   assert.ok(existsSync(a), 'a file with skipped lines is kept');

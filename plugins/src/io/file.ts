@@ -45,14 +45,8 @@ export const fileSpec = f.object({
   codec: readCodecField(),
   max_buffer: maxBufferField(),
   skip_long_lines: skipLongLinesField(),
-  delete_on_finish: f
-    .bool()
-    .default(false)
-    .describe('Whether to delete a file once it was read to its end and every message from it was acknowledged.'),
-  auto_replay_nacks: f
-    .bool()
-    .default(true)
-    .describe('Whether a rejected batch is delivered again (true) or dropped (false).'),
+  delete_on_finish: f.bool().default(false).describe('Whether to delete a file once it was read to its end and every message from it was acknowledged.'),
+  auto_replay_nacks: f.bool().default(true).describe('Whether a rejected batch is delivered again (true) or dropped (false).'),
 });
 export type FileConfig = Infer<typeof fileSpec>;
 

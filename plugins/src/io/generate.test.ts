@@ -40,8 +40,14 @@ test('other mappings run per message: content, metadata, batch_index, deleted ro
     batch_size: 3,
   });
   const t = tx(await input.read());
-  assert.deepEqual(t.batch.map((m) => m.text()), ['{"i":0}', '{"i":2}']);
-  assert.deepEqual(t.batch.map((m) => m.getMeta('kind')), ['gen', 'gen']);
+  assert.deepEqual(
+    t.batch.map((m) => m.text()),
+    ['{"i":0}', '{"i":2}'],
+  );
+  assert.deepEqual(
+    t.batch.map((m) => m.getMeta('kind')),
+    ['gen', 'gen'],
+  );
   const ids = new Set<string>();
   const uuids = await buildInput('generate', { mapping: 'root = uuid_v4()', interval: '', count: 50, batch_size: 50 });
   for (const m of tx(await uuids.read()).batch) ids.add(m.text());

@@ -39,13 +39,8 @@ export function literalMapping(mapping: string): Buffer | undefined {
 }
 
 export const generateSpec = f.object({
-  mapping: f
-    .mapping()
-    .describe('The mapping that builds each message (`root = ...`, `meta key = ...`), evaluated per message.'),
-  interval: f
-    .duration()
-    .default('1s')
-    .describe('The time between batches. The first batch is generated at once. Empty or `0s`: as fast as possible.'),
+  mapping: f.mapping().describe('The mapping that builds each message (`root = ...`, `meta key = ...`), evaluated per message.'),
+  interval: f.duration().default('1s').describe('The time between batches. The first batch is generated at once. Empty or `0s`: as fast as possible.'),
   count: f
     .int()
     .default(0)
@@ -56,10 +51,7 @@ export const generateSpec = f.object({
     .default(1)
     .validate((v) => (v >= 1 ? undefined : 'batch_size must be at least 1'))
     .describe('The number of messages in each batch.'),
-  auto_replay_nacks: f
-    .bool()
-    .default(true)
-    .describe('Whether a rejected batch is generated again (true) or dropped (false).'),
+  auto_replay_nacks: f.bool().default(true).describe('Whether a rejected batch is generated again (true) or dropped (false).'),
 });
 export type GenerateConfig = Infer<typeof generateSpec>;
 

@@ -91,7 +91,10 @@ test('bounded: beyond the capacity writers wait until an input takes one', async
     tx.ack();
   }
   await Promise.all(writes);
-  assert.deepEqual(texts, Array.from({ length: INPROC_CAPACITY + 4 }, (_, i) => String(i + 1)));
+  assert.deepEqual(
+    texts,
+    Array.from({ length: INPROC_CAPACITY + 4 }, (_, i) => String(i + 1)),
+  );
   await input.close();
 });
 

@@ -161,7 +161,7 @@ registerInput('inproc', {
   summary: 'Reads the transactions an `inproc` output of the same process writes to a named channel.',
   description: [
     'Connects streams inside one process: whatever an `inproc` output writes to the channel of this name',
-    'arrives here, batch for batch. Acknowledging a transaction completes the output\'s write; a nack fails',
+    "arrives here, batch for batch. Acknowledging a transaction completes the output's write; a nack fails",
     'it, so the writing stream replays it (at-least-once across the hop). Several inputs on one channel',
     'share its transactions. Closing the last input fails back the transactions none has taken.',
   ].join('\n'),
@@ -176,7 +176,7 @@ registerInput('inproc', {
 registerOutput('inproc', {
   summary: 'Writes transactions to a named channel read by an `inproc` input of the same process.',
   description: [
-    'A write resolves when the receiving input\'s transaction is acknowledged and rejects when it is',
+    "A write resolves when the receiving input's transaction is acknowledged and rejects when it is",
     `nacked (at-least-once across the hop). The channel holds at most ${INPROC_CAPACITY} transactions not yet`,
     'taken by an input; beyond that writes wait (back-pressure). Writes wait too while no input is reading.',
   ].join('\n'),

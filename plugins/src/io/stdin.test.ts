@@ -22,7 +22,7 @@ async function drain(input: StdinInput): Promise<string[][]> {
 
 /** Writes data to the stream in the given chunk sizes, yielding between writes. */
 async function feed(stream: PassThrough, data: Buffer, size: () => number): Promise<void> {
-  for (let i = 0; i < data.length; ) {
+  for (let i = 0; i < data.length;) {
     const n = Math.max(1, size());
     if (!stream.write(data.subarray(i, i + n))) await new Promise((r) => stream.once('drain', r));
     else if (i % 7 === 0) await new Promise((r) => setImmediate(r));
@@ -83,7 +83,10 @@ test('a line over max_buffer: earlier lines delivered, then an InputFailedError 
   const ctx = testContext('stdin');
   const input = new StdinInput(conf({ max_buffer: 4 }), ctx, { stream });
   stream.end('abcd\nabcdefgh\nlater\n');
-  assert.deepEqual(((await input.read()) as Transaction).batch.map((m) => m.text()), ['abcd']);
+  assert.deepEqual(
+    ((await input.read()) as Transaction).batch.map((m) => m.text()),
+    ['abcd'],
+  );
   await assert.rejects(
     async () => input.read(),
     (err: Error) =>
@@ -109,7 +112,10 @@ test('a stream error is logged once and ends the input', async () => {
   const ctx = testContext('stdin');
   const input = new StdinInput(conf(), ctx, { stream });
   stream.write('a\n');
-  assert.deepEqual(((await input.read()) as Transaction).batch.map((m) => m.text()), ['a']);
+  assert.deepEqual(
+    ((await input.read()) as Transaction).batch.map((m) => m.text()),
+    ['a'],
+  );
   const pending = input.read();
   stream.destroy(new Error('EIO: i/o error'));
   assert.equal(await pending, END_OF_INPUT);

@@ -21,17 +21,24 @@ import {
   type Logger,
   type Transaction,
 } from '@svc/engine';
-import { CloseGate, CodecReader, LineTooLongError, StreamChunks, maxBufferField, readCodec, readCodecField, skipLongLinesField, type ReadCodec } from './codec.js';
+import {
+  CloseGate,
+  CodecReader,
+  LineTooLongError,
+  StreamChunks,
+  maxBufferField,
+  readCodec,
+  readCodecField,
+  skipLongLinesField,
+  type ReadCodec,
+} from './codec.js';
 import { LongLineLog } from './long-lines.js';
 
 export const stdinSpec = f.object({
   codec: readCodecField(),
   max_buffer: maxBufferField(),
   skip_long_lines: skipLongLinesField(),
-  auto_replay_nacks: f
-    .bool()
-    .default(true)
-    .describe('Whether a rejected batch is delivered again (true) or dropped (false).'),
+  auto_replay_nacks: f.bool().default(true).describe('Whether a rejected batch is delivered again (true) or dropped (false).'),
 });
 export type StdinConfig = Infer<typeof stdinSpec>;
 
@@ -71,13 +78,7 @@ export class StdinInput implements Input {
   }
 
   private open(): CodecReader {
-    return (this.reader ??= new CodecReader(
-      new StreamChunks(this.stream ?? process.stdin),
-      this.codec,
-      this.maxBuffer,
-      undefined,
-      this.longLines?.onSkip,
-    ));
+    return (this.reader ??= new CodecReader(new StreamChunks(this.stream ?? process.stdin), this.codec, this.maxBuffer, undefined, this.longLines?.onSkip));
   }
 
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
@@ -139,7 +140,7 @@ export class StdinInput implements Input {
 registerInput('stdin', {
   summary: 'Reads messages from the standard input, one per line by default.',
   description: [
-    'Consumes the process\'s standard input and splits it into messages with `codec`: `lines` (the default),',
+    "Consumes the process's standard input and splits it into messages with `codec`: `lines` (the default),",
     '`delim:X` or `all-bytes` (the whole input is one message). The input ends at the end of the stream.',
     '',
     'Reading is batched: every complete line currently buffered (up to 4096) becomes one transaction,',

@@ -23,8 +23,7 @@ export const saslSpec = f
   .validate((s) => {
     const mechanism = s.mechanism ?? 'none';
     if ((mechanism === 'PLAIN' || mechanism.startsWith('SCRAM')) && !s.user) return `mechanism ${s.mechanism} needs a user`;
-    if (mechanism === 'OAUTHBEARER' && !s.access_token && !s.token_cache)
-      return 'mechanism OAUTHBEARER needs access_token or token_cache';
+    if (mechanism === 'OAUTHBEARER' && !s.access_token && !s.token_cache) return 'mechanism OAUTHBEARER needs access_token or token_cache';
     if (s.token_cache && !s.token_key) return 'token_key is required with token_cache';
     return undefined;
   })
@@ -32,9 +31,7 @@ export const saslSpec = f
 
 /** The connection fields, spread into both components' specs. */
 export const clientFields = {
-  addresses: f
-    .array(f.string())
-    .describe('Broker addresses (`host:port`) to bootstrap from; items containing commas are expanded.'),
+  addresses: f.array(f.string()).describe('Broker addresses (`host:port`) to bootstrap from; items containing commas are expanded.'),
   client_id: f.string().default('svc').describe('The client id the brokers see.'),
   target_version: f
     .string()
@@ -53,7 +50,10 @@ export type ClientConfig = Infer<typeof clientSpec>;
 
 /** `addresses`, with comma lists expanded and blanks dropped. */
 export function expandList(items: readonly string[]): string[] {
-  return items.flatMap((a) => a.split(',')).map((a) => a.trim()).filter((a) => a !== '');
+  return items
+    .flatMap((a) => a.split(','))
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
 }
 
 function sasl(conf: ClientConfig['sasl']): SASLOptions | undefined {

@@ -3,15 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import kafkajs from 'kafkajs';
-import {
-  lz4Compress,
-  lz4Decompress,
-  registerCompressionCodecs,
-  snappyCompress,
-  snappyDecompress,
-  zstdCompress,
-  zstdDecompress,
-} from './compression.js';
+import { lz4Compress, lz4Decompress, registerCompressionCodecs, snappyCompress, snappyDecompress, zstdCompress, zstdDecompress } from './compression.js';
 
 const require = createRequire(import.meta.url);
 
@@ -66,7 +58,13 @@ function withoutContentSize(frame: Buffer): Buffer {
   // Not single-segment: a window descriptor is needed; 8 MiB is larger than any test sample.
   const window = single ? Buffer.from([(23 - 10) << 3]) : frame.subarray(5, 6);
   const rest = 5 + (single ? 0 : 1);
-  return Buffer.concat([frame.subarray(0, 4), Buffer.from([fhd & 0x1f]), window, frame.subarray(rest, rest + dictBytes), frame.subarray(rest + dictBytes + fcsBytes)]);
+  return Buffer.concat([
+    frame.subarray(0, 4),
+    Buffer.from([fhd & 0x1f]),
+    window,
+    frame.subarray(rest, rest + dictBytes),
+    frame.subarray(rest + dictBytes + fcsBytes),
+  ]);
 }
 
 describe('compression: zstd', () => {
@@ -85,7 +83,9 @@ describe('compression: registration with kafkajs', () => {
     const { CompressionCodecs, CompressionTypes } = kafkajs;
     const data = Buffer.from('hello kafka '.repeat(100));
     for (const type of [CompressionTypes.Snappy, CompressionTypes.LZ4, CompressionTypes.ZSTD]) {
-      const codec = (CompressionCodecs as Record<number, () => { compress(e: { buffer: Buffer }): Promise<Buffer>; decompress(b: Buffer): Promise<Buffer> }>)[type]!();
+      const codec = (CompressionCodecs as Record<number, () => { compress(e: { buffer: Buffer }): Promise<Buffer>; decompress(b: Buffer): Promise<Buffer> }>)[
+        type
+      ]!();
       const back = await codec.decompress(await codec.compress({ buffer: data }));
       assert.ok(Buffer.isBuffer(back) && back.equals(data), `codec ${type}`);
     }

@@ -181,7 +181,10 @@ let registered = false;
 export function registerCompressionCodecs(): void {
   if (registered) return;
   registered = true;
-  const codecs = CompressionCodecs as Record<number, () => { compress(encoder: { buffer: Buffer }): Promise<Buffer>; decompress(data: Buffer): Promise<Buffer> }>;
+  const codecs = CompressionCodecs as Record<
+    number,
+    () => { compress(encoder: { buffer: Buffer }): Promise<Buffer>; decompress(data: Buffer): Promise<Buffer> }
+  >;
   codecs[CompressionTypes.Snappy] = () => ({
     compress: async (encoder) => snappyCompress(encoder.buffer),
     decompress: async (data) => snappyDecompress(data),

@@ -34,11 +34,7 @@ export class BatchRule {
         // A check that cannot be evaluated (a missing field) does not flush, as in Benthos.
       }
     }
-    return (
-      b.checked ||
-      (this.conf.count > 0 && b.messages.length >= this.conf.count) ||
-      (this.conf.byte_size > 0 && b.bytes >= this.conf.byte_size)
-    );
+    return b.checked || (this.conf.count > 0 && b.messages.length >= this.conf.count) || (this.conf.byte_size > 0 && b.bytes >= this.conf.byte_size);
   }
 
   /** Milliseconds until `b`'s period is up (Infinity without a period). */

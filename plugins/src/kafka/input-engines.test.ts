@@ -47,7 +47,11 @@ logger:
 }
 
 function ids(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+    : [];
 }
 
 /** The partitions the engine consumes according to its last "Joined the consumer group" line. */
@@ -65,7 +69,12 @@ describe('two engine processes in one consumer group (real broker)', { timeout: 
     const a = new EngineProcess(config(topic, group, outA), ['--plugin', INPUT_MODULE]);
     const b = new EngineProcess(config(topic, group, outB), ['--plugin', INPUT_MODULE]);
     const alive = (e: EngineProcess) => (e.done ? Promise.reject(new Error(`an engine exited:\n${e.output()}`)) : undefined);
-    await waitFor('both engines to hold two partitions each', async () => alive(a) ?? alive(b) ?? (partitionsOf(a) === 2 && partitionsOf(b) === 2 ? true : undefined), 60_000, 100);
+    await waitFor(
+      'both engines to hold two partitions each',
+      async () => alive(a) ?? alive(b) ?? (partitionsOf(a) === 2 && partitionsOf(b) === 2 ? true : undefined),
+      60_000,
+      100,
+    );
 
     const N = 20_000;
     await kafka.produceIds(topic, 0, N / 2);

@@ -18,7 +18,10 @@ describe('kafka input broker outage (real broker)', { timeout: 120_000 }, () => 
   it('resumes after a 10 s outage without losing a message', async () => {
     const topic = await kafka.topic('outage', 2);
     const group = `g-${uid()}`;
-    const proxy = new TcpOutage({ host: '127.0.0.1', port: Number(serviceAddress('SVC_KAFKA_OUTAGE_PORT')) }, Number(serviceAddress('SVC_KAFKA_OUTAGE_PROXY_PORT')));
+    const proxy = new TcpOutage(
+      { host: '127.0.0.1', port: Number(serviceAddress('SVC_KAFKA_OUTAGE_PORT')) },
+      Number(serviceAddress('SVC_KAFKA_OUTAGE_PROXY_PORT')),
+    );
     await proxy.start();
     const N = 3000;
     const seen = new Set<number>();

@@ -106,12 +106,7 @@ describe('kafka input rebalance (real broker)', { timeout: 120_000 }, () => {
       await waitFor('both members to read', async () => (seenA.length > 50 && seenB.length > 50 ? true : undefined), 30_000, 10);
       await readerB.stop();
       await kafka.produceIds(topic, N, N);
-      await waitFor(
-        'every message read',
-        async () => (new Set([...seenA, ...seenB].map((s) => s.id)).size === 2 * N ? true : undefined),
-        60_000,
-        50,
-      );
+      await waitFor('every message read', async () => (new Set([...seenA, ...seenB].map((s) => s.id)).size === 2 * N ? true : undefined), 60_000, 50);
       assert.deepEqual(new Set(seenA.filter((s) => s.id >= N).map((s) => s.partition)), new Set([0, 1, 2, 3]), 'the remaining member has them all');
     } finally {
       await readerA.stop();

@@ -49,7 +49,9 @@ export const inputSpec = f
     consumer_group: f
       .string()
       .default('')
-      .describe('The consumer group: offsets are committed under it and its members share the partitions. Empty disables stored offsets (explicit partitions only).'),
+      .describe(
+        'The consumer group: offsets are committed under it and its members share the partitions. Empty disables stored offsets (explicit partitions only).',
+      ),
     client_id: clientFields.client_id,
     rack_id: clientFields.rack_id,
     start_from_oldest: f

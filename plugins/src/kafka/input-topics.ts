@@ -51,7 +51,11 @@ export function parseTopics(items: readonly string[]): TopicSelection {
     }
   }
   const sorted = new Map<string, number[]>();
-  for (const [topic, set] of explicit) sorted.set(topic, [...set].sort((a, b) => a - b));
+  for (const [topic, set] of explicit)
+    sorted.set(
+      topic,
+      [...set].sort((a, b) => a - b),
+    );
   return { balanced, explicit: sorted };
 }
 

@@ -73,11 +73,17 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
     await kafka.produceIds(topic, 0, 20);
     const group = `g-${uid()}`;
     const first = await input({ topics: [topic], consumer_group: group, checkpoint_limit: 1, commit_period: '1h' });
-    assert.deepEqual(texts(await readMessages(first.input, 10)), Array.from({ length: 10 }, (_, n) => `id-${n}`));
+    assert.deepEqual(
+      texts(await readMessages(first.input, 10)),
+      Array.from({ length: 10 }, (_, n) => `id-${n}`),
+    );
     await first.input.close!();
     assert.equal((await kafka.committed(group, topic)).get(0), 10, 'the final commit on close');
     const second = await input({ topics: [topic], consumer_group: group, checkpoint_limit: 1 });
-    assert.deepEqual(texts(await readMessages(second.input, 10)), Array.from({ length: 10 }, (_, n) => `id-${n + 10}`));
+    assert.deepEqual(
+      texts(await readMessages(second.input, 10)),
+      Array.from({ length: 10 }, (_, n) => `id-${n + 10}`),
+    );
   });
 
   it('start_from_oldest: false reads only messages produced after the group started', async () => {
@@ -135,7 +141,10 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
       }
       tx.ack();
     }
-    assert.deepEqual(seen, Array.from({ length: 20 }, (_, n) => `id-${n}`));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 20 }, (_, n) => `id-${n}`),
+    );
   });
 
   it('batching is per partition: every batch comes from one partition; the period flushes a partial one', async () => {
@@ -147,7 +156,11 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
       const parts = new Set(tx.batch.map((m) => m.getMeta('logbus_partition')));
       assert.equal(parts.size, 1, 'one partition per batch');
       const offsets = tx.batch.map((m) => m.getMeta('logbus_offset') as number);
-      assert.deepEqual(offsets, offsets.map((_, k) => offsets[0]! + k), 'consecutive offsets');
+      assert.deepEqual(
+        offsets,
+        offsets.map((_, k) => offsets[0]! + k),
+        'consecutive offsets',
+      );
     }
     const sizes = txs.map((t) => t.batch.length).sort();
     assert.deepEqual(sizes, [...Array(8).fill(5), ...Array(4).fill(2)].sort(), 'two full batches and one flushed by the period, per partition');
@@ -206,10 +219,7 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
   it('extract_tracing_map: each message continues the trace its headers carry', async () => {
     const topic = await kafka.topic('tracing', 1);
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    await kafka.produce(topic, [
-      { value: 'traced', headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } },
-      { value: 'plain' },
-    ]);
+    await kafka.produce(topic, [{ value: 'traced', headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } }, { value: 'plain' }]);
     const { input: i } = await input({ topics: [topic], consumer_group: `g-${uid()}`, extract_tracing_map: 'root = @' });
     const [traced, plain] = (await readMessages(i, 2)).flatMap((t) => t.batch);
     assert.equal(traceContextOf(traced!)?.traceId, traceId);
@@ -220,7 +230,11 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
   it('fetch_buffer_cap: fetching waits while a partition has that many records unread', async () => {
     const topic = await kafka.topic('backpressure', 1);
     const value = 'x'.repeat(4096);
-    for (let n = 0; n < 4; n++) await kafka.produce(topic, Array.from({ length: 500 }, () => ({ value })));
+    for (let n = 0; n < 4; n++)
+      await kafka.produce(
+        topic,
+        Array.from({ length: 500 }, () => ({ value })),
+      );
     const { input: i } = await input({ topics: [topic], consumer_group: `g-${uid()}`, fetch_buffer_cap: 10, checkpoint_limit: 10 });
     // Nobody reads: what is buffered stays near one fetch (about 1 MB, some 250 records), far from all 2000.
     const feeds = (i as unknown as { consumer: { active: Array<{ buffered: number }> } }).consumer.active;
@@ -228,7 +242,10 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
     await sleep(1500);
     assert.ok(feeds[0]!.buffered < 600, `${feeds[0]!.buffered} records buffered`);
     const got = await readMessages(i, 2000, { timeoutMs: 60_000 });
-    assert.equal(got.reduce((n, t) => n + t.batch.length, 0), 2000);
+    assert.equal(
+      got.reduce((n, t) => n + t.batch.length, 0),
+      2000,
+    );
   });
 
   it('reads compressed record batches (gzip, snappy, lz4, zstd)', async () => {
@@ -243,6 +260,9 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
     }
     await producer.disconnect();
     const { input: i } = await input({ topics: [topic], consumer_group: `g-${uid()}` });
-    assert.deepEqual(texts(await readMessages(i, 200)), Array.from({ length: 200 }, (_, k) => `id-${k}`));
+    assert.deepEqual(
+      texts(await readMessages(i, 200)),
+      Array.from({ length: 200 }, (_, k) => `id-${k}`),
+    );
   });
 });

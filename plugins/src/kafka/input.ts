@@ -208,7 +208,8 @@ export class LogbusInput implements Input {
         // that reaches this input anyway keeps its offsets uncommitted until a later ack.
         if (!this.dropNacks) return;
         // auto_replay_nacks: false: a rejected message is dropped and its offset committed (the seed's rule).
-        if (this.nacksDropped++ % 1000 === 0) this.log.warn(`Dropping rejected messages of ${f.topic}/${f.partition} (auto_replay_nacks is false): ${errorMessage(err)}`);
+        if (this.nacksDropped++ % 1000 === 0)
+          this.log.warn(`Dropping rejected messages of ${f.topic}/${f.partition} (auto_replay_nacks is false): ${errorMessage(err)}`);
       }
       f.ack(range);
       this.wake();
@@ -239,7 +240,7 @@ registerInput('logbus', {
   summary: 'Consumes topics of a Kafka cluster in a consumer group, committing only acknowledged offsets.',
   description: [
     'Offsets are committed under `consumer_group`, and partitions are balanced across the members of the group.',
-    'A partition\'s offset is committed only up to the first message not yet acknowledged, every `commit_period`,',
+    "A partition's offset is committed only up to the first message not yet acknowledged, every `commit_period`,",
     'when partitions are revoked in a rebalance, and on shutdown: every message is delivered at least once.',
     '',
     'Messages of different partitions are processed in parallel; up to `checkpoint_limit` messages of one',
@@ -253,7 +254,7 @@ registerInput('logbus', {
     '`batching` is applied per partition: every batch comes from one partition. Without it, each transaction',
     'holds consecutive messages of one partition, up to a quarter of `checkpoint_limit`.',
     '',
-    'Metadata: `logbus_key`, `logbus_topic`, `logbus_partition`, `logbus_offset`, `logbus_lag` (the partition\'s',
+    "Metadata: `logbus_key`, `logbus_topic`, `logbus_partition`, `logbus_offset`, `logbus_lag` (the partition's",
     'high watermark - offset - 1), `logbus_timestamp_unix` (seconds), `logbus_tombstone_message` (true for a null',
     'value) and every header as a string (a list of strings with `multi_header`). The gauge `logbus_lag` (labels',
     '`topic`, `partition`) holds the lag of the last message handed out.',

@@ -106,8 +106,7 @@ async function connected(config: Record<string, unknown>, name = 'kafka'): Promi
   return o;
 }
 
-const msgs = (n: number, meta: (i: number) => Record<string, string> = () => ({})): Batch =>
-  Array.from({ length: n }, (_, i) => new Message(`m${i}`, meta(i)));
+const msgs = (n: number, meta: (i: number) => Record<string, string> = () => ({})): Batch => Array.from({ length: n }, (_, i) => new Message(`m${i}`, meta(i)));
 
 const header = (h: IHeaders, k: string) => {
   const v = h[k];
@@ -200,8 +199,14 @@ describe('kafka output: records', () => {
     batch[2]!.setMeta('id', ''); // an empty key: no key at all
     await o.write(batch);
     const got = (await read([t], 3)).sort((a, b) => a.offset - b.offset);
-    assert.deepEqual(got.map((r) => r.value), ['m0', 'm1', 'm2']);
-    assert.deepEqual(got.map((r) => r.key), ['k0', 'k1', null]);
+    assert.deepEqual(
+      got.map((r) => r.value),
+      ['m0', 'm1', 'm2'],
+    );
+    assert.deepEqual(
+      got.map((r) => r.key),
+      ['k0', 'k1', null],
+    );
     assert.equal(header(got[0]!.headers, 'trace'), 't0');
     assert.equal(header(got[0]!.headers, 'id'), 'k0');
     assert.equal(header(got[0]!.headers, 'source'), 'svc');
@@ -218,8 +223,20 @@ describe('kafka output: records', () => {
     const o = await connected({ topic: '${! meta("to") }' });
     await o.write(msgs(10, (i) => ({ to: i % 2 === 0 ? a : b })));
     const got = await read([a, b], 10);
-    assert.deepEqual(got.filter((r) => r.topic === a).map((r) => r.value).sort(), ['m0', 'm2', 'm4', 'm6', 'm8']);
-    assert.deepEqual(got.filter((r) => r.topic === b).map((r) => r.value).sort(), ['m1', 'm3', 'm5', 'm7', 'm9']);
+    assert.deepEqual(
+      got
+        .filter((r) => r.topic === a)
+        .map((r) => r.value)
+        .sort(),
+      ['m0', 'm2', 'm4', 'm6', 'm8'],
+    );
+    assert.deepEqual(
+      got
+        .filter((r) => r.topic === b)
+        .map((r) => r.value)
+        .sort(),
+      ['m1', 'm3', 'm5', 'm7', 'm9'],
+    );
   });
 
   it('injects the trace context with inject_tracing_map', async () => {
@@ -244,7 +261,10 @@ describe('kafka output: partitioners', () => {
     const got = await read([t], 9);
     for (const r of got) assert.equal(r.partition, Number(r.value.slice(1)) % 3, r.value);
     const t0 = Date.now();
-    await assert.rejects(o.write(msgs(1, () => ({ p: '7' }))), (err: unknown) => err instanceof KafkaWriteError && err.permanent && /partition 7 does not exist/.test(err.message));
+    await assert.rejects(
+      o.write(msgs(1, () => ({ p: '7' }))),
+      (err: unknown) => err instanceof KafkaWriteError && err.permanent && /partition 7 does not exist/.test(err.message),
+    );
     await assert.rejects(o.write(msgs(1, () => ({ p: 'x' }))), /kafka output root\.output: message 0 of the batch: partition "x" is not an integer/);
     assert.ok(Date.now() - t0 < 5_000, 'no retries for a partition that cannot exist');
   });
@@ -285,7 +305,13 @@ describe('kafka output: compression', () => {
       await o.write(batch(recompressed));
       for (const target of [t, recompressed]) {
         const got = await read([target], 300);
-        assert.deepEqual(got.map((r) => r.value).sort(), batch(target).map((m) => m.text()).sort(), `${compression} → ${target}`);
+        assert.deepEqual(
+          got.map((r) => r.value).sort(),
+          batch(target)
+            .map((m) => m.text())
+            .sort(),
+          `${compression} → ${target}`,
+        );
       }
     }
   });
@@ -299,7 +325,10 @@ describe('kafka output: compression', () => {
       await o.write(big);
       const got = await read([t], 700);
       assert.equal(got.length, 700);
-      assert.ok(got.every((r) => r.value.length > 2000), codec);
+      assert.ok(
+        got.every((r) => r.value.length > 2000),
+        codec,
+      );
     }
   });
 });
@@ -317,7 +346,10 @@ describe('kafka output: topics', () => {
     await o.write(msgs(6));
     const meta = await admin.fetchTopicMetadata({ topics: [t] });
     assert.equal(meta.topics[0]!.partitions.length, 3);
-    assert.deepEqual((await admin.fetchTopicOffsets(t)).map((p) => Number(p.high)), [2, 2, 2]);
+    assert.deepEqual(
+      (await admin.fetchTopicOffsets(t)).map((p) => Number(p.high)),
+      [2, 2, 2],
+    );
     // Deleted behind the output's back: created again on the next write.
     await admin.deleteTopics({ topics: [t] });
     await o.write(msgs(3));
@@ -351,7 +383,10 @@ describe('kafka output: topics', () => {
     assert.ok(Date.now() - t0 < 15_000, `gave up after ${Date.now() - t0} ms`);
     // max_elapsed_time bounds it too.
     const p = await connected({ topic: t, backoff: { initial_interval: '100ms', max_interval: '200ms', max_elapsed_time: '1s' } }, 'logbus');
-    await assert.rejects(p.write(msgs(1)), /logbus output root\.output: topic ".*" does not exist.*gave up after retrying for \d+ms \(backoff\.max_elapsed_time is 1s\)/);
+    await assert.rejects(
+      p.write(msgs(1)),
+      /logbus output root\.output: topic ".*" does not exist.*gave up after retrying for \d+ms \(backoff\.max_elapsed_time is 1s\)/,
+    );
   });
 });
 
@@ -368,7 +403,10 @@ describe('kafka output: bad input', () => {
 
   it('a connection error from kafkajs counts as a lost connection (the runtime reconnects)', async () => {
     const raw = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).producer();
-    const err = await raw.connect().then(() => undefined, (e: unknown) => e);
+    const err = await raw.connect().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(isConnectionLoss(err));
   });
 
@@ -378,14 +416,20 @@ describe('kafka output: bad input', () => {
     const batch = [new Message('small'), new Message('x'.repeat(999)), new Message('also small')];
     await assert.rejects(o.write(batch), (err: unknown) => {
       assert.ok(err instanceof KafkaWriteError && err.permanent);
-      assert.match(err.message, /^kafka output root\.output: message 1 is 1001 bytes \(value, key and headers\), above max_msg_bytes 1000: none of the batch's 3 messages was sent/);
+      assert.match(
+        err.message,
+        /^kafka output root\.output: message 1 is 1001 bytes \(value, key and headers\), above max_msg_bytes 1000: none of the batch's 3 messages was sent/,
+      );
       return true;
     });
     assert.equal(await landed(t), 0, 'no part of the refused batch was written');
     // The write rejected, so the runtime nacks the batch back to its input: once the message fits, all of it goes.
     const bigger = await connected({ topic: t, max_msg_bytes: 2000, static_headers: { h: 'v' } });
     await bigger.write(batch);
-    assert.deepEqual((await read([t], 3)).map((r) => r.value.length), [5, 999, 10]);
+    assert.deepEqual(
+      (await read([t], 3)).map((r) => r.value.length),
+      [5, 999, 10],
+    );
   });
 
   it('a batch larger than max_msg_bytes goes out as several requests, in order', async () => {
@@ -394,7 +438,10 @@ describe('kafka output: bad input', () => {
     const batch = Array.from({ length: 100 }, (_, i) => new Message(`${String(i).padStart(3, '0')}${'y'.repeat(997)}`));
     await o.write(batch);
     const got = (await read([t], 100)).sort((a, b) => a.offset - b.offset);
-    assert.deepEqual(got.map((r) => Number(r.value.slice(0, 3))), Array.from({ length: 100 }, (_, i) => i));
+    assert.deepEqual(
+      got.map((r) => Number(r.value.slice(0, 3))),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   });
 
   it('a failed interpolation refuses the batch before anything is sent', async () => {
@@ -441,11 +488,21 @@ describe('kafka output: acks, idempotence, SASL', () => {
   it('a wrong password: a clear error naming the component, without the password', async () => {
     for (const mechanism of ['PLAIN', 'SCRAM-SHA-512']) {
       const ctx = testContext({ type: 'logbus', path: 'root.output' });
-      const o = await buildComponent<KafkaOutput>('output', 'logbus', { addresses: [SASL_BROKERS], topic: 't', sasl: { mechanism, user: 'svc', password: 'not-the-Pa55word' } }, ctx);
+      const o = await buildComponent<KafkaOutput>(
+        'output',
+        'logbus',
+        { addresses: [SASL_BROKERS], topic: 't', sasl: { mechanism, user: 'svc', password: 'not-the-Pa55word' } },
+        ctx,
+      );
       opened.push(o);
       await assert.rejects(o.connect(), (err: unknown) => {
         const text = String((err as Error).message);
-        assert.match(text, new RegExp(`^logbus output root\\.output: cannot connect to the brokers \\(${SASL_BROKERS}\\): .*the brokers refused the SASL ${mechanism} credentials as user "svc": check sasl\\.user and sasl\\.password`));
+        assert.match(
+          text,
+          new RegExp(
+            `^logbus output root\\.output: cannot connect to the brokers \\(${SASL_BROKERS}\\): .*the brokers refused the SASL ${mechanism} credentials as user "svc": check sasl\\.user and sasl\\.password`,
+          ),
+        );
         assert.ok(!text.includes('not-the-Pa55word'), 'the password is not in the error');
         return true;
       });
@@ -482,12 +539,30 @@ describe('kafka output: retries', () => {
       await o.write(msgs(10));
       proxy.cut(1500);
       const batch = Array.from({ length: 10 }, (_, i) => new Message(`after-${i}`));
-      await assert.rejects(o.write(batch), (err: unknown) => err instanceof NotConnectedError && /kafka output root\.output: lost the connection to the brokers/.test(err.message));
+      await assert.rejects(
+        o.write(batch),
+        (err: unknown) => err instanceof NotConnectedError && /kafka output root\.output: lost the connection to the brokers/.test(err.message),
+      );
       // What the runtime does: reconnect with back-off, then write the same batch again.
-      await waitFor('the reconnect', async () => o.connect().then(() => true, () => undefined), 20_000, 200);
+      await waitFor(
+        'the reconnect',
+        async () =>
+          o.connect().then(
+            () => true,
+            () => undefined,
+          ),
+        20_000,
+        200,
+      );
       await o.write(batch);
       const got = await read([t], 20);
-      assert.deepEqual(got.map((r) => r.value).filter((v) => v.startsWith('after-')).sort(), batch.map((m) => m.text()).sort());
+      assert.deepEqual(
+        got
+          .map((r) => r.value)
+          .filter((v) => v.startsWith('after-'))
+          .sort(),
+        batch.map((m) => m.text()).sort(),
+      );
       assert.ok(proxy.accepted > 1, 'the client reconnected through the proxy');
     } finally {
       await proxy.stop();

@@ -30,14 +30,7 @@ import {
 import type { KafkaConfig, Producer } from 'kafkajs';
 import { clientFields, expandList, kafkaClient } from './client.js';
 import { COMPRESSIONS, compressionType, registerCompressionCodecs } from './compression.js';
-import {
-  KafkaWriteError,
-  describeKafkaError,
-  isAuthFailure,
-  isConnectionLoss,
-  isPermanent,
-  protocolType,
-} from './output-errors.js';
+import { KafkaWriteError, describeKafkaError, isAuthFailure, isConnectionLoss, isPermanent, protocolType } from './output-errors.js';
 import { buildChunks, staticHeaderBytes, staticPartitionProblem, type RecordChunk, type RecordTemplate } from './output-records.js';
 import { PARTITIONERS, partitionerFor } from './partitioner.js';
 import { TopicAdmin } from './topic-admin.js';
@@ -102,8 +95,14 @@ export const kafkaOutputSpec = f
       .mapping()
       .default('')
       .advanced()
-      .describe('A mapping that injects the trace context (`this`: traceparent, uber-trace-id) into the message, e.g. `meta = @.merge(this)`, before it is sent.'),
-    max_in_flight: f.int().default(64).validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1')).describe('The most batches written at once.'),
+      .describe(
+        'A mapping that injects the trace context (`this`: traceparent, uber-trace-id) into the message, e.g. `meta = @.merge(this)`, before it is sent.',
+      ),
+    max_in_flight: f
+      .int()
+      .default(64)
+      .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
+      .describe('The most batches written at once.'),
     idempotent_write: f
       .bool()
       .default(false)
@@ -265,7 +264,8 @@ export class KafkaOutput implements Output {
       pending = left;
       const error = await this.explain(failed, producer, topics, pending);
       if (error instanceof NotConnectedError || error.permanent) throw error;
-      if (this.conf.max_retries > 0 && retries >= this.conf.max_retries) throw this.givenUp(error, `after ${retries} ${retries === 1 ? 'retry' : 'retries'} (max_retries)`);
+      if (this.conf.max_retries > 0 && retries >= this.conf.max_retries)
+        throw this.givenUp(error, `after ${retries} ${retries === 1 ? 'retry' : 'retries'} (max_retries)`);
       const wait = backoff.next();
       if (maxElapsedMs > 0 && Date.now() - started + wait > maxElapsedMs) {
         throw this.givenUp(error, `after retrying for ${Date.now() - started}ms (backoff.max_elapsed_time is ${this.conf.backoff.max_elapsed_time})`);

@@ -88,7 +88,8 @@ describe('partitioner: round_robin, random, manual', () => {
     assert.equal(p({ topic: 't', partitionMetadata: meta(3), message: { value: 'v', partition: 2 } }), 2);
     assert.throws(
       () => p({ topic: 't', partitionMetadata: meta(3), message: { value: 'v', partition: 3 } }),
-      (err: unknown) => err instanceof PartitionError && err.retriable === false && /partition 3 does not exist: topic "t" has partitions 0 to 2/.test(err.message),
+      (err: unknown) =>
+        err instanceof PartitionError && err.retriable === false && /partition 3 does not exist: topic "t" has partitions 0 to 2/.test(err.message),
     );
   });
 });

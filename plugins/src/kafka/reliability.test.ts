@@ -40,7 +40,7 @@ async function topic(name: string, partitions = 4): Promise<string> {
 async function produce(t: string, from: number, to: number): Promise<void> {
   const producer = kafka.producer();
   await producer.connect();
-  for (let i = from; i < to; ) {
+  for (let i = from; i < to;) {
     const messages = [];
     for (let j = 0; j < 5000 && i < to; j++, i++) messages.push({ key: `id-${i}`, value: JSON.stringify({ id: i }) });
     await producer.send({ topic: t, messages });
@@ -117,7 +117,12 @@ describe('kafka → kafka at least once (engine CLI, real broker)', { timeout: 3
     const yaml = pipeline(BROKER, from, to, `kill-${randomBytes(4).toString('hex')}`);
 
     const first = new EngineProcess(yaml);
-    await waitFor('the first engine to copy 20,000 messages', async () => (first.done ? Promise.reject(new Error(first.output())) : (await landed(to)) >= 20_000 ? true : undefined), 120_000, 20);
+    await waitFor(
+      'the first engine to copy 20,000 messages',
+      async () => (first.done ? Promise.reject(new Error(first.output())) : (await landed(to)) >= 20_000 ? true : undefined),
+      120_000,
+      20,
+    );
     await first.kill();
     const atKill = await landed(to);
     assert.ok(atKill < N, `the engine was killed mid-stream (${atKill} of ${N} copied)`);
@@ -139,7 +144,12 @@ describe('kafka → kafka at least once (engine CLI, real broker)', { timeout: 3
     try {
       const engine = new EngineProcess(pipeline(`127.0.0.1:${OUTAGE_PROXY_PORT}`, from, to, `outage-${randomBytes(4).toString('hex')}`));
       await produce(from, 0, N / 3);
-      await waitFor('the engine to copy the first third', async () => (engine.done ? Promise.reject(new Error(engine.output())) : (await landed(to)) >= N / 3 ? true : undefined), 60_000, 50);
+      await waitFor(
+        'the engine to copy the first third',
+        async () => (engine.done ? Promise.reject(new Error(engine.output())) : (await landed(to)) >= N / 3 ? true : undefined),
+        60_000,
+        50,
+      );
       proxy.cut(10_000);
       // The producer here talks to the broker directly: messages keep arriving during the outage.
       await produce(from, N / 3, N);

@@ -51,7 +51,8 @@ ${httpClientOutput(upstreamUrl)}`;
 async function assertCommittedDelivered(group: string, topic: string, delivered: Set<string>, when: string): Promise<Map<number, number>> {
   const committed = await fixture.committed(group, topic);
   for (const [p, c] of committed) {
-    for (let o = 0; o < c; o++) assert.ok(delivered.has(idAt(p, o)), `${when}: offset ${o} of partition ${p} (${idAt(p, o)}) was committed but never delivered`);
+    for (let o = 0; o < c; o++)
+      assert.ok(delivered.has(idAt(p, o)), `${when}: offset ${o} of partition ${p} (${idAt(p, o)}) was committed but never delivered`);
   }
   return committed;
 }
@@ -95,7 +96,10 @@ describe('kafka input: SIGINT while the output fails (engine CLI, real broker an
       assert.ok(owed !== undefined && owed > 0 && owed <= N, `exit 1 says how many messages it could not deliver\n${log}`);
       assert.doesNotMatch(log, /Goodbye/);
       const committed = await assertCommittedDelivered(group, topic, up.delivered, 'after the interrupted run');
-      assert.ok([...committed.values()].every((c) => c <= 0), `nothing was delivered, so nothing is committed: ${[...committed]}`);
+      assert.ok(
+        [...committed.values()].every((c) => c <= 0),
+        `nothing was delivered, so nothing is committed: ${[...committed]}`,
+      );
 
       const second = await deliverTheRest(topic, group, up.delivered);
       t.diagnostic(`first run: exit ${code}, ${owed} message(s) reported undelivered; second run delivered ${second.size}`);
@@ -130,7 +134,10 @@ describe('kafka input: SIGINT while the output fails (engine CLI, real broker an
     assert.ok(read > 0 && read < N, `something was read before the signal, not everything (${read})`);
     // What is above the committed offsets is still in the topic: a restart delivers all of it.
     const second = await deliverTheRest(topic, group, up.delivered);
-    assert.ok([...second].every((id) => !up.delivered.has(id)), 'the restart resumed at the committed offsets (no redelivery after a clean drain)');
+    assert.ok(
+      [...second].every((id) => !up.delivered.has(id)),
+      'the restart resumed at the committed offsets (no redelivery after a clean drain)',
+    );
     t.diagnostic(`drained and delivered ${read} of ${N} before exiting 0; the restart delivered the other ${second.size}`);
   });
 });

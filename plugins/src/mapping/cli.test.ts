@@ -17,7 +17,10 @@ function engine(args: string[], input = '', env: Record<string, string> = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 
 describe('engine CLI with mapping, switch processor and switch output', () => {
   it('maps stdin lines and routes them to two files, failed ones to the dead letter file', () => {
@@ -73,7 +76,10 @@ output:
     const dead = join(dir, 'example-dead-letter.jsonl');
     const r = engine(['-c', config], '', { DEAD_LETTER_PATH: dead });
     assert.equal(r.code, 0, r.stderr);
-    const out = r.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { n: number; total: number });
+    const out = r.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { n: number; total: number });
     assert.deepEqual(
       out.map((o) => o.n),
       [1, 2, 4, 5, 7, 8],

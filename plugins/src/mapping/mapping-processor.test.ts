@@ -61,7 +61,10 @@ describe('mapping processor', () => {
     const ctx = testContext();
     const p = await processor({ mapping: 'root = throw("nope")' }, ctx);
     const [out] = await run(p, messages('{}', '{}'));
-    assert.deepEqual(out!.map((m) => m.error), ['failed assignment (line 1): nope', 'failed assignment (line 1): nope']);
+    assert.deepEqual(
+      out!.map((m) => m.error),
+      ['failed assignment (line 1): nope', 'failed assignment (line 1): nope'],
+    );
     assert.deepEqual(ctx.logger.lines, []);
   });
 

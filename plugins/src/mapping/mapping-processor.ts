@@ -5,9 +5,7 @@
 import { f, registerProcessor, type ComponentSpec, type Processor } from '@svc/engine';
 import { mappingProcessorOf } from './apply-mapping.js';
 
-const spec = f
-  .mapping()
-  .describe('The mapping: `root` is the new document, `this` the message as it came in, `meta` its metadata.');
+const spec = f.mapping().describe('The mapping: `root` is the new document, `this` the message as it came in, `meta` its metadata.');
 
 export const mappingProcessor: ComponentSpec<string, Processor> = {
   summary: 'Builds a new document for each message with a mapping (Bloblang).',

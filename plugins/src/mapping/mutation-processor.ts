@@ -2,9 +2,7 @@
 import { f, registerProcessor } from '@svc/engine';
 import { mappingProcessorOf } from './apply-mapping.js';
 
-const spec = f
-  .mapping()
-  .describe('The mapping: `root` starts as the message itself, so assignments edit it and everything else stays.');
+const spec = f.mapping().describe('The mapping: `root` starts as the message itself, so assignments edit it and everything else stays.');
 
 registerProcessor('mutation', {
   summary: 'Edits each message in place with a mapping (Bloblang).',

@@ -18,11 +18,7 @@ import { errorMessage, isAnswered, type Batch, type Message, type Processor } fr
  * Stays synchronous while every processor answers synchronously: per-message blocks (`try`,
  * `catch`) call it once per message, and a promise per call would cost more than the work.
  */
-export function runProcessors(
-  processors: readonly Processor[],
-  batch: Batch,
-  only?: (m: Message) => boolean,
-): Batch[] | Promise<Batch[]> {
+export function runProcessors(processors: readonly Processor[], batch: Batch, only?: (m: Message) => boolean): Batch[] | Promise<Batch[]> {
   return new ChainRun(processors, only).from(0, [batch], 0, []);
 }
 

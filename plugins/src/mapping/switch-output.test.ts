@@ -41,11 +41,7 @@ describe('switch output', () => {
 
   it('with continue, also sends a message to the later cases it matches', async () => {
     const out = await switchOutput({
-      cases: [
-        { check: 'this.n > 0', output: capture('audit'), continue: true },
-        { check: 'this.n > 5', output: capture('big') },
-        { output: capture('rest') },
-      ],
+      cases: [{ check: 'this.n > 0', output: capture('audit'), continue: true }, { check: 'this.n > 5', output: capture('big') }, { output: capture('rest') }],
     });
     await out.write(docs(1, 7, -1));
     assert.deepEqual(captured.get('audit'), [['{"n":1}', '{"n":7}']]);
@@ -62,7 +58,12 @@ describe('switch output', () => {
   });
 
   it('resolves without writing when nothing matches outside strict_mode (the batch is acked)', async () => {
-    const out = await switchOutput({ cases: [{ check: 'false', output: capture('never') }, { check: 'this.n == 9', output: { drop: {} } }] });
+    const out = await switchOutput({
+      cases: [
+        { check: 'false', output: capture('never') },
+        { check: 'this.n == 9', output: { drop: {} } },
+      ],
+    });
     await out.write(docs(1, 2));
     await out.write(docs(9));
     assert.deepEqual(captured.get('never'), []);
@@ -70,10 +71,7 @@ describe('switch output', () => {
 
   it('routes failed messages to a dead letter output with errored()', async () => {
     const out = await switchOutput({
-      cases: [
-        { check: 'errored()', output: capture('dead_letter') },
-        { output: capture('main') },
-      ],
+      cases: [{ check: 'errored()', output: capture('dead_letter') }, { output: capture('main') }],
     });
     const mapping = await processor({ mapping: 'root.n = this.n.number()' });
     const [batch] = await run(mapping, messages('{"n":"1"}', '{"n":"one"}', '{"n":"3"}'));
@@ -85,12 +83,12 @@ describe('switch output', () => {
 
   it('fails the write when a part fails, after the other parts were delivered: a BatchError names only the failed part', async () => {
     const out = await switchOutput({
-      cases: [
-        { check: 'this.n == 1 || this.n == 3', output: { reject: 'downstream is full' } },
-        { output: capture('other_ok', { delay_ms: 20 }) },
-      ],
+      cases: [{ check: 'this.n == 1 || this.n == 3', output: { reject: 'downstream is full' } }, { output: capture('other_ok', { delay_ms: 20 }) }],
     });
-    await assert.rejects(out.write(docs(1, 2, 3, 4)), (err: unknown) => err instanceof BatchError && /downstream is full/.test(err.message) && err.indexes().join() === '0,2');
+    await assert.rejects(
+      out.write(docs(1, 2, 3, 4)),
+      (err: unknown) => err instanceof BatchError && /downstream is full/.test(err.message) && err.indexes().join() === '0,2',
+    );
     assert.deepEqual(captured.get('other_ok'), [['{"n":2}', '{"n":4}']], 'the write settles only after every part did');
     // Every part failed: nothing was delivered, an ordinary failure (the batch is nacked).
     await assert.rejects(out.write(docs(1, 3)), (err: unknown) => !(err instanceof BatchError) && /downstream is full/.test(String(err)));
@@ -101,10 +99,7 @@ describe('switch output', () => {
     const out = await switchOutput(
       {
         retry_until_success: true,
-        cases: [
-          { check: 'this.n == 1', output: capture('flaky') },
-          { output: capture('steady') },
-        ],
+        cases: [{ check: 'this.n == 1', output: capture('flaky') }, { output: capture('steady') }],
       },
       ctx,
     );

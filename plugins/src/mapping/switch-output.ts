@@ -21,14 +21,11 @@ const caseSpec = f.object({
     .query()
     .default('')
     .describe(
-      'A query that gives a boolean: true when the message goes to this case\'s output. Empty: every message ' +
+      "A query that gives a boolean: true when the message goes to this case's output. Empty: every message " +
         'does. A check that fails counts as false (and is logged).',
     ),
   output: f.component('output').describe('The output of this case.'),
-  continue: f
-    .bool()
-    .default(false)
-    .describe('Whether a message that matched this case is also tested against the next cases.'),
+  continue: f.bool().default(false).describe('Whether a message that matched this case is also tested against the next cases.'),
 });
 
 export const switchOutputSpec = f.object({
@@ -39,11 +36,7 @@ export const switchOutputSpec = f.object({
       'Whether a case whose output fails is retried (that case only, with back-off) until it succeeds. When false, ' +
         'a failing case fails the whole write and the input delivers the batch again, to every case.',
     ),
-  strict_mode: f
-    .bool()
-    .default(false)
-    .advanced()
-    .describe('Whether a message that matches no case fails the write (it is nacked) instead of being dropped.'),
+  strict_mode: f.bool().default(false).advanced().describe('Whether a message that matches no case fails the write (it is nacked) instead of being dropped.'),
   cases: f.array(caseSpec).describe('The cases, tested in order for each message.'),
   max_in_flight: f
     .int()
@@ -133,7 +126,12 @@ export class SwitchOutput implements Output {
     for (let j = 0; j < parts.length; j++) {
       if (parts[j]!.length === 0) continue;
       written.push(parts[j]!);
-      writes.push(this.deliver(j, parts[j]!.map((i) => batch[i]!)));
+      writes.push(
+        this.deliver(
+          j,
+          parts[j]!.map((i) => batch[i]!),
+        ),
+      );
     }
     // Wait for every part, so that a replay never races a write still in progress.
     const errors = await Promise.all(writes);

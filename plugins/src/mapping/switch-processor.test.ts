@@ -51,13 +51,10 @@ describe('switch processor', () => {
       switch: [{ check: 'this.id % 2 == 0', processors: [{ mutation: 'root.size = batch_size()\nroot.index = batch_index()' }] }],
     });
     const [out] = await run(p, docs(0, 1, 2, 3, 4));
-    assert.deepEqual(out!.map((m) => m.text()), [
-      '{"id":0,"size":3,"index":0}',
-      '{"id":1}',
-      '{"id":2,"size":3,"index":1}',
-      '{"id":3}',
-      '{"id":4,"size":3,"index":2}',
-    ]);
+    assert.deepEqual(
+      out!.map((m) => m.text()),
+      ['{"id":0,"size":3,"index":0}', '{"id":1}', '{"id":2,"size":3,"index":1}', '{"id":3}', '{"id":4,"size":3,"index":2}'],
+    );
   });
 
   it('falls through into the next case without its check', async () => {
@@ -77,10 +74,7 @@ describe('switch processor', () => {
     const ctx = testContext();
     const p = await processor(
       {
-        switch: [
-          { check: 'this.n > 1', processors: [tag('big')] },
-          { processors: [tag('other')] },
-        ],
+        switch: [{ check: 'this.n > 1', processors: [tag('big')] }, { processors: [tag('other')] }],
       },
       ctx,
     );

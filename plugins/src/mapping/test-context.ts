@@ -4,7 +4,18 @@
  * YAML-like shape (`{ mapping: 'root = ...' }`) with defaults applied, a logger that records its
  * lines, and a recording output.
  */
-import { Message, f, registerOutput, registry, type Batch, type ComponentConfig, type ComponentKind, type Field, type Output, type Processor } from '@svc/engine';
+import {
+  Message,
+  f,
+  registerOutput,
+  registry,
+  type Batch,
+  type ComponentConfig,
+  type ComponentKind,
+  type Field,
+  type Output,
+  type Processor,
+} from '@svc/engine';
 import { RecordingLogger, testContext as engineTestContext, type TestContext } from '@svc/engine/testing';
 
 export { RecordingLogger, type LogLine, type TestContext } from '@svc/engine/testing';
@@ -55,7 +66,9 @@ export function component(kind: ComponentKind, raw: Record<string, unknown>, pat
 export function normalise(field: Field<unknown>, value: unknown, path: string): unknown {
   if (value === undefined || value === null) {
     if (field.hasDefault) {
-      return field.kind === 'component' ? component(field.componentKind!, field.defaultValue as Record<string, unknown>, path) : structuredClone(field.defaultValue);
+      return field.kind === 'component'
+        ? component(field.componentKind!, field.defaultValue as Record<string, unknown>, path)
+        : structuredClone(field.defaultValue);
     }
     if (field.kind !== 'object') return undefined;
   }

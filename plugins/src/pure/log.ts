@@ -17,10 +17,7 @@ const LEVELS = ['FATAL', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE', 'ALL'] as co
 
 const spec = f.object({
   level: f.enum(LEVELS).default('INFO').describe('The level to log at.'),
-  fields_mapping: f
-    .mapping()
-    .default('')
-    .describe('A mapping whose result, an object, adds fields to the line of each message (e.g. `root.id = this.id`).'),
+  fields_mapping: f.mapping().default('').describe('A mapping whose result, an object, adds fields to the line of each message (e.g. `root.id = this.id`).'),
   message: f.string().default('').interpolated().describe('The message to log; `${! ... }` is evaluated per message.'),
   fields: f
     .map(f.string().interpolated())

@@ -3,7 +3,11 @@ import { checkCost } from './cost.js';
 import { KeyHasher } from './key-hash.js';
 
 const spec = f.object({
-  count: f.int().default(1000).describe('The number of accesses allowed per interval.').validate((n) => (n < 1 ? 'count must be at least 1' : undefined)),
+  count: f
+    .int()
+    .default(1000)
+    .describe('The number of accesses allowed per interval.')
+    .validate((n) => (n < 1 ? 'count must be at least 1' : undefined)),
   interval: f.duration().default('1s').describe('The interval over which count accesses are allowed.'),
   max_keys: f
     .int()
@@ -72,7 +76,8 @@ export class LocalRateLimit implements RateLimit {
   ) {
     this.cells = new Int32Array(sab);
     const slots = Math.floor((this.cells.length - HEADER) / BUCKET);
-    if (slots < 0 || (slots & (slots - 1)) !== 0) throw new RangeError(`a local rate limit needs ${HEADER * 4} bytes plus a power of two of ${BUCKET * 4}-byte buckets (see tableBytes)`);
+    if (slots < 0 || (slots & (slots - 1)) !== 0)
+      throw new RangeError(`a local rate limit needs ${HEADER * 4} bytes plus a power of two of ${BUCKET * 4}-byte buckets (see tableBytes)`);
     this.mask = slots - 1;
     this.probe = Math.min(PROBE, slots);
     // The first thread to get here picks the seed; the others read it.
@@ -102,7 +107,7 @@ export class LocalRateLimit implements RateLimit {
     if (start === 0 || now - start >= this.intervalMs) {
       start = now;
       c[at + START_HI] = Math.floor(now / 2 ** 32);
-      c[at + START_LO] = now % 2 ** 32 | 0;
+      c[at + START_LO] = (now % 2 ** 32) | 0;
       c[at + REMAINING] = this.count;
     }
     const remaining = c[at + REMAINING]!;
@@ -154,6 +159,5 @@ registerRateLimit('local', {
     'The local kind does not coordinate across running instances (use `redis` for that). Each key given to an access has its own bucket, in a table of `max_keys` held in memory shared by the pipeline threads.',
   config: spec,
   examples: ['rate_limit_resources:\n  - label: api\n    local:\n      count: 100\n      interval: 1s\n'],
-  factory: (conf, ctx) =>
-    new LocalRateLimit(ctx.sharedBuffer(`rate_limit:${ctx.label}`, tableBytes(conf.max_keys)), conf.count, parseDuration(conf.interval)),
+  factory: (conf, ctx) => new LocalRateLimit(ctx.sharedBuffer(`rate_limit:${ctx.label}`, tableBytes(conf.max_keys)), conf.count, parseDuration(conf.interval)),
 });

@@ -20,16 +20,28 @@ const spec = f.object({
     .url()
     .describe('The URL of the Redis server: `redis://[[user]:password@]host[:port][/db]` (or `rediss://` for TLS).')
     .validate((u) => (/^rediss?:\/\//.test(u) ? undefined : 'url must start with redis:// or rediss://')),
-  count: f.int().default(1000).describe('The number of accesses allowed per interval (per key).').validate((n) => (n < 1 ? 'count must be at least 1' : undefined)),
-  interval: f.duration().default('1s').describe('The interval over which count accesses are allowed.').validate((d) => (parseDuration(d) < 1 ? 'interval must be at least 1ms' : undefined)),
+  count: f
+    .int()
+    .default(1000)
+    .describe('The number of accesses allowed per interval (per key).')
+    .validate((n) => (n < 1 ? 'count must be at least 1' : undefined)),
+  interval: f
+    .duration()
+    .default('1s')
+    .describe('The interval over which count accesses are allowed.')
+    .validate((d) => (parseDuration(d) < 1 ? 'interval must be at least 1ms' : undefined)),
   key: f
     .string()
-    .describe('The Redis key holding the count. An access with a key of its own counts under `<key>:<access key>`. Every instance sharing the limit must use the same key, count and interval.')
+    .describe(
+      'The Redis key holding the count. An access with a key of its own counts under `<key>:<access key>`. Every instance sharing the limit must use the same key, count and interval.',
+    )
     .validate((k) => (k === '' ? 'key must not be empty' : undefined)),
   fail_open: f
     .bool()
     .default(false)
-    .describe('What an access gets while Redis cannot answer: false (fail closed) makes it wait one interval and ask again; true admits it, unlimited until Redis is back.'),
+    .describe(
+      'What an access gets while Redis cannot answer: false (fail closed) makes it wait one interval and ask again; true admits it, unlimited until Redis is back.',
+    ),
   timeout: f.duration().default('1s').describe('How long an access waits for Redis before counting it as unreachable.').advanced(),
 });
 
@@ -153,20 +165,25 @@ export class RedisRateLimit implements RateLimit {
 registerRateLimit('redis', {
   summary: 'Allows count accesses per interval (per key), counted in Redis: shared by every engine process using the same Redis and key.',
   description:
-    'A fixed window kept by an atomic Lua script (INCRBY, PEXPIRE), as Redpanda Connect\'s `redis` rate limit. Every instance sharing the limit must use the same `key`, `count` and `interval`. While Redis cannot answer, accesses wait one interval (or, with `fail_open: true`, are admitted); the outage is logged once when it starts and once when it ends.',
+    "A fixed window kept by an atomic Lua script (INCRBY, PEXPIRE), as Redpanda Connect's `redis` rate limit. Every instance sharing the limit must use the same `key`, `count` and `interval`. While Redis cannot answer, accesses wait one interval (or, with `fail_open: true`, are admitted); the outage is logged once when it starts and once when it ends.",
   config: spec,
-  examples: ['rate_limit_resources:\n  - label: api\n    redis:\n      url: redis://localhost:6379\n      count: 100\n      interval: 1s\n      key: svc:api\n'],
+  examples: [
+    'rate_limit_resources:\n  - label: api\n    redis:\n      url: redis://localhost:6379\n      count: 100\n      interval: 1s\n      key: svc:api\n',
+  ],
   factory: async (conf, ctx) => {
     const { createClient } = await import('@redis/client');
-    const rl = new RedisRateLimit({
-      url: conf.url,
-      count: conf.count,
-      intervalMs: parseDuration(conf.interval),
-      key: conf.key,
-      failOpen: conf.fail_open,
-      timeoutMs: Math.max(1, parseDuration(conf.timeout)),
-      logger: ctx.logger,
-    }, createClient);
+    const rl = new RedisRateLimit(
+      {
+        url: conf.url,
+        count: conf.count,
+        intervalMs: parseDuration(conf.interval),
+        key: conf.key,
+        failOpen: conf.fail_open,
+        timeoutMs: Math.max(1, parseDuration(conf.timeout)),
+        logger: ctx.logger,
+      },
+      createClient,
+    );
     await rl.start();
     return rl;
   },

@@ -23,7 +23,9 @@ export const tlsSpec = f
       .bool()
       .default(false)
       .advanced()
-      .describe('Whether the server may renegotiate (TLS 1.2). Node\'s TLS client accepts server-initiated renegotiation, so this is accepted for compatibility.'),
+      .describe(
+        "Whether the server may renegotiate (TLS 1.2). Node's TLS client accepts server-initiated renegotiation, so this is accepted for compatibility.",
+      ),
     root_cas: f.string().default('').describe('PEM certificate authorities to trust, in addition to the system ones.'),
     root_cas_file: f.string().default('').describe('A file of PEM certificate authorities to trust, in addition to the system ones.'),
     client_certs: f

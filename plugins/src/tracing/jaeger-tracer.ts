@@ -33,9 +33,15 @@ export const jaegerSpec = f.object({
   sampler_type: f
     .enum(['const', 'probabilistic', 'ratelimiting', 'remote'] as const)
     .default('const')
-    .describe('const: 1 or more samples every trace, 0 none, between is a fraction; probabilistic: that fraction; ratelimiting: traces a second; remote: as the agent says.'),
+    .describe(
+      'const: 1 or more samples every trace, 0 none, between is a fraction; probabilistic: that fraction; ratelimiting: traces a second; remote: as the agent says.',
+    ),
   sampler_param: f.float().default(1).describe('The parameter of the sampler.'),
-  sampler_manager_address: f.string().default('').advanced().describe('With sampler_type remote: the host:port of the sampling endpoint (default localhost:5778).'),
+  sampler_manager_address: f
+    .string()
+    .default('')
+    .advanced()
+    .describe('With sampler_type remote: the host:port of the sampling endpoint (default localhost:5778).'),
   tags: f.map(f.string()).default({}).describe('Tags added to every span (as process tags).'),
   flush_interval: f.duration().default('').describe('How often buffered spans are sent; empty: every second.'),
   max_packet_size: f

@@ -211,7 +211,10 @@ describe('tracer_a / jaeger → Jaeger agent and collector test doubles', () => 
       await t.close!(); // waits for the requests in flight
       const spans = batches.flat();
       assert.equal(spans.length, 10);
-      assert.ok(heads.every((h) => h === 'POST /api/traces application/x-thrift'), heads.join());
+      assert.ok(
+        heads.every((h) => h === 'POST /api/traces application/x-thrift'),
+        heads.join(),
+      );
       const root = spans.find((s) => s.name === 'generate')!;
       assert.equal(spans.filter((s) => s.parentId === root.spanId).length, 1);
     } finally {

@@ -203,6 +203,8 @@ registerTracer('open_telemetry_collector', {
     'The same spans as the Jaeger tracer, exported in batches to every collector listed under `grpc` and `http`. ' +
     '`tags` become resource attributes; `sampling.ratio` samples a fraction of traces.',
   config: otelSpec,
-  examples: ['tracer:\n  open_telemetry_collector:\n    grpc:\n      - address: localhost:4317\n    http: []\n    sampling:\n      enabled: true\n      ratio: 0.1\n'],
+  examples: [
+    'tracer:\n  open_telemetry_collector:\n    grpc:\n      - address: localhost:4317\n    http: []\n    sampling:\n      enabled: true\n      ratio: 0.1\n',
+  ],
   factory: createOtelTracer,
 });

@@ -52,7 +52,16 @@ function attrs(kvs: KeyValue[]): Record<string, unknown> {
 }
 
 interface Received {
-  spans: Array<{ name: string; traceId: string; spanId: string; parentId: string; attributes: Record<string, unknown>; status?: { code: number; message: string }; start: bigint; end: bigint }>;
+  spans: Array<{
+    name: string;
+    traceId: string;
+    spanId: string;
+    parentId: string;
+    attributes: Record<string, unknown>;
+    status?: { code: number; message: string };
+    start: bigint;
+    end: bigint;
+  }>;
   resources: Array<Record<string, unknown>>;
 }
 
@@ -124,7 +133,10 @@ interface JsonRequest {
 /** OTLP/JSON into the protobuf shape (ids are hex strings there, keys camelCase). */
 function fromJson(body: JsonRequest): ExportRequest {
   const kv = (l: JsonKeyValue[] = []): KeyValue[] =>
-    l.map((a) => ({ key: a.key, value: { string_value: a.value.stringValue, bool_value: a.value.boolValue, int_value: a.value.intValue, double_value: a.value.doubleValue } }));
+    l.map((a) => ({
+      key: a.key,
+      value: { string_value: a.value.stringValue, bool_value: a.value.boolValue, int_value: a.value.intValue, double_value: a.value.doubleValue },
+    }));
   return {
     resource_spans: body.resourceSpans.map((rs) => ({
       resource: { attributes: kv(rs.resource?.attributes) },
@@ -236,7 +248,10 @@ describe('open_telemetry_collector → OTLP receiver test doubles', () => {
       const failed = r.spans.filter((s) => s.name === 'thrower' && s.status?.code === 2);
       assert.equal(failed.length, 3, `${via}: every thrower span failed`);
       assert.equal(failed[0]!.status!.message, 'boom (test)');
-      assert.ok(r.resources.every((res) => res.env === 'test' && res.team === 'streams' && res['service.name'] === 'svc'), `${via}: tags as resource attributes`);
+      assert.ok(
+        r.resources.every((res) => res.env === 'test' && res.team === 'streams' && res['service.name'] === 'svc'),
+        `${via}: tags as resource attributes`,
+      );
     }
     assert.ok(h.paths.length > 0 && h.paths.every((p) => p === 'POST /v1/traces'), h.paths.join());
   });

@@ -189,7 +189,8 @@ coercion('float64', toNumber);
 coercion('float32', (v) => {
   const n = toNumber(v);
   // strconv.ParseFloat(s, 32) / a float64 beyond float32's range is out of range, as in Go.
-  if (Number.isFinite(n) && !Number.isFinite(Math.fround(n))) throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(toStr(v))}: value out of range`);
+  if (Number.isFinite(n) && !Number.isFinite(Math.fround(n)))
+    throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(toStr(v))}: value out of range`);
   return new Float32(n);
 });
 

@@ -16,7 +16,7 @@ simpleMethod('round', [{ name: 'precision', default: 0 }], (v, [p]) => {
   const n = num(v);
   const prec = asInt(p);
   const f = 10 ** prec;
-  const r = Math.sign(n) * Math.round(Math.abs(n) * f) / f;
+  const r = (Math.sign(n) * Math.round(Math.abs(n) * f)) / f;
   return Object.is(r, -0) ? 0 : r;
 });
 simpleMethod('log', [], (v) => Math.log(num(v)));
@@ -40,7 +40,12 @@ simpleMethod('sum', [], (v) => {
     let s = 0;
     for (const n of ns) s += n;
     if (Number.isSafeInteger(s)) return s;
-    return Number(BigInt.asIntN(64, ns.reduce((a, n) => a + BigInt(n), 0n)));
+    return Number(
+      BigInt.asIntN(
+        64,
+        ns.reduce((a, n) => a + BigInt(n), 0n),
+      ),
+    );
   }
   let s = 0;
   for (const n of ns) s += n;

@@ -102,7 +102,11 @@ strMethod('unquote', [], (s) => {
   if (r === undefined) throw new QueryError('invalid syntax');
   return r.toString('utf8');
 });
-strMethod('escape_url_query', [], (s) => encodeURIComponent(s).replace(/%20/g, '+').replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()));
+strMethod('escape_url_query', [], (s) =>
+  encodeURIComponent(s)
+    .replace(/%20/g, '+')
+    .replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()),
+);
 strMethod('unescape_url_query', [], (s) => {
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
@@ -110,9 +114,7 @@ strMethod('unescape_url_query', [], (s) => {
     throw new QueryError(`invalid URL escape in ${JSON.stringify(s)}`);
   }
 });
-strMethod('escape_html', [], (s) =>
-  s.replace(/[&'<>"]/g, (c) => ({ '&': '&amp;', "'": '&#39;', '<': '&lt;', '>': '&gt;', '"': '&#34;' })[c]!),
-);
+strMethod('escape_html', [], (s) => s.replace(/[&'<>"]/g, (c) => ({ '&': '&amp;', "'": '&#39;', '<': '&lt;', '>': '&gt;', '"': '&#34;' })[c]!));
 strMethod('unescape_html', [], (s) => goUnescapeHTML(s));
 
 /** `format(args...)`: the target is a Go format string. */
@@ -201,7 +203,11 @@ strMethod('parse_json', [{ name: 'use_number', default: false }], (s) => {
 /** `format_json(indent, no_indent, escape_html)`: a value serialised as JSON text. */
 simpleMethod(
   'format_json',
-  [{ name: 'indent', default: '    ' }, { name: 'no_indent', default: false }, { name: 'escape_html', default: true }],
+  [
+    { name: 'indent', default: '    ' },
+    { name: 'no_indent', default: false },
+    { name: 'escape_html', default: true },
+  ],
   (v, [indent, noIndent, escapeHtml]) => {
     let s = toJSON(v, noIndent === true ? undefined : asString(indent));
     if (escapeHtml !== false) s = s.replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));

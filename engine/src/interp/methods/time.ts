@@ -49,7 +49,10 @@ defineMethod('ts_parse', {
 });
 
 defineMethod('ts_format', {
-  params: [{ name: 'format', default: RFC3339_NANO }, { name: 'tz', optional: true }],
+  params: [
+    { name: 'format', default: RFC3339_NANO },
+    { name: 'tz', optional: true },
+  ],
   build(a) {
     const zoneOf = zoneArg(a, 1);
     return (v, c, self) => {
