@@ -3,6 +3,7 @@
  * unique names created and deleted through the admin client, test data produced with a plain
  * kafkajs producer, committed offsets read back, and reading transactions with a deadline.
  */
+import { createReadyTopic } from './test-topics.js';
 import { randomBytes } from 'node:crypto';
 import kafkajs, { type Admin, type Kafka, type Message as KafkaRecord, type Producer } from 'kafkajs';
 import { END_OF_INPUT, type ComponentMetrics, type Gauge, type Input, type Transaction } from '@svc/engine';
@@ -37,7 +38,7 @@ export class KafkaFixture {
   /** A new topic with a unique name, deleted by stop(). */
   async topic(prefix: string, partitions = 1): Promise<string> {
     const t = `${prefix}-${uid()}`;
-    await this.admin.createTopics({ topics: [{ topic: t, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true });
+    await createReadyTopic(this.admin, { topic: t, numPartitions: partitions, replicationFactor: 1 });
     this.topics.push(t);
     return t;
   }

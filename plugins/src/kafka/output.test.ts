@@ -3,6 +3,7 @@
  * topic is created here with a unique name and deleted at the end; records are read back with a
  * plain kafkajs consumer.
  */
+import { createReadyTopic } from './test-topics.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
@@ -47,9 +48,11 @@ const unique = (name: string) => `out-${name}-${randomBytes(4).toString('hex')}`
 async function topic(name: string, partitions = 1, config: Record<string, string> = {}): Promise<string> {
   const t = unique(name);
   created.push(t);
-  await admin.createTopics({
-    topics: [{ topic: t, numPartitions: partitions, replicationFactor: 1, configEntries: Object.entries(config).map(([k, v]) => ({ name: k, value: v })) }],
-    waitForLeaders: true,
+  await createReadyTopic(admin, {
+    topic: t,
+    numPartitions: partitions,
+    replicationFactor: 1,
+    configEntries: Object.entries(config).map(([k, v]) => ({ name: k, value: v })),
   });
   return t;
 }
@@ -614,7 +617,7 @@ logger:
       // The output retries the first batch (back pressure) until the topic appears.
       await waitFor('the output to retry the missing topic', async () => (out.includes('does not exist') ? true : undefined), 20_000, 50);
       assert.equal(child.exitCode, null, out);
-      await admin.createTopics({ topics: [{ topic: t, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+      await createReadyTopic(admin, { topic: t, numPartitions: 1, replicationFactor: 1 });
       const got = (await read([t], N, 60_000)).sort((a, b) => a.offset - b.offset);
       assert.deepEqual(
         got.map((r) => Number(r.value)),

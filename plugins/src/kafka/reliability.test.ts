@@ -3,6 +3,7 @@
  * the `engine` CLI is killed with SIGKILL mid-stream and restarted, and separately loses its broker
  * for 10 s; every input message must be in the output topic (distinct keys counted), none lost.
  */
+import { createReadyTopic } from './test-topics.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -32,7 +33,7 @@ after(async () => {
 
 async function topic(name: string, partitions = 4): Promise<string> {
   const t = `${name}-${randomBytes(4).toString('hex')}`;
-  await admin.createTopics({ topics: [{ topic: t, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true });
+  await createReadyTopic(admin, { topic: t, numPartitions: partitions, replicationFactor: 1 });
   topics.push(t);
   return t;
 }
