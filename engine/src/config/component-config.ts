@@ -1,8 +1,6 @@
 /** The kinds of component a config can name. */
 export type ComponentKind = 'input' | 'output' | 'processor' | 'rate_limit' | 'buffer' | 'metrics' | 'tracer';
 
-export const COMPONENT_KINDS: readonly ComponentKind[] = ['input', 'output', 'processor', 'rate_limit', 'buffer', 'metrics', 'tracer'];
-
 /** A component as written in a config, normalised: its type, its label, its config with defaults. */
 export interface ComponentConfig {
   /** The registered component name (`generate`, `stdout`, `broker`, ...). */

@@ -132,16 +132,3 @@ function checkResources(config: RootConfig, parsed: ParsedConfig, issues: Config
     if (!r.label) issues.push({ file: parsed.file, line: 0, col: 0, message: `${r.path}: a rate limit resource needs a label that components name it by` });
   }
 }
-
-/** Reads, parses and validates; throws a ConfigError listing every issue. */
-export function loadConfig(opts: { file: string; registry: Registry; resources?: string[]; sets?: string[] }): RootConfig {
-  const parsed = readConfig(opts.file);
-  applySets(parsed, opts.sets ?? []);
-  const { config, issues } = validateConfig(
-    parsed,
-    opts.registry,
-    (opts.resources ?? []).map((r) => readConfig(r)),
-  );
-  if (issues.length) throw new ConfigError(issues);
-  return config;
-}

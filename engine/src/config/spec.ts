@@ -181,8 +181,3 @@ export const f = {
   /** A nested component of a kind (an input in a broker, a processor in a list). */
   component: (kind: ComponentKind): Field<ComponentConfig> => new Field(base('component', { componentKind: kind })),
 };
-
-/** The object fields that are omitted when absent (for `engine echo`). */
-export function isObjectField(field: Field<unknown>): field is Field<unknown> & { fields: Record<string, Field<unknown>> } {
-  return field.kind === 'object' && field.fields !== undefined;
-}

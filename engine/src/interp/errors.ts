@@ -102,8 +102,3 @@ export function asQueryError(err: unknown): QueryError {
   }
   return new QueryError(String(err));
 }
-
-/** An already-attributed error with a fixed text. */
-export function attributed(message: string): QueryError {
-  return new AttributedError(message);
-}

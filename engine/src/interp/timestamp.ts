@@ -173,7 +173,6 @@ export class Timestamp {
 const NOW_START_NS = BigInt(Date.now()) * 1_000_000n;
 const HR_START = process.hrtime.bigint();
 
-export const RFC3339 = '2006-01-02T15:04:05Z07:00';
 export const RFC3339_NANO = '2006-01-02T15:04:05.999999999Z07:00';
 
 // ---------------------------------------------------------------------------

@@ -28,10 +28,6 @@ export function isObject(v: unknown): v is Obj {
   return proto === Object.prototype || proto === null;
 }
 
-export function isBytes(v: unknown): v is Buffer {
-  return v instanceof Uint8Array;
-}
-
 /**
  * A float32 (`float32()`): Go keeps it 32-bit, prints it with the shortest digits that read back
  * as the same float32 (`3.14159`, not `3.141590118408203`), and widens it to float64 when a
@@ -214,11 +210,6 @@ export function setKey(obj: Obj, key: string, value: unknown): void {
   } else {
     obj[key] = value;
   }
-}
-
-/** Own-key read: a missing key (or `constructor` on a plain object) is undefined. */
-export function getKey(obj: Obj, key: string): unknown {
-  return Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
 /** A short printable form of a value for error messages (Go's `%v` of a scalar). */

@@ -64,11 +64,6 @@ export function contextKey<T>(name: string, opts: ContextKeyOptions = {}): Conte
   return key;
 }
 
-/** The crossing key of that name on this thread, if a loaded module made one. For the runtime. */
-export function crossingKey(name: string): ContextKey<unknown> | undefined {
-  return crossing.get(name);
-}
-
 /** The values of one message's ctx (and of its copies). */
 export class MessageContext {
   private readonly values = new Map<ContextKey<unknown>, unknown>();

@@ -28,8 +28,3 @@ export function registerCommand(name: string, spec: CommandSpec): void {
 export function pluginCommand(name: string): CommandSpec | undefined {
   return commands.get(name);
 }
-
-/** Every plugin command, by name, for `--help`. */
-export function pluginCommands(): Array<[string, CommandSpec]> {
-  return [...commands.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-}

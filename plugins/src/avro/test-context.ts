@@ -8,7 +8,7 @@ import { buildComponent, testContext, type TestContext } from '@svc/engine/testi
 import './index.js';
 
 export { registry } from '@svc/engine';
-export { lintValue, withDefaults, type TestContext } from '@svc/engine/testing';
+export { lintValue, type TestContext } from '@svc/engine/testing';
 
 /** A record with every kind the processor must carry: 10 fields, nested record, union, enum... */
 export const ORDER_SCHEMA = {

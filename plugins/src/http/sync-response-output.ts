@@ -3,11 +3,10 @@
  * (an http_server answers its request with it). For inputs without synchronous responses the
  * response is dropped without penalty, so it is safe behind a broker.
  */
-import { f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
+import { f, registerOutput, type Batch, type Output } from '@svc/engine';
 import { storeResponse } from './sync-response.js';
 
 export const syncResponseOutputSpec = f.object({});
-export type SyncResponseOutputConfig = Infer<typeof syncResponseOutputSpec>;
 
 export class SyncResponseOutput implements Output {
   write(batch: Batch): Promise<void> {

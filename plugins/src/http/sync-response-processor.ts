@@ -3,11 +3,10 @@
  * synchronous response of the input it came from, and lets it go on through the pipeline (the
  * request is answered once the message is delivered), as Benthos does.
  */
-import { f, registerProcessor, type Batch, type Infer, type Processor } from '@svc/engine';
+import { f, registerProcessor, type Batch, type Processor } from '@svc/engine';
 import { storeResponse } from './sync-response.js';
 
 export const syncResponseProcessorSpec = f.object({});
-export type SyncResponseProcessorConfig = Infer<typeof syncResponseProcessorSpec>;
 
 export class SyncResponseProcessor implements Processor {
   process(batch: Batch): Batch[] {

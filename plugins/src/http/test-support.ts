@@ -28,7 +28,7 @@ import {
 } from '@svc/engine';
 import { buildComponent, testContext as engineTestContext, type TestContext } from '@svc/engine/testing';
 
-export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type TestContext } from '@svc/engine/testing';
+export { lintValue as lint, type TestContext } from '@svc/engine/testing';
 
 /** A stand-in for the service-wide server: exact and prefix mounts, upgrades, on loopback. */
 export class FakeService implements ServiceRoutes {

@@ -1,8 +1,7 @@
 /** The `drop` output: discards every message (its writes succeed at once). */
-import { f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
+import { f, registerOutput, type Batch, type Output } from '@svc/engine';
 
 export const dropSpec = f.object({});
-export type DropConfig = Infer<typeof dropSpec>;
 
 export class DropOutput implements Output {
   write(_batch: Batch): Promise<void> {

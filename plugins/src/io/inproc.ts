@@ -17,7 +17,6 @@ import {
   registerOutput,
   type Batch,
   type EndOfInput,
-  type Infer,
   type Input,
   type Output,
   type Transaction,
@@ -86,7 +85,6 @@ const nameSpec = (what: string) =>
 
 export const inprocInputSpec = nameSpec('read from');
 export const inprocOutputSpec = nameSpec('write to');
-export type InprocConfig = Infer<typeof inprocInputSpec>;
 
 export class InprocInput implements Input {
   private readonly ch: Channel;

@@ -1,22 +1,10 @@
 /** The `reject` output: rejects every write with a fixed error (its transactions are nacked). */
-import {
-  ErrorCode,
-  SvcError,
-  compileInterpolation,
-  errorMessage,
-  f,
-  registerOutput,
-  type Batch,
-  type Infer,
-  type Interpolation,
-  type Output,
-} from '@svc/engine';
+import { ErrorCode, SvcError, compileInterpolation, errorMessage, f, registerOutput, type Batch, type Interpolation, type Output } from '@svc/engine';
 
 export const rejectSpec = f
   .string()
   .describe('The error text every write fails with; may be an interpolation (`${! error() }`), evaluated on the first message of the batch.')
   .interpolated();
-export type RejectConfig = Infer<typeof rejectSpec>;
 
 export class RejectOutput implements Output {
   private readonly text: Interpolation;

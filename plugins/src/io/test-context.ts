@@ -5,7 +5,7 @@
 import { type ComponentContext, type Input, type Output } from '@svc/engine';
 import { buildComponent, testContext as engineTestContext, type TestContext } from '@svc/engine/testing';
 
-export { RecordingLogger, withDefaults, lintValue as lint, type LogLine, type TestContext } from '@svc/engine/testing';
+export { withDefaults, lintValue as lint, type TestContext } from '@svc/engine/testing';
 
 /** A context for a component under test. */
 export function testContext(type = 'test', path = `root.test.${type}`): TestContext {

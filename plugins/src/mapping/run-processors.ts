@@ -142,11 +142,3 @@ function append(out: Batch, batches: readonly Batch[]): Batch {
   for (const b of batches) for (const m of b) out.push(m);
   return out;
 }
-
-/** Every message of the batches, in order, as one batch. */
-export function flatten(batches: readonly Batch[]): Batch {
-  if (batches.length === 1) return batches[0]!;
-  const out: Batch = [];
-  for (const b of batches) for (const m of b) out.push(m);
-  return out;
-}

@@ -1,19 +1,5 @@
 /** The `switch` output: routes each message to the outputs of the cases its content matches. */
-import {
-  Backoff,
-  ErrorCode,
-  BatchError,
-  SvcError,
-  copyBatch,
-  errorMessage,
-  f,
-  registerOutput,
-  sleep,
-  type Batch,
-  type Infer,
-  type Logger,
-  type Output,
-} from '@svc/engine';
+import { Backoff, ErrorCode, BatchError, SvcError, copyBatch, errorMessage, f, registerOutput, sleep, type Batch, type Logger, type Output } from '@svc/engine';
 import { CaseCheck } from './check.js';
 
 const caseSpec = f.object({
@@ -48,7 +34,6 @@ export const switchOutputSpec = f.object({
         'before routing the next, and neither does this one up to this many (the outputs keep their own limits).',
     ),
 });
-export type SwitchOutputConfig = Infer<typeof switchOutputSpec>;
 
 /** What strict mode fails a write with. */
 export const NO_CASE_MATCHED = 'no switch output conditions were met by message';

@@ -1,5 +1,5 @@
 /** The `switch` processor: runs different processors on messages depending on their content. */
-import { errorMessage, f, registerProcessor, type Batch, type Infer, type Processor } from '@svc/engine';
+import { errorMessage, f, registerProcessor, type Batch, type Processor } from '@svc/engine';
 import { CaseCheck } from './check.js';
 import { OriginalOrder } from './order.js';
 import { runProcessors } from './run-processors.js';
@@ -21,7 +21,6 @@ const caseSpec = f.object({
 });
 
 const spec = f.array(caseSpec).describe('The cases, tried in order: each message goes to the first case whose check passes.');
-export type SwitchProcessorConfig = Infer<typeof spec>;
 
 interface Case {
   check: CaseCheck;

@@ -18,7 +18,7 @@ import {
 } from '@svc/engine';
 import { RecordingLogger, testContext as engineTestContext, type TestContext } from '@svc/engine/testing';
 
-export { RecordingLogger, type LogLine, type TestContext } from '@svc/engine/testing';
+export { RecordingLogger, type TestContext } from '@svc/engine/testing';
 
 /** A context whose buildProcessors/buildOutput go through the registry's factories. */
 export function testContext(path = 'root.test', logger = new RecordingLogger()): TestContext {
