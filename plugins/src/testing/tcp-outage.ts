@@ -17,14 +17,27 @@ export class TcpOutage {
     private readonly listenPort = 0,
   ) {}
 
-  /** Starts listening on 127.0.0.1; resolves with the port. */
+  /**
+   * Starts listening on 127.0.0.1; resolves with the port. A fixed port (the broker's advertised
+   * outage listener) can only have one proxy at a time: while another test file holds it, this
+   * waits for it (bounded) instead of failing.
+   */
   async start(): Promise<number> {
-    this.server = net.createServer((client) => this.accept(client));
-    await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.listenPort, '127.0.0.1', () => resolve());
-    });
-    return (this.server.address() as net.AddressInfo).port;
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      this.server = net.createServer((client) => this.accept(client));
+      try {
+        await new Promise<void>((resolve, reject) => {
+          this.server!.once('error', reject);
+          this.server!.listen(this.listenPort, '127.0.0.1', () => resolve());
+        });
+        return (this.server.address() as net.AddressInfo).port;
+      } catch (err) {
+        const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        if (!inUse || this.listenPort === 0 || Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
   }
 
   private accept(client: net.Socket): void {
