@@ -75,6 +75,15 @@ output:
     assert.deepEqual(Object.keys(list).sort(), ['a', 'b']);
     assert.equal(list.a!.active, true);
 
+    // A stream's config comes back as `engine echo` shows it: normalised, defaults filled in.
+    const one = (await (await fetch(`${base}/streams/a`, { headers: auth })).json()) as {
+      active: boolean;
+      config: { input: { http_server: { path: string } }; pipeline: { threads: number } };
+    };
+    assert.equal(one.active, true);
+    assert.equal(one.config.input.http_server.path, '/ingest');
+    assert.equal(one.config.pipeline.threads, -1);
+
     // A broken config is refused with its line and column, and nothing changes.
     const bad = await fetch(`${base}/streams/c`, { method: 'POST', headers: auth, body: 'input:\n  generate: { count: "x" }\noutput:\n  drop: {}\n' });
     assert.equal(bad.status, 400);

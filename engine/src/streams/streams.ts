@@ -6,7 +6,10 @@
  * first (at least once: whatever it read is delivered or handed back, and requests in flight to
  * its `http_server` are answered) before its replacement mounts its routes.
  */
+import { toYamlShape } from '../config/normalised.js';
+import { rootSpec } from '../config/root-spec.js';
 import { ErrorCode, SvcError } from '../errors.js';
+import { registry } from '../plugin/registry.js';
 import type { Logger } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
 import type { Lifecycle } from '../plugin/lifecycle.js';
@@ -95,7 +98,8 @@ export class Streams implements Lifecycle {
     const e = this.entries.get(id);
     if (!e) return undefined;
     const uptime = (Date.now() - e.since) / 1000;
-    return { active: e.active, uptime, uptime_str: `${uptime.toFixed(3)}s`, config: e.def.config };
+    // The config as `engine echo` shows it: defaults filled in, secrets and URL passwords scrubbed.
+    return { active: e.active, uptime, uptime_str: `${uptime.toFixed(3)}s`, config: toYamlShape(e.def.config, rootSpec, registry()) };
   }
 
   /** Lifecycle: streams are created on demand; nothing to start. */
