@@ -17,6 +17,7 @@ import {
   type Transaction,
 } from '@svc/engine';
 import './input.js';
+import { createServedTopics } from './topic-test-support.js';
 
 export const BROKER = serviceAddress('SVC_KAFKA_BROKERS');
 export const SASL_BROKER = serviceAddress('SVC_KAFKA_SASL_BROKERS');
@@ -43,11 +44,11 @@ export class KafkaFixture {
     await this.producer.connect();
   }
 
-  /** A new topic with a unique name, deleted by stop(). */
+  /** A new topic with a unique name, served by the broker (see createServedTopics), deleted by stop(). */
   async topic(prefix: string, partitions = 1): Promise<string> {
     const t = `${prefix}-${uid()}`;
-    await this.admin.createTopics({ topics: [{ topic: t, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true });
     this.topics.push(t);
+    await createServedTopics(this.admin, [{ topic: t, numPartitions: partitions }]);
     return t;
   }
 

@@ -30,6 +30,7 @@ import { KafkaWriteError, isConnectionLoss } from './output-errors.js';
 import { KafkaOutput, type KafkaOutputConfig } from './output.js';
 import { fnv1aPartition, murmur2Partition } from './partitioner.js';
 import { TcpOutage } from '../testing/tcp-outage.js';
+import { createServedTopics } from './topic-test-support.js';
 
 const { Kafka, logLevel } = kafkajs;
 const BROKERS = serviceAddress('SVC_KAFKA_BROKERS');
@@ -58,10 +59,9 @@ const unique = (name: string) => `out-${name}-${randomBytes(4).toString('hex')}`
 async function topic(name: string, partitions = 1, config: Record<string, string> = {}): Promise<string> {
   const t = unique(name);
   created.push(t);
-  await admin.createTopics({
-    topics: [{ topic: t, numPartitions: partitions, replicationFactor: 1, configEntries: Object.entries(config).map(([k, v]) => ({ name: k, value: v })) }],
-    waitForLeaders: true,
-  });
+  await createServedTopics(admin, [
+    { topic: t, numPartitions: partitions, configEntries: Object.entries(config).map(([k, v]) => ({ name: k, value: v })) },
+  ]);
   return t;
 }
 
@@ -550,7 +550,7 @@ logger:
       // The output retries the first batch (back pressure) until the topic appears.
       await waitFor('the output to retry the missing topic', async () => (out.includes('does not exist') ? true : undefined), 20_000, 50);
       assert.equal(child.exitCode, null, out);
-      await admin.createTopics({ topics: [{ topic: t, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+      await createServedTopics(admin, [{ topic: t, numPartitions: 1 }]);
       const got = (await read([t], N, 60_000)).sort((a, b) => a.offset - b.offset);
       assert.deepEqual(
         got.map((r) => Number(r.value)),

@@ -10,6 +10,7 @@ import kafkajs, { type Admin, type Kafka as KafkaClient } from 'kafkajs';
 import { serviceAddress, waitFor } from '@svc/engine';
 import { EngineProcess } from '../testing/engine-process.js';
 import { TcpOutage } from '../testing/tcp-outage.js';
+import { createServedTopics } from './topic-test-support.js';
 
 const { Kafka, logLevel } = kafkajs;
 const BROKER = serviceAddress('SVC_KAFKA_BROKERS');
@@ -32,8 +33,8 @@ after(async () => {
 
 async function topic(name: string, partitions = 4): Promise<string> {
   const t = `${name}-${randomBytes(4).toString('hex')}`;
-  await admin.createTopics({ topics: [{ topic: t, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true });
   topics.push(t);
+  await createServedTopics(admin, [{ topic: t, numPartitions: partitions }]);
   return t;
 }
 
