@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seen } from '../testing/test-plugin.js';
 import { streamOf } from '../testing/run-config.js';
+import { waitFor } from '../testing/services.js';
 
 const all = (name: string) => seen.delivered.get(name)!.flat();
 const range = (n: number) => Array.from({ length: n }, (_, i) => String(i));
@@ -176,7 +177,8 @@ pipeline: { threads: 1 }
 output: { test_sink: { name: st1, delay_ms: 1 } }
 `);
     const running = s.run();
-    await new Promise((r) => setTimeout(r, 50));
+    // Stop mid-stream: once the first messages are delivered.
+    await waitFor('the first deliveries', async () => (all('st1').length > 0 ? true : undefined), 30_000, 5);
     assert.equal(await s.stop(5000), true);
     await running;
     const acks = seen.acks.get('st1')!;
@@ -196,7 +198,7 @@ output: { test_sink: { name: ${name}, fail_writes: 8 } }
 `);
       const running = s.run();
       // Stop once all ten were read (the workers start first at threads 2).
-      while (s.undelivered < 10) await new Promise((r) => setTimeout(r, 5));
+      await waitFor('all ten read', async () => (s.undelivered >= 10 ? true : undefined), 30_000, 5);
       assert.equal(await s.stop(10_000), true);
       await running;
       const texts = all(name).map((x) => x.split('@')[0]!);
@@ -214,7 +216,7 @@ output: { test_sink: { name: ${name}, fail_writes: 40 } }
 `);
       // 40 failed writes over 5 batches (8 each) take at least 2+4+…+256 ms of replay back-off.
       const running = s.run();
-      while (s.undelivered < 10) await new Promise((r) => setTimeout(r, 5));
+      await waitFor('all ten read', async () => (s.undelivered >= 10 ? true : undefined), 30_000, 5);
       assert.equal(await s.stop(100), false);
       assert.equal(s.undelivered, 10, 'all ten are owed');
       assert.deepEqual(seen.acks.get(name), { ok: 0, nack: 0 }, 'nothing was acked at the input');
