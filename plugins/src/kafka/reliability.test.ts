@@ -145,7 +145,7 @@ describe('kafka → kafka at least once (engine CLI, real broker)', { timeout: 3
       // The producer here talks to the broker directly: messages keep arriving during the outage.
       await produce(from, N / 3, N);
       const during = await landed(to);
-      await new Promise((r) => setTimeout(r, 10_000));
+      await proxy.restored();
       const { keys } = await distinctKeys(to, N, 120_000);
       assert.ok(during < N, 'the outage happened mid-stream');
       assert.ok(proxy.accepted > 1, 'the engine reconnected through the proxy');
