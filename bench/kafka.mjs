@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { ENGINE, ROOT, config, fmt } from './lib.mjs';
+import { createServedTopics } from '../plugins/dist/kafka/topic-test-support.js';
 
 const { Kafka, logLevel } = kafkajs;
 const PARTITIONS = 4;
@@ -126,7 +127,10 @@ export async function run({ quick = false } = {}) {
   const from = `bench-in-${id}`;
   const topics = [from, `bench-raw-${id}`, `bench-engine-${id}`];
   try {
-    await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions: PARTITIONS, replicationFactor: 1 })), waitForLeaders: true });
+    await createServedTopics(
+      admin,
+      topics.map((topic) => ({ topic, numPartitions: PARTITIONS })),
+    );
     await fill(kafka, from, count);
     const raw = await rate(admin, topics[1], count, ['--input-type=module', '-e', RAW(broker, from, topics[1], `bench-raw-${id}`)]);
     const cfg = config('kafka-kafka', ENGINE_CONFIG(broker, from, topics[2], `bench-engine-${id}`));

@@ -256,7 +256,40 @@ EOF
 }
 
 kafka_ready() {
-  grep -q 'Kafka Server started' "$DIR/kafka/log" 2>/dev/null && port_open "$KAFKA_PORT"
+  grep -q 'Kafka Server started' "$DIR/kafka/log" 2>/dev/null && port_open "$KAFKA_PORT" && kafka_serves
+}
+
+# The broker is ready when a client can use it, not when its port opens: its metadata names a
+# broker and a controller, and a group coordinator answers (the first FindCoordinator creates
+# __consumer_offsets; until its partitions have leaders a consumer gets COORDINATOR_NOT_AVAILABLE).
+# Asked with the project's kafkajs; before `npm install` there is none and the port has to do.
+kafka_serves() {
+  [ -d "$ROOT/node_modules/kafkajs" ] || return 0
+  (cd "$ROOT" && timeout 15 node --input-type=module -e "
+import kafkajs from 'kafkajs';
+const retry = { retries: 0 };
+const kafka = new kafkajs.Kafka({ clientId: 'services-ready', brokers: [process.argv[1]], logLevel: kafkajs.logLevel.NOTHING,
+  connectionTimeout: 2000, requestTimeout: 5000, retry });
+const admin = kafka.admin({ retry });
+try {
+  await admin.connect();
+  const cluster = await admin.describeCluster();
+  if (cluster.brokers.length === 0 || !(cluster.controller >= 0)) throw new Error('no broker or controller in the metadata yet');
+  await admin.describeGroups(['services-ready']);
+} catch {
+  process.exitCode = 1;
+} finally {
+  await admin.disconnect().catch(() => undefined);
+}" "$HOST:$KAFKA_PORT" >/dev/null 2>&1)
+}
+
+# A broker this script did not start (another checkout's): waits, bounded, until it serves.
+kafka_serves_within() {
+  local deadline=$((SECONDS + READY_TIMEOUT))
+  until kafka_serves; do
+    if [ $SECONDS -ge $deadline ]; then log "kafka on $HOST:$KAFKA_PORT does not serve metadata after ${READY_TIMEOUT}s"; return 1; fi
+    sleep 0.2
+  done
 }
 
 kafka_up() {
@@ -265,7 +298,7 @@ kafka_up() {
   kafka_config
   java+=(-Dlog4j.configuration="file:$d/log4j.properties" -cp "$d/libs/*")
   if port_open "$KAFKA_PORT" && ! pid_of kafka >/dev/null; then
-    log "kafka already answers on $HOST:$KAFKA_PORT: using it"; return 0
+    log "kafka already answers on $HOST:$KAFKA_PORT: using it"; kafka_serves_within; return
   fi
   if [ ! -f "$d/data/meta.properties" ]; then
     log "formatting Kafka's storage (SCRAM users svc/svc-secret)"

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { InputFailedError } from '../errors.js';
 import { seen } from '../testing/test-plugin.js';
 import { streamOf } from '../testing/run-config.js';
+import { waitFor } from '../testing/services.js';
 
 const all = (name: string) => seen.delivered.get(name)!.flat();
 const range = (n: number) => Array.from({ length: n }, (_, i) => String(i));
@@ -260,7 +261,8 @@ pipeline: { threads: 1 }
 output: { test_sink: { name: st1, delay_ms: 1 } }
 `);
     const running = s.run();
-    await new Promise((r) => setTimeout(r, 50));
+    // Stop mid-stream: once the first messages are delivered.
+    await waitFor('the first deliveries', async () => (all('st1').length > 0 ? true : undefined), 30_000, 5);
     assert.equal(await s.stop(5000), true);
     await running;
     const acks = seen.acks.get('st1')!;

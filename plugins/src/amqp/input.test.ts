@@ -210,7 +210,7 @@ describe('amqp_0_9 input', () => {
       // Acks of deliveries from the dead channel are dropped, not sent on a new one.
       for (const t of before) t.ack();
       assert.ok(ctx.logger.lines.some((l) => l.level === 'DEBUG' && /from a closed channel/.test(l.msg)));
-      await new Promise((r) => setTimeout(r, 400));
+      await outage.restored();
       await input.connect!();
       const after = (await readMessages(input, 3)).flatMap((t) => {
         t.ack();

@@ -182,7 +182,7 @@ describe('amqp_0_9 output', () => {
       outage.cut(200);
       await new Promise((r) => setTimeout(r, 50));
       await assert.rejects(out.write([new Message('during')]), (err: unknown) => err instanceof NotConnectedError);
-      await new Promise((r) => setTimeout(r, 300));
+      await outage.restored();
       await out.connect!();
       await out.write([new Message('after')]);
       await out.close!();

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import { Message, registry, type Batch, type Input, type Output, type Processor } from '@svc/engine';
+import { waitFor } from '@svc/engine/testing';
 import './index.js';
 import type { HttpServerInput } from './http-server-input.js';
 import { buildMultipart, parseMultipart } from './multipart.js';
@@ -382,8 +383,7 @@ describe('http_server input with its own address', () => {
       cors: { enabled: true, allowed_origins: ['https://app.example'] },
     });
     const run = drive(input, [], await sync());
-    await new Promise((r) => setTimeout(r, 20));
-    const { port } = input.address()!;
+    const { port } = await waitFor('the input to listen on its own address', async () => input.address(), 10_000, 10);
     const pre = await request(`http://127.0.0.1:${port}/post`, {
       method: 'OPTIONS',
       headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
@@ -446,8 +446,7 @@ describe('http_server input with its own address', () => {
     const rec = new Recorder();
     const input = await build<HttpServerInput>('input', 'http_server', { address: '127.0.0.1:0', cert_file: certs.serverCert, key_file: certs.serverKey });
     const run = drive(input, [await syncProc()], rec);
-    await new Promise((r) => setTimeout(r, 20));
-    const { port } = input.address()!;
+    const { port } = await waitFor('the input to listen on its own address', async () => input.address(), 10_000, 10);
     const ca = readFileSync(certs.caCert);
     const session = http2.connect(`https://localhost:${port}`, { ca });
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -3,12 +3,12 @@
  * unique names created and deleted through the admin client, test data produced with a plain
  * kafkajs producer, committed offsets read back, and reading transactions with a deadline.
  */
-import { createReadyTopic } from './test-topics.js';
 import { randomBytes } from 'node:crypto';
 import kafkajs, { type Admin, type Kafka, type Message as KafkaRecord, type Producer } from 'kafkajs';
 import { END_OF_INPUT, type ComponentMetrics, type Gauge, type Input, type Transaction } from '@svc/engine';
 import { buildComponent, serviceAddress, testContext, type TestContext } from '@svc/engine/testing';
 import './input.js';
+import { createServedTopics } from './topic-test-support.js';
 
 export const BROKER = serviceAddress('SVC_KAFKA_BROKERS');
 export const SASL_BROKER = serviceAddress('SVC_KAFKA_SASL_BROKERS');
@@ -35,11 +35,11 @@ export class KafkaFixture {
     await this.producer.connect();
   }
 
-  /** A new topic with a unique name, deleted by stop(). */
+  /** A new topic with a unique name, served by the broker (see createServedTopics), deleted by stop(). */
   async topic(prefix: string, partitions = 1): Promise<string> {
     const t = `${prefix}-${uid()}`;
-    await createReadyTopic(this.admin, { topic: t, numPartitions: partitions, replicationFactor: 1 });
     this.topics.push(t);
+    await createServedTopics(this.admin, [{ topic: t, numPartitions: partitions }]);
     return t;
   }
 

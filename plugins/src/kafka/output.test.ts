@@ -3,7 +3,6 @@
  * topic is created here with a unique name and deleted at the end; records are read back with a
  * plain kafkajs consumer.
  */
-import { createReadyTopic } from './test-topics.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
@@ -20,6 +19,7 @@ import { KafkaWriteError, isConnectionLoss } from './output-errors.js';
 import { KafkaOutput, type KafkaOutputConfig } from './output.js';
 import { fnv1aPartition, murmur2Partition } from './partitioner.js';
 import { TcpOutage } from '../testing/tcp-outage.js';
+import { createServedTopics } from './topic-test-support.js';
 
 const { Kafka, logLevel } = kafkajs;
 const BROKERS = serviceAddress('SVC_KAFKA_BROKERS');
@@ -48,12 +48,7 @@ const unique = (name: string) => `out-${name}-${randomBytes(4).toString('hex')}`
 async function topic(name: string, partitions = 1, config: Record<string, string> = {}): Promise<string> {
   const t = unique(name);
   created.push(t);
-  await createReadyTopic(admin, {
-    topic: t,
-    numPartitions: partitions,
-    replicationFactor: 1,
-    configEntries: Object.entries(config).map(([k, v]) => ({ name: k, value: v })),
-  });
+  await createServedTopics(admin, [{ topic: t, numPartitions: partitions, configEntries: Object.entries(config).map(([k, v]) => ({ name: k, value: v })) }]);
   return t;
 }
 
@@ -617,7 +612,7 @@ logger:
       // The output retries the first batch (back pressure) until the topic appears.
       await waitFor('the output to retry the missing topic', async () => (out.includes('does not exist') ? true : undefined), 20_000, 50);
       assert.equal(child.exitCode, null, out);
-      await createReadyTopic(admin, { topic: t, numPartitions: 1, replicationFactor: 1 });
+      await createServedTopics(admin, [{ topic: t, numPartitions: 1 }]);
       const got = (await read([t], N, 60_000)).sort((a, b) => a.offset - b.offset);
       assert.deepEqual(
         got.map((r) => Number(r.value)),

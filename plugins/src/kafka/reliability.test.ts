@@ -3,7 +3,6 @@
  * the `engine` CLI is killed with SIGKILL mid-stream and restarted, and separately loses its broker
  * for 10 s; every input message must be in the output topic (distinct keys counted), none lost.
  */
-import { createReadyTopic } from './test-topics.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +10,7 @@ import kafkajs, { type Admin, type Kafka as KafkaClient } from 'kafkajs';
 import { serviceAddress, waitFor } from '@svc/engine/testing';
 import { EngineProcess } from '../testing/engine-process.js';
 import { TcpOutage } from '../testing/tcp-outage.js';
+import { createServedTopics } from './topic-test-support.js';
 
 const { Kafka, logLevel } = kafkajs;
 const BROKER = serviceAddress('SVC_KAFKA_BROKERS');
@@ -33,8 +33,8 @@ after(async () => {
 
 async function topic(name: string, partitions = 4): Promise<string> {
   const t = `${name}-${randomBytes(4).toString('hex')}`;
-  await createReadyTopic(admin, { topic: t, numPartitions: partitions, replicationFactor: 1 });
   topics.push(t);
+  await createServedTopics(admin, [{ topic: t, numPartitions: partitions }]);
   return t;
 }
 
@@ -155,7 +155,7 @@ describe('kafka → kafka at least once (engine CLI, real broker)', { timeout: 3
       // The producer here talks to the broker directly: messages keep arriving during the outage.
       await produce(from, N / 3, N);
       const during = await landed(to);
-      await new Promise((r) => setTimeout(r, 10_000));
+      await proxy.restored();
       const { keys } = await distinctKeys(to, N, 120_000);
       assert.ok(during < N, 'the outage happened mid-stream');
       assert.ok(proxy.accepted > 1, 'the engine reconnected through the proxy');

@@ -67,6 +67,12 @@ export class TcpOutage {
     for (const s of this.sockets) s.destroy();
   }
 
+  /** Resolves when the outage of the last cut() ends: new connections are accepted again. */
+  async restored(): Promise<void> {
+    const left = this.downUntil - Date.now();
+    if (left > 0) await new Promise((r) => setTimeout(r, left));
+  }
+
   async stop(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
