@@ -1,8 +1,8 @@
 /** End to end: whole configs run by the `engine` CLI, with real HTTP clients and upstreams on loopback. */
+import { freePort } from '../testing/free-port.js';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -15,14 +15,6 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ENGINE = join(ROOT, 'engine/dist/cli/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'svc-http-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 interface Engine {
   child: ChildProcess;

@@ -4,9 +4,9 @@
  * messages it could not deliver; it never says goodbye with exit 0 over undelivered messages.
  * Real engine processes, a real upstream on loopback, real signals.
  */
+import { freePort } from '../testing/free-port.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -18,14 +18,6 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const COUNT = 10;
 const LINES = Array.from({ length: COUNT }, (_, i) => `line-${i + 1}`);
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 type InputKind = 'stdin' | 'file' | 'generate' | 'http_server';
 

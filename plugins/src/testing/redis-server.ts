@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
+import { freePort } from './free-port.js';
 import { after } from 'node:test';
 import { waitFor } from '@svc/engine/testing';
 
@@ -12,18 +13,6 @@ const running = new Set<ChildProcess>();
 after(() => {
   for (const c of running) c.kill('SIGKILL');
 });
-
-/** A port nothing listens on right now (the kernel's pick for port 0). */
-export async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** True when something on the port answers a PING with +PONG. */
 function pong(port: number): Promise<boolean> {
