@@ -270,6 +270,8 @@ export class Stream implements Lifecycle {
    * waiting for a replay or in a retry back-off is still in flight: the drain waits for it.
    */
   async stop(timeoutMs: number): Promise<boolean> {
+    // Ended already (its input ended or failed): everything is closed, nothing is owed.
+    if (this.closed) return this.ledger.messages === 0;
     if (this.stopping) return false;
     this.stopping = true;
     this.log.info('Shutting down: stopping the input and draining in-flight messages');
