@@ -68,7 +68,10 @@ export async function run({ quick }) {
   const url = serviceAddress('SVC_REDIS_URL');
   const calls = quick ? 2_000 : 20_000;
   const key = `svc-bench:rl:${process.pid}`;
-  const limit = new RedisRateLimit({ url, count: 2 ** 30, intervalMs: 60_000, key, failOpen: false, timeoutMs: 1_000, logger: new RecordingLogger() });
+  const limit = new RedisRateLimit(
+    { url, count: 2 ** 30, intervalMs: 60_000, key, failOpen: false, timeoutMs: 1_000, logger: new RecordingLogger() },
+    createClient,
+  );
   await limit.start();
   const ping = createClient({ url });
   await ping.connect();
