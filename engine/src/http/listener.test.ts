@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
@@ -14,6 +13,7 @@ import { parseAddress } from './address.js';
 import { Cors } from './cors.js';
 import { HttpListener, type HttpListenerOptions, type HttpRequest, type HttpResponse } from './listener.js';
 import { loadTlsFiles } from './tls.js';
+import { selfSignedCert } from '../testing/self-signed.js';
 
 /** Fails the test instead of hanging it when `p` never settles. */
 function within<T>(ms: number, p: Promise<T>): Promise<T> {
@@ -234,35 +234,10 @@ describe('HttpListener TLS', () => {
   let haveOpenssl = true;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-listener-tls-'));
-    cert = join(dir, 'cert.pem');
-    key = join(dir, 'key.pem');
-    try {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:prime256v1',
-          '-nodes',
-          '-keyout',
-          key,
-          '-out',
-          cert,
-          '-days',
-          '1',
-          '-subj',
-          '/CN=localhost',
-          '-addext',
-          'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        ],
-        { stdio: 'ignore' },
-      );
-    } catch {
-      haveOpenssl = false;
-    }
+    const made = selfSignedCert(dir);
+    haveOpenssl = made !== undefined;
+    cert = made?.cert ?? '';
+    key = made?.key ?? '';
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -11,6 +10,7 @@ import type { HttpConfig } from '../config/root-spec.js';
 import { createLogger, silentLogger } from '../observability/logger.js';
 import { StatusBoard } from '../runtime/status.js';
 import { ServiceServer, type ServiceServerOptions } from './http-server.js';
+import { selfSignedCert } from '../testing/self-signed.js';
 
 function config(overrides: Partial<HttpConfig> = {}): HttpConfig {
   return {
@@ -347,34 +347,12 @@ describe('ServiceServer', () => {
   it('serves TLS when cert_file and key_file are set', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
     try {
-      const cert = join(dir, 'cert.pem');
-      const key = join(dir, 'key.pem');
-      try {
-        execFileSync(
-          'openssl',
-          [
-            'req',
-            '-x509',
-            '-newkey',
-            'ec',
-            '-pkeyopt',
-            'ec_paramgen_curve:prime256v1',
-            '-nodes',
-            '-keyout',
-            key,
-            '-out',
-            cert,
-            '-days',
-            '1',
-            '-subj',
-            '/CN=localhost',
-          ],
-          { stdio: 'ignore' },
-        );
-      } catch {
+      const made = selfSignedCert(dir);
+      if (!made) {
         t.skip('openssl is not available to make a test certificate');
         return;
       }
+      const { cert, key } = made;
       const server = new ServiceServer(config({ cert_file: cert, key_file: key }), { status: new StatusBoard(), logger: silentLogger, version: '' });
       await server.start();
       try {
