@@ -53,13 +53,7 @@ describe('amqp_0_9 input: SIGINT while the output fails (engine CLI, real broker
       const queue = await filled('drain-down');
       const up = await flakyUpstream(Infinity);
       const engine = new EngineProcess(pipeline(queue, up.up.url, '1s'));
-      let code: number | null;
-      try {
-        code = await interruptAfterFirstRequest(engine, up, signalAfterMs);
-      } finally {
-        if (!engine.done) await engine.kill();
-        await up.up.close();
-      }
+      const code = await interruptAfterFirstRequest(engine, up, signalAfterMs);
       const owed = assertHonestExit(code, engine.output());
       assert.equal(up.delivered.size, 0);
       // Nothing was delivered, so nothing may be acked: once the engine's connection is gone, every
@@ -87,13 +81,7 @@ describe('amqp_0_9 input: SIGINT while the output fails (engine CLI, real broker
     const queue = await filled('drain-back');
     const up = await flakyUpstream(1500);
     const engine = new EngineProcess(pipeline(queue, up.up.url, '15s'));
-    let code: number | null;
-    try {
-      code = await interruptAfterFirstRequest(engine, up, 200);
-    } finally {
-      if (!engine.done) await engine.kill();
-      await up.up.close();
-    }
+    const code = await interruptAfterFirstRequest(engine, up, 200);
     const log = engine.output();
     assert.equal(code, 0, log);
     assert.equal(reportedUndelivered(log), undefined, log);
@@ -109,13 +97,7 @@ describe('amqp_0_9 input: SIGINT while the output fails (engine CLI, real broker
     const queue = await filled('drain-slow');
     const up = await flakyUpstream(0, 300);
     const engine = new EngineProcess(pipeline(queue, up.up.url, '15s'));
-    let code: number | null;
-    try {
-      code = await interruptAfterFirstRequest(engine, up, 100);
-    } finally {
-      if (!engine.done) await engine.kill();
-      await up.up.close();
-    }
+    const code = await interruptAfterFirstRequest(engine, up, 100);
     const log = engine.output();
     assert.equal(code, 0, log);
     assert.ok(up.delivered.size > 0, 'the writes in flight at the signal were delivered during the drain');

@@ -81,13 +81,7 @@ describe('kafka input: SIGINT while the output fails (engine CLI, real broker an
       const group = `drain-${uid()}`;
       const up = await flakyUpstream(Infinity);
       const engine = new EngineProcess(pipeline(topic, group, up.up.url, '1s'));
-      let code: number | null;
-      try {
-        code = await interruptAfterFirstRequest(engine, up, signalAfterMs);
-      } finally {
-        if (!engine.done) await engine.kill();
-        await up.up.close();
-      }
+      const code = await interruptAfterFirstRequest(engine, up, signalAfterMs);
       const log = engine.output();
       assert.equal(up.delivered.size, 0);
       // A nacked message is replayed by the runtime until delivered: none was, so the drain cannot succeed.
@@ -112,13 +106,7 @@ describe('kafka input: SIGINT while the output fails (engine CLI, real broker an
     const up = await flakyUpstream(1500);
     // At most 16 messages of a partition in flight: the signal comes while most are still unread.
     const engine = new EngineProcess(pipeline(topic, group, up.up.url, '15s', 16));
-    let code: number | null;
-    try {
-      code = await interruptAfterFirstRequest(engine, up, 200);
-    } finally {
-      if (!engine.done) await engine.kill();
-      await up.up.close();
-    }
+    const code = await interruptAfterFirstRequest(engine, up, 200);
     const log = engine.output();
     assert.equal(code, 0, log);
     assert.equal(reportedUndelivered(log), undefined, log);

@@ -55,19 +55,26 @@ export function httpClientOutput(url: string): string {
 
 /**
  * Waits for the upstream's first request (failing if the engine exits first or nothing comes
- * within 30 s), then `afterMs`, then sends SIGINT; resolves with the exit code.
+ * within 30 s), then `afterMs`, then sends SIGINT; resolves with the exit code. The engine is
+ * killed if it is still running and the upstream is closed, either way.
  */
 export async function interruptAfterFirstRequest(engine: EngineProcess, up: FlakyUpstream, afterMs: number): Promise<number | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const first = await Promise.race([
-    up.firstRequest.then(() => 'request' as const),
-    engine.exited.then(() => 'exited' as const),
-    new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), 30_000))),
-  ]);
-  clearTimeout(timer);
-  if (first !== 'request') throw new Error(`no request reached the upstream (${first})\n${engine.output()}`);
-  await new Promise((r) => setTimeout(r, afterMs));
-  return engine.stop(30_000);
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const first = await Promise.race([
+      up.firstRequest.then(() => 'request' as const),
+      engine.exited.then(() => 'exited' as const),
+      new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), 30_000))),
+    ]);
+    clearTimeout(timer);
+    if (first !== 'request') throw new Error(`no request reached the upstream (${first})\n${engine.output()}`);
+    await new Promise((r) => setTimeout(r, afterMs));
+    return await engine.stop(30_000);
+  } finally {
+    // Whatever happened, no engine or upstream outlives the run (what was delivered stays counted).
+    if (!engine.done) await engine.kill();
+    await up.up.close();
+  }
 }
 
 /** The count in the engine's `Could not deliver N message(s)` line, or undefined without one. */
