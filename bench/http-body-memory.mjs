@@ -6,8 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { ENGINE, config } from './lib.mjs';
+import { ENGINE, config, freePort } from './lib.mjs';
 
 const BARE = (port) => `
 const http = require('node:http');
@@ -17,14 +16,6 @@ http.createServer((req, res) => {
   req.on('end', () => { globalThis.body = Buffer.concat(chunks); res.end(); });
 }).listen(${port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
 `;
-
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** Peak and current RSS of a process, in bytes (Linux /proc). */
 function rss(pid) {

@@ -4,14 +4,14 @@
 // Every server runs in its own process; autocannon runs in this one. On a loaded machine a single
 // run says little: the servers under comparison are all started first, then loaded in turn, round
 // after round (interleaved), and each keeps its best round; the load average is printed with each.
-// With a Benthos binary (BENTHOS, else /tmp/peers/bin/benthos) http_server → drop is also
+// With the Benthos peer (bench/peers.mjs: built once with Go) http_server → drop is also
 // compared with Benthos running the same YAML.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
-import { ENGINE, config, fmt } from './lib.mjs';
+import { ENGINE, config, fmt, freePort } from './lib.mjs';
+import { benthosBinary } from './peers.mjs';
 
 const BODY = JSON.stringify({ id: 42, name: 'svc', tags: ['a', 'b'] });
 const CONNECTIONS = 64;
@@ -24,14 +24,6 @@ http.createServer((req, res) => {
   req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': ${Buffer.byteLength(reply)} }); res.end(${JSON.stringify(reply)}); });
 }).listen(${port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
 `;
-
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function waitReady(url, child) {
   const deadline = Date.now() + 15_000;
@@ -88,12 +80,6 @@ async function interleaved(servers, seconds, rounds) {
 }
 
 const show = (r) => `${fmt(r.rps)} req/s, p99 ${r.p99} ms${r.us === undefined ? '' : `, ${Math.round(r.us)} µs CPU/req`} (load ${r.load.toFixed(1)})`;
-
-/** A Benthos binary to compare with, if one is here. */
-function benthosBinary() {
-  const p = process.env.BENTHOS || '/tmp/peers/bin/benthos';
-  return existsSync(p) ? p : undefined;
-}
 
 export async function run({ quick = false } = {}) {
   const seconds = quick ? 3 : 5;
