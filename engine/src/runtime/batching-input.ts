@@ -4,7 +4,7 @@ import type { Batcher } from './batch-policy.js';
 import { BatchFlusher } from './batch-flusher.js';
 import { Channel } from './channel.js';
 import { InputFailedError, errorMessage } from '../errors.js';
-import { FLUSH, type Flush, type Source, type SourceRead } from './source.js';
+import { FLUSH, endingWith, type Flush, type Source, type SourceRead } from './source.js';
 
 /**
  * An input's `batching`: reads transactions from the input and groups them by the batch
@@ -31,14 +31,7 @@ export class BatchingInput implements Source {
 
   read(): Promise<SourceRead> | SourceRead {
     this.pump ??= this.run();
-    const r = this.out.pop();
-    if (r instanceof Promise) return r.then((tx) => this.orFailure(tx));
-    return this.orFailure(r);
-  }
-
-  private orFailure(tx: SourceRead): SourceRead {
-    if (tx === END_OF_INPUT && this.failure) throw this.failure.error;
-    return tx;
+    return endingWith(this.out.pop(), () => this.failure);
   }
 
   private async run(): Promise<void> {

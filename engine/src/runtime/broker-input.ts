@@ -5,7 +5,7 @@ import { withCopies } from './copies.js';
 import { Channel } from './channel.js';
 import { InputFailedError, errorMessage } from '../errors.js';
 import type { RuntimeComponent } from './runtime-component.js';
-import type { Flush, Source, SourceRead } from './source.js';
+import { endingWith, type Flush, type Source, type SourceRead } from './source.js';
 
 export const brokerInputSpec = f.object({
   copies: f
@@ -61,14 +61,7 @@ class BrokerInput implements Source {
       }
       if (running === 0) this.feed.close();
     }
-    const r = this.feed.pop();
-    if (r instanceof Promise) return r.then((tx) => this.orFailure(tx));
-    return this.orFailure(r);
-  }
-
-  private orFailure(tx: SourceRead): SourceRead {
-    if (tx === END_OF_INPUT && this.failure) throw this.failure.error;
-    return tx;
+    return endingWith(this.feed.pop(), () => this.failure);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { EndOfInput, Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
 
 /**
  * A read result only the runtime knows: "nothing now, and flush what you hold". A replaying
@@ -23,4 +23,17 @@ export interface Source {
   read(): Promise<SourceRead> | SourceRead;
   /** Stops new reads; what was given out is still seen through (see ReplayInput). */
   close(): Promise<void>;
+}
+
+/**
+ * A read from a layer's own feed (a batching or broker channel) that ends with the input's
+ * failure, once one was recorded, instead of END_OF_INPUT: what came before is still given out.
+ */
+export function endingWith(r: Promise<SourceRead> | SourceRead, failure: () => { error: unknown } | undefined): Promise<SourceRead> | SourceRead {
+  const check = (read: SourceRead): SourceRead => {
+    const f = read === END_OF_INPUT ? failure() : undefined;
+    if (f) throw f.error;
+    return read;
+  };
+  return r instanceof Promise ? r.then(check) : check(r);
 }
