@@ -2,7 +2,7 @@ import type { ComponentConfig, ComponentKind } from '../config/component-config.
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { ThrottledLog } from '../observability/throttled-log.js';
-import type { Batch } from '../message/message.js';
+import { flaggedCount, type Batch } from '../message/message.js';
 import { NO_OBSERVABILITY, Observability } from '../observability/observability.js';
 import { countRateLimitErrors } from '../observability/probes.js';
 import type { MetricsExporter } from '../observability/metrics.js';
@@ -250,26 +250,22 @@ function withErrorLog(p: Processor, log: Logger): Processor {
     throttled.error(errorMessage(err));
     throw err;
   };
-  const flagged = (input: number, out: Batch[]): Batch[] => {
-    let after = 0;
+  // The thread's count of newly flagged messages says whether this call flagged any (as the
+  // metrics probe counts them); the batch is scanned for the text only when it did.
+  const logFlagged = (before: number, out: Batch[]): Batch[] => {
+    const n = flaggedCount() - before;
+    if (n <= 0) return out;
     let text: string | undefined;
-    for (const b of out) {
-      for (const m of b) {
-        if (m.error === undefined) continue;
-        after++;
-        text = m.error;
-      }
-    }
-    if (after > input) throttled.error(after - input > 1 ? `${text} (and ${after - input - 1} more message(s) of the batch)` : text!);
+    for (const b of out) for (const m of b) text = m.error ?? text;
+    if (text !== undefined) throttled.error(n > 1 ? `${text} (and ${n - 1} more message(s) of the batch)` : text);
     return out;
   };
   return {
     process(batch) {
-      let before = 0;
-      for (let i = 0; i < batch.length; i++) if (batch[i]!.error !== undefined) before++;
+      const before = flaggedCount();
       try {
         const r = p.process(batch);
-        return r instanceof Promise ? r.then((out) => flagged(before, out), fail) : flagged(before, r);
+        return r instanceof Promise ? r.then((out) => logFlagged(before, out), fail) : logFlagged(before, r);
       } catch (err) {
         return fail(err);
       }
