@@ -47,9 +47,4 @@ export class PipelineDispatch {
     this.inlineNs = prev < 0 || ns < prev ? ns : Math.min(prev * 1.25, prev + (ns - prev) / 8);
     return out;
   }
-
-  /** Where the next batch would run (tests and metrics). */
-  get mode(): 'inline' | 'pool' {
-    return this.batches >= WARM_UP && this.inlineNs >= this.pool.hopNs ? 'pool' : 'inline';
-  }
 }

@@ -53,8 +53,6 @@ export class Stream implements Lifecycle {
   private input: Source | undefined;
   private sink: Sink | undefined;
   private pool: WorkerPool | undefined;
-  /** With threads > 1: decides per batch between this thread and the pool. */
-  dispatch: PipelineDispatch | undefined;
   private process: Process | undefined;
   private outstanding = 0;
   private idleWaiters: Array<() => void> = [];
@@ -135,8 +133,7 @@ export class Stream implements Lifecycle {
     const pool = this.pool;
     if (c.pipeline.dispatch === 'pool') return (b) => pool.process(b);
     // Inline while a batch costs less than the hop, on the pool when it costs more (measured).
-    this.dispatch = new PipelineDispatch(processors, pool);
-    const dispatch = this.dispatch;
+    const dispatch = new PipelineDispatch(processors, pool);
     return (b) => dispatch.process(b);
   }
 
