@@ -9,7 +9,7 @@
  * A definition is validated before anything is built: a config with lint errors is a
  * ConfigError carrying every `file:line:col` issue, and nothing starts.
  */
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { applySets, parseConfig, pluginPaths, readConfig, validateConfig, type ParsedConfig } from '../config/load.js';
 import type { RootConfig } from '../config/root-spec.js';
@@ -46,13 +46,14 @@ export interface StreamDefinition {
 
 /** Plugin modules as absolute paths (or package names), so that workers load the same ones. */
 export function absoluteModule(mod: string, base: string): string {
-  return mod.startsWith('.') ? resolve(base, mod) : isAbsolute(mod) ? mod : mod;
+  return mod.startsWith('.') ? resolve(base, mod) : mod;
 }
 
-function parse(source: StreamSource): ParsedConfig {
-  if ('yaml' in source) return parseConfig(source.yaml, source.file ?? 'stream.yaml');
-  if ('config' in source) return parseConfig(stringify(source.config), source.file ?? 'stream.yaml');
-  return readConfig(source.file);
+/** The parsed config, and the folder its relative plugin paths are resolved against. */
+function parse(source: StreamSource): { parsed: ParsedConfig; dir: string } {
+  if ('yaml' in source) return { parsed: parseConfig(source.yaml, source.file ?? 'stream.yaml'), dir: process.cwd() };
+  if ('config' in source) return { parsed: parseConfig(stringify(source.config), source.file ?? 'stream.yaml'), dir: process.cwd() };
+  return { parsed: readConfig(source.file), dir: dirname(resolve(source.file)) };
 }
 
 /**
@@ -63,8 +64,7 @@ export async function defineStream(source: StreamSource, opts: DefineOptions = {
   registerCoreComponents();
   const base = [...BUILTIN_PLUGINS, ...(opts.plugins ?? [])];
   await loadPlugins(base);
-  const parsed = parse(source);
-  const dir = 'file' in source && source.file && !('yaml' in source) && !('config' in source) ? dirname(resolve(source.file)) : process.cwd();
+  const { parsed, dir } = parse(source);
   const own = pluginPaths(parsed).map((p) => absoluteModule(p, dir));
   await loadPlugins(own);
   applySets(parsed, opts.sets ?? []);
