@@ -1,0 +1,111 @@
+/**
+ * An API as the gateway serves it: what a classic Tyk API definition or an OAS definition with the
+ * `x-svc-api-gateway` extension says, normalised to one shape. Loaders (`classic.ts`, `oas.ts`)
+ * build it; every other part of the gateway reads only this. Plain data (structured-clonable):
+ * it is copied to worker threads as it is.
+ */
+
+/** A `rate` per `per` seconds pair (0/0: no limit). */
+export interface RatePair {
+  rate: number;
+  per: number;
+}
+
+/** The JWT settings of an API (classic `jwt_*` fields; OAS `server.authentication.jwt`). */
+export interface JwtSettings {
+  /** `rsa`, `hmac`, `ecdsa`, or '' (the key is configured per key: `jwt_data.secret`). */
+  signingMethod: 'rsa' | 'hmac' | 'ecdsa' | '';
+  /**
+   * `jwt_source` as written: a base64 PEM (RSA/ECDSA), a base64 shared secret (HMAC), a JWKS
+   * URL (http(s)://..., or its base64), or '' for per-key secrets.
+   */
+  source: string;
+  /** The identity claim (`jwt_identity_base_field`, default `sub`). */
+  identityBaseField: string;
+  /** The policy claim (`jwt_policy_field_name`, default `pol`). */
+  policyFieldName: string;
+  /** `jwt_default_policies`: applied when the policy claim is absent. */
+  defaultPolicies: string[];
+  /** `jwt_scope_claim_name` (default `scope`; dot notation reaches nested claims). */
+  scopeClaimName: string;
+  /** `jwt_scope_to_policy_mapping`: scope → policy id. */
+  scopeToPolicy: Record<string, string>;
+  /** `jwt_issued_at_validation_skew`, `jwt_expires_at_validation_skew`, `jwt_not_before_validation_skew`, in seconds. */
+  issuedAtSkew: number;
+  expiresAtSkew: number;
+  notBeforeSkew: number;
+}
+
+/** Where the credential is read from (classic `auth`/`auth_configs`; OAS security scheme). */
+export interface CredentialSource {
+  /** Header name (case-insensitive; default `Authorization`); '' = header disabled. */
+  header: string;
+  /** Query parameter name (case-sensitive), or '' when disabled. */
+  query: string;
+  /** Cookie name (case-sensitive), or '' when disabled. */
+  cookie: string;
+}
+
+/** Per-endpoint rate limit (classic `extended_paths.rate_limit[]`, OAS `operations.<id>.rateLimit`). */
+export interface EndpointRateLimit extends RatePair {
+  /** A regular expression over the path after the listen path (OAS `{x}` already turned into `(.*)`). */
+  path: string;
+  method: string;
+}
+
+/** A URL rewrite (classic `extended_paths.url_rewrites[]`; OAS `operations.<id>.urlRewrite`): kept raw for #13. */
+export interface UrlRewriteRule {
+  path: string;
+  method: string;
+  matchPattern: string;
+  rewriteTo: string;
+  /** Advanced triggers as written in the classic definition (`triggers`), untouched. */
+  triggers: unknown[];
+}
+
+/**
+ * A split-token endpoint (an entry of classic `extended_paths.virtual` with `split_token`, or
+ * OAS `middleware.operations.<id>.splitToken`): POSTs to `path` go to `tokenUrl`, as the seed's
+ * "Split-token virtual endpoint" describes.
+ */
+export interface SplitTokenEndpoint {
+  path: string;
+  method: string;
+  tokenUrl: string;
+}
+
+export interface ApiSpec {
+  id: string;
+  name: string;
+  orgId: string;
+  active: boolean;
+  /** Where it came from: `classic` or `oas`, and the file (absent when created through the management API). */
+  format: 'classic' | 'oas';
+  file?: string;
+  /** The definition as loaded (after external references were resolved), for the management API. */
+  definition: unknown;
+
+  /** The listen path, always starting with `/`. */
+  listenPath: string;
+  stripListenPath: boolean;
+  /** The upstream URL (`proxy.target_url`, `upstream.url`). */
+  targetUrl: string;
+
+  /** `use_keyless` (no authentication at all). */
+  keyless: boolean;
+  /** `use_standard_auth`: a key in the credential location, looked up in the session store. */
+  standardAuth: boolean;
+  /** `enable_jwt` / `use_jwt` / an enabled OAS JWT scheme. */
+  jwt?: JwtSettings;
+  credential: CredentialSource;
+  /** `strip_auth_data` / `stripAuthorizationData`. */
+  stripAuthData: boolean;
+
+  /** `global_rate_limit` (0/0 = none). */
+  globalRateLimit: RatePair;
+  disableRateLimit: boolean;
+  /** Per-endpoint limits in evaluation order. */
+  endpointRateLimits: EndpointRateLimit[];
+  urlRewrites: UrlRewriteRule[];
+  splitToken: SplitTokenEndpoint[];
+}

@@ -1,0 +1,67 @@
+/**
+ * The gateway config file (`svc.conf`): JSON with Tyk's gateway config field names. Only the
+ * fields the gateway reads are typed; the file may hold many more (Tyk's config is large), which
+ * load with a warning each.
+ */
+
+export interface StorageConfig {
+  /** `redis`; absent storage = sessions and limits in memory. */
+  type: string;
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+  database: number;
+  enable_cluster: boolean;
+  /** `host:port` entries (a cluster, or several hosts). */
+  addrs: string[];
+}
+
+export interface KvStoreConfig {
+  address: string;
+  scheme: string;
+  datacenter: string;
+  http_auth: { username: string; password: string };
+  /** Milliseconds a blocking watch may block. */
+  wait_time: number;
+  token: string;
+  tls_config: { address: string; ca_path: string; ca_file: string; cert_file: string; key_file: string; insecure_skip_verify: boolean };
+}
+
+export interface SecretStoreConfig {
+  address: string;
+  agent_address: string;
+  max_retries: number;
+  /** Nanoseconds; 0 = 60 s. */
+  timeout: number;
+  token: string;
+  kv_version: number;
+}
+
+export interface GatewayConfig {
+  listen_address: string;
+  /** Default 8080. */
+  listen_port: number;
+  /** The management API's secret (`x-svc-authorization`). */
+  secret: string;
+  node_secret: string;
+  /** 0 = the management API on `listen_port`. */
+  control_api_port: number;
+  /** A folder of API definitions (classic JSON, OAS JSON or YAML). */
+  app_path: string;
+  policies: { policy_source: string; policy_record_name: string; policy_path: string; policy_connection_string: string };
+  /** Absent (undefined) = in memory. */
+  storage?: StorageConfig;
+  hash_keys: boolean;
+  /** `murmur32` (Tyk's default when empty), `murmur64`, `murmur128`, `sha256`. */
+  hash_key_function: string;
+  enable_shared_store_rolling_limiter: boolean;
+  enable_sentinel_rate_limiter: boolean;
+  enable_non_transactional_rate_limiter: boolean;
+  enable_fixed_window_rate_limiter: boolean;
+  drl_threshold: number;
+  secrets: Record<string, string>;
+  kv: { kvstore?: KvStoreConfig; secretstore?: SecretStoreConfig };
+  /** The folder `conf` was read from: relative paths in it resolve against this. */
+  baseDir: string;
+}

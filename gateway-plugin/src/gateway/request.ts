@@ -1,0 +1,55 @@
+/**
+ * What a gateway request carries through the pipeline. The `api_gateway` input makes one
+ * message per request and sets two ctx values on it:
+ *
+ * - {@link GATEWAY_REQUEST} (crosses to worker threads): what processors read and change — the
+ *   API, method, path, headers, query, the session found by `gateway_auth`. A processor that
+ *   changes it sets it again (`msg.ctx.set(GATEWAY_REQUEST, req)`) so the change crosses back.
+ * - {@link LIVE_EXCHANGE} (main thread only): the live request and response, which
+ *   `gateway_proxy` streams to and from the upstream.
+ *
+ * The message's content is the request body only when a rule of the API needs the body (split
+ * token, a body trigger); otherwise it is empty and the proxy streams the body from the live
+ * request. A processor that refuses a request answers it with `answerMessage(msg, answer)`
+ * (see `errors.ts` for Tyk's bodies).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { contextKey } from '@svc/engine';
+import type { SessionState } from '../sessions/session.js';
+
+export interface GatewayRequest {
+  /** The gateway (state) this request belongs to: see `gateway/state.ts`. */
+  gateway: string;
+  /** The gateway state's version when the request arrived: a worker waits until it has it. */
+  version: number;
+  apiId: string;
+  method: string;
+  /** The path as received (undecoded), without the query. */
+  path: string;
+  /** The path the upstream gets (listen path stripped when `strip_listen_path`; rewrites change it). */
+  upstreamPath: string;
+  /** The query string without `?` ('' when none). */
+  query: string;
+  /** Request headers, names lower-cased, as Node gives them. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The client's address. */
+  remoteAddress: string;
+  /** True when the client connection is TLS. */
+  tls: boolean;
+  /** A full URL replacing the API's target for this request (a rewrite to another host). */
+  upstreamUrl?: string;
+  /** Set by `gateway_auth`: the key (or JWT identity) and its session, after policies applied. */
+  session?: { keyId: string; state: SessionState };
+}
+
+export const GATEWAY_REQUEST = contextKey<GatewayRequest>('svc.gateway.request', { crossesThreads: true });
+
+/** The live exchange: only the main thread has it; `gateway_proxy` answers through it. */
+export interface LiveExchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** Start time (process.hrtime.bigint()) for latency metrics. */
+  started: bigint;
+}
+
+export const LIVE_EXCHANGE = contextKey<LiveExchange>('svc.gateway.exchange');

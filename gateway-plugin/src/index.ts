@@ -1,0 +1,6 @@
+/**
+ * The gateway plugin: the `api_gateway` input, the `gateway_auth` processor and the
+ * `gateway_proxy` output. Importing this module registers them through @svc/engine's public
+ * plugin API; the engine loads it as a built-in.
+ */
+export {};
