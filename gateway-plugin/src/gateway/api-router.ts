@@ -1,0 +1,84 @@
+/**
+ * Which API a request is for: the longest listen path that covers the request's (decoded, clean)
+ * path wins, as Tyk sorts its routes (`sortSpecsByListenPath`: longer first, a `{name}` segment
+ * counting as its slash only). A listen path covers a path equal to it or under it (`/foo`
+ * covers `/foo` and `/foo/...`, not `/foobar`; `/foo/` covers `/foo/...`; `/` covers all).
+ * Inactive APIs are not routed (Tyk does not load them). A router is immutable: a reload builds
+ * a new one, and a request keeps the API it was routed to.
+ */
+import type { ApiSpec } from '../apis/api-spec.js';
+
+interface Route {
+  api: ApiSpec;
+  length: number;
+  /** Set when the listen path has `{name}` segments. */
+  pattern?: RegExp;
+}
+
+/** Tyk's `listenPathLength`: a `{name}` segment counts for nothing but its slash. */
+export function listenPathLength(lp: string): number {
+  if (!lp.includes('{')) return lp.length;
+  let n = lp.split('/').length - 1;
+  for (const seg of lp.split('/')) if (!(seg.length > 2 && seg.startsWith('{') && seg.endsWith('}'))) n += seg.length;
+  return n;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A listen path with `{name}` segments as a prefix pattern (a segment matches one path segment). */
+function patternOf(lp: string): RegExp | undefined {
+  if (!/\{[^}]+\}/.test(lp)) return undefined;
+  const body = lp
+    .split('/')
+    .map((seg) => (seg.length > 2 && seg.startsWith('{') && seg.endsWith('}') ? '[^/]+' : escapeRegExp(seg)))
+    .join('/');
+  return new RegExp(lp.endsWith('/') ? `^${body}` : `^${body}(?=/|$)`);
+}
+
+export class ApiRouter {
+  private readonly routes: Route[];
+
+  constructor(apis: readonly ApiSpec[]) {
+    this.routes = apis
+      .filter((a) => a.active)
+      .map((api) => ({ api, length: listenPathLength(api.listenPath), pattern: patternOf(api.listenPath) }))
+      // Stable: two APIs of one length keep their load order.
+      .sort((a, b) => b.length - a.length);
+  }
+
+  /** The API serving `path` (decoded and clean), or undefined (Tyk's 404). */
+  route(path: string): ApiSpec | undefined {
+    for (const r of this.routes) if (covers(r, path)) return r.api;
+    return undefined;
+  }
+
+  get size(): number {
+    return this.routes.length;
+  }
+}
+
+function covers(r: Route, path: string): boolean {
+  if (r.pattern) return r.pattern.test(path);
+  const lp = r.api.listenPath;
+  if (!path.startsWith(lp)) return false;
+  return lp.endsWith('/') || path.length === lp.length || path.charCodeAt(lp.length) === 47; /* '/' */
+}
+
+/**
+ * The path the upstream gets: the raw path, without the listen path when the API strips it
+ * (Tyk's `StripListenPath`: what is left always starts with `/`).
+ */
+export function upstreamPathOf(api: ApiSpec, rawPath: string, path: string): string {
+  if (!api.stripListenPath) return rawPath;
+  const lp = api.listenPath;
+  let rest: string;
+  const pattern = patternOf(lp);
+  if (pattern) {
+    const m = pattern.exec(path);
+    rest = m ? encodeURI(path.slice(m[0].length)) : rawPath;
+  } else if (rawPath.startsWith(lp)) rest = rawPath.slice(lp.length);
+  else rest = encodeURI(path.slice(lp.length));
+  return rest.startsWith('/') ? rest : '/' + rest;
+}

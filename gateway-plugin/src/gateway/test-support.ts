@@ -1,0 +1,100 @@
+/**
+ * Helpers of the gateway's tests: hand-made API definitions and gateway configs, free ports,
+ * HTTP calls over loopback that read the whole answer.
+ */
+import * as http from 'node:http';
+import * as net from 'node:net';
+import type { ApiSpec } from '../apis/api-spec.js';
+import type { GatewayConfig } from '../conf/gateway-config.js';
+
+/** A keyless API on `listenPath` with everything else at its default. */
+export function apiSpec(id: string, listenPath: string, more: Partial<ApiSpec> = {}): ApiSpec {
+  return {
+    id,
+    name: id,
+    orgId: '',
+    active: true,
+    format: 'classic',
+    definition: { api_id: id, name: id, proxy: { listen_path: listenPath } },
+    listenPath,
+    stripListenPath: true,
+    targetUrl: 'http://127.0.0.1:9/',
+    keyless: true,
+    standardAuth: false,
+    credential: { header: 'Authorization', query: '', cookie: '' },
+    stripAuthData: false,
+    globalRateLimit: { rate: 0, per: 0 },
+    disableRateLimit: true,
+    endpointRateLimits: [],
+    urlRewrites: [],
+    splitToken: [],
+    ...more,
+  };
+}
+
+/** A gateway config with Tyk's defaults, listening on 127.0.0.1:`port`. */
+export function gatewayConfig(port: number, more: Partial<GatewayConfig> = {}): GatewayConfig {
+  return {
+    listen_address: '127.0.0.1',
+    listen_port: port,
+    secret: 'test-secret',
+    node_secret: '',
+    control_api_port: 0,
+    app_path: '',
+    policies: { policy_source: 'file', policy_record_name: '', policy_path: '', policy_connection_string: '' },
+    hash_keys: false,
+    hash_key_function: '',
+    enable_shared_store_rolling_limiter: false,
+    enable_sentinel_rate_limiter: false,
+    enable_non_transactional_rate_limiter: false,
+    enable_fixed_window_rate_limiter: false,
+    drl_threshold: 0,
+    secrets: {},
+    kv: {},
+    baseDir: '.',
+    ...more,
+  };
+}
+
+/** A loopback port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** One request over a fresh connection (no keep-alive): the whole answer, within 10 s. */
+export function call(port: number, method: string, path: string, opts: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers: opts.headers, agent: false, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** Waits until `check` holds, up to `ms` (polling every 20 ms); throws with `what` when it never does. */
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
