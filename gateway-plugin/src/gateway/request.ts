@@ -15,6 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contextKey } from '@svc/engine';
+import type { ApiSpec } from '../apis/api-spec.js';
 import type { SessionState } from '../sessions/session.js';
 
 export interface GatewayRequest {
@@ -50,6 +51,11 @@ export interface LiveExchange {
   res: ServerResponse;
   /** Start time (process.hrtime.bigint()) for latency metrics. */
   started: bigint;
+  /**
+   * The API the request was routed to. A reload may replace or remove it in the state meanwhile;
+   * a request already routed finishes on this one (the proxy reads its target here).
+   */
+  api?: ApiSpec;
 }
 
 export const LIVE_EXCHANGE = contextKey<LiveExchange>('svc.gateway.exchange');

@@ -16,11 +16,16 @@ export interface GatewayStateInit {
   sessions: SessionStore;
 }
 
+/** What changed in a state (see {@link GatewayState.onChange}). */
+export type StateChange = { kind: 'apis' } | { kind: 'policies' };
+
 export class GatewayState {
   readonly name: string;
-  readonly config: GatewayConfig;
+  /** Not readonly only so that a worker's replica can take it from the main thread's snapshot. */
+  config: GatewayConfig;
   readonly sessions: SessionStore;
   version = 0;
+  private readonly listeners: Array<(change: StateChange) => void> = [];
   private apis = new Map<string, ApiSpec>();
   private policies = new Map<string, Policy>();
 
@@ -51,11 +56,27 @@ export class GatewayState {
   replaceApis(apis: ApiSpec[]): void {
     this.apis = new Map(apis.map((a) => [a.id, a]));
     this.version++;
+    this.notify({ kind: 'apis' });
   }
 
   replacePolicies(policies: Policy[]): void {
     this.policies = new Map(policies.map((p) => [p.id, p]));
     this.version++;
+    this.notify({ kind: 'policies' });
+  }
+
+  /** Counts a change made elsewhere (a session written): the new version. */
+  bump(): number {
+    return ++this.version;
+  }
+
+  /** Calls `listener` after every change of APIs or policies (the main thread publishes them to workers). */
+  onChange(listener: (change: StateChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private notify(change: StateChange): void {
+    for (const l of this.listeners) l(change);
   }
 
   /** Resolves once this thread has applied changes up to `version` (at once on the main thread). */
@@ -76,7 +97,24 @@ export function unregisterGatewayState(state: GatewayState): void {
   if (states.get(state.name) === state) states.delete(state.name);
 }
 
-/** The state of gateway `name` on this thread, or undefined when none is registered. */
+/** Makes the state of a gateway owned by another thread (see `state-replica.ts`, on workers). */
+let replicaFactory: ((name: string) => GatewayState) | undefined;
+
+/** Set on worker threads: {@link gatewayState} then makes a replica of a gateway it does not own. */
+export function setReplicaFactory(factory: ((name: string) => GatewayState) | undefined): void {
+  replicaFactory = factory;
+}
+
+/**
+ * The state of gateway `name` on this thread, or undefined when none is registered. On a worker
+ * thread, the first call makes a replica fed by the main thread: await `atLeast(req.version)`
+ * before reading it.
+ */
 export function gatewayState(name: string): GatewayState | undefined {
-  return states.get(name);
+  let s = states.get(name);
+  if (s === undefined && replicaFactory !== undefined) {
+    s = replicaFactory(name);
+    states.set(name, s);
+  }
+  return s;
 }

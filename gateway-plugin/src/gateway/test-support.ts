@@ -2,10 +2,17 @@
  * Helpers of the gateway's tests: hand-made API definitions and gateway configs, free ports,
  * HTTP calls over loopback that read the whole answer.
  */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { ApiSpec } from '../apis/api-spec.js';
+import { createLogger, type ComponentContext } from '@svc/engine';
 import type { GatewayConfig } from '../conf/gateway-config.js';
+import { MemorySessionStore } from '../sessions/memory-store.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import type { Policy } from '../sessions/session.js';
+import type { GatewaySource, LoadError } from './gateway-source.js';
 
 /** A keyless API on `listenPath` with everything else at its default. */
 export function apiSpec(id: string, listenPath: string, more: Partial<ApiSpec> = {}): ApiSpec {
@@ -97,4 +104,60 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A component context built by hand (no runtime): silent logger, no metrics export. */
+export function componentContext(label = 'api_gateway'): ComponentContext {
+  return {
+    path: 'root.input',
+    label,
+    type: 'api_gateway',
+    logger: createLogger({ level: 'OFF' }),
+    resources: { rateLimit: () => assert.fail('no rate limits here'), hasRateLimit: () => false },
+    isWorker: false,
+    sharedBuffer: (_k: string, n: number) => new SharedArrayBuffer(n),
+    buildProcessors: () => assert.fail('not in these tests'),
+    buildInput: () => assert.fail('not in these tests'),
+    buildOutput: () => assert.fail('not in these tests'),
+  };
+}
+
+/** A source of hand-made parts: APIs and policies it holds (a reload reads them again). */
+export class FakeSource implements GatewaySource {
+  apis: ApiSpec[];
+  policies: Policy[] = [];
+  parseErrors = new Map<string, string>();
+
+  constructor(
+    readonly config: GatewayConfig,
+    apis: ApiSpec[],
+  ) {
+    this.apis = apis;
+  }
+
+  loadConfig(): Promise<{ config: GatewayConfig; warnings: string[] }> {
+    return Promise.resolve({ config: this.config, warnings: [] });
+  }
+
+  loadApis(): Promise<{ apis: ApiSpec[]; errors: LoadError[] }> {
+    return Promise.resolve({ apis: this.apis, errors: [] });
+  }
+
+  loadPolicies(): Promise<{ policies: Policy[]; errors: LoadError[] }> {
+    return Promise.resolve({ policies: this.policies, errors: [] });
+  }
+
+  parseApi(def: unknown): Promise<ApiSpec> {
+    const d = def as { api_id?: string; proxy?: { listen_path?: string } };
+    if (!d.proxy?.listen_path) return Promise.reject(new Error('proxy.listen_path: required'));
+    return Promise.resolve(apiSpec(d.api_id ?? '', d.proxy.listen_path));
+  }
+
+  createSessions(): Promise<SessionStore> {
+    return Promise.resolve(new MemorySessionStore());
+  }
+
+  hashKey(key: string): string {
+    return createHash('sha256').update(key).digest('hex');
+  }
 }

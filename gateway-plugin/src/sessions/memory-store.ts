@@ -42,6 +42,14 @@ export class MemorySessionStore implements SessionStore {
     return Promise.resolve([...this.entries.keys()].filter((k) => this.read(k) !== undefined));
   }
 
+  /** Every live session with its expiry (ms since the epoch; 0 never): a worker replica's snapshot. */
+  entriesNow(): Array<[keyId: string, session: SessionState, expiresAt: number]> {
+    const now = Date.now();
+    const out: Array<[string, SessionState, number]> = [];
+    for (const [k, e] of this.entries) if (e.expiresAt === 0 || e.expiresAt > now) out.push([k, e.session, e.expiresAt]);
+    return out;
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }

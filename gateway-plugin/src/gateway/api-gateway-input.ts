@@ -1,0 +1,354 @@
+/**
+ * The `api_gateway` input: a Tyk-compatible gateway's front door. It loads svc.conf, the API
+ * definitions of `app_path` and the policies into a {@link GatewayState} (registered under the
+ * gateway's name, replicated to worker threads), listens on `listen_address:listen_port`, and
+ * makes every request for an API a one-message transaction:
+ *
+ * - `GATEWAY_REQUEST` in ctx (crosses threads): what processors read; `LIVE_EXCHANGE` (main
+ *   thread): the live request and response the proxy streams through.
+ * - The content is empty unless a rule of the API reads the body (split token): then the body is
+ *   read, bounded in size (413) and time (408).
+ * - On ack: a processor's answer (the result store) is written; an answer the output wrote
+ *   already (the proxy) is left alone; otherwise an empty 200. A nack is Tyk's 502.
+ *
+ * Routing is Tyk's: the longest listen path, a clean path (else a 301), Tyk's 404 for no API. The
+ * management API (`/hello`, `/svc/...`) is served on the same port, or on `control_api_port`.
+ * Closing stops accepting and answers what is in flight as its transactions are acked; queued,
+ * unread requests get 503.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { resolve } from 'node:path';
+import {
+  END_OF_INPUT,
+  HttpListener,
+  Message,
+  ResultStore,
+  errorMessage,
+  extractTraceHeaders,
+  f,
+  parseDuration,
+  setTraceParent,
+  type Answer,
+  type ComponentContext,
+  type EndOfInput,
+  type Infer,
+  type Input,
+  type Logger,
+  type Transaction,
+} from '@svc/engine';
+import type { ApiSpec } from '../apis/api-spec.js';
+import type { GatewayConfig } from '../conf/gateway-config.js';
+import { ApiRouter, upstreamPathOf } from './api-router.js';
+import { BAD_REQUEST, NOT_FOUND, answered, redirect, writeAnswer } from './answers.js';
+import { needsBody } from './body-rules.js';
+import { tykError } from './errors.js';
+import { GatewayMetrics } from './gateway-metrics.js';
+import type { GatewaySource } from './gateway-source.js';
+import { ManagementApi, isManagementPath } from './management/management-api.js';
+import { BodyError, readBody } from './request-body.js';
+import { parseTarget, type Target } from './request-target.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from './request.js';
+import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
+import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
+
+export const apiGatewaySpec = f.object({
+  conf: f.string().describe("The gateway config file (svc.conf: JSON with Tyk's field names); relative paths in it resolve against its folder."),
+  max_body_size: f
+    .int()
+    .default(16 * 1024 * 1024)
+    .validate((n) => (n > 0 ? undefined : 'max_body_size must be positive'))
+    .advanced()
+    .describe('The largest request body read into a message (only when a rule reads the body, as split token does), in bytes; larger get 413.'),
+  body_timeout: f.duration().default('30s').advanced().describe('How long such a body may take to arrive; then 408.'),
+  headers_timeout: f.duration().default('10s').advanced().describe('Request headers must arrive within this (slowloris clients are cut).'),
+  request_timeout: f.duration().default('60s').advanced().describe('A whole request must arrive within this (0: no limit).'),
+  max_header_size: f
+    .int()
+    .default(16 * 1024)
+    .advanced()
+    .describe('The largest request head (request line and headers), in bytes; larger get 431.'),
+  close_grace: f.duration().default('5s').advanced().describe('On shutdown, how long requests in flight may take to finish before their connections are cut.'),
+});
+
+export type ApiGatewayConfig = Infer<typeof apiGatewaySpec>;
+
+/** Tyk's answer when a transaction was not delivered (the proxy failed it). */
+const NOT_DELIVERED = tykError(502, 'There was a problem proxying the request');
+const SHUTTING_DOWN = tykError(503, 'Gateway is shutting down');
+const TOO_LARGE = tykError(413, 'Request is too large');
+const TIMED_OUT = tykError(408, 'Request timed out');
+const BODY_UNREADABLE = tykError(400, 'Request body could not be read');
+
+/** A request's transaction, queued until the stream reads it. */
+interface Pending {
+  tx: Transaction;
+  /** The input closed before the stream took it. */
+  dropped: () => void;
+}
+
+/** `listen_address:listen_port` as the engine's listener takes it (all interfaces when empty). */
+function addressOf(host: string, port: number): string {
+  if (!host) return `:${port}`;
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+export class ApiGatewayInput implements Input {
+  private readonly log: Logger;
+  private readonly metrics: GatewayMetrics;
+  private readonly queue: Pending[] = [];
+  private reader: ((r: Transaction | EndOfInput) => void) | undefined;
+  private closing = false;
+  private serverClosed: Promise<void> | undefined;
+  private listener: HttpListener | undefined;
+  private controlListener: HttpListener | undefined;
+  private publisher: StatePublisher | undefined;
+  private management: ManagementApi | undefined;
+  /** Swapped whole on reload; a request keeps the API it was routed to. */
+  private router = new ApiRouter([]);
+  state: GatewayState | undefined;
+  readonly confPath: string;
+  readonly name: string;
+
+  constructor(
+    readonly conf: ApiGatewayConfig,
+    ctx: ComponentContext,
+    private readonly source: GatewaySource,
+  ) {
+    this.log = ctx.logger;
+    this.metrics = new GatewayMetrics(ctx);
+    this.confPath = resolve(conf.conf);
+    // Unique per input and config file: processors on any thread find the state by it.
+    this.name = `${ctx.label}@${this.confPath}`;
+  }
+
+  async connect(): Promise<void> {
+    if (this.closing) return;
+    if (!this.state) await this.load();
+    if (!this.listener) await this.listen();
+  }
+
+  private async load(): Promise<void> {
+    const { config, warnings } = await this.source.loadConfig(this.confPath);
+    for (const w of warnings) this.log.warn(`svc.conf: ${w}`);
+    const [apis, policies, store] = await Promise.all([this.loadApis(config), this.loadPolicies(config), this.source.createSessions(config)]);
+    const sessions = new SyncedSessionStore(store);
+    const state = new GatewayState({ name: this.name, config, apis, policies, sessions });
+    state.onChange((c) => {
+      if (c.kind === 'apis') this.router = new ApiRouter(state.allApis());
+    });
+    this.router = new ApiRouter(state.allApis());
+    this.publisher = new StatePublisher(state, sessions, this.log);
+    this.management = new ManagementApi(state, this.source, () => this.reload(), this.log);
+    registerGatewayState(state);
+    this.state = state;
+    this.log.info(`Gateway ${this.name}: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
+  }
+
+  private async loadApis(config: GatewayConfig): Promise<ApiSpec[]> {
+    const { apis, errors } = await this.source.loadApis(config);
+    for (const e of errors) this.log.error(`API definition ${e.file}: ${e.message} (not loaded; the other APIs are)`);
+    return apis;
+  }
+
+  private async loadPolicies(config: GatewayConfig) {
+    const { policies, errors } = await this.source.loadPolicies(config);
+    for (const e of errors) this.log.error(`policy ${e.file}: ${e.message} (not loaded; the other policies are)`);
+    return policies;
+  }
+
+  /** Re-reads `app_path` and the policies and swaps them in (requests in flight keep their API). */
+  async reload(): Promise<void> {
+    const state = this.state;
+    if (!state) return;
+    const [apis, policies] = await Promise.all([this.loadApis(state.config), this.loadPolicies(state.config)]);
+    state.replaceApis(apis);
+    state.replacePolicies(policies);
+    this.log.info(`Gateway ${this.name} reloaded: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
+  }
+
+  private async listen(): Promise<void> {
+    const config = this.state!.config;
+    const c = this.conf;
+    const common = {
+      logger: this.log,
+      headersTimeoutMs: parseDuration(c.headers_timeout),
+      requestTimeoutMs: parseDuration(c.request_timeout),
+      maxHeaderSize: c.max_header_size,
+      closeGraceMs: parseDuration(c.close_grace),
+    };
+    const separate = config.control_api_port > 0 && config.control_api_port !== config.listen_port;
+    const listener = new HttpListener({
+      ...common,
+      name: 'api_gateway',
+      address: addressOf(config.listen_address, config.listen_port),
+      addressField: 'svc.conf listen_address/listen_port',
+      handler: (req, res) => this.dispatch(req, res, !separate),
+    });
+    await listener.start();
+    this.listener = listener;
+    const a = listener.address();
+    this.log.info(`Gateway listening at http://${a.host}:${a.port}`);
+    if (separate) {
+      const control = new HttpListener({
+        ...common,
+        name: 'api_gateway control API',
+        address: addressOf(config.listen_address, config.control_api_port),
+        addressField: 'svc.conf control_api_port',
+        handler: (req, res) => this.control(req, res),
+      });
+      await control.start();
+      this.controlListener = control;
+      this.log.info(`Gateway control API at http://${control.address().host}:${control.address().port}`);
+    }
+  }
+
+  /** Where the gateway listens (tests, logs). */
+  address(): { host: string; port: number } | undefined {
+    return this.listener?.address();
+  }
+
+  /** The control listener's own requests: the management API only, 404 elsewhere. */
+  private control(req: IncomingMessage, res: ServerResponse): void {
+    const started = process.hrtime.bigint();
+    const t = parseTarget(req.url);
+    if (t.kind === 'ok' && isManagementPath(t.path)) return this.manage(req, res, t, started);
+    this.answerSelf(req, res, t.kind === 'redirect' ? redirect(t.location) : t.kind === 'bad' ? BAD_REQUEST : NOT_FOUND, started);
+  }
+
+  private manage(req: IncomingMessage, res: ServerResponse, t: Extract<Target, { kind: 'ok' }>, started: bigint): void {
+    this.management!.handle(req, t).then(
+      (a) => this.answerSelf(req, res, a, started),
+      (err) => {
+        this.log.error(`management API ${req.method} ${t.path}: ${errorMessage(err)}`);
+        this.answerSelf(req, res, tykError(500, 'Internal server error'), started);
+      },
+    );
+  }
+
+  private answerSelf(req: IncomingMessage, res: ServerResponse, a: Answer, started: bigint, api = '', close = false): void {
+    writeAnswer(req, res, a, close);
+    this.metrics.answered(api, a.status, started);
+  }
+
+  /** Every request on the gateway's port. */
+  private dispatch(req: IncomingMessage, res: ServerResponse, withManagement: boolean): void {
+    const started = process.hrtime.bigint();
+    const t = parseTarget(req.url);
+    if (t.kind === 'bad') return this.answerSelf(req, res, BAD_REQUEST, started, '', true);
+    if (t.kind === 'redirect') return this.answerSelf(req, res, redirect(t.location), started);
+    if (withManagement && isManagementPath(t.path)) return this.manage(req, res, t, started);
+    const api = this.router.route(t.path);
+    if (api === undefined) return this.answerSelf(req, res, NOT_FOUND, started);
+    if (this.closing) return this.answerSelf(req, res, SHUTTING_DOWN, started, api.id, true);
+    const method = (req.method ?? 'GET').toUpperCase();
+    const state = this.state!;
+    const gr: GatewayRequest = {
+      gateway: this.name,
+      version: state.version,
+      apiId: api.id,
+      method,
+      path: t.rawPath,
+      upstreamPath: upstreamPathOf(api, t.rawPath, t.path),
+      query: t.query,
+      headers: req.headers,
+      remoteAddress: req.socket.remoteAddress ?? '',
+      tls: (req.socket as { encrypted?: boolean }).encrypted === true,
+    };
+    const msg = new Message(Buffer.alloc(0));
+    msg.ctx.set(GATEWAY_REQUEST, gr);
+    msg.ctx.set(LIVE_EXCHANGE, { req, res, started, api });
+    // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
+    const parent = extractTraceHeaders(req.headers);
+    if (parent) setTraceParent(msg, parent);
+    res.once('finish', () => this.metrics.answered(api.id, res.statusCode, started));
+    if (api.splitToken.length > 0 && needsBody(api, method, upstreamPathOf({ ...api, stripListenPath: true }, t.path, t.path))) {
+      void this.withBody(req, res, msg);
+      return;
+    }
+    this.deliver(req, res, msg);
+  }
+
+  private async withBody(req: IncomingMessage, res: ServerResponse, msg: Message): Promise<void> {
+    try {
+      msg.content = await readBody(req, this.conf.max_body_size, parseDuration(this.conf.body_timeout));
+    } catch (err) {
+      const status = err instanceof BodyError ? err.status : 400;
+      this.log.debug(`Request refused (${status}): ${errorMessage(err)}`);
+      return writeAnswer(req, res, status === 413 ? TOO_LARGE : status === 408 ? TIMED_OUT : BODY_UNREADABLE, true);
+    }
+    if (this.closing) return writeAnswer(req, res, SHUTTING_DOWN, true);
+    this.deliver(req, res, msg);
+  }
+
+  private deliver(req: IncomingMessage, res: ServerResponse, msg: Message): void {
+    let settled = false;
+    const batch = [msg];
+    // Opened before the stream sees the batch: an answer stored on any copy reaches this request.
+    const store = new ResultStore<Answer>(batch);
+    const pending: Pending = {
+      tx: {
+        batch,
+        ack: (err?: Error) => {
+          if (settled) return;
+          settled = true;
+          if (err) {
+            this.log.debug(`Request nacked: ${errorMessage(err)}`);
+            // The proxy may have started answering before it failed: then the connection is cut.
+            if (answered(res)) return void (res.writableEnded || res.destroy());
+            return writeAnswer(req, res, NOT_DELIVERED, this.closing);
+          }
+          const results = store.results();
+          const a = results[results.length - 1];
+          if (a !== undefined && typeof a === 'object' && typeof a.status === 'number') return writeAnswer(req, res, a, this.closing);
+          if (answered(res)) return;
+          writeAnswer(req, res, { status: 200 }, this.closing);
+        },
+      },
+      dropped: () => {
+        if (settled) return;
+        settled = true;
+        writeAnswer(req, res, SHUTTING_DOWN, true);
+      },
+    };
+    this.submit(pending);
+  }
+
+  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
+    const p = this.queue.shift();
+    if (p) return p.tx;
+    if (this.closing) return END_OF_INPUT;
+    return new Promise((r) => (this.reader = r));
+  }
+
+  private submit(p: Pending): void {
+    const r = this.reader;
+    if (r) {
+      this.reader = undefined;
+      r(p.tx);
+    } else this.queue.push(p);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const r = this.reader;
+    this.reader = undefined;
+    r?.(END_OF_INPUT);
+    for (const p of this.queue.splice(0)) p.dropped();
+    // Requests in flight are still answered as their transactions are acked (the stream drains
+    // meanwhile, so this does not wait): the listeners stop accepting and cut what is left after
+    // the grace. The state stays registered until then: processors of requests in flight read it.
+    this.serverClosed = Promise.all([this.listener?.close(), this.controlListener?.close()]).then(async () => {
+      this.publisher?.close();
+      if (this.state) {
+        unregisterGatewayState(this.state);
+        await this.state.sessions.close().catch((err: unknown) => this.log.warn(`closing the session store: ${errorMessage(err)}`));
+      }
+    });
+  }
+
+  /** Resolves once the listeners closed every connection and the state is released (tests). */
+  async closed(): Promise<void> {
+    await this.serverClosed;
+  }
+}

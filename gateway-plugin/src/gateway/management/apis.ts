@@ -1,0 +1,173 @@
+/**
+ * `/svc/apis` and `/svc/apis/oas` (Tyk's `apiHandler` and its OAS siblings): list and get what is
+ * loaded; create, update and delete as files in `app_path`, as Tyk writes them (`<id>.json` for
+ * classic, `<id>-oas.json` for OAS, 2-space JSON). Like Tyk's, a change goes live with the next
+ * reload. A definition is checked by the same loader `app_path` is read with before it is written.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { errorMessage, type Answer, type Logger } from '@svc/engine';
+import type { ApiSpec } from '../../apis/api-spec.js';
+import { jsonAnswer } from '../answers.js';
+import type { GatewaySource } from '../gateway-source.js';
+import type { GatewayState } from '../state.js';
+import type { ManagementRequest } from './management-api.js';
+import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
+
+/** apidef's errors, as Tyk words them. */
+const API_NOT_FOUND = statusMessage(404, 'API not found');
+const CLASSIC_EXPECTED = statusMessage(400, 'this API endpoint only supports Tyk Classic APIs; please use the appropriate Tyk OAS API endpoint');
+const NOT_MIGRATED = statusMessage(400, 'the supplied API definition is in OAS format, please use the Tyk classic format for this API');
+const OAS_GET_FOR_OLD = statusMessage(400, 'the requested API definition is in Tyk classic format, please use old api endpoint');
+const INVALID_API_ID = statusMessage(400, 'Invalid API ID');
+const ID_MISMATCH = statusMessage(400, 'Request APIID does not match that in Definition! For Update operations these must match.');
+
+/** The OAS extension holding the gateway's settings. */
+const EXT = 'x-svc-api-gateway';
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The id a definition carries: `api_id` (classic) or `x-svc-api-gateway.info.id` (OAS). */
+function idOf(def: Obj, format: 'classic' | 'oas'): string {
+  if (format === 'classic') return typeof def['api_id'] === 'string' ? def['api_id'] : '';
+  const info = isObj(def[EXT]) && isObj((def[EXT] as Obj)['info']) ? ((def[EXT] as Obj)['info'] as Obj) : undefined;
+  return typeof info?.['id'] === 'string' ? info['id'] : '';
+}
+
+function setId(def: Obj, format: 'classic' | 'oas', id: string): void {
+  if (format === 'classic') def['api_id'] = id;
+  else {
+    const ext = isObj(def[EXT]) ? (def[EXT] as Obj) : (def[EXT] = {});
+    const info = isObj(ext['info']) ? (ext['info'] as Obj) : (ext['info'] = {});
+    info['id'] = id;
+  }
+}
+
+export class ApiEndpoints {
+  constructor(
+    private readonly state: GatewayState,
+    private readonly source: GatewaySource,
+    private readonly log: Logger,
+  ) {}
+
+  private appPath(): string {
+    const c = this.state.config;
+    return resolve(c.baseDir || '.', c.app_path || '.');
+  }
+
+  async handle(r: ManagementRequest, rest: string[]): Promise<Answer> {
+    const oas = rest[0] === 'oas';
+    const args = oas ? rest.slice(1) : rest;
+    if (args.length > 1) return NO_ROUTE;
+    const id = args[0] ?? '';
+    const format = oas ? 'oas' : 'classic';
+    switch (r.method) {
+      case 'GET':
+        return id ? this.get(id, oas) : this.list(oas);
+      case 'POST':
+        if (oas && id) return METHOD_NOT_SUPPORTED;
+        return this.create(r, format);
+      case 'PUT':
+        if (!id) return oas ? METHOD_NOT_SUPPORTED : statusMessage(400, 'Must specify an apiID to update');
+        return this.update(r, id, format);
+      case 'DELETE':
+        if (!id) return oas ? METHOD_NOT_SUPPORTED : statusMessage(400, 'Must specify an apiID to delete');
+        return this.remove(id);
+      default:
+        return METHOD_NOT_SUPPORTED;
+    }
+  }
+
+  private list(oas: boolean): Answer {
+    const apis = this.state.allApis().filter((a) => !oas || a.format === 'oas');
+    return jsonAnswer(
+      200,
+      apis.map((a) => a.definition),
+    );
+  }
+
+  private get(id: string, oas: boolean): Answer {
+    const api = this.state.api(id);
+    if (!api) return API_NOT_FOUND;
+    if (oas && api.format !== 'oas') return OAS_GET_FOR_OLD;
+    return jsonAnswer(200, api.definition);
+  }
+
+  /** A posted definition: a JSON object, else undefined (Tyk: "Request malformed"). */
+  private async definition(r: ManagementRequest): Promise<Obj | undefined> {
+    const def = parseJson(await r.body());
+    return isObj(def) ? def : undefined;
+  }
+
+  private async check(def: Obj, format: 'classic' | 'oas'): Promise<Answer | undefined> {
+    try {
+      await this.source.parseApi(def, format);
+      return undefined;
+    } catch (err) {
+      return statusMessage(400, `Validation of API Definition failed. Reason: ${errorMessage(err)}.`);
+    }
+  }
+
+  private async create(r: ManagementRequest, format: 'classic' | 'oas'): Promise<Answer> {
+    const d = await this.definition(r);
+    if (!d) return MALFORMED;
+    let id = idOf(d, format);
+    if (!id) setId(d, format, (id = randomUUID().replaceAll('-', '')));
+    const refused = await this.check(d, format);
+    if (refused) return refused;
+    if (!validPathComponent(id)) return INVALID_API_ID;
+    return (await this.writeFile(d, id, format)) ?? modified(id, 'added');
+  }
+
+  private async update(r: ManagementRequest, id: string, format: 'classic' | 'oas'): Promise<Answer> {
+    if (!validPathComponent(id)) return INVALID_API_ID;
+    const api = this.state.api(id);
+    if (!api) return API_NOT_FOUND;
+    if (format === 'oas' && api.format !== 'oas') return NOT_MIGRATED;
+    if (format === 'classic' && api.format === 'oas') return CLASSIC_EXPECTED;
+    const d = await this.definition(r);
+    if (!d) return MALFORMED;
+    if (idOf(d, format) !== id) {
+      // Tyk's OAS update takes the id from the path when the body has none.
+      if (format === 'oas' && idOf(d, format) === '') setId(d, format, id);
+      else return ID_MISMATCH;
+    }
+    const refused = await this.check(d, format);
+    if (refused) return refused;
+    return (await this.writeFile(d, id, format, api)) ?? modified(id, 'modified');
+  }
+
+  /** Writes `<id>.json` or `<id>-oas.json` (or over the file the API was loaded from). */
+  private async writeFile(def: Obj, id: string, format: 'classic' | 'oas', loaded?: ApiSpec): Promise<Answer | undefined> {
+    const file = loaded?.file ?? join(this.appPath(), format === 'oas' ? `${id}-oas.json` : `${id}.json`);
+    try {
+      await mkdir(this.appPath(), { recursive: true });
+      await writeFile(file, JSON.stringify(def, null, 2));
+      return undefined;
+    } catch (err) {
+      this.log.error(`Failed to create file! - ${errorMessage(err)}`);
+      return statusMessage(500, 'file object creation failed, write error');
+    }
+  }
+
+  private async remove(id: string): Promise<Answer> {
+    if (!validPathComponent(id)) return INVALID_API_ID;
+    const api = this.state.api(id);
+    if (!api) return API_NOT_FOUND;
+    const file = api.file ?? join(this.appPath(), api.format === 'oas' ? `${id}-oas.json` : `${id}.json`);
+    if (!existsSync(file)) return statusMessage(500, 'Delete failed');
+    try {
+      await rm(file);
+    } catch (err) {
+      this.log.warn(`Delete failed: ${errorMessage(err)}`);
+      return statusMessage(500, 'Delete failed');
+    }
+    return modified(id, 'deleted');
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The management API: Tyk's gateway API with `/tyk/` → `/svc/` and `x-tyk-authorization` →
+ * `x-svc-authorization`. `/hello` (health) is open, as Tyk's is; everything under `/svc/` needs
+ * the gateway's `secret` in `x-svc-authorization` (compared in constant time), else Tyk's 403.
+ * Trailing slashes are ignored (Tyk's `stripSlashes`); a known path with another method gets
+ * Tyk's 405, an unknown one gorilla/mux's 404.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Answer, Logger } from '@svc/engine';
+import { jsonAnswer } from '../answers.js';
+import type { GatewaySource } from '../gateway-source.js';
+import { readBody } from '../request-body.js';
+import type { GatewayState } from '../state.js';
+import { ApiEndpoints } from './apis.js';
+import { KeyEndpoints } from './keys.js';
+import { PolicyEndpoints } from './policies.js';
+import { METHOD_NOT_SUPPORTED, NO_ROUTE, statusMessage } from './replies.js';
+
+/** The version `/hello` reports: the Tyk release whose answers this gateway gives. */
+export const GATEWAY_VERSION = 'v5.14.0';
+/** Management request bodies are read whole: this large at most, within this long. */
+const MAX_BODY = 10 * 1024 * 1024;
+const BODY_TIMEOUT_MS = 30_000;
+
+const FORBIDDEN = statusMessage(403, 'Attempted administrative access with invalid or missing key!');
+
+/** True for the paths the management API serves. */
+export function isManagementPath(path: string): boolean {
+  return path === '/hello' || path === '/svc' || path.startsWith('/svc/');
+}
+
+/** A management request, parsed: method, path segments after `/svc`, query, body on demand. */
+export interface ManagementRequest {
+  method: string;
+  /** Segments after `/svc/`, decoded (`['keys', 'abc']`). */
+  segments: string[];
+  query: URLSearchParams;
+  body(): Promise<Buffer>;
+}
+
+function sameSecret(given: string, secret: string): boolean {
+  // Digests have one length whatever the inputs, so the comparison time says nothing of either.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(secret).digest();
+  return timingSafeEqual(a, b);
+}
+
+export class ManagementApi {
+  private readonly apis: ApiEndpoints;
+  private readonly keys: KeyEndpoints;
+  private readonly policies: PolicyEndpoints;
+
+  constructor(
+    private readonly state: GatewayState,
+    source: GatewaySource,
+    private readonly reload: () => Promise<void>,
+    private readonly log: Logger,
+  ) {
+    this.apis = new ApiEndpoints(state, source, log);
+    this.keys = new KeyEndpoints(state, source, log);
+    this.policies = new PolicyEndpoints(state, log);
+  }
+
+  async handle(req: IncomingMessage, target: { path: string; query: string }): Promise<Answer> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = target.path.replace(/\/+$/, '') || '/';
+    if (path === '/hello') {
+      if (method !== 'GET') return statusMessage(405, 'Method Not Allowed');
+      return jsonAnswer(200, { status: 'pass', version: GATEWAY_VERSION, description: 'svc GW' });
+    }
+    const secret = this.state.config.secret;
+    const given = req.headers['x-svc-authorization'];
+    // An empty secret would let a request without the header in: refused instead (Tyk compares
+    // them as they are; a gateway without a secret has no management API here).
+    if (!secret || typeof given !== 'string' || !sameSecret(given, secret)) {
+      this.log.warn('Attempted administrative access with invalid or missing key!');
+      return FORBIDDEN;
+    }
+    const r: ManagementRequest = {
+      method,
+      segments: path.split('/').slice(2),
+      query: new URLSearchParams(target.query),
+      body: () => readBody(req, MAX_BODY, BODY_TIMEOUT_MS),
+    };
+    const [head, ...rest] = r.segments;
+    switch (head) {
+      case 'reload':
+        if (rest.length > 1 || (rest.length === 1 && rest[0] !== 'group')) return NO_ROUTE;
+        if (method !== 'GET') return METHOD_NOT_SUPPORTED;
+        await this.reload();
+        return statusMessage(200, '');
+      case 'apis':
+        return this.apis.handle(r, rest);
+      case 'keys':
+        return this.keys.handle(r, rest);
+      case 'policies':
+        return this.policies.handle(r, rest);
+      default:
+        return NO_ROUTE;
+    }
+  }
+}

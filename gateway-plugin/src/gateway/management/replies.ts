@@ -1,0 +1,38 @@
+/**
+ * The management API's reply bodies, exactly as Tyk's gateway API writes them (`gateway/api.go`:
+ * `doJSONWrite` with `apiStatusMessage` and `apiModifyKeySuccess`; Go's json.Encoder, compact
+ * with a final newline, `Content-Type: application/json`).
+ */
+import type { Answer } from '@svc/engine';
+import { jsonAnswer } from '../answers.js';
+
+/** `apiOk` / `apiError`: `{"status": ..., "message": ...}`. */
+export function statusMessage(status: number, message: string, ok = status < 300): Answer {
+  return jsonAnswer(status, { status: ok ? 'ok' : 'error', message });
+}
+
+/** `apiModifyKeySuccess`: `{"key", "status": "ok", "action"[, "key_hash"]}` (key_hash omitted when empty). */
+export function modified(key: string, action: 'added' | 'modified' | 'deleted', keyHash = ''): Answer {
+  const body: Record<string, string> = { key, status: 'ok', action };
+  if (keyHash) body['key_hash'] = keyHash;
+  return jsonAnswer(200, body);
+}
+
+export const MALFORMED = statusMessage(400, 'Request malformed');
+export const METHOD_NOT_SUPPORTED = statusMessage(405, 'Method not supported');
+/** gorilla/mux's own 404 for a path under the control API that no route takes. */
+export const NO_ROUTE: Answer = { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: Buffer.from('404 page not found\n') };
+
+/** Parses a JSON body; undefined when it is not JSON (Tyk: "Request malformed"). */
+export function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** True for an id usable as a file name (Tyk's `sanitize.ValidatePathComponent`). */
+export function validPathComponent(id: string): boolean {
+  return id !== '' && id !== '.' && id !== '..' && !/[/\\\0]/.test(id);
+}
