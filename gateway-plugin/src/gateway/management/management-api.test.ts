@@ -1,0 +1,204 @@
+/**
+ * The management API over real loopback HTTP, against Tyk's bodies (gateway/api.go at v5.14.0):
+ * the secret, /hello, keys, APIs written to app_path and going live on reload, policies.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { END_OF_INPUT } from '@svc/engine';
+import { ApiGatewayInput } from '../api-gateway-input.js';
+import { gatewayState } from '../state.js';
+import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, type Reply } from '../test-support.js';
+
+const SECRET = 'test-secret';
+const AUTH = { 'x-svc-authorization': SECRET };
+
+function json(r: Reply): unknown {
+  return JSON.parse(r.body);
+}
+
+describe('management API', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-mgmt-'));
+  let port: number;
+  let input: ApiGatewayInput;
+  let source: FakeSource;
+
+  const conf = (more = {}) => ({
+    conf: join(dir, 'svc.conf'),
+    max_body_size: 1024,
+    body_timeout: '2s',
+    headers_timeout: '2s',
+    request_timeout: '10s',
+    max_header_size: 16384,
+    close_grace: '1s',
+    ...more,
+  });
+
+  before(async () => {
+    port = await freePort();
+    source = new FakeSource(
+      gatewayConfig(port, {
+        app_path: join(dir, 'apps'),
+        policies: { policy_source: 'file', policy_record_name: '', policy_path: join(dir, 'policies'), policy_connection_string: '' },
+      }),
+      [apiSpec('a1', '/a1', { file: join(dir, 'apps', 'a1.json') })],
+    );
+    input = new ApiGatewayInput(conf(), componentContext('mgmt'), source);
+    await input.connect();
+    void (async () => {
+      for (;;) {
+        const tx = await input.read();
+        if (tx === END_OF_INPUT) return;
+        tx.ack();
+      }
+    })();
+  });
+
+  after(async () => {
+    await input.close();
+    await input.closed();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses /svc/ without the secret, or with a wrong one, with Tyk's 403", async () => {
+    for (const headers of [{}, { 'x-svc-authorization': 'wrong' }, { 'x-svc-authorization': SECRET + 'x' }] as Array<Record<string, string>>) {
+      const r = await call(port, 'GET', '/svc/apis', { headers });
+      assert.equal(r.status, 403);
+      assert.equal(r.body, '{"status":"error","message":"Attempted administrative access with invalid or missing key!"}\n');
+      assert.equal(r.headers['content-type'], 'application/json');
+    }
+  });
+
+  it('/hello answers without the secret', async () => {
+    const r = await call(port, 'GET', '/hello');
+    assert.equal(r.status, 200);
+    assert.deepEqual(json(r), { status: 'pass', version: 'v5.14.0', description: 'svc GW' });
+  });
+
+  it('keys: create (named and generated), get, update, list, delete, with Tyk bodies', async () => {
+    const session = { rate: 10, per: 60, allowance: 10, access_rights: { a1: { api_id: 'a1', api_name: 'a1', versions: ['Default'] } }, org_id: 'org1' };
+    const created = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: JSON.stringify(session) });
+    assert.equal(created.status, 200);
+    const c = json(created) as { key: string; status: string; action: string };
+    assert.match(c.key, /^org1[0-9a-f]{32}$/);
+    assert.equal(created.body, `{"key":"${c.key}","status":"ok","action":"added"}\n`);
+    // The state has it at once (the store the auth processor reads).
+    assert.deepEqual(await gatewayState(input.name)!.sessions.get(c.key), session);
+
+    const named = await call(port, 'POST', '/svc/keys/mykey123', { headers: AUTH, body: JSON.stringify(session) });
+    assert.equal(named.body, '{"key":"org1mykey123","status":"ok","action":"added"}\n');
+    const got = await call(port, 'GET', '/svc/keys/org1mykey123', { headers: AUTH });
+    assert.deepEqual(json(got), session);
+    const upd = await call(port, 'PUT', '/svc/keys/org1mykey123', { headers: AUTH, body: JSON.stringify({ ...session, rate: 5 }) });
+    assert.equal(upd.body, '{"key":"org1mykey123","status":"ok","action":"modified"}\n');
+    const list = json(await call(port, 'GET', '/svc/keys', { headers: AUTH })) as { keys: string[] };
+    assert.deepEqual(list.keys.sort(), [c.key, 'org1mykey123'].sort());
+    const del = await call(port, 'DELETE', '/svc/keys/org1mykey123', { headers: AUTH });
+    assert.equal(del.body, '{"key":"org1mykey123","status":"ok","action":"deleted"}\n');
+    const gone = await call(port, 'GET', '/svc/keys/org1mykey123', { headers: AUTH });
+    assert.equal(gone.status, 404);
+    assert.equal(gone.body, '{"status":"error","message":"Key not found"}\n');
+    const delAgain = await call(port, 'DELETE', '/svc/keys/org1mykey123', { headers: AUTH });
+    assert.equal(delAgain.status, 404);
+    assert.equal(delAgain.body, '{"status":"error","message":"There is no such key found"}\n');
+    const putMissing = await call(port, 'PUT', '/svc/keys/nope', { headers: AUTH, body: '{}' });
+    assert.equal(putMissing.body, '{"status":"error","message":"Key is not found"}\n');
+    const noRights = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: '{}' });
+    assert.equal(noRights.status, 400);
+    assert.equal(noRights.body, '{"status":"error","message":"Failed to create key, keys must have at least one Access Rights record set."}\n');
+    const malformed = await call(port, 'POST', '/svc/keys', { headers: AUTH, body: '{nope' });
+    assert.equal(malformed.status, 400);
+    assert.equal(malformed.body, '{"status":"error","message":"Request malformed"}\n');
+  });
+
+  it('APIs: created as files in app_path, live after /svc/reload; get, update, delete', async () => {
+    const def = { api_id: 'new1', name: 'New', active: true, proxy: { listen_path: '/new1', target_url: 'http://127.0.0.1:9' } };
+    const r = await call(port, 'POST', '/svc/apis', { headers: AUTH, body: JSON.stringify(def) });
+    assert.equal(r.body, '{"key":"new1","status":"ok","action":"added"}\n');
+    const file = join(dir, 'apps', 'new1.json');
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), def);
+    assert.equal(readFileSync(file, 'utf8'), JSON.stringify(def, null, 2));
+    // Not live until a reload, as Tyk.
+    assert.equal((await call(port, 'GET', '/new1/x')).status, 404);
+    source.apis = [...source.apis, apiSpec('new1', '/new1', { definition: def, file })];
+    const reload = await call(port, 'GET', '/svc/reload', { headers: AUTH });
+    assert.equal(reload.body, '{"status":"ok","message":""}\n');
+    assert.equal((await call(port, 'GET', '/new1/x')).status, 200);
+    assert.deepEqual(json(await call(port, 'GET', '/svc/apis/new1', { headers: AUTH })), def);
+    const all = json(await call(port, 'GET', '/svc/apis', { headers: AUTH })) as Array<{ api_id: string }>;
+    assert.deepEqual(all.map((a) => a.api_id).sort(), ['a1', 'new1']);
+
+    const missing = await call(port, 'GET', '/svc/apis/none', { headers: AUTH });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body, '{"status":"error","message":"API not found"}\n');
+    const mismatch = await call(port, 'PUT', '/svc/apis/new1', { headers: AUTH, body: JSON.stringify({ ...def, api_id: 'other' }) });
+    assert.equal(mismatch.body, '{"status":"error","message":"Request APIID does not match that in Definition! For Update operations these must match."}\n');
+    const invalid = await call(port, 'POST', '/svc/apis', { headers: AUTH, body: JSON.stringify({ api_id: 'bad' }) });
+    assert.equal(invalid.status, 400);
+    assert.equal(invalid.body, '{"status":"error","message":"Validation of API Definition failed. Reason: proxy.listen_path: required."}\n');
+    const upd = await call(port, 'PUT', '/svc/apis/new1', { headers: AUTH, body: JSON.stringify({ ...def, name: 'Renamed' }) });
+    assert.equal(upd.body, '{"key":"new1","status":"ok","action":"modified"}\n');
+    assert.equal(JSON.parse(readFileSync(file, 'utf8')).name, 'Renamed');
+    const oasOfClassic = await call(port, 'GET', '/svc/apis/oas/new1', { headers: AUTH });
+    assert.equal(oasOfClassic.body, '{"status":"error","message":"the requested API definition is in Tyk classic format, please use old api endpoint"}\n');
+    const del = await call(port, 'DELETE', '/svc/apis/new1', { headers: AUTH });
+    assert.equal(del.body, '{"key":"new1","status":"ok","action":"deleted"}\n');
+    assert.equal(existsSync(file), false);
+  });
+
+  it('policies: written to policy_path, listed from the state', async () => {
+    const pol = { id: 'p1', rate: 100, per: 1, access_rights: {} };
+    const r = await call(port, 'POST', '/svc/policies', { headers: AUTH, body: JSON.stringify(pol) });
+    assert.equal(r.body, '{"key":"p1","status":"ok","action":"added"}\n');
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'policies', 'p1.json'), 'utf8')), pol);
+    const missing = await call(port, 'GET', '/svc/policies/p1', { headers: AUTH });
+    assert.equal(missing.body, '{"status":"error","message":"Policy not found"}\n');
+    source.policies = [pol];
+    await call(port, 'GET', '/svc/reload/group', { headers: AUTH });
+    assert.deepEqual(json(await call(port, 'GET', '/svc/policies/p1', { headers: AUTH })), pol);
+    const noId = await call(port, 'POST', '/svc/policies', { headers: AUTH, body: '{}' });
+    assert.equal(noId.body, '{"status":"error","message":"Unable to create policy without id."}\n');
+    const del = await call(port, 'DELETE', '/svc/policies/p1', { headers: AUTH });
+    assert.equal(del.body, '{"key":"p1","status":"ok","action":"deleted"}\n');
+  });
+
+  it("unknown routes and methods: gorilla/mux's 404 and Tyk's 405", async () => {
+    const r = await call(port, 'GET', '/svc/nothing', { headers: AUTH });
+    assert.equal(r.status, 404);
+    assert.equal(r.body, '404 page not found\n');
+    const m = await call(port, 'PATCH', '/svc/keys', { headers: AUTH });
+    assert.equal(m.status, 405);
+    assert.equal(m.body, '{"status":"error","message":"Method not supported"}\n');
+  });
+});
+
+describe('management API on control_api_port', () => {
+  it('serves on its own port; the gateway port no longer serves /svc/', async () => {
+    const port = await freePort();
+    const control = await freePort();
+    const input = new ApiGatewayInput(
+      {
+        conf: '/tmp/x/svc.conf',
+        max_body_size: 1024,
+        body_timeout: '2s',
+        headers_timeout: '2s',
+        request_timeout: '10s',
+        max_header_size: 16384,
+        close_grace: '1s',
+      },
+      componentContext('control'),
+      new FakeSource(gatewayConfig(port, { control_api_port: control }), [apiSpec('a', '/a')]),
+    );
+    await input.connect();
+    try {
+      assert.equal((await call(control, 'GET', '/svc/apis', { headers: AUTH })).status, 200);
+      assert.equal((await call(control, 'GET', '/a/x')).status, 404);
+      assert.equal((await call(port, 'GET', '/svc/apis', { headers: AUTH })).body, 'Not Found');
+    } finally {
+      await input.close();
+      await input.closed();
+    }
+  });
+});
