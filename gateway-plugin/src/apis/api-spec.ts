@@ -90,6 +90,11 @@ export interface ApiSpec {
   stripListenPath: boolean;
   /** The upstream URL (`proxy.target_url`, `upstream.url`). */
   targetUrl: string;
+  /**
+   * `proxy.preserve_host_header` (OAS `upstream.preserveHostHeader.enabled`): the upstream gets
+   * the client's Host instead of the target's. Absent = false, Tyk's default.
+   */
+  preserveHostHeader?: boolean;
 
   /** `use_keyless` (no authentication at all). */
   keyless: boolean;

@@ -1,0 +1,219 @@
+/**
+ * The `gateway_proxy` output: sends each gateway request to its API's upstream and streams the
+ * upstream's answer back to the client, as Tyk's reverse proxy does. A write resolves once every
+ * message's answer is sent (or its client left); it rejects only for a message that did not come
+ * from the `api_gateway` input (no live exchange to answer). An upstream that is down, hangs or
+ * speaks garbage gets the client Tyk's 502 / 504 answer, which is a delivered answer, not a nack:
+ * a resend could repeat a non-idempotent request.
+ *
+ * The hot path: one undici Pool per upstream origin (kept), targets parsed once per API, one
+ * headers object and one dispatch handler per request, bodies streamed both ways.
+ */
+import type * as Undici from 'undici';
+import {
+  ErrorCode,
+  SvcError,
+  ThrottledLog,
+  errorMessage,
+  f,
+  injectTraceHeaders,
+  metricsFor,
+  parseDuration,
+  registerOutput,
+  type Batch,
+  type ComponentContext,
+  type Infer,
+  type Message,
+  type Output,
+} from '@svc/engine';
+import type { ApiSpec } from '../apis/api-spec.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from '../gateway/request.js';
+import { gatewayState } from '../gateway/state.js';
+import { connectionNamed, isHopHeader } from './hop-headers.js';
+import { PROXY_FAILED, ProxyExchange, type UpstreamFailure } from './proxy-exchange.js';
+import { ProxyMetrics } from './proxy-metrics.js';
+import { UpstreamPools } from './upstream-pools.js';
+import { Targets } from './upstream-url.js';
+
+export const gatewayProxySpec = f.object({
+  timeout: f
+    .duration()
+    .default('30s')
+    .describe(
+      "How long to wait for a connection to the upstream and then for its response headers (Tyk's `proxy_default_timeout`, 30 s). Past it the client gets 504 (no headers) or 502 (no connection). `0s`: no limit.",
+    ),
+  max_connections: f
+    .int()
+    .default(256)
+    .validate((n) => (n >= 1 ? undefined : 'max_connections must be at least 1'))
+    .describe('The most connections open to one upstream origin at once; further requests wait for a free one.'),
+  keep_alive_timeout: f
+    .duration()
+    .default('30s')
+    .describe('How long an idle upstream connection is kept for the next request, when the upstream does not say (its `Keep-Alive: timeout=N` hint wins).'),
+});
+
+export type GatewayProxyConfig = Infer<typeof gatewayProxySpec>;
+
+/** Request headers the proxy sets itself, or must not pass on (undici refuses `expect`; Node answered `100-continue`). */
+const SET_HERE = new Set(['host', 'x-forwarded-for', 'expect', 'content-length']);
+
+export class GatewayProxyOutput implements Output {
+  private readonly pools: UpstreamPools;
+  private readonly targets = new Targets();
+  private readonly metrics: ProxyMetrics;
+  private readonly log: ThrottledLog;
+  private readonly failed: UpstreamFailure;
+
+  constructor(undici: typeof Undici, conf: GatewayProxyConfig, ctx: ComponentContext) {
+    this.pools = new UpstreamPools(undici, {
+      connections: conf.max_connections,
+      timeoutMs: parseDuration(conf.timeout),
+      keepAliveMs: parseDuration(conf.keep_alive_timeout),
+    });
+    this.metrics = new ProxyMetrics(metricsFor(ctx));
+    this.log = new ThrottledLog(ctx.logger, 10_000, 5);
+    // The origin, never the full target: a target URL may carry credentials.
+    this.failed = (apiId, origin, err) => this.log.warn(`proxy error: API ${apiId}, upstream ${origin}: ${errorMessage(err)}`);
+  }
+
+  async write(batch: Batch): Promise<void> {
+    if (batch.length === 1) {
+      const p = this.proxy(batch[0]!);
+      if (p !== undefined) await p;
+      return;
+    }
+    const running: Promise<void>[] = [];
+    let missing = 0;
+    for (const msg of batch) {
+      try {
+        const p = this.proxy(msg);
+        if (p !== undefined) running.push(p);
+      } catch {
+        missing++;
+      }
+    }
+    await Promise.all(running);
+    if (missing > 0) throw notFromGateway(missing);
+  }
+
+  /** Proxies one message; undefined when there is nothing to wait for (already answered). */
+  private proxy(msg: Message): Promise<void> | undefined {
+    const exchange = msg.hasCtx() ? msg.ctx.get(LIVE_EXCHANGE) : undefined;
+    const req = exchange && msg.ctx.get(GATEWAY_REQUEST);
+    if (!exchange || !req) throw notFromGateway(1);
+    const res = exchange.res;
+    // Answered already (a processor refused it, the input timed it out) or its client is gone.
+    if (res.headersSent || res.destroyed) return undefined;
+
+    const api = gatewayState(req.gateway)?.api(req.apiId);
+    let origin = '(none)';
+    let handler: ProxyExchange | undefined;
+    try {
+      if (api === undefined) throw new Error(`API ${req.apiId} is not loaded in gateway ${req.gateway} (removed by a reload?)`);
+      const at = this.targets.locate(req, api.targetUrl);
+      origin = at.target.origin;
+      const pool = this.pools.get(origin);
+      const headers = this.headers(req, api, at.target.host, exchange);
+      const content = msg.content;
+      let body: LiveExchange['req'] | Buffer | undefined;
+      if (content.length > 0) {
+        // The input read the body for a rule: it is the message now (a processor may have changed it).
+        headers['content-length'] = String(content.length);
+        body = content;
+      } else {
+        // Streamed from the client as it arrives, framed as the client framed it.
+        const live = exchange.req.headers;
+        if (live['transfer-encoding'] !== undefined) body = exchange.req;
+        else if (live['content-length'] !== undefined) {
+          headers['content-length'] = live['content-length'];
+          if (live['content-length'] !== '0') body = exchange.req;
+        }
+      }
+      injectTraceHeaders(msg, headers);
+      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed);
+      // undici reports a request it refuses (a bad header value) through the handler: a 502.
+      pool.dispatch({ path: at.path, method: req.method as Undici.Dispatcher.HttpMethod, headers, body }, handler);
+    } catch (err) {
+      // No upstream to send to (a bad URL, an API gone, the proxy closing): Tyk's proxy error.
+      this.failed(req.apiId, origin, err as Error);
+      handler ??= new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed);
+      if (!res.headersSent) handler.answer(502, PROXY_FAILED);
+    }
+    return handler.done;
+  }
+
+  /**
+   * The upstream request's headers: the request's (as processors left them) without hop-by-hop
+   * ones, Host as Tyk sets it (the target's, or the client's with `preserve_host_header`), and
+   * `X-Forwarded-For` / `X-Forwarded-Proto`.
+   */
+  private headers(req: GatewayRequest, api: ApiSpec, targetHost: string, exchange: LiveExchange): Record<string, string | string[]> {
+    const src = req.headers;
+    const named = connectionNamed(src.connection);
+    const out: Record<string, string | string[]> = {};
+    for (const name in src) {
+      const v = src[name];
+      if (v === undefined || SET_HERE.has(name) || isHopHeader(name, v) || (named !== undefined && named.has(name))) continue;
+      out[name] = v;
+    }
+    const clientHost = src.host ?? exchange.req.headers.host;
+    out.host = api.preserveHostHeader && typeof clientHost === 'string' ? clientHost : targetHost;
+    // Tyk's requestIPHops: earlier hops kept, comma and space, then the client's address.
+    const ip = clientIp(req.remoteAddress);
+    const prior = src['x-forwarded-for'];
+    if (prior === undefined) out['x-forwarded-for'] = ip;
+    else out['x-forwarded-for'] = `${Array.isArray(prior) ? prior.join(', ') : prior}, ${ip}`;
+    // A proxy in front of the gateway said how the client connected: kept, as Tyk does.
+    if (src['x-forwarded-proto'] === undefined) out['x-forwarded-proto'] = req.tls ? 'https' : 'http';
+    return out;
+  }
+
+  close(): Promise<void> {
+    return this.pools.close();
+  }
+}
+
+/** An IPv4 client seen on a dual-stack socket (`::ffff:10.0.0.1`) as Go reports it: `10.0.0.1`. */
+function clientIp(address: string): string {
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+function notFromGateway(count: number): SvcError {
+  return new SvcError(
+    ErrorCode.Write,
+    `gateway_proxy: ${count === 1 ? 'a message has' : `${count} messages have`} no gateway request to answer: ` +
+      'gateway_proxy proxies the requests of the api_gateway input; make api_gateway the input of this stream, or use another output',
+  );
+}
+
+registerOutput('gateway_proxy', {
+  summary: "Proxies gateway requests to their API's upstream and streams the answer back, as Tyk's reverse proxy.",
+  description: [
+    "Each request of the `api_gateway` input goes to its API's `target_url` (the request's path, listen path",
+    "stripped when `strip_listen_path`, joined with one slash; the target's query, then the request's), or to",
+    'the full URL a rewrite gave. Hop-by-hop headers are removed both ways, `X-Forwarded-For` gets the client',
+    "address appended, `X-Forwarded-Proto` is set when absent, Host is the target's (the client's with",
+    '`preserve_host_header`), and the trace context is forwarded. Bodies stream both ways with back-pressure;',
+    'a body the input read for a rule is sent from the message.',
+    '',
+    'Connections are kept alive, one pool per upstream origin (`max_connections` each). An upstream that',
+    "refuses, resets or sends garbage before answering gets the client Tyk's 502 body",
+    '(`There was a problem proxying the request`); no response headers within `timeout`: 504',
+    '(`Upstream service reached hard timeout.`). An upstream that stops mid-body ends the client connection.',
+    'A client that leaves aborts its upstream request. Metrics: `gateway_requests` (by `api_id`, `code`) and',
+    '`gateway_latency` (by `api_id`).',
+  ].join('\n'),
+  config: gatewayProxySpec,
+  examples: [
+    `output:
+  gateway_proxy:
+    timeout: 30s
+    max_connections: 256`,
+  ],
+  factory: async (conf, ctx) => {
+    // undici loads when a gateway is built, not with every engine start.
+    const undici = await import('undici');
+    return new GatewayProxyOutput(undici, conf, ctx);
+  },
+});

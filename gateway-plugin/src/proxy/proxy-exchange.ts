@@ -1,0 +1,130 @@
+/**
+ * One proxied request: the undici dispatch handler that writes the upstream's answer straight
+ * into the client's response. Invariant: {@link ProxyExchange.done} resolves exactly once, when
+ * the client's response has closed — the answer sent whole, or the client gone — never before,
+ * and never with an error: a failed upstream is an answer (502, 504 with Tyk's bodies), not a
+ * failed write, because a nack would make the runtime send a possibly non-idempotent request
+ * again.
+ *
+ * - Status and headers (hop-by-hop ones removed) go out as they arrive; body chunks are written
+ *   as undici reads them, and when the client reads slower than the upstream sends, the upstream
+ *   is paused until the response drains (back-pressure, nothing buffered here).
+ * - The client goes away: the upstream request is aborted (counted as Tyk's 499).
+ * - The upstream fails before its headers: 504 on a header timeout, else 502. After its headers
+ *   (it stopped mid-body): the client's connection is ended, as the answer cannot change now.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { tykError } from '../gateway/errors.js';
+import { connectionNamed, isHopHeader } from './hop-headers.js';
+import type { ProxyMetrics } from './proxy-metrics.js';
+
+/** Tyk's wording (gateway/reverse_proxy.go, v5.14.0). */
+export const PROXY_FAILED = 'There was a problem proxying the request';
+export const UPSTREAM_TIMEOUT = 'Upstream service reached hard timeout.';
+/** Tyk's status for a request its client abandoned ("Client closed request"). */
+const CLIENT_CLOSED = 499;
+
+/** What an exchange reports when its upstream failed (for a throttled log line). */
+export type UpstreamFailure = (apiId: string, origin: string, err: Error) => void;
+
+class ClientGoneError extends Error {
+  constructor() {
+    super('the client closed its connection');
+    this.name = 'ClientGoneError';
+  }
+}
+const CLIENT_GONE = new ClientGoneError();
+
+export class ProxyExchange implements Dispatcher.DispatchHandler {
+  /** Resolves once the client's response has closed. */
+  readonly done: Promise<void>;
+  private resolve!: () => void;
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private closed = false;
+  private readonly onClose = (): void => this.closeNow();
+  private onDrain: (() => void) | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly apiId: string,
+    private readonly origin: string,
+    private readonly started: bigint,
+    private readonly metrics: ProxyMetrics,
+    private readonly failed: UpstreamFailure,
+  ) {
+    this.done = new Promise<void>((r) => (this.resolve = r));
+    res.once('close', this.onClose);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // The client left while the request waited for a connection.
+    if (this.closed) controller.abort(CLIENT_GONE);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200 || this.closed) return;
+    const named = connectionNamed(headers.connection);
+    for (const name in headers) {
+      if (isHopHeader(name, headers[name]) || (named !== undefined && named.has(name))) delete headers[name];
+    }
+    this.status = statusCode;
+    try {
+      this.res.writeHead(statusCode, headers as Record<string, string | string[]>);
+    } catch (err) {
+      // A header Node refuses to send (a control character): the upstream's answer cannot be relayed.
+      this.status = 0;
+      controller.abort(err as Error);
+    }
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.closed) return;
+    if (!this.res.write(chunk)) {
+      controller.pause();
+      this.res.once('drain', (this.onDrain ??= () => controller.resume()));
+    }
+  }
+
+  onResponseEnd(): void {
+    if (!this.closed) this.res.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.closed || err === CLIENT_GONE) return;
+    if (this.res.headersSent) {
+      // Mid-body: the status is out, so the only honest signal left is a cut connection.
+      this.res.destroy();
+      return;
+    }
+    this.failed(this.apiId, this.origin, err);
+    const code = (err as { code?: string }).code;
+    this.answer(code === 'UND_ERR_HEADERS_TIMEOUT' ? 504 : 502, code === 'UND_ERR_HEADERS_TIMEOUT' ? UPSTREAM_TIMEOUT : PROXY_FAILED);
+  }
+
+  /** Answers without the upstream (it failed, or the request could not be sent). */
+  answer(status: number, message: string): void {
+    const a = tykError(status, message);
+    this.status = status;
+    const res = this.res;
+    res.statusCode = status;
+    for (const name in a.headers) res.setHeader(name, a.headers[name]!);
+    // end() with the whole body sets Content-Length.
+    res.end(a.body);
+  }
+
+  private closeNow(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.res.writableFinished) {
+      // Gone before the status went out: Tyk's 499; after, the status sent stands.
+      if (!this.res.headersSent) this.status = CLIENT_CLOSED;
+      this.controller?.abort(CLIENT_GONE);
+    }
+    if (this.onDrain) this.res.off('drain', this.onDrain);
+    this.metrics.record(this.apiId, this.status, Number(process.hrtime.bigint() - this.started) / 1e9);
+    this.resolve();
+  }
+}
