@@ -3,6 +3,8 @@
  * `gateway_proxy` output. Importing this module registers them through @svc/engine's public
  * plugin API; the engine loads it as a built-in.
  */
+import './gateway/index.js';
 import './proxy/index.js';
+import './auth/index.js';
 
 export {};
