@@ -23,6 +23,4 @@ export interface GatewaySource {
   /** Checks a definition posted to the management API; throws with the reason when it is broken. */
   parseApi(definition: unknown, format: 'classic' | 'oas'): Promise<ApiSpec>;
   createSessions(config: GatewayConfig): Promise<SessionStore>;
-  /** Tyk's `storage.HashKey`: the key as stored when `hash_keys` is on. */
-  hashKey(key: string, config: GatewayConfig): string;
 }

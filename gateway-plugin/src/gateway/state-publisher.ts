@@ -20,7 +20,13 @@ export class SyncedSessionStore implements SessionStore {
   /** Set by the publisher; called after each write with what was written. */
   onWrite: ((keyId: string, session: SessionState | null, ttl: number) => number) | undefined;
 
-  constructor(readonly inner: SessionStore) {}
+  /** The session now, without a promise, when the inner store can (memory): `gateway_auth`'s hot path. */
+  readonly read?: (keyId: string) => SessionState | undefined;
+
+  constructor(readonly inner: SessionStore) {
+    const read = (inner as { read?: (keyId: string) => SessionState | undefined }).read;
+    if (typeof read === 'function') this.read = (keyId) => read.call(inner, keyId);
+  }
 
   get(keyId: string): Promise<SessionState | undefined> {
     return this.inner.get(keyId);

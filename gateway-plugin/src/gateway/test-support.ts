@@ -3,7 +3,6 @@
  * HTTP calls over loopback that read the whole answer.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { ApiSpec } from '../apis/api-spec.js';
@@ -155,9 +154,5 @@ export class FakeSource implements GatewaySource {
 
   createSessions(): Promise<SessionStore> {
     return Promise.resolve(new MemorySessionStore());
-  }
-
-  hashKey(key: string): string {
-    return createHash('sha256').update(key).digest('hex');
   }
 }

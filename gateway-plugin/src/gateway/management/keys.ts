@@ -3,28 +3,16 @@
  * gateway's session store, which publishes each write to every thread before the answer goes out.
  * Keys are made as Tyk makes them (`generateToken`: `org_id` + a UUID's hex, or with
  * `hash_key_function` set the base64 JSON token `{"org":..,"id":..,"h":..}`) and stored under
- * their hash when `hash_keys` is on (the hash is the session module's, through the source).
+ * their hash when `hash_keys` is on (`sessions/key-hash.ts`, which `gateway_auth` looks keys up with).
  */
 import { randomUUID } from 'node:crypto';
+import { generateToken, hashKey, storeKeyCandidates } from '../../sessions/key-hash.js';
 import type { Answer, Logger } from '@svc/engine';
 import { jsonAnswer } from '../answers.js';
-import type { GatewaySource } from '../gateway-source.js';
 import type { SessionState } from '../../sessions/session.js';
 import type { GatewayState } from '../state.js';
 import type { ManagementRequest } from './management-api.js';
 import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, modified, parseJson, statusMessage } from './replies.js';
-
-/** Tyk's hash functions; another name in `hash_key_function` falls back to murmur64. */
-const HASH_FUNCTIONS = new Set(['murmur32', 'murmur64', 'murmur128', 'sha256']);
-
-/** Tyk's `storage.GenerateToken`. */
-export function generateToken(orgId: string, keyId: string, hashKeyFunction: string): string {
-  keyId = keyId.startsWith(orgId) ? keyId.slice(orgId.length) : keyId;
-  if (!keyId) keyId = randomUUID().replaceAll('-', '');
-  if (!hashKeyFunction) return orgId + keyId;
-  const h = HASH_FUNCTIONS.has(hashKeyFunction) ? hashKeyFunction : 'murmur64';
-  return Buffer.from(JSON.stringify({ org: orgId, id: keyId, h })).toString('base64');
-}
 
 function isSession(v: unknown): v is SessionState {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -33,13 +21,23 @@ function isSession(v: unknown): v is SessionState {
 export class KeyEndpoints {
   constructor(
     private readonly state: GatewayState,
-    private readonly source: GatewaySource,
     private readonly log: Logger,
   ) {}
 
-  /** The id a key is stored under: its hash when `hash_keys`, unless the caller gave the hash. */
-  private storeId(key: string, isHashed: boolean): string {
-    return this.state.config.hash_keys && !isHashed ? this.source.hashKey(key, this.state.config) : key;
+  /** The id a new key is stored under: its hash when `hash_keys`. */
+  private storeId(key: string): string {
+    return hashKey(key, this.state.config.hash_keys);
+  }
+
+  /**
+   * The stored name of an existing key, found as Tyk's `SessionDetail` finds it (the key as given,
+   * or in `org_id`'s format; hashed when `hash_keys`), or the hash itself with `?hashed=1`.
+   */
+  private async find(key: string, isHashed: boolean, orgId: string): Promise<string | undefined> {
+    const c = this.state.config;
+    const names = isHashed ? [key] : storeKeyCandidates(key, orgId, c.hash_key_function, c.hash_keys);
+    for (const n of names) if ((await this.state.sessions.get(n)) !== undefined) return n;
+    return undefined;
   }
 
   async handle(r: ManagementRequest, rest: string[]): Promise<Answer> {
@@ -47,14 +45,15 @@ export class KeyEndpoints {
     if (rest[0] === 'create') return r.method === 'POST' ? this.createGenerated(r) : METHOD_NOT_SUPPORTED;
     const key = rest[0] ?? '';
     const isHashed = (r.query.get('hashed') ?? '') !== '';
+    const orgId = r.query.get('org_id') ?? '';
     switch (r.method) {
       case 'GET':
-        return key ? this.get(key, isHashed) : this.list();
+        return key ? this.get(key, isHashed, orgId) : this.list();
       case 'POST':
       case 'PUT':
         return this.addOrUpdate(r, key, isHashed);
       case 'DELETE':
-        return this.remove(key, isHashed);
+        return this.remove(key, isHashed, orgId);
       default:
         return METHOD_NOT_SUPPORTED;
     }
@@ -65,9 +64,10 @@ export class KeyEndpoints {
     return jsonAnswer(200, { keys: await this.state.sessions.keys() });
   }
 
-  private async get(key: string, isHashed: boolean): Promise<Answer> {
+  private async get(key: string, isHashed: boolean, orgId: string): Promise<Answer> {
     if (isHashed && !this.state.config.hash_keys) return statusMessage(400, 'Key requested by hash but key hashing is not enabled');
-    const s = await this.state.sessions.get(this.storeId(key, isHashed));
+    const name = await this.find(key, isHashed, orgId);
+    const s = name === undefined ? undefined : await this.state.sessions.get(name);
     return s ? jsonAnswer(200, s) : statusMessage(404, 'Key not found');
   }
 
@@ -77,15 +77,17 @@ export class KeyEndpoints {
     if (!isSession(session)) return MALFORMED;
     const org = typeof session.org_id === 'string' ? session.org_id : '';
     const c = this.state.config;
-    let name = key;
     if (r.method === 'PUT') {
-      if (!key) return statusMessage(404, 'Key is not found');
-      if ((await this.state.sessions.get(this.storeId(key, isHashed))) === undefined) return statusMessage(404, 'Key is not found');
-    } else name = generateToken(org, key, c.hash_key_function);
-    await this.state.sessions.set(this.storeId(name, r.method === 'PUT' && isHashed), session);
-    this.log.info(r.method === 'POST' ? 'Key added.' : 'Key modified.');
-    const hash = c.hash_keys && r.method === 'POST' ? (isHashed ? name : this.source.hashKey(name, c)) : '';
-    return modified(name, r.method === 'POST' ? 'added' : 'modified', hash);
+      const stored = key ? await this.find(key, isHashed, org) : undefined;
+      if (stored === undefined) return statusMessage(404, 'Key is not found');
+      await this.state.sessions.set(stored, session);
+      this.log.info('Key modified.');
+      return modified(key, 'modified');
+    }
+    const name = generateToken(org, key || randomUUID().replaceAll('-', ''), c.hash_key_function);
+    await this.state.sessions.set(this.storeId(name), session);
+    this.log.info('Key added.');
+    return modified(name, 'added', c.hash_keys ? hashKey(name, true) : '');
   }
 
   /** Tyk's `createKeyHandler`: a generated key. */
@@ -98,15 +100,15 @@ export class KeyEndpoints {
       return statusMessage(400, 'Failed to create key, keys must have at least one Access Rights record set.');
     }
     const org = typeof session.org_id === 'string' ? session.org_id : '';
-    const key = generateToken(org, '', c.hash_key_function);
-    await this.state.sessions.set(this.storeId(key, false), session);
+    const key = generateToken(org, randomUUID().replaceAll('-', ''), c.hash_key_function);
+    await this.state.sessions.set(this.storeId(key), session);
     this.log.info('Key generated.');
-    return modified(key, 'added', c.hash_keys ? this.source.hashKey(key, c) : '');
+    return modified(key, 'added', c.hash_keys ? hashKey(key, true) : '');
   }
 
-  private async remove(key: string, isHashed: boolean): Promise<Answer> {
-    const removed = key ? await this.state.sessions.delete(this.storeId(key, isHashed)) : false;
-    if (!removed) return statusMessage(404, 'There is no such key found');
+  private async remove(key: string, isHashed: boolean, orgId: string): Promise<Answer> {
+    const name = key ? await this.find(key, isHashed, orgId) : undefined;
+    if (name === undefined || !(await this.state.sessions.delete(name))) return statusMessage(404, 'There is no such key found');
     this.log.info('Deleted key.');
     return modified(key, 'deleted');
   }

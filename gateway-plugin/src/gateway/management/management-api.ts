@@ -58,7 +58,7 @@ export class ManagementApi {
     private readonly log: Logger,
   ) {
     this.apis = new ApiEndpoints(state, source, log);
-    this.keys = new KeyEndpoints(state, source, log);
+    this.keys = new KeyEndpoints(state, log);
     this.policies = new PolicyEndpoints(state, log);
   }
 
