@@ -7,7 +7,7 @@
 import { answerMessage, f, registerProcessor, type Batch, type Message, type Processor } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { tykError } from '../gateway/errors.js';
-import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/request.js';
 import { gatewayState, type GatewayState } from '../gateway/state.js';
 import { checkSession } from '../sessions/access-check.js';
 import { readCredential, stripBearer, stripCredential } from './credential.js';
@@ -54,7 +54,9 @@ export class GatewayAuth implements Processor {
       }
       const waiting = state.atLeast(req.version);
       if (waiting !== undefined) await waiting;
-      const api = state.api(req.apiId);
+      // On the main thread, the API the request was routed to (a reload meanwhile does not
+      // change a request in flight); on a worker, the replica's.
+      const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
       if (api === undefined) {
         answerMessage(msg, tykError(404, 'Not Found'));
         return;

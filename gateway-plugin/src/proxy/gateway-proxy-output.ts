@@ -106,7 +106,8 @@ export class GatewayProxyOutput implements Output {
     // Answered already (a processor refused it, the input timed it out) or its client is gone.
     if (res.headersSent || res.destroyed) return undefined;
 
-    const api = gatewayState(req.gateway)?.api(req.apiId);
+    // The API the request was routed to: a reload meanwhile does not change a request in flight.
+    const api = exchange.api ?? gatewayState(req.gateway)?.api(req.apiId);
     let origin = '(none)';
     let handler: ProxyExchange | undefined;
     try {
