@@ -47,6 +47,14 @@ export const gatewayProxySpec = f.object({
     .default(256)
     .validate((n) => (n >= 1 ? undefined : 'max_connections must be at least 1'))
     .describe('The most connections open to one upstream origin at once; further requests wait for a free one.'),
+  max_in_flight: f
+    .int()
+    .default(4096)
+    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
+    .advanced()
+    .describe(
+      'How many requests may be proxied at once; further ones wait (each one is a client waiting on its answer, so this bounds the gateway, not a batch).',
+    ),
   keep_alive_timeout: f
     .duration()
     .default('30s')
