@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { END_OF_INPUT, answerMessage, type Transaction } from '@svc/engine';
+import { END_OF_INPUT, answerMessage, traceContextOf, type Transaction } from '@svc/engine';
 import { ApiGatewayInput, type ApiGatewayConfig } from './api-gateway-input.js';
 import { tykError, tykErrorBody } from './errors.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE } from './request.js';
@@ -77,7 +77,7 @@ describe('api_gateway input', () => {
           answerMessage(msg, {
             status: 200,
             headers: { 'content-type': 'application/json' },
-            body: Buffer.from(JSON.stringify({ ...gr, content: msg.content.toString() })),
+            body: Buffer.from(JSON.stringify({ ...gr, content: msg.content.toString(), trace: traceContextOf(msg) ?? null })),
           });
           return tx.ack();
         case '/token':
@@ -122,6 +122,14 @@ describe('api_gateway input', () => {
     assert.equal(gr.content, '');
     const kept = JSON.parse((await call(port, 'GET', '/keep/echo')).body);
     assert.equal(kept.upstreamPath, '/keep/echo');
+  });
+
+  it("the caller's trace context becomes the message's parent", async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const r = JSON.parse((await call(port, 'GET', '/api/echo', { headers: { traceparent } })).body);
+    assert.equal(r.trace.traceId, '0af7651916cd43dd8448eb211c80319c');
+    assert.equal(r.trace.spanId, 'b7ad6b7169203331');
+    assert.equal(JSON.parse((await call(port, 'GET', '/api/echo')).body).trace, null);
   });
 
   it("a processor's answer is written; the output's own answer is left alone; neither: an empty 200", async () => {

@@ -79,11 +79,11 @@ export interface EngineRun {
  * Runs the engine with `test_api_gateway` on `dir`'s svc.conf as its input and `rest` (YAML of
  * `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`.
  */
-export async function runGateway(dir: string, port: number, rest: string): Promise<EngineRun> {
+export async function runGateway(dir: string, port: number, rest: string, opts: { httpAddress?: string } = {}): Promise<EngineRun> {
   const file = join(dir, 'engine.yaml');
   writeFileSync(
     file,
-    `http: { enabled: false }
+    `http: ${opts.httpAddress ? `{ address: ${opts.httpAddress} }` : '{ enabled: false }'}
 plugins: [ ${JSON.stringify(join(dir, 'plugin.mjs'))} ]
 input:
   test_api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))} }

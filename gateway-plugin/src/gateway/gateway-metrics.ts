@@ -13,8 +13,9 @@ export class GatewayMetrics {
 
   constructor(ctx: ComponentContext) {
     const m = metricsFor(ctx);
-    this.requests = m.counter('gateway_requests', { help: 'Requests answered, by API and status code.', labels: ['api_id', 'code'] });
-    this.latency = m.timer('gateway_request_latency', { help: 'Seconds from a request to the end of its answer, by API.', labels: ['api_id'] });
+    // The names and labels gateway_proxy uses too: one family each in the registry.
+    this.requests = m.counter('gateway_requests', { help: 'Requests the gateway answered, by API and status code.', labels: ['api_id', 'code'] });
+    this.latency = m.timer('gateway_latency', { help: 'Seconds from the arrival of a request to the end of its answer, by API.', labels: ['api_id'] });
   }
 
   /** Counts an answered request; `api` is '' for requests no API took (404, management). */
