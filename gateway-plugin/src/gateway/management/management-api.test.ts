@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { END_OF_INPUT } from '@svc/engine';
 import { ApiGatewayInput } from '../api-gateway-input.js';
+import { hashKey } from '../../sessions/key-hash.js';
 import { gatewayState } from '../state.js';
 import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, type Reply } from '../test-support.js';
 
@@ -196,6 +197,44 @@ describe('management API on control_api_port', () => {
       assert.equal((await call(control, 'GET', '/svc/apis', { headers: AUTH })).status, 200);
       assert.equal((await call(control, 'GET', '/a/x')).status, 404);
       assert.equal((await call(port, 'GET', '/svc/apis', { headers: AUTH })).body, 'Not Found');
+    } finally {
+      await input.close();
+      await input.closed();
+    }
+  });
+});
+
+describe('management API with hash_keys', () => {
+  it('stores keys under their hash, answers key_hash, refuses listing as Tyk does', async () => {
+    const port = await freePort();
+    const input = new ApiGatewayInput(
+      {
+        conf: '/tmp/x/svc.conf',
+        max_body_size: 1024,
+        body_timeout: '2s',
+        headers_timeout: '2s',
+        request_timeout: '10s',
+        max_header_size: 16384,
+        close_grace: '1s',
+      },
+      componentContext('hashed'),
+      new FakeSource(gatewayConfig(port, { hash_keys: true, hash_key_function: 'murmur64' }), [apiSpec('a', '/a')]),
+    );
+    await input.connect();
+    try {
+      const session = { access_rights: { a: { api_id: 'a' } }, org_id: 'o' };
+      const r = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: JSON.stringify(session) });
+      const body = json(r) as { key: string; key_hash: string };
+      assert.equal(JSON.parse(Buffer.from(body.key, 'base64').toString()).h, 'murmur64');
+      assert.equal(body.key_hash, hashKey(body.key, true));
+      assert.equal(r.body, `{"key":"${body.key}","status":"ok","action":"added","key_hash":"${body.key_hash}"}\n`);
+      const state = gatewayState(input.name)!;
+      assert.deepEqual(await state.sessions.keys(), [body.key_hash]);
+      assert.deepEqual(json(await call(port, 'GET', `/svc/keys/${body.key}`, { headers: AUTH })), session);
+      assert.deepEqual(json(await call(port, 'GET', `/svc/keys/${body.key_hash}?hashed=1`, { headers: AUTH })), session);
+      const list = await call(port, 'GET', '/svc/keys', { headers: AUTH });
+      assert.equal(list.status, 404);
+      assert.equal(list.body, '{"status":"error","message":"Hashed key listing is disabled in config (enable_hashed_keys_listing)"}\n');
     } finally {
       await input.close();
       await input.closed();
