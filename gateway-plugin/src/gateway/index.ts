@@ -3,5 +3,6 @@
  * state. Importing this module registers them.
  */
 import './state-replica.js';
+import './register.js';
 
 export {};

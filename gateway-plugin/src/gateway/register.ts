@@ -1,0 +1,61 @@
+/**
+ * Registers the `api_gateway` input. Its parts are loaded through the {@link GatewaySource} that
+ * `loaders.ts` provides (svc.conf, API definitions, policies, the session store), set with
+ * {@link provideGatewaySource} when the loader modules are part of the build.
+ */
+import { ErrorCode, SvcError, registerInput } from '@svc/engine';
+import { ApiGatewayInput, apiGatewaySpec } from './api-gateway-input.js';
+import type { GatewaySource } from './gateway-source.js';
+
+let source: GatewaySource | undefined;
+
+/** Sets where every `api_gateway` input loads its parts from. */
+export function provideGatewaySource(s: GatewaySource): void {
+  source = s;
+}
+
+registerInput('api_gateway', {
+  summary: "A Tyk-compatible API gateway: serves the API definitions of svc.conf's app_path, with Tyk's management API.",
+  description: [
+    "`conf` names the gateway config file (svc.conf: JSON with Tyk's field names and the `svc` renames):",
+    "`listen_address`/`listen_port` (default 8080), `secret` (the management API's), `app_path` (a folder of",
+    'API definitions: classic JSON, or OAS with `x-svc-api-gateway`), `policies`, `storage` (Redis; absent: in',
+    'memory), `hash_keys`, `control_api_port`. Unknown fields are warnings.',
+    '',
+    "Each request is routed to the API with the longest listen path covering its path (Tyk's rule; a listen",
+    "path covers itself and the paths under it; inactive APIs are not served; no API: Tyk's 404 `Not Found`).",
+    "A path that is not clean (`..`, `//`, encoded dots) gets a 301 to its clean form, as Tyk's router answers.",
+    'The request becomes a one-message transaction for the pipeline (`gateway_auth`, then `gateway_proxy`): the',
+    'message carries the request (API, method, path, query, headers); its body streams through the proxy and is',
+    'read into the message only when a rule needs it (split token: bounded by `max_body_size`, 413, and',
+    "`body_timeout`, 408). A refusal by a processor is its answer; a nack is Tyk's 502.",
+    '',
+    "The management API (Tyk's gateway API, `/tyk/` → `/svc/`) is served on the same port, or on",
+    '`control_api_port`: `/hello`, and with `x-svc-authorization: <secret>` `/svc/apis` (and `/svc/apis/oas`),',
+    "`/svc/keys`, `/svc/keys/create`, `/svc/policies`, `/svc/reload`, `/svc/reload/group`, with Tyk's bodies.",
+    "APIs and policies it creates are written as files and go live on reload, as Tyk's do; a reload never",
+    "changes a request already routed. With `pipeline.threads` > 1 the gateway's state (APIs, policies,",
+    'in-memory keys) is replicated to the worker threads by version: a key created answers on every thread',
+    'for the very next request.',
+  ].join('\n'),
+  config: apiGatewaySpec,
+  examples: [
+    `input:
+  api_gateway:
+    conf: ./gateway/svc.conf
+pipeline:
+  processors:
+    - gateway_auth: {}
+output:
+  gateway_proxy: {}`,
+  ],
+  factory: (conf, ctx) => {
+    if (source === undefined) {
+      throw new SvcError(
+        ErrorCode.ConfigLint,
+        'api_gateway: this build has no loaders for svc.conf and API definitions (gateway-plugin/src/gateway/loaders.ts): build the gateway plugin with them',
+      );
+    }
+    return new ApiGatewayInput(conf, ctx, source);
+  },
+});
