@@ -22,6 +22,8 @@ describe('gateway shutdown', () => {
     const released = new Promise<void>((r) => (release = r));
     let held = 0;
     const upstream = http.createServer((req, res) => {
+      // Probes sent before the gateway stopped accepting are answered at once.
+      if (req.url === '/late') return res.end('late');
       held++;
       void released.then(() => res.end(`up:${req.url}`));
     });
