@@ -2,7 +2,7 @@
 // core (io + pure components), built from bench/peers/benthos/ with Go, once, into a cache folder
 // outside the repository ($SVC_PEERS, else /tmp/peers). Without Go the peer cells say skipped.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, engineRate, fmt } from './lib.mjs';
 
@@ -78,4 +78,38 @@ export function benthosRate(configFor, count, opts = {}) {
  */
 export function peerCells(engine, peer, unit = 'msg/s', text = `${fmt(peer ?? 0)} ${unit}`) {
   return peer === undefined ? { peer: SKIPPED_NO_GO } : { peer: text, peerRatio: engine / peer };
+}
+
+/** The Tyk Gateway release the gateway benchmark compares with (issue 12). */
+export const TYK_VERSION = 'v5.14.0';
+const TYK_MODULE = 'github.com/TykTechnologies/tyk';
+
+/**
+ * Tyk Gateway built from its public source: `{ bin, templates, version }`, built once into
+ * $SVC_PEERS/bin/tyk (about 20 minutes on 2 cores: the module comes from the Go module proxy,
+ * `go mod download`, and builds as `CGO_ENABLED=0 go build`), with its error templates in
+ * $SVC_PEERS/tyk-templates. Undefined without Go. `../shared/peers/build-tyk.sh` makes the same
+ * files from a git checkout.
+ */
+export function tykPeer() {
+  const bin = join(PEERS, 'bin', 'tyk');
+  const templates = join(PEERS, 'tyk-templates');
+  if (!existsSync(bin) || !existsSync(templates)) {
+    const go = goTool();
+    if (!go) return undefined;
+    process.stderr.write(`building Tyk ${TYK_VERSION} into ${bin} (once; about 20 minutes)...\n`);
+    const dl = spawnSync(go, ['mod', 'download', '-json', `${TYK_MODULE}@${TYK_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOFLAGS: '-mod=mod' } });
+    const dir = dl.status === 0 ? JSON.parse(dl.stdout).Dir : undefined;
+    if (!dir) throw new Error(`downloading Tyk ${TYK_VERSION} failed: ${dl.stderr}; or set SVC_PEERS to a folder holding bin/tyk and tyk-templates`);
+    mkdirSync(join(PEERS, 'bin'), { recursive: true });
+    const r = spawnSync(go, ['build', '-ldflags', `-X ${TYK_MODULE}/internal/build.Version=${TYK_VERSION}`, '-o', `${bin}.tmp`, '.'], {
+      cwd: dir,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, CGO_ENABLED: '0' },
+    });
+    if (r.status !== 0) throw new Error(`building Tyk failed (go build exited ${r.status} in ${dir})`);
+    cpSync(join(dir, 'templates'), templates, { recursive: true });
+    renameSync(`${bin}.tmp`, bin);
+  }
+  return { bin, templates, version: TYK_VERSION };
 }

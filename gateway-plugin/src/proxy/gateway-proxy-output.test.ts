@@ -412,9 +412,9 @@ test('a streamed response: the first chunk reaches the client before the upstrea
   handlers.delete('stream');
 });
 
-test("an upstream that is down: 502 with Tyk's body", async () => {
+test("an upstream that is down: 500 with Tyk's body (Tyk v5.14.0 answers 500, measured)", async () => {
   const r = await send('/down/x');
-  assert.equal(r.status, 502);
+  assert.equal(r.status, 500);
   assert.equal(r.headers['content-type'], 'application/json');
   assert.equal(r.body, BAD_GATEWAY);
 });
@@ -426,9 +426,9 @@ test("an upstream that accepts and never answers: 504 with Tyk's body after `tim
   assert.equal(r.body, TIMED_OUT);
 });
 
-test("an upstream that answers garbage: 502 with Tyk's body", async () => {
+test("an upstream that answers garbage: 500 with Tyk's body (Tyk v5.14.0 answers 500, measured)", async () => {
   const r = await send('/garbage/x');
-  assert.equal(r.status, 502);
+  assert.equal(r.status, 500);
   assert.equal(r.body, BAD_GATEWAY);
 });
 
@@ -525,7 +525,7 @@ test('a message without a live exchange fails the write with a clear error', asy
 test('requests are counted per API and status code, and timed per API', async () => {
   await send('/down/count');
   assert.ok((recorded.get('gateway_requests{main,200}') ?? 0) >= 5);
-  assert.ok((recorded.get('gateway_requests{down,502}') ?? 0) >= 2);
+  assert.ok((recorded.get('gateway_requests{down,500}') ?? 0) >= 2);
   assert.ok((recorded.get('gateway_requests{main,401}') ?? 0) === 0, 'a request answered before the proxy is not counted by it');
   assert.ok((recorded.get('gateway_latency{main}') ?? 0) >= 5);
 });

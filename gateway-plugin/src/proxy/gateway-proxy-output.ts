@@ -3,7 +3,7 @@
  * upstream's answer back to the client, as Tyk's reverse proxy does. A write resolves once every
  * message's answer is sent (or its client left); it rejects only for a message that did not come
  * from the `api_gateway` input (no live exchange to answer). An upstream that is down, hangs or
- * speaks garbage gets the client Tyk's 502 / 504 answer, which is a delivered answer, not a nack:
+ * speaks garbage gets the client Tyk's 500 / 504 answer, which is a delivered answer, not a nack:
  * a resend could repeat a non-idempotent request.
  *
  * The hot path: one undici Pool per upstream origin (kept), targets parsed once per API, one
@@ -40,7 +40,7 @@ export const gatewayProxySpec = f.object({
     .duration()
     .default('30s')
     .describe(
-      "How long to wait for a connection to the upstream and then for its response headers (Tyk's `proxy_default_timeout`, 30 s). Past it the client gets 504 (no headers) or 502 (no connection). `0s`: no limit.",
+      "How long to wait for a connection to the upstream and then for its response headers (Tyk's `proxy_default_timeout`, 30 s). Past it the client gets 504 (no headers) or 500 (no connection). `0s`: no limit.",
     ),
   max_connections: f
     .int()
@@ -141,13 +141,13 @@ export class GatewayProxyOutput implements Output {
       }
       injectTraceHeaders(msg, headers);
       handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed);
-      // undici reports a request it refuses (a bad header value) through the handler: a 502.
+      // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
       pool.dispatch({ path: at.path, method: req.method as Undici.Dispatcher.HttpMethod, headers, body }, handler);
     } catch (err) {
       // No upstream to send to (a bad URL, an API gone, the proxy closing): Tyk's proxy error.
       this.failed(req.apiId, origin, err as Error);
       handler ??= new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed);
-      if (!res.headersSent) handler.answer(502, PROXY_FAILED);
+      if (!res.headersSent) handler.answer(500, PROXY_FAILED);
     }
     return handler.done;
   }
@@ -207,7 +207,7 @@ registerOutput('gateway_proxy', {
     'a body the input read for a rule is sent from the message.',
     '',
     'Connections are kept alive, one pool per upstream origin (`max_connections` each). An upstream that',
-    "refuses, resets or sends garbage before answering gets the client Tyk's 502 body",
+    "refuses, resets or sends garbage before answering gets the client Tyk's 500 body (Tyk v5.14.0 answers 500 here, not 502)",
     '(`There was a problem proxying the request`); no response headers within `timeout`: 504',
     '(`Upstream service reached hard timeout.`). An upstream that stops mid-body ends the client connection.',
     'A client that leaves aborts its upstream request. Metrics: `gateway_requests` (by `api_id`, `code`) and',

@@ -2,7 +2,7 @@
  * One proxied request: the undici dispatch handler that writes the upstream's answer straight
  * into the client's response. Invariant: {@link ProxyExchange.done} resolves exactly once, when
  * the client's response has closed — the answer sent whole, or the client gone — never before,
- * and never with an error: a failed upstream is an answer (502, 504 with Tyk's bodies), not a
+ * and never with an error: a failed upstream is an answer (500, 504 with Tyk's bodies), not a
  * failed write, because a nack would make the runtime send a possibly non-idempotent request
  * again.
  *
@@ -10,7 +10,7 @@
  *   as undici reads them, and when the client reads slower than the upstream sends, the upstream
  *   is paused until the response drains (back-pressure, nothing buffered here).
  * - The client goes away: the upstream request is aborted (counted as Tyk's 499).
- * - The upstream fails before its headers: 504 on a header timeout, else 502. After its headers
+ * - The upstream fails before its headers: 504 on a header timeout, else 500 (as Tyk v5.14.0: reverse_proxy.go answers StatusInternalServerError). After its headers
  *   (it stopped mid-body): the client's connection is ended, as the answer cannot change now.
  */
 import type { ServerResponse } from 'node:http';
@@ -101,7 +101,7 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     }
     this.failed(this.apiId, this.origin, err);
     const code = (err as { code?: string }).code;
-    this.answer(code === 'UND_ERR_HEADERS_TIMEOUT' ? 504 : 502, code === 'UND_ERR_HEADERS_TIMEOUT' ? UPSTREAM_TIMEOUT : PROXY_FAILED);
+    this.answer(code === 'UND_ERR_HEADERS_TIMEOUT' ? 504 : 500, code === 'UND_ERR_HEADERS_TIMEOUT' ? UPSTREAM_TIMEOUT : PROXY_FAILED);
   }
 
   /** Answers without the upstream (it failed, or the request could not be sent). */

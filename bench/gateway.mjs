@@ -1,0 +1,276 @@
+// The API gateway (issue 12): wrk against a bare node:http upstream directly (the baseline), then
+// through the svc gateway (api_gateway → gateway_auth → gateway_proxy) keyless, JWT HS256 and JWT
+// RS256, and through Tyk Gateway built from source (bench/peers.mjs) with the same API definitions,
+// all in one run. Each server runs in its own process; the targets are loaded in turn, round after
+// round (interleaved), and each keeps its best round. Every API is checked first (200 with its
+// credential, refused without), so a broken setup never produces a number.
+import { generateKeyPairSync, createHmac, createSign } from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { DATA, ENGINE, config, fmt, freePort } from './lib.mjs';
+import { tykPeer } from './peers.mjs';
+
+const CONNECTIONS = 32;
+const REPLY = JSON.stringify({ ok: true, service: 'upstream' });
+const HMAC_SECRET = 'svc-bench-hmac-secret';
+/** The Redis database Tyk's peer keeps its keys in (Tyk cannot run without Redis). */
+const TYK_REDIS_DB = 9;
+
+const UPSTREAM = (port) => `
+const http = require('node:http');
+const body = ${JSON.stringify(REPLY)};
+http.createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }); res.end(body); });
+}).listen(${port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
+`;
+
+const b64url = (v) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+
+function token(alg, key) {
+  const head = `${b64url({ alg, typ: 'JWT' })}.${b64url({ sub: 'bench-user', exp: Math.floor(Date.now() / 1000) + 86400 })}`;
+  const sig = alg === 'HS256' ? createHmac('sha256', key).update(head).digest() : createSign('RSA-SHA256').update(head).sign(key);
+  return `${head}.${sig.toString('base64url')}`;
+}
+
+/** The three APIs as classic definitions: Tyk and svc load the same files. */
+function apiDefinitions(upstream, rsaPublicPem) {
+  const base = (id, extra) => ({
+    api_id: id,
+    name: id,
+    org_id: 'bench',
+    active: true,
+    proxy: { listen_path: `/${id}/`, target_url: upstream, strip_listen_path: true },
+    version_data: { not_versioned: true, versions: { Default: { name: 'Default', use_extended_paths: true, extended_paths: {} } } },
+    ...extra,
+  });
+  const jwt = (method, source) => ({
+    use_keyless: false,
+    enable_jwt: true,
+    jwt_signing_method: method,
+    jwt_source: Buffer.from(source).toString('base64'),
+    jwt_identity_base_field: 'sub',
+    jwt_policy_field_name: 'pol',
+    jwt_default_policies: ['bench'],
+    auth_configs: { jwt: { auth_header_name: 'Authorization' } },
+  });
+  return {
+    keyless: base('keyless', { use_keyless: true }),
+    hs256: base('hs256', jwt('hmac', HMAC_SECRET)),
+    rs256: base('rs256', jwt('rsa', rsaPublicPem)),
+  };
+}
+
+const POLICIES = {
+  bench: {
+    id: 'bench',
+    name: 'bench',
+    org_id: 'bench',
+    active: true,
+    rate: 1_000_000,
+    per: 1,
+    quota_max: -1,
+    access_rights: {
+      hs256: { api_id: 'hs256', api_name: 'hs256', versions: ['Default'], allowed_urls: [] },
+      rs256: { api_id: 'rs256', api_name: 'rs256', versions: ['Default'], allowed_urls: [] },
+    },
+  },
+};
+
+/** A gateway's config folder: the gateway config file, apps/ and policies.json. */
+function gatewayFolder(name, conf, apis) {
+  const dir = join(DATA, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'apps'), { recursive: true });
+  for (const [id, def] of Object.entries(apis)) writeFileSync(join(dir, 'apps', `${id}.json`), JSON.stringify(def, null, 2));
+  writeFileSync(join(dir, 'policies.json'), JSON.stringify(POLICIES, null, 2));
+  const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
+  writeFileSync(
+    file,
+    JSON.stringify({ ...conf, app_path: join(dir, 'apps'), policies: { policy_source: 'file', policy_record_name: join(dir, 'policies.json') } }, null, 2),
+  );
+  return file;
+}
+
+function start(bin, args, env = {}) {
+  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  let err = '';
+  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+  return {
+    child,
+    stderr: () => err,
+    stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGINT')))),
+  };
+}
+
+async function waitFor(url, proc, headers = {}) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (proc.child.exitCode !== null)
+      throw new Error(`${url}: the server exited ${proc.child.exitCode}: ${proc.stderr().trim().split('\n').slice(-3).join(' | ')}`);
+    try {
+      const r = await fetch(url, { headers });
+      await r.arrayBuffer();
+      if (r.status === 200) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200: ${proc.stderr().trim().split('\n').slice(-3).join(' | ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Refuses to measure an API that answers without its credential (a setup mistake would flatter it). */
+async function mustRefuse(url) {
+  const r = await fetch(url);
+  await r.arrayBuffer();
+  if (r.status < 400) throw new Error(`${url} answered ${r.status} without a token: the JWT API is not protected`);
+}
+
+/** wrk when present (installed as a Debian package when missing and root), else undefined. */
+function wrkBinary() {
+  if (spawnSync('wrk', ['--version']).error === undefined) return 'wrk';
+  if (process.getuid?.() === 0) {
+    process.stderr.write('installing wrk (apt-get install -y wrk)...\n');
+    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'wrk'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    if (spawnSync('wrk', ['--version']).error === undefined) return 'wrk';
+  }
+  return undefined;
+}
+
+const UNIT_MS = { us: 0.001, ms: 1, s: 1000 };
+
+/** One wrk run: requests/s and p99 in ms; throws on socket errors or non-2xx answers. */
+function wrk(url, seconds, headers) {
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  const r = spawnSync('wrk', [...args, url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(r.stdout);
+  if (!rps || !p99) throw new Error(`wrk ${url}: could not read its output:\n${r.stdout}${r.stderr}`);
+  const bad = /Non-2xx or 3xx responses: (\d+)/.exec(r.stdout);
+  if (bad) throw new Error(`wrk ${url}: ${bad[1]} non-2xx answers`);
+  return { rps, p99: Number(p99[1]) * UNIT_MS[p99[2]], load: loadavg()[0] };
+}
+
+const show = (r) => `${fmt(r.rps)} req/s, p99 ${r.p99.toFixed(1)} ms (load ${r.load.toFixed(1)})`;
+
+export async function run({ quick = false } = {}) {
+  if (!wrkBinary()) return [{ bench: 'API gateway', result: 'skipped: wrk is not installed (apt-get install wrk)', baseline: '', ratio: NaN }];
+  const seconds = quick ? 3 : 10;
+  const rounds = quick ? 1 : 2;
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const rsaPublicPem = publicKey.export({ type: 'spki', format: 'pem' });
+  const tokens = { keyless: undefined, hs256: token('HS256', HMAC_SECRET), rs256: token('RS256', privateKey) };
+
+  const upPort = await freePort();
+  const up = start(process.execPath, ['-e', UPSTREAM(upPort)]);
+  const upstream = `http://127.0.0.1:${upPort}`;
+  await waitFor(`${upstream}/`, up);
+  const apis = apiDefinitions(`${upstream}/`, rsaPublicPem);
+
+  // svc: the same definitions and policy, sessions in memory.
+  const svcPort = await freePort();
+  const svcConf = gatewayFolder('svc-gateway', { listen_address: '127.0.0.1', listen_port: svcPort, secret: 'bench-secret', hash_keys: true }, apis);
+  const svc = start(process.execPath, [
+    ENGINE,
+    '-c',
+    config(
+      'gateway',
+      `http: { enabled: false }
+logger: { level: WARN }
+input:
+  api_gateway: { conf: ${svcConf} }
+pipeline:
+  threads: 1
+  processors:
+    - gateway_auth: {}
+output:
+  gateway_proxy: {}
+`,
+    ),
+  ]);
+
+  // Tyk built from source, with Redis (the one scripts/services.sh starts) in a database of its own.
+  const tyk = tykPeer();
+  let tykProc;
+  let tykPort;
+  if (tyk) {
+    tykPort = await freePort();
+    const tykConf = gatewayFolder(
+      'tyk',
+      {
+        listen_address: '127.0.0.1',
+        listen_port: tykPort,
+        secret: 'bench-secret',
+        template_path: tyk.templates,
+        use_db_app_configs: false,
+        storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: TYK_REDIS_DB },
+        enable_analytics: false,
+        hash_keys: true,
+        log_level: 'error',
+      },
+      apis,
+    );
+    tykProc = start(tyk.bin, ['--conf', tykConf]);
+  }
+
+  const targets = [['upstream direct', `${upstream}/`, {}, up]];
+  for (const id of ['keyless', 'hs256', 'rs256']) {
+    const headers = tokens[id] ? { Authorization: `Bearer ${tokens[id]}` } : {};
+    targets.push([`svc ${id}`, `http://127.0.0.1:${svcPort}/${id}/`, headers, svc]);
+    if (tykProc) targets.push([`Tyk ${id}`, `http://127.0.0.1:${tykPort}/${id}/`, headers, tykProc]);
+  }
+  try {
+    for (const [, url, headers, proc] of targets) {
+      await waitFor(url, proc, headers);
+      if (Object.keys(headers).length) await mustRefuse(url);
+    }
+    const best = new Map();
+    for (let i = 0; i < rounds; i++) {
+      for (const [name, url, headers] of targets) {
+        wrk(url, 1, headers); // warm-up
+        const r = wrk(url, seconds, headers);
+        if (!best.has(name) || r.rps > best.get(name).rps) best.set(name, r);
+      }
+    }
+    const direct = best.get('upstream direct');
+    const rows = [];
+    const label = { keyless: 'keyless', hs256: 'JWT HS256', rs256: 'JWT RS256' };
+    const wrkCmd = `wrk -t1 -c${CONNECTIONS} -d${seconds}s`;
+    const k = best.get('svc keyless');
+    rows.push({
+      bench: `API gateway keyless vs the upstream direct (${wrkCmd})`,
+      result: show(k),
+      baseline: `upstream direct ${show(direct)}`,
+      ratio: k.rps / direct.rps,
+      target: '≥ 0.50× req/s',
+      pass: k.rps / direct.rps >= 0.5,
+    });
+    for (const id of ['keyless', 'hs256', 'rs256']) {
+      const s = best.get(`svc ${id}`);
+      const t = best.get(`Tyk ${id}`);
+      rows.push({
+        bench: `API gateway ${label[id]} vs Tyk ${tyk?.version ?? ''} (${wrkCmd})`,
+        result: show(s),
+        baseline: t ? `Tyk ${show(t)}` : 'Tyk: skipped (no binary: see bench/peers.mjs)',
+        ratio: t ? s.rps / t.rps : NaN,
+        target: '≥ 2.00× req/s, p99 ≤ Tyk',
+        pass: t ? s.rps / t.rps >= 2 && s.p99 <= t.p99 : undefined,
+      });
+    }
+    return rows;
+  } finally {
+    await Promise.all([svc.stop(), tykProc?.stop(), up.stop()]);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const r of await run({ quick: process.argv.includes('--quick') })) {
+    console.log(
+      `${r.bench}: ${r.result} | baseline ${r.baseline} | ${Number.isNaN(r.ratio) ? '' : r.ratio.toFixed(2) + '×'} ${r.pass === false ? 'BELOW TARGET' : ''}`,
+    );
+  }
+}
