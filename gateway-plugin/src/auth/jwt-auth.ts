@@ -108,8 +108,8 @@ interface Derived {
   session: SessionState;
 }
 
-/** Sessions derived from tokens on this thread, by session name; bounded. */
-const derived = new Map<string, Derived>();
+/** Sessions derived from tokens on this thread, per gateway state and by session name; bounded. */
+const derivedByState = new WeakMap<GatewayState, Map<string, Derived>>();
 const MAX_DERIVED = 50_000;
 
 export interface JwtContext {
@@ -205,6 +205,11 @@ async function centralSession(ctx: JwtContext, token: ParsedJwt): Promise<AuthOu
   if (policies.length === 0) return refuse(403, 'key not authorized: no matching policy found');
 
   const policiesKey = policies.join('\n');
+  let derived = derivedByState.get(state);
+  if (derived === undefined) {
+    derived = new Map();
+    derivedByState.set(state, derived);
+  }
   let entry = derived.get(sessionId);
   let fresh = false;
   if (entry === undefined || entry.version !== state.version || entry.policies !== policiesKey) {
