@@ -14,6 +14,9 @@ import type { GatewayState } from '../state.js';
 import type { ManagementRequest } from './management-api.js';
 import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, modified, parseJson, statusMessage } from './replies.js';
 
+/** Tyk's default `min_token_length` (gateway_auth's floor too). */
+const MIN_TOKEN_LENGTH = 3;
+
 function isSession(v: unknown): v is SessionState {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -83,6 +86,13 @@ export class KeyEndpoints {
       await this.state.sessions.set(stored, session);
       this.log.info('Key modified.');
       return modified(key, 'modified');
+    }
+    // Tyk refuses a custom key gateway_auth could never accept (shorter than min_token_length, 3).
+    if (key !== '' && key.length < MIN_TOKEN_LENGTH) {
+      return statusMessage(
+        400,
+        `custom key ID length ${key.length} is less than min_token_length (${MIN_TOKEN_LENGTH}); the key would be unreachable at auth time. Use an ID of at least min_token_length characters, or lower min_token_length in the gateway configuration.`,
+      );
     }
     const name = generateToken(org, key || randomUUID().replaceAll('-', ''), c.hash_key_function);
     await this.state.sessions.set(this.storeId(name), session);

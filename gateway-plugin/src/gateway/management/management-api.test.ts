@@ -109,6 +109,9 @@ describe('management API', () => {
     const noRights = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: '{}' });
     assert.equal(noRights.status, 400);
     assert.equal(noRights.body, '{"status":"error","message":"Failed to create key, keys must have at least one Access Rights record set."}\n');
+    const short = await call(port, 'POST', '/svc/keys/ab', { headers: AUTH, body: JSON.stringify(session) });
+    assert.equal(short.status, 400);
+    assert.match(short.body, /^\{"status":"error","message":"custom key ID length 2 is less than min_token_length \(3\); /);
     const malformed = await call(port, 'POST', '/svc/keys', { headers: AUTH, body: '{nope' });
     assert.equal(malformed.status, 400);
     assert.equal(malformed.body, '{"status":"error","message":"Request malformed"}\n');
