@@ -16,10 +16,15 @@ export function channelName(gateway: string): string {
 /** A session as it travels: its key, the session, and when it expires (ms since the epoch; 0 never). */
 export type SessionEntry = [keyId: string, session: SessionState, expiresAt: number];
 
-/** Main thread → workers. */
+/**
+ * Main thread → workers. `epoch` names the main thread's state: a gateway started again under
+ * the same name (a stream replaced) counts its versions from the start, and a replica that sees a
+ * new epoch starts over from its snapshot instead of taking the new versions for old ones.
+ */
 export type Published =
   | {
       t: 'snapshot';
+      epoch: string;
       version: number;
       config: GatewayConfig;
       apis: ApiSpec[];
@@ -27,9 +32,9 @@ export type Published =
       /** Every session when the store is this process's memory; null when it is shared (Redis): ask. */
       sessions: SessionEntry[] | null;
     }
-  | { t: 'apis'; version: number; apis: ApiSpec[] }
-  | { t: 'policies'; version: number; policies: Policy[] }
-  | { t: 'session'; version: number; keyId: string; session: SessionState | null; expiresAt: number }
+  | { t: 'apis'; epoch: string; version: number; apis: ApiSpec[] }
+  | { t: 'policies'; epoch: string; version: number; policies: Policy[] }
+  | { t: 'session'; epoch: string; version: number; keyId: string; session: SessionState | null; expiresAt: number }
   /** The answer to request `id` of one replica: the version its write became, or a session read. */
   | { t: 'reply'; id: string; version?: number; session?: SessionState | null; error?: string };
 

@@ -4,6 +4,7 @@
  * with a snapshot, and applies the session writes workers send (a split token creating a key),
  * republishing them like its own. See `state-channel.ts` for the messages.
  */
+import { randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
 import { errorMessage, type Logger } from '@svc/engine';
 import { MemorySessionStore } from '../sessions/memory-store.js';
@@ -54,6 +55,7 @@ export class SyncedSessionStore implements SessionStore {
 
 export class StatePublisher {
   private readonly channel: BroadcastChannel;
+  private readonly epoch = randomUUID();
 
   constructor(
     private readonly state: GatewayState,
@@ -66,12 +68,12 @@ export class StatePublisher {
     this.channel.onmessage = (e) => void this.onRequest((e as MessageEvent).data as Request);
     state.onChange((c) => {
       const version = state.version;
-      if (c.kind === 'apis') this.post({ t: 'apis', version, apis: state.allApis() });
-      else this.post({ t: 'policies', version, policies: state.allPolicies() });
+      if (c.kind === 'apis') this.post({ t: 'apis', epoch: this.epoch, version, apis: state.allApis() });
+      else this.post({ t: 'policies', epoch: this.epoch, version, policies: state.allPolicies() });
     });
     sessions.onWrite = (keyId, session, ttl) => {
       const version = state.bump();
-      this.post({ t: 'session', version, keyId, session, expiresAt: ttl > 0 ? Date.now() + ttl * 1000 : 0 });
+      this.post({ t: 'session', epoch: this.epoch, version, keyId, session, expiresAt: ttl > 0 ? Date.now() + ttl * 1000 : 0 });
       return version;
     };
   }
@@ -106,7 +108,7 @@ export class StatePublisher {
     let sessions: SessionEntry[] | null = null;
     const inner = this.sessions.inner;
     if (inner instanceof MemorySessionStore) sessions = inner.entriesNow();
-    return { t: 'snapshot', version: s.version, config: s.config, apis: s.allApis(), policies: s.allPolicies(), sessions };
+    return { t: 'snapshot', epoch: this.epoch, version: s.version, config: s.config, apis: s.allApis(), policies: s.allPolicies(), sessions };
   }
 
   close(): void {

@@ -12,7 +12,7 @@ import { MemorySessionStore } from '../sessions/memory-store.js';
 import { createLogger } from '@svc/engine';
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
-import { apiSpec, gatewayConfig } from './test-support.js';
+import { apiSpec, gatewayConfig, waitFor } from './test-support.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -64,7 +64,7 @@ describe('gateway state replicas on worker threads', () => {
   const inner = new MemorySessionStore();
   const sessions = new SyncedSessionStore(inner);
   const state = new GatewayState({ name: 'replica-test', config: gatewayConfig(1234), apis: [apiSpec('a', '/a')], policies: [], sessions });
-  const publisher = new StatePublisher(state, sessions, createLogger({ level: 'OFF' }));
+  let publisher = new StatePublisher(state, sessions, createLogger({ level: 'OFF' }));
   registerGatewayState(state);
   const probes = [new Probe('replica-test'), new Probe('replica-test')];
   after(async () => {
@@ -86,6 +86,36 @@ describe('gateway state replicas on worker threads', () => {
       const r = await p.run({ op: 'read', version: state.version, key: 'k2' });
       assert.deepEqual(r, { version: state.version, apis: ['a', 'b'], policies: ['p1'], session: { rate: 2 }, port: 1234 });
       assert.equal((await p.run({ op: 'read', version: state.version, key: 'k1' }))['session'], null);
+    }
+  });
+
+  it('a gateway started again under the same name (versions from the start) is followed from its snapshot', async () => {
+    const again = new GatewayState({
+      name: 'replica-test',
+      config: gatewayConfig(5678),
+      apis: [apiSpec('z', '/z')],
+      policies: [],
+      sessions: new SyncedSessionStore(new MemorySessionStore()),
+    });
+    assert.ok(again.version < state.version, 'the new state counts from the start');
+    publisher.close();
+    const second = new StatePublisher(again, again.sessions as SyncedSessionStore, createLogger({ level: 'OFF' }));
+    try {
+      // A change of the new state reaches the replica, which starts over from the new snapshot.
+      again.replaceApis([apiSpec('z', '/z'), apiSpec('y', '/y')]);
+      for (const p of probes) {
+        await waitFor(async () => (await p.run({ op: 'read', key: 'k2' }))['port'] === 5678, 'the replica to follow the new state');
+        assert.deepEqual(await p.run({ op: 'read', version: again.version, key: 'k2' }), {
+          version: again.version,
+          apis: ['z', 'y'],
+          policies: [],
+          session: null,
+          port: 5678,
+        });
+      }
+    } finally {
+      second.close();
+      publisher = new StatePublisher(state, sessions, createLogger({ level: 'OFF' }));
     }
   });
 

@@ -72,6 +72,8 @@ export class GatewayReplica extends GatewayState {
   private readonly prefix = `${process.pid}.${Math.random().toString(36).slice(2)}.${++replicas}.`;
   private asked = 0;
   private synced = false;
+  /** The main thread's state this replica follows (see `Published`). */
+  private epoch = '';
   private readonly replicaSessions: ReplicaSessions;
 
   constructor(name: string) {
@@ -138,7 +140,8 @@ export class GatewayReplica extends GatewayState {
       return;
     }
     if (m.t === 'snapshot') {
-      if (this.synced && m.version < this.version) return;
+      if (this.synced && m.epoch === this.epoch && m.version < this.version) return;
+      this.epoch = m.epoch;
       this.config = m.config;
       this.replaceApis(m.apis);
       this.replacePolicies(m.policies);
@@ -146,6 +149,12 @@ export class GatewayReplica extends GatewayState {
       this.version = m.version;
       this.synced = true;
       return this.wake();
+    }
+    // A gateway started again: start over from its snapshot.
+    if (this.synced && m.epoch !== this.epoch) {
+      this.synced = false;
+      this.send({ t: 'hello' });
+      return;
     }
     // A change before the snapshot is in it (or in a later one); an old one was applied already.
     if (!this.synced || m.version <= this.version) return;
