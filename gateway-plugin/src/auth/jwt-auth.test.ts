@@ -253,3 +253,18 @@ test('a verified token is cached: the JWKS is not asked again, and expiry is sti
   idp.keys = [];
   assert.equal((await run(state, a, bearer(token))).answer, undefined, 'served from the cache');
 });
+
+test('JWKS: concurrent tokens with unknown kids share one fetch', async () => {
+  const idp = await jwksServer();
+  servers.push(idp.server);
+  const k = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  idp.keys = [{ kid: 'real', key: k.publicKey }];
+  const a = jwtApi({ signingMethod: 'rsa', source: idp.url });
+  const state = makeState([a], POLICIES);
+  const outs = await Promise.all(
+    Array.from({ length: 25 }, (_, i) => run(state, a, bearer(signJwt('RS256', claims(), k.privateKey, { kid: i === 0 ? 'real' : `made-up-${i}` })))),
+  );
+  assert.equal(outs[0]!.answer, undefined);
+  for (const o of outs.slice(1)) assert.equal(o.answer?.text, tykBody('Key not authorized'));
+  assert.equal(idp.fetches, 1);
+});

@@ -106,9 +106,11 @@ interface Derived {
   version: number;
   policies: string;
   session: SessionState;
+  /** The name of the session store entry (hashed when `hash_keys`). */
+  keyId: string;
 }
 
-/** Sessions derived from tokens on this thread, per gateway state and by session name; bounded. */
+/** Sessions derived from tokens on this thread, per gateway state and by org and identity; bounded. */
 const derivedByState = new WeakMap<GatewayState, Map<string, Derived>>();
 const MAX_DERIVED = 50_000;
 
@@ -180,8 +182,6 @@ async function centralSession(ctx: JwtContext, token: ParsedJwt): Promise<AuthOu
   const identity = identityOf(claims, jwt.identityBaseField);
   if ('error' in identity) return refuse(403, identity.error);
 
-  const sessionId = generateToken(api.orgId, createHash('md5').update(identity.id).digest('hex'), state.config.hash_key_function ?? '');
-
   let basePolicy = jwt.policyFieldName !== '' ? (claimString(claims, jwt.policyFieldName) ?? '') : '';
   let isDefault = false;
   if (basePolicy === '' && jwt.defaultPolicies.length > 0) {
@@ -210,21 +210,24 @@ async function centralSession(ctx: JwtContext, token: ParsedJwt): Promise<AuthOu
     derived = new Map();
     derivedByState.set(state, derived);
   }
-  let entry = derived.get(sessionId);
+  const derivedKey = `${api.orgId}\0${identity.id}`;
+  let entry = derived.get(derivedKey);
   let fresh = false;
   if (entry === undefined || entry.version !== state.version || entry.policies !== policiesKey) {
+    // Tyk's name for the identity's session: generateToken(org, md5(identity)).
+    const sessionId = generateToken(api.orgId, createHash('md5').update(identity.id).digest('hex'), state.config.hash_key_function ?? '');
     const made = deriveSession(ctx, basePolicy, policies, fromScopes, identity.id, sessionId);
     if (!made.ok) return made;
-    entry = { version: state.version, policies: policiesKey, session: made.session };
+    entry = { version: state.version, policies: policiesKey, session: made.session, keyId: hashKey(sessionId, state.config.hash_keys === true) };
     if (derived.size >= MAX_DERIVED) derived.delete(derived.keys().next().value as string);
-    derived.set(sessionId, entry);
+    derived.set(derivedKey, entry);
     fresh = true;
   }
   let session = entry.session;
   const exp = claims.exp;
   // A token living longer than the key's own expiry extends it (Tyk: "override session expiry").
   if (typeof exp === 'number' && Math.trunc(exp) > (session.expires ?? 0)) session = { ...session, expires: Math.trunc(exp) };
-  const keyId = hashKey(sessionId, state.config.hash_keys === true);
+  const keyId = entry.keyId;
   if (fresh && !(state.sessions instanceof MemorySessionStore)) {
     const ttl = typeof exp === 'number' ? Math.max(1, Math.trunc(exp - Date.now() / 1000)) : 0;
     try {

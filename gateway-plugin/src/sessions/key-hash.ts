@@ -83,6 +83,17 @@ export function hashKey(key: string, hashKeys: boolean): string {
  * (`DefaultSessionManager.SessionDetail`).
  */
 export function storeKeyCandidates(key: string, orgId: string, hashFunction: string, hashKeys: boolean): string[] {
-  const names = tokenOrg(key) !== orgId ? [generateToken(orgId, key, hashFunction), key] : [key];
-  return [...new Set(names.map((n) => hashKey(n, hashKeys)))];
+  const id = `${orgId}\0${hashFunction}\0${hashKeys ? 1 : 0}\0${key}`;
+  let names = candidates.get(id);
+  if (names === undefined) {
+    const raw = tokenOrg(key) !== orgId ? [generateToken(orgId, key, hashFunction), key] : [key];
+    names = [...new Set(raw.map((n) => hashKey(n, hashKeys)))];
+    // Bounded: keys seen recently (the hashes of murmur64/128 are not free to compute per request).
+    if (candidates.size >= MAX_CANDIDATES) candidates.delete(candidates.keys().next().value as string);
+    candidates.set(id, names);
+  }
+  return names;
 }
+
+const MAX_CANDIDATES = 10_000;
+const candidates = new Map<string, string[]>();

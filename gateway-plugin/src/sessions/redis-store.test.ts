@@ -82,3 +82,26 @@ test('an unreachable Redis is an error that says so (no hang, no credentials)', 
   assert.doesNotMatch(String(res), /hunter2/);
   await store.close();
 });
+
+test('JWT over a Redis store: the derived session is written where Tyk writes it, expiring with the token', async () => {
+  const { signJwt, nowS } = await import('../auth/jwt-support.test-helpers.js');
+  const { jwtSettings } = await import('../auth/test-support.js');
+  const { createHash, randomBytes } = await import('node:crypto');
+  const org = `org-${randomUUID()}`;
+  const secret = randomBytes(16);
+  const store = new RedisSessionStore(storage);
+  const a = api({ id: `jwt-${randomUUID()}`, orgId: org, standardAuth: false, jwt: jwtSettings({ source: secret.toString('base64') }) });
+  const state = makeState([a], [{ id: 'p', org_id: org, rate: 3, per: 1, access_rights: { [a.id]: { api_id: a.id } } }], { hash_keys: true, storage }, store);
+  const name = hashStr(generateToken(org, createHash('md5').update('alice').digest('hex'), ''));
+  try {
+    const out = await run(state, a, { headers: { authorization: `Bearer ${signJwt('HS256', { sub: 'alice', pol: 'p', exp: nowS() + 120 }, secret)}` } });
+    assert.equal(out.answer, undefined, out.answer?.text);
+    assert.equal(out.req.session?.keyId, name);
+    const stored = await store.get(name);
+    assert.equal(stored?.alias, 'alice');
+    assert.equal(stored?.rate, 3);
+  } finally {
+    await store.delete(name);
+    await store.close();
+  }
+});
