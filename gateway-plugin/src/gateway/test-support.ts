@@ -146,7 +146,13 @@ export class FakeSource implements GatewaySource {
     return Promise.resolve({ policies: this.policies, errors: [] });
   }
 
-  parseApi(def: unknown): Promise<ApiSpec> {
+  parseApi(def: unknown, format: 'classic' | 'oas'): Promise<ApiSpec> {
+    if (format === 'oas') {
+      const ext = (def as Record<string, { info?: { id?: string }; server?: { listenPath?: { value?: string } } }>)['x-svc-api-gateway'];
+      const lp = ext?.server?.listenPath?.value;
+      if (!lp) return Promise.reject(new Error('x-svc-api-gateway.server.listenPath.value: required'));
+      return Promise.resolve(apiSpec(ext.info?.id ?? '', lp, { format: 'oas', definition: def }));
+    }
     const d = def as { api_id?: string; proxy?: { listen_path?: string } };
     if (!d.proxy?.listen_path) return Promise.reject(new Error('proxy.listen_path: required'));
     return Promise.resolve(apiSpec(d.api_id ?? '', d.proxy.listen_path));

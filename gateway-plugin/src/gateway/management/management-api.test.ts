@@ -152,6 +152,41 @@ describe('management API', () => {
     assert.equal(existsSync(file), false);
   });
 
+  it('OAS APIs: created as <id>-oas.json with the id in x-svc-api-gateway.info.id; the OAS endpoints refuse classic APIs', async () => {
+    const def = {
+      openapi: '3.0.3',
+      info: { title: 'O', version: '1' },
+      paths: {},
+      'x-svc-api-gateway': {
+        info: { name: 'O', state: { active: true } },
+        server: { listenPath: { value: '/o/', strip: true } },
+        upstream: { url: 'http://127.0.0.1:9' },
+      },
+    };
+    const r = await call(port, 'POST', '/svc/apis/oas', { headers: AUTH, body: JSON.stringify(def) });
+    const { key } = json(r) as { key: string };
+    assert.match(key, /^[0-9a-f]{32}$/);
+    assert.equal(r.body, `{"key":"${key}","status":"ok","action":"added"}\n`);
+    const written = JSON.parse(readFileSync(join(dir, 'apps', `${key}-oas.json`), 'utf8'));
+    assert.equal(written['x-svc-api-gateway'].info.id, key);
+    source.apis = [...source.apis, apiSpec(key, '/o/', { format: 'oas', definition: written, file: join(dir, 'apps', `${key}-oas.json`) })];
+    await call(port, 'GET', '/svc/reload', { headers: AUTH });
+    assert.deepEqual(json(await call(port, 'GET', `/svc/apis/oas/${key}`, { headers: AUTH })), written);
+    assert.deepEqual((json(await call(port, 'GET', '/svc/apis/oas', { headers: AUTH })) as unknown[]).length, 1);
+    const classicPut = await call(port, 'PUT', `/svc/apis/${key}`, { headers: AUTH, body: JSON.stringify({ api_id: key }) });
+    assert.equal(
+      classicPut.body,
+      '{"status":"error","message":"this API endpoint only supports Tyk Classic APIs; please use the appropriate Tyk OAS API endpoint"}\n',
+    );
+    const oasPutOfClassic = await call(port, 'PUT', '/svc/apis/oas/a1', { headers: AUTH, body: JSON.stringify(def) });
+    assert.equal(
+      oasPutOfClassic.body,
+      '{"status":"error","message":"the supplied API definition is in OAS format, please use the Tyk classic format for this API"}\n',
+    );
+    const del = await call(port, 'DELETE', `/svc/apis/oas/${key}`, { headers: AUTH });
+    assert.equal(del.body, `{"key":"${key}","status":"ok","action":"deleted"}\n`);
+  });
+
   it('policies: written to policy_path, listed from the state', async () => {
     const pol = { id: 'p1', rate: 100, per: 1, access_rights: {} };
     const r = await call(port, 'POST', '/svc/policies', { headers: AUTH, body: JSON.stringify(pol) });
