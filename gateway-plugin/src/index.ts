@@ -3,6 +3,7 @@
  * `gateway_proxy` output. Importing this module registers them through @svc/engine's public
  * plugin API; the engine loads it as a built-in.
  */
+import './auth/index.js';
 import './proxy/index.js';
 
 export {};

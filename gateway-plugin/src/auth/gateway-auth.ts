@@ -1,0 +1,115 @@
+/**
+ * The `gateway_auth` processor: authenticates each gateway request as Tyk's middleware chain does
+ * for its API (keyless, an auth key, a JWT), then checks the session (inactive, expired, access
+ * rights, allowed URLs), and either answers with Tyk's refusal or puts the session on the request
+ * (`req.session`) for the processors after it. Split-token endpoints are answered here too.
+ */
+import { answerMessage, f, registerProcessor, type Batch, type Message, type Processor } from '@svc/engine';
+import type { ApiSpec } from '../apis/api-spec.js';
+import { tykError } from '../gateway/errors.js';
+import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
+import { gatewayState, type GatewayState } from '../gateway/state.js';
+import { checkSession } from '../sessions/access-check.js';
+import { readCredential, stripBearer, stripCredential } from './credential.js';
+import { authenticateJwt, type AuthOutcome } from './jwt-auth.js';
+import { findKey } from './key-lookup.js';
+import { SPLIT_TOKEN_META, handleSplitToken, splitTokenEndpoint } from './split-token.js';
+
+export const gatewayAuthSpec = f.object({});
+
+/** Tyk's words for a missing credential: 400 for a JWT API, 401 for an auth-key API. */
+const JWT_FIELD_MISSING = { status: 400, message: 'Authorization field missing' };
+const KEY_FIELD_MISSING = { status: 401, message: 'Authorization field missing' };
+const KEY_NOT_FOUND: AuthOutcome = { ok: false, status: 403, message: 'Access to this API has been disallowed' };
+
+async function authenticate(state: GatewayState, api: ApiSpec, req: GatewayRequest, log: (m: string) => void): Promise<AuthOutcome> {
+  const credential = readCredential(req, api.credential);
+  if (api.jwt !== undefined) {
+    if (credential === '') return { ok: false, ...JWT_FIELD_MISSING };
+    return authenticateJwt({ state, api, jwt: api.jwt, log }, stripBearer(credential));
+  }
+  // Standard auth (also what Tyk falls back to when an API names no other method).
+  if (credential === '') return { ok: false, ...KEY_FIELD_MISSING };
+  const found = await findKey(state, api, stripBearer(credential));
+  return found === undefined ? KEY_NOT_FOUND : { ok: true, keyId: found.name, session: found.session };
+}
+
+export class GatewayAuth implements Processor {
+  constructor(private readonly log: (m: string) => void = () => {}) {}
+
+  async process(batch: Batch): Promise<Batch[]> {
+    await Promise.all(batch.map((m) => this.one(m)));
+    return [batch];
+  }
+
+  private async one(msg: Message): Promise<void> {
+    const req = msg.hasCtx() ? msg.ctx.get(GATEWAY_REQUEST) : undefined;
+    if (req === undefined) return; // Not a gateway request: nothing to authenticate.
+    try {
+      const state = gatewayState(req.gateway);
+      if (state === undefined) {
+        answerMessage(msg, tykError(500, 'There was a problem proxying the request'));
+        this.log(`gateway "${req.gateway}" has no state on this thread`);
+        return;
+      }
+      const waiting = state.atLeast(req.version);
+      if (waiting !== undefined) await waiting;
+      const api = state.api(req.apiId);
+      if (api === undefined) {
+        answerMessage(msg, tykError(404, 'Not Found'));
+        return;
+      }
+
+      const ep = splitTokenEndpoint(api, req);
+      if (ep !== undefined) {
+        answerMessage(msg, await handleSplitToken(state, api, ep, req, msg.content));
+        return;
+      }
+      if (api.keyless) return;
+
+      const outcome = await authenticate(state, api, req, this.log);
+      if (!outcome.ok) {
+        answerMessage(msg, tykError(outcome.status, outcome.message));
+        return;
+      }
+      const refusal = checkSession(outcome.session, api.id, req.method, req.path);
+      if (refusal !== undefined) {
+        answerMessage(msg, tykError(refusal.status, refusal.message));
+        return;
+      }
+      if (api.stripAuthData) stripCredential(req, api.credential);
+      const jwt = outcome.session.meta_data?.[SPLIT_TOKEN_META];
+      if (typeof jwt === 'string' && api.jwt === undefined) req.headers.authorization = `Bearer ${jwt}`;
+      req.session = { keyId: outcome.keyId, state: outcome.session };
+      msg.ctx.set(GATEWAY_REQUEST, req);
+    } catch (err) {
+      // Fail closed, and say nothing of the credential.
+      this.log(`authentication failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);
+      answerMessage(msg, tykError(500, 'There was a problem proxying the request'));
+    }
+  }
+}
+
+registerProcessor('gateway_auth', {
+  summary: "Authenticates gateway requests as Tyk does (auth keys, JWT, policies) and answers refusals with Tyk's words.",
+  description: [
+    'For each request of an `api_gateway` input: keyless APIs pass; `use_standard_auth` APIs look the key up',
+    'in the session store (hashed with `hash_keys`, as Tyk names keys); JWT APIs verify the token (HMAC, RSA,',
+    'ECDSA, a PEM or a JWKS URL, key-level secrets) and derive the session from its policies. The session is',
+    'then checked (inactive, expired, access rights, allowed URLs) and put on the request for the processors',
+    'after this one; a refusal is answered at once with Tyk’s status and body. Split-token endpoints are',
+    'answered here.',
+  ].join('\n'),
+  config: gatewayAuthSpec,
+  examples: [
+    `input:
+  api_gateway:
+    conf: ./gateway/svc.conf
+pipeline:
+  processors:
+    - gateway_auth: {}
+output:
+  gateway_proxy: {}`,
+  ],
+  factory: (_conf, ctx) => new GatewayAuth((m) => ctx.logger.warn(m)),
+});
