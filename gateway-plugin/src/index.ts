@@ -4,7 +4,7 @@
  * plugin API; the engine loads it as a built-in.
  */
 import './gateway/index.js';
-import './proxy/index.js';
 import './auth/index.js';
+import './proxy/index.js';
 
 export {};
