@@ -9,7 +9,12 @@ import type { GatewaySource } from './gateway-source.js';
 
 let source: GatewaySource | undefined;
 
-/** Sets where every `api_gateway` input loads its parts from. */
+/**
+ * Sets where every `api_gateway` input loads its parts from: called by `loaders.ts` (the loaders
+ * of conf/, apis/ and sessions/), which arrives with them.
+ *
+ * @public
+ */
 export function provideGatewaySource(s: GatewaySource): void {
   source = s;
 }
