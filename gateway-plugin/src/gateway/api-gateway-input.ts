@@ -61,7 +61,11 @@ export const apiGatewaySpec = f.object({
     .describe('The largest request body read into a message (only when a rule reads the body, as split token does), in bytes; larger get 413.'),
   body_timeout: f.duration().default('30s').advanced().describe('How long such a body may take to arrive; then 408.'),
   headers_timeout: f.duration().default('10s').advanced().describe('Request headers must arrive within this (slowloris clients are cut).'),
-  request_timeout: f.duration().default('60s').advanced().describe('A whole request must arrive within this (0: no limit).'),
+  request_timeout: f
+    .duration()
+    .default('120s')
+    .advanced()
+    .describe("A whole request, body included, must arrive within this (Tyk's `http_server_options.read_timeout`, 120 s); 0: no limit."),
   max_header_size: f
     .int()
     .default(16 * 1024)
