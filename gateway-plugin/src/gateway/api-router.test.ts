@@ -74,5 +74,9 @@ describe('parseTarget', () => {
     assert.equal(cleanPath(''), '/');
     assert.equal(cleanPath('/a/b/../'), '/a/');
     assert.equal(cleanPath('/..'), '/');
+    // Names that only start with dots are not `.` or `..` segments.
+    assert.equal(cleanPath('/a/.well-known/..b'), '/a/.well-known/..b');
+    assert.equal(cleanPath('/a/b/.'), '/a/b');
+    assert.equal(cleanPath('/a/b/..'), '/a');
   });
 });

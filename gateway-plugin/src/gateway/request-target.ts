@@ -20,10 +20,15 @@ export type Target =
   | { kind: 'redirect'; location: string }
   | { kind: 'bad' };
 
+/** A `//`, or a `.` or `..` segment: what `cleanPath` has to clean. */
+const UNCLEAN = /\/\/|\/\.\.?(?:\/|$)/;
+
 /** Go's `path.Clean`, with gorilla/mux's rule that a trailing slash is kept. */
 export function cleanPath(p: string): string {
   if (p === '') return '/';
   if (p[0] !== '/') p = '/' + p;
+  // Most paths are clean already: no `//`, and no `.` or `..` segment.
+  if (!UNCLEAN.test(p)) return p;
   const out: string[] = [];
   for (const seg of p.split('/')) {
     if (seg === '' || seg === '.') continue;
