@@ -27,6 +27,7 @@ const ALLOWED = new Set(
     [401, 'Key not authorized: token is not valid yet'],
     [403, 'no suitable claims for user ID were found'],
     [403, 'found an empty user ID in sub claim'],
+    [403, 'found an empty user ID in predefined base claim, claim: sub'],
     [403, 'key not authorized: no matching policy'],
     [403, 'key not authorized: no matching policy found'],
   ].map(([s, m]) => `${s} ${tykBody(m as string)}`),

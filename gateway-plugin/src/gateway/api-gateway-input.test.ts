@@ -146,9 +146,9 @@ describe('api_gateway input', () => {
     assert.equal(e.body, '');
   });
 
-  it("a nack is Tyk's 502", async () => {
+  it("a nack is Tyk's 500 (its proxy-failure answer)", async () => {
     const r = await call(port, 'GET', '/api/nack');
-    assert.equal(r.status, 502);
+    assert.equal(r.status, 500);
     assert.equal(r.body, '{\n    "error": "There was a problem proxying the request"\n}');
   });
 

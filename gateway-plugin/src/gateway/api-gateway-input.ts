@@ -9,7 +9,7 @@
  * - The content is empty unless a rule of the API reads the body (split token): then the body is
  *   read, bounded in size (413) and time (408).
  * - On ack: a processor's answer (the result store) is written; an answer the output wrote
- *   already (the proxy) is left alone; otherwise an empty 200. A nack is Tyk's 502.
+ *   already (the proxy) is left alone; otherwise an empty 200. A nack is Tyk's 500 (its answer when proxying fails).
  *
  * Routing is Tyk's: the longest listen path, a clean path (else a 301), Tyk's 404 for no API. The
  * management API (`/hello`, `/svc/...`) is served on the same port, or on `control_api_port`.
@@ -77,7 +77,7 @@ export const apiGatewaySpec = f.object({
 export type ApiGatewayConfig = Infer<typeof apiGatewaySpec>;
 
 /** Tyk's answer when a transaction was not delivered (the proxy failed it). */
-const NOT_DELIVERED = tykError(502, 'There was a problem proxying the request');
+const NOT_DELIVERED = tykError(500, 'There was a problem proxying the request');
 const SHUTTING_DOWN = tykError(503, 'Gateway is shutting down');
 const TOO_LARGE = tykError(413, 'Request is too large');
 const TIMED_OUT = tykError(408, 'Request timed out');

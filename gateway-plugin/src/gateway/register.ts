@@ -33,7 +33,7 @@ registerInput('api_gateway', {
     'The request becomes a one-message transaction for the pipeline (`gateway_auth`, then `gateway_proxy`): the',
     'message carries the request (API, method, path, query, headers); its body streams through the proxy and is',
     'read into the message only when a rule needs it (split token: bounded by `max_body_size`, 413, and',
-    "`body_timeout`, 408). A refusal by a processor is its answer; a nack is Tyk's 502.",
+    "`body_timeout`, 408). A refusal by a processor is its answer; a nack is Tyk's 500 (its answer when proxying fails).",
     '',
     "The management API (Tyk's gateway API, `/tyk/` → `/svc/`) is served on the same port, or on",
     '`control_api_port`: `/hello`, and with `x-svc-authorization: <secret>` `/svc/apis` (and `/svc/apis/oas`),',
