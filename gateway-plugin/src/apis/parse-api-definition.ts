@@ -1,0 +1,37 @@
+/**
+ * One API definition, classic or OAS, as the gateway serves it ({@link ApiSpec}). External
+ * references in any string field are resolved first (the seed: at load), so the spec and its
+ * `definition` hold the resolved values.
+ */
+import { basename, extname } from 'node:path';
+import type { References } from '../refs/references.js';
+import type { ApiSpec } from './api-spec.js';
+import { parseClassic } from './classic.js';
+import { DefinitionError } from './definition-error.js';
+import { Fields } from './fields.js';
+import { OAS_EXTENSION, parseOas } from './oas.js';
+
+/**
+ * Throws a ConfigError ({@link DefinitionError}) naming `file` (when given) and the field's
+ * path, e.g. `apis/petstore.json: proxy.listen_path: expected a string`. `refs` is the
+ * gateway's ReferenceResolver (any {@link References}; NO_REFERENCES in tests).
+ */
+export async function parseApiDefinition(def: unknown, refs: References, file?: string): Promise<ApiSpec> {
+  Fields.root(def, file);
+  let resolved: unknown;
+  try {
+    resolved = await refs.resolveDeep(def);
+  } catch (err) {
+    // A resolver logs and reads an unreachable store as ''; anything thrown here is a bug in
+    // the reference itself (a malformed one): still the definition's error, not a crash.
+    throw new DefinitionError(file, '', `cannot resolve external references: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const root = Fields.root(resolved, file);
+  const fallbackId = file ? basename(file, extname(file)) : '';
+  if (root.has('openapi') || root.has(OAS_EXTENSION)) {
+    const version = root.str('openapi');
+    if (!/^3\./.test(version)) root.fail('openapi', `expected an OpenAPI 3 version such as 3.0.3, got ${JSON.stringify(version.slice(0, 20))}`);
+    return parseOas(root, resolved, file, fallbackId);
+  }
+  return parseClassic(root, resolved, file, fallbackId);
+}
