@@ -18,6 +18,7 @@ import { OAS_EXTENSION, parseOas } from './oas.js';
  */
 export async function parseApiDefinition(def: unknown, refs: References, file?: string): Promise<ApiSpec> {
   Fields.root(def, file);
+  checkDepth(def, file);
   let resolved: unknown;
   try {
     resolved = await refs.resolveDeep(def);
@@ -34,4 +35,18 @@ export async function parseApiDefinition(def: unknown, refs: References, file?: 
     return parseOas(root, resolved, file, fallbackId);
   }
   return parseClassic(root, resolved, file, fallbackId);
+}
+
+/** Deeper than any real definition; a deeper one would overflow the stack of whatever walks it (structuredClone to the workers). */
+export const MAX_DEFINITION_DEPTH = 64;
+
+/** Refuses a definition nested deeper than {@link MAX_DEFINITION_DEPTH}, walking it without recursion. */
+function checkDepth(def: unknown, file: string | undefined): void {
+  const stack: [unknown, number][] = [[def, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_DEFINITION_DEPTH) throw new DefinitionError(file, '', `nested deeper than ${MAX_DEFINITION_DEPTH} levels`);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push([child, depth + 1]);
+  }
 }
