@@ -1,6 +1,7 @@
 /** A definition file's text as a value: JSON, or YAML for `.yaml`/`.yml`, errors with line and column. */
 import { parseDocument } from 'yaml';
 import { DefinitionError } from './definition-error.js';
+import { jsonErrorOffset } from './json-error-offset.js';
 
 /** JSON.parse, its error placed at a line and column (V8 says only `at position N`). */
 export function parseJsonText(text: string, file: string): unknown {
@@ -9,9 +10,14 @@ export function parseJsonText(text: string, file: string): unknown {
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     const at = /at position (\d+)/.exec(reason);
-    const offset = at ? Number(at[1]) : text.length;
+    const offset = at ? Number(at[1]) : jsonErrorOffset(text);
     const { line, col } = lineColumn(text, offset);
-    const detail = reason.replace(/ in JSON at position \d+.*$/, '').replace(/ at position \d+.*$/, '');
+    // V8 quotes the text around the error in some messages: the position says it, and quoting
+    // a config file could print a secret.
+    const detail = reason
+      .replace(/ in JSON at position \d+.*$/s, '')
+      .replace(/, \.\.\.?".*$/s, '')
+      .replace(/ at position \d+.*$/s, '');
     throw new DefinitionError(file, '', `invalid JSON at line ${line} column ${col}: ${detail}`, { line, col });
   }
 }
