@@ -1,10 +1,12 @@
 /** Shared rules of both definition formats: listen path, target URL, endpoint paths, durations. */
 import type { Fields } from './fields.js';
 
+const EMPTY = 'required (a non-empty string; an external reference that cannot be resolved reads as empty)';
+
 /** The listen path as the router matches it: always starting with `/`. */
 export function listenPathOf(f: Fields, key: string): string {
-  const raw = f.required(key).trim();
-  if (raw === '') f.fail(key, 'required (a non-empty string)');
+  const raw = f.str(key).trim();
+  if (raw === '') f.fail(key, EMPTY);
   return raw.startsWith('/') ? raw : `/${raw}`;
 }
 
@@ -12,12 +14,13 @@ const TARGET_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'svc:']);
 
 /** The upstream URL: absolute, http(s) (or `svc://` looping, as Tyk's `tyk://`). */
 export function targetUrlOf(f: Fields, key: string): string {
-  const raw = f.required(key).trim();
+  const raw = f.str(key).trim();
+  if (raw === '') f.fail(key, EMPTY);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return f.fail(key, 'expected an absolute URL such as http://upstream:8080 (an external reference that resolved to nothing reads as empty)');
+    return f.fail(key, 'expected an absolute URL such as http://upstream:8080');
   }
   if (!TARGET_SCHEMES.has(url.protocol)) f.fail(key, `expected an http or https URL, got scheme ${url.protocol}`);
   return raw;
