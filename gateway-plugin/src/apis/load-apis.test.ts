@@ -7,7 +7,7 @@ import { NO_REFERENCES } from '../refs/references.js';
 import { checkCollisions, loadApis } from './load-apis.js';
 import { classic, oas } from './test-fixtures.js';
 
-const yamlOas = `openapi: 3.0.3
+const yamlOas = `openapi: 3.0
 info: { title: Yaml, version: '1' }
 paths:
   /things/{id}:

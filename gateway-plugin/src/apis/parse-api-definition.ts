@@ -30,8 +30,10 @@ export async function parseApiDefinition(def: unknown, refs: References, file?: 
   const root = Fields.root(resolved, file);
   const fallbackId = file ? basename(file, extname(file)) : '';
   if (root.has('openapi') || root.has(OAS_EXTENSION)) {
-    const version = root.str('openapi');
-    if (!/^3\./.test(version)) root.fail('openapi', `expected an OpenAPI 3 version such as 3.0.3, got ${JSON.stringify(version.slice(0, 20))}`);
+    // YAML reads an unquoted `openapi: 3.0` as a number.
+    const raw = root.raw('openapi');
+    const version = typeof raw === 'number' ? String(raw) : root.str('openapi');
+    if (!/^3(\.|$)/.test(version)) root.fail('openapi', `expected an OpenAPI 3 version such as 3.0.3, got ${JSON.stringify(version.slice(0, 20))}`);
     return parseOas(root, resolved, file, fallbackId);
   }
   return parseClassic(root, resolved, file, fallbackId);
