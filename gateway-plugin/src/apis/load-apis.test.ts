@@ -1,0 +1,104 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NO_REFERENCES } from '../refs/references.js';
+import { checkCollisions, loadApis } from './load-apis.js';
+import { classic, oas } from './test-fixtures.js';
+
+const yamlOas = `openapi: 3.0
+info: { title: Yaml, version: '1' }
+paths:
+  /things/{id}:
+    get: { operationId: getThing }
+x-svc-api-gateway:
+  info: { id: yaml-api, name: Yaml API, state: { active: true } }
+  upstream: { url: 'http://127.0.0.1:9100' }
+  server: { listenPath: { value: /yaml/, strip: true } }
+  middleware:
+    operations:
+      getThing: { rateLimit: { enabled: true, rate: 3, per: 2s } }
+`;
+
+test('loadApis: every json/yaml/yml file by name; broken files are errors naming file and field; the first of a listen path or id wins', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-apis-'));
+  try {
+    const c = classic();
+    const sameListen = { ...classic(), api_id: 'other' };
+    const sameId = { ...oas() };
+    sameId['x-svc-api-gateway'] = { ...sameId['x-svc-api-gateway'], info: { id: 'petstore' } };
+    const wrongType = classic();
+    wrongType.api_id = 'broken';
+    wrongType.global_rate_limit = { rate: 'x', per: 1 };
+    await writeFile(join(dir, 'a-petstore.json'), JSON.stringify(c));
+    await writeFile(join(dir, 'b-orders.json'), JSON.stringify(oas()));
+    await writeFile(join(dir, 'c-things.yaml'), yamlOas);
+    await writeFile(join(dir, 'd-bad-json.json'), '{\n  "api_id": "x",\n  "proxy": {,\n}');
+    await writeFile(join(dir, 'e-bad-type.json'), JSON.stringify(wrongType));
+    await writeFile(join(dir, 'f-same-listen.json'), JSON.stringify(sameListen));
+    await writeFile(join(dir, 'g-same-id.yml'), JSON.stringify(sameId));
+    await writeFile(join(dir, 'h-bad.yaml'), 'x-svc-api-gateway: [\n');
+    await writeFile(join(dir, 'notes.txt'), 'not a definition');
+    await mkdir(join(dir, 'sub.json'));
+    const { apis, errors } = await loadApis(dir, NO_REFERENCES);
+    assert.deepEqual(
+      apis.map((a) => [a.id, a.listenPath, a.file]),
+      [
+        ['petstore', '/pets/', join(dir, 'a-petstore.json')],
+        ['orders', '/orders/', join(dir, 'b-orders.json')],
+        ['yaml-api', '/yaml/', join(dir, 'c-things.yaml')],
+      ],
+    );
+    assert.deepEqual(apis[2]!.endpointRateLimits, [{ path: '/things/(.*)', method: 'GET', rate: 3, per: 2 }]);
+    assert.deepEqual(
+      errors.map((e) => e.file),
+      ['d-bad-json.json', 'e-bad-type.json', 'h-bad.yaml', 'f-same-listen.json', 'g-same-id.yml'].map((n) => join(dir, n)),
+    );
+    assert.match(errors[0]!.message, /d-bad-json\.json: invalid JSON at line 3 column 13: /);
+    assert.equal(errors[1]!.message, `${join(dir, 'e-bad-type.json')}: global_rate_limit.rate: expected a number, got a string`);
+    assert.match(errors[2]!.message, /h-bad\.yaml: invalid YAML at line \d+ column \d+/);
+    assert.match(
+      errors[3]!.message,
+      /f-same-listen\.json: proxy\.listen_path: the listen path "\/pets\/" is already served by .*a-petstore\.json \(api petstore\)/,
+    );
+    assert.match(errors[4]!.message, /g-same-id\.yml: x-svc-api-gateway\.info\.id: the id "petstore" is already used by .*a-petstore\.json/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('loadApis: a folder that cannot be read is one error, no APIs', async () => {
+  const { apis, errors } = await loadApis('/nonexistent/svc-apis', NO_REFERENCES);
+  assert.deepEqual(apis, []);
+  assert.equal(errors.length, 1);
+  assert.match(errors[0]!.message, /^\/nonexistent\/svc-apis: cannot read the API definitions folder \(app_path\): ENOENT/);
+});
+
+test('checkCollisions keeps the first of each id and listen path, for the management API too', () => {
+  const base = {
+    format: 'classic' as const,
+    name: '',
+    orgId: '',
+    active: true,
+    definition: {},
+    stripListenPath: false,
+    targetUrl: 'http://u',
+    keyless: true,
+    standardAuth: false,
+  };
+  const rest = {
+    credential: { header: 'Authorization', query: '', cookie: '' },
+    stripAuthData: false,
+    globalRateLimit: { rate: 0, per: 0 },
+    disableRateLimit: false,
+    endpointRateLimits: [],
+    urlRewrites: [],
+    splitToken: [],
+  };
+  const a = { ...base, ...rest, id: 'a', listenPath: '/a/' };
+  const b = { ...base, ...rest, id: 'b', listenPath: '/a/' };
+  const { apis, errors } = checkCollisions([a, b]);
+  assert.deepEqual(apis, [a]);
+  assert.equal(errors[0]!.message, 'api b: proxy.listen_path: the listen path "/a/" is already served by api a (that one is served, this one is not)');
+});

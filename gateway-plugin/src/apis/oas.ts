@@ -1,0 +1,183 @@
+/**
+ * An OAS 3 definition with the `x-svc-api-gateway` extension (Tyk's `x-tyk-api-gateway`,
+ * renamed) as an {@link ApiSpec}: the seed's OAS field table, and Tyk v5's `apidef/oas` names
+ * where the seed is silent. Operations (`middleware.operations.<operationId>`) take their path and
+ * method from the OpenAPI `paths`.
+ */
+import type { ApiSpec, CredentialSource, EndpointRateLimit, JwtSettings, SplitTokenEndpoint, UrlRewriteRule } from './api-spec.js';
+import { Fields, isObject } from './fields.js';
+import { durationSeconds, endpointPattern, listenPathOf, targetUrlOf } from './normalise.js';
+
+export const OAS_EXTENSION = 'x-svc-api-gateway';
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const SIGNING_METHODS = ['rsa', 'hmac', 'ecdsa', ''];
+
+interface Operation {
+  id: string;
+  path: string;
+  method: string;
+}
+
+export function parseOas(root: Fields, definition: unknown, file: string | undefined, fallbackId: string): ApiSpec {
+  const ext = root.obj(OAS_EXTENSION) ?? root.fail(OAS_EXTENSION, 'required in an OAS definition (the gateway settings: info, upstream, server)');
+  const info = ext.obj('info');
+  const upstream = ext.obj('upstream') ?? ext.fail('upstream', 'required (an object with url)');
+  const server = ext.obj('server') ?? ext.fail('server', 'required (an object with listenPath)');
+  const listen = server.obj('listenPath') ?? server.fail('listenPath', 'required (an object with value)');
+  const id = info?.str('id') || fallbackId;
+  if (id === '') (info ?? ext).fail(info ? 'id' : 'info', 'required (the API id)');
+  const auth = authentication(root, server);
+  const rate = upstream.obj('rateLimit');
+  const global = ext.obj('middleware')?.obj('global');
+  return {
+    id,
+    name: info?.str('name') || root.obj('info')?.str('title') || '',
+    orgId: info?.str('orgId') ?? '',
+    active: info?.obj('state')?.bool('active', true) ?? true,
+    format: 'oas',
+    ...(file === undefined ? {} : { file }),
+    definition,
+    listenPath: listenPathOf(listen, 'value'),
+    stripListenPath: listen.bool('strip'),
+    targetUrl: targetUrlOf(upstream, 'url'),
+    preserveHostHeader: upstream.obj('preserveHostHeader')?.bool('enabled') ?? false,
+    ...auth,
+    // rateLimit.enabled false is Tyk's global_rate_limit.disabled: no API-level limit.
+    globalRateLimit: rate && rate.bool('enabled') ? { rate: rate.count('rate'), per: durationSeconds(rate, 'per') } : { rate: 0, per: 0 },
+    disableRateLimit: global?.bool('skipRateLimit') ?? false,
+    ...operations(root, ext),
+  };
+}
+
+type Auth = Pick<ApiSpec, 'keyless' | 'standardAuth' | 'jwt' | 'credential' | 'stripAuthData'>;
+
+/**
+ * `server.authentication`: off (or absent) = keyless. On: JWT when `authentication.jwt` is
+ * there or an enabled scheme is the OpenAPI JWT scheme (type http, scheme bearer, bearerFormat
+ * jwt); otherwise a key (the standard auth token). The scheme's header/query/cookie say where
+ * the credential is.
+ */
+function authentication(root: Fields, server: Fields): Auth {
+  const auth = server.obj('authentication');
+  const none: Auth = { keyless: true, standardAuth: false, credential: { header: 'Authorization', query: '', cookie: '' }, stripAuthData: false };
+  if (!auth || !auth.bool('enabled')) return { ...none, stripAuthData: auth?.bool('stripAuthorizationData') ?? false };
+  const declared = root.obj('components')?.obj('securitySchemes');
+  const schemes = auth.objects('securitySchemes').filter(([, s]) => s.bool('enabled'));
+  const isJwtScheme = (name: string): boolean => {
+    const s = declared?.raw(name);
+    if (!isObject(s)) return false;
+    return (
+      s['type'] === 'http' &&
+      typeof s['scheme'] === 'string' &&
+      s['scheme'].toLowerCase() === 'bearer' &&
+      typeof s['bearerFormat'] === 'string' &&
+      s['bearerFormat'].toLowerCase() === 'jwt'
+    );
+  };
+  const jwtScheme = schemes.find(([name]) => isJwtScheme(name));
+  const jwtBlock = auth.obj('jwt');
+  const jwtOn = jwtBlock ? jwtBlock.bool('enabled', true) : jwtScheme !== undefined;
+  const chosen = jwtOn ? (jwtScheme ?? schemes[0]) : (schemes.find(([name]) => !isJwtScheme(name)) ?? schemes[0]);
+  const jwt = jwtOn ? jwtSettings(jwtBlock ?? chosen?.[1] ?? auth) : undefined;
+  return {
+    keyless: false,
+    standardAuth: !jwtOn,
+    ...(jwt ? { jwt } : {}),
+    credential: credentialSource(chosen?.[1], chosen ? declared?.obj(chosen[0]) : undefined),
+    stripAuthData: auth.bool('stripAuthorizationData'),
+  };
+}
+
+/**
+ * Where the credential is: the OpenAPI apiKey scheme's `in`/`name` first, then the extension's
+ * `header`, `query`, `cookie` ({enabled, name}); an enabled location without a name takes the
+ * header's name, as Tyk does.
+ */
+function credentialSource(scheme: Fields | undefined, declared: Fields | undefined): CredentialSource {
+  const out: CredentialSource = { header: 'Authorization', query: '', cookie: '' };
+  if (declared?.str('type') === 'apiKey') {
+    const name = declared.str('name');
+    const where = declared.str('in');
+    if (name && where === 'header') out.header = name;
+    if (name && where === 'query') out.query = name;
+    if (name && where === 'cookie') out.cookie = name;
+  }
+  if (!scheme) return out;
+  const header = scheme.obj('header');
+  if (header) out.header = header.bool('enabled') ? header.str('name') || 'Authorization' : '';
+  const defaultName = out.header || 'Authorization';
+  const query = scheme.obj('query');
+  if (query) out.query = query.bool('enabled') ? query.str('name') || defaultName : '';
+  const cookie = scheme.obj('cookie');
+  if (cookie) out.cookie = cookie.bool('enabled') ? cookie.str('name') || defaultName : '';
+  return out;
+}
+
+function jwtSettings(f: Fields): JwtSettings {
+  const method = f.str('signingMethod');
+  if (!SIGNING_METHODS.includes(method)) f.fail('signingMethod', `expected rsa, hmac, ecdsa or empty, got ${JSON.stringify(method.slice(0, 40))}`);
+  const scopes = f.obj('scopes');
+  const scopeToPolicy: [string, string][] = (scopes?.list('scopeToPolicyMapping') ?? []).map((m) => [m.str('scope'), m.str('policyId')]);
+  return {
+    signingMethod: method as JwtSettings['signingMethod'],
+    source: f.str('source'),
+    identityBaseField: f.str('identityBaseField') || 'sub',
+    policyFieldName: f.str('policyFieldName') || 'pol',
+    defaultPolicies: f.strings('defaultPolicies'),
+    scopeClaimName: scopes?.str('claimName') || 'scope',
+    scopeToPolicy: Object.fromEntries(scopeToPolicy),
+    issuedAtSkew: f.count('issuedAtValidationSkew'),
+    expiresAtSkew: f.count('expiresAtValidationSkew'),
+    notBeforeSkew: f.count('notBeforeValidationSkew'),
+  };
+}
+
+/** Every operation of the OpenAPI `paths`, in their order (the seed: endpoint limits follow it). */
+function pathOperations(root: Fields): Operation[] {
+  const out: Operation[] = [];
+  const paths = root.obj('paths');
+  if (!paths) return out;
+  for (const path of Object.keys(paths.value)) {
+    const item = paths.obj(path);
+    if (!item) continue;
+    for (const method of METHODS) {
+      const op = item.obj(method);
+      const id = op?.str('operationId');
+      if (id) out.push({ id, path, method: method.toUpperCase() });
+    }
+  }
+  return out;
+}
+
+function operations(root: Fields, ext: Fields): { endpointRateLimits: EndpointRateLimit[]; urlRewrites: UrlRewriteRule[]; splitToken: SplitTokenEndpoint[] } {
+  const out = { endpointRateLimits: [] as EndpointRateLimit[], urlRewrites: [] as UrlRewriteRule[], splitToken: [] as SplitTokenEndpoint[] };
+  const configured = ext.obj('middleware')?.obj('operations');
+  if (!configured) return out;
+  const known = pathOperations(root);
+  const ids = new Set(known.map((op) => op.id));
+  for (const id of Object.keys(configured.value)) {
+    if (configured.raw(id) !== undefined && !ids.has(id)) configured.fail(id, 'no operation with this operationId in paths');
+  }
+  for (const op of known) {
+    const mw = configured.obj(op.id);
+    if (!mw) continue;
+    const path = endpointPattern(op.path);
+    const rate = mw.obj('rateLimit');
+    if (rate?.bool('enabled')) out.endpointRateLimits.push({ path, method: op.method, rate: rate.count('rate'), per: durationSeconds(rate, 'per') });
+    const rewrite = mw.obj('urlRewrite');
+    if (rewrite?.bool('enabled')) {
+      const triggers = rewrite.raw('triggers');
+      if (triggers !== undefined && !Array.isArray(triggers)) rewrite.fail('triggers', 'expected an array');
+      out.urlRewrites.push({
+        path,
+        method: op.method,
+        matchPattern: rewrite.str('pattern'),
+        rewriteTo: rewrite.str('rewriteTo'),
+        triggers: (triggers as unknown[] | undefined) ?? [],
+      });
+    }
+    const split = mw.obj('splitToken');
+    if (split?.bool('enabled')) out.splitToken.push({ path, method: op.method, tokenUrl: targetUrlOf(split, 'tokenUrl') });
+  }
+  return out;
+}

@@ -1,0 +1,84 @@
+/**
+ * svc.conf's fields the gateway reads: their JSON type and default (Tyk's `config/config.go`,
+ * and its shipped `tyk.conf` where config.go leaves a zero value the docs do not mean). A field
+ * not named here is unknown: a warning, as Tyk's config holds far more than the gateway reads.
+ */
+export type FieldType =
+  | { kind: 'string'; default: string }
+  | { kind: 'int'; default: number; min?: number; max?: number }
+  | { kind: 'bool'; default: boolean }
+  | { kind: 'strings' }
+  | { kind: 'stringMap' }
+  | { kind: 'object'; fields: Schema; optional?: boolean };
+
+export type Schema = Record<string, FieldType>;
+
+const str = (d = ''): FieldType => ({ kind: 'string', default: d });
+const int = (d = 0, min = 0, max = Number.MAX_SAFE_INTEGER): FieldType => ({ kind: 'int', default: d, min, max });
+const bool = (d = false): FieldType => ({ kind: 'bool', default: d });
+
+const TLS: Schema = { address: str(), ca_path: str(), ca_file: str(), cert_file: str(), key_file: str(), insecure_skip_verify: bool() };
+
+export const GATEWAY_CONFIG_SCHEMA: Schema = {
+  listen_address: str(),
+  listen_port: int(8080, 0, 65535),
+  // Tyk's built-in default secret is a published constant: no default here, set one.
+  secret: str(),
+  node_secret: str(),
+  control_api_port: int(0, 0, 65535),
+  app_path: str('apps/'),
+  policies: { kind: 'object', fields: { policy_source: str(), policy_record_name: str(), policy_path: str(), policy_connection_string: str() } },
+  // Absent = sessions and limits in memory; present, Tyk's defaults fill it.
+  storage: {
+    kind: 'object',
+    optional: true,
+    fields: {
+      type: str('redis'),
+      host: str('localhost'),
+      port: int(6379, 0, 65535),
+      username: str(),
+      password: str(),
+      database: int(0),
+      enable_cluster: bool(),
+      addrs: { kind: 'strings' },
+    },
+  },
+  // tyk.conf as Tyk ships it turns hashing on; config.go's zero value would store keys in the clear.
+  hash_keys: bool(true),
+  hash_key_function: str(),
+  enable_shared_store_rolling_limiter: bool(),
+  enable_sentinel_rate_limiter: bool(),
+  enable_non_transactional_rate_limiter: bool(),
+  enable_fixed_window_rate_limiter: bool(),
+  drl_threshold: int(0),
+  secrets: { kind: 'stringMap' },
+  kv: {
+    kind: 'object',
+    fields: {
+      kvstore: {
+        kind: 'object',
+        optional: true,
+        fields: {
+          address: str(),
+          scheme: str('http'),
+          datacenter: str(),
+          http_auth: { kind: 'object', fields: { username: str(), password: str() } },
+          wait_time: int(0),
+          token: str(),
+          tls_config: { kind: 'object', fields: TLS },
+        },
+      },
+      secretstore: {
+        kind: 'object',
+        optional: true,
+        fields: { address: str(), agent_address: str(), max_retries: int(0), timeout: int(0), token: str(), kv_version: int(2) },
+      },
+    },
+  },
+};
+
+/**
+ * The svc.conf fields that may hold an external reference (the seed's list); those the gateway
+ * reads are resolved once, at load. The others are read by no part of this gateway.
+ */
+export const REFERENCE_FIELDS = ['secret', 'node_secret', 'storage.password', 'policies.policy_connection_string'] as const;
