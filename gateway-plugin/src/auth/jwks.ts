@@ -103,8 +103,3 @@ export async function jwksKey(url: string, kid: string, log?: (msg: string) => v
   else if (mayFetch) await refresh(url, set, log);
   return set.keys.get(kid);
 }
-
-/** Forgets every key set (tests). */
-export function clearJwksCache(): void {
-  sets.clear();
-}

@@ -1,12 +1,11 @@
 /**
- * End-to-end helpers of the gateway's tests: a real `engine` process with a plugin module of the
- * test's own, where `test_api_gateway` is the `api_gateway` input over a JSON file of hand-made
- * parts (`parts.json` beside svc.conf: `{apis: ApiSpec[]}`, read again on every reload) and
- * `test_thread_probe` answers with the thread it ran on. Every process is killed when the test
- * file ends.
+ * End-to-end helpers of the gateway's tests: a real `engine` process running `api_gateway` over a
+ * real svc.conf and classic API definition files (written from the test's ApiSpec objects), with
+ * a plugin module of the test's own whose `test_thread_probe` answers with the thread it ran on.
+ * Every process is killed when the test file ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -23,23 +22,10 @@ after(() => {
 });
 
 const PLUGIN = `
-import { readFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-import { registerInput, registerProcessor, answerMessage, f } from ${JSON.stringify(join(root, 'engine/dist/index.js'))};
-import { ApiGatewayInput, apiGatewaySpec } from ${JSON.stringify(join(here, 'api-gateway-input.js'))};
-import { MemorySessionStore } from ${JSON.stringify(join(here, '../sessions/memory-store.js'))};
+import { registerProcessor, answerMessage, f } from ${JSON.stringify(join(root, 'engine/dist/index.js'))};
 import { GATEWAY_REQUEST } from ${JSON.stringify(join(here, 'request.js'))};
 import { gatewayState } from ${JSON.stringify(join(here, 'state.js'))};
-
-const fileSource = {
-  async loadConfig(file) { return { config: JSON.parse(readFileSync(file, 'utf8')), warnings: [] }; },
-  async loadApis(config) { return { apis: JSON.parse(readFileSync(config.baseDir + '/parts.json', 'utf8')).apis, errors: [] }; },
-  async loadPolicies() { return { policies: [], errors: [] }; },
-  async parseApi() { throw new Error('not in these tests'); },
-  async createSessions() { return new MemorySessionStore(); },
-};
-
-registerInput('test_api_gateway', { summary: 'api_gateway over a JSON file (tests)', config: apiGatewaySpec, factory: (conf, ctx) => new ApiGatewayInput(conf, ctx, fileSource) });
 
 registerProcessor('test_thread_probe', {
   summary: 'answers with the thread it ran on and what the gateway state there says (tests)',
@@ -57,16 +43,35 @@ registerProcessor('test_thread_probe', {
 });
 `;
 
-/** Writes svc.conf (the config as JSON), parts.json and the plugin module into `dir`. */
+/** The classic Tyk definition of a test's ApiSpec (the fields these tests set). */
+function classicOf(api: ApiSpec): Record<string, unknown> {
+  return {
+    api_id: api.id,
+    name: api.name,
+    org_id: api.orgId,
+    active: api.active,
+    use_keyless: api.keyless,
+    use_standard_auth: api.standardAuth,
+    proxy: { listen_path: api.listenPath, target_url: api.targetUrl, strip_listen_path: api.stripListenPath },
+    version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } },
+  };
+}
+
+/** Writes svc.conf (Tyk's fields), the API definitions (apps/) and the plugin module into `dir`. */
 export function writeGateway(dir: string, config: GatewayConfig, apis: ApiSpec[]): void {
-  writeFileSync(join(dir, 'svc.conf'), JSON.stringify({ ...config, baseDir: dir }));
+  const { baseDir: _baseDir, ...conf } = config;
+  void _baseDir;
+  writeFileSync(join(dir, 'svc.conf'), JSON.stringify({ ...conf, app_path: './apps', policies: { policy_source: 'file', policy_path: '' } }));
   writeApis(dir, apis);
   writeFileSync(join(dir, 'plugin.mjs'), PLUGIN);
 }
 
-/** Replaces the APIs a reload reads. */
+/** Replaces the API definition files a reload reads. */
 export function writeApis(dir: string, apis: ApiSpec[]): void {
-  writeFileSync(join(dir, 'parts.json'), JSON.stringify({ apis }));
+  const apps = join(dir, 'apps');
+  rmSync(apps, { recursive: true, force: true });
+  mkdirSync(apps);
+  for (const api of apis) writeFileSync(join(apps, `${api.id}.json`), JSON.stringify(classicOf(api)));
 }
 
 export interface EngineRun {
@@ -76,7 +81,7 @@ export interface EngineRun {
 }
 
 /**
- * Runs the engine with `test_api_gateway` on `dir`'s svc.conf as its input and `rest` (YAML of
+ * Runs the engine with `api_gateway` on `dir`'s svc.conf as its input and `rest` (YAML of
  * `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`.
  */
 export async function runGateway(dir: string, port: number, rest: string, opts: { httpAddress?: string } = {}): Promise<EngineRun> {
@@ -86,7 +91,7 @@ export async function runGateway(dir: string, port: number, rest: string, opts: 
     `http: ${opts.httpAddress ? `{ address: ${opts.httpAddress} }` : '{ enabled: false }'}
 plugins: [ ${JSON.stringify(join(dir, 'plugin.mjs'))} ]
 input:
-  test_api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))} }
+  api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))} }
 ${rest}
 shutdown_timeout: 10s
 `,

@@ -1,23 +1,10 @@
 /**
- * Registers the `api_gateway` input. Its parts are loaded through the {@link GatewaySource} that
- * `loaders.ts` provides (svc.conf, API definitions, policies, the session store), set with
- * {@link provideGatewaySource} when the loader modules are part of the build.
+ * Registers the `api_gateway` input, which loads its parts (svc.conf, API definitions, policies,
+ * the session store) from files through {@link fileSource}.
  */
-import { ErrorCode, SvcError, registerInput } from '@svc/engine';
+import { registerInput } from '@svc/engine';
 import { ApiGatewayInput, apiGatewaySpec } from './api-gateway-input.js';
-import type { GatewaySource } from './gateway-source.js';
-
-let source: GatewaySource | undefined;
-
-/**
- * Sets where every `api_gateway` input loads its parts from: called by `loaders.ts` (the loaders
- * of conf/, apis/ and sessions/), which arrives with them.
- *
- * @public
- */
-export function provideGatewaySource(s: GatewaySource): void {
-  source = s;
-}
+import { fileSource } from './file-source.js';
 
 registerInput('api_gateway', {
   summary: "A Tyk-compatible API gateway: serves the API definitions of svc.conf's app_path, with Tyk's management API.",
@@ -54,13 +41,5 @@ pipeline:
 output:
   gateway_proxy: {}`,
   ],
-  factory: (conf, ctx) => {
-    if (source === undefined) {
-      throw new SvcError(
-        ErrorCode.ConfigLint,
-        'api_gateway: this build has no loaders for svc.conf and API definitions (gateway-plugin/src/gateway/loaders.ts): build the gateway plugin with them',
-      );
-    }
-    return new ApiGatewayInput(conf, ctx, source);
-  },
+  factory: (conf, ctx) => new ApiGatewayInput(conf, ctx, fileSource(ctx.logger)),
 });
