@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { createHash, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { JwtSettings } from '../apis/api-spec.js';
 import { generateToken } from '../sessions/key-hash.js';
+import { MemorySessionStore } from '../sessions/memory-store.js';
+import { SyncedSessionStore } from '../gateway/state-publisher.js';
 import type { Policy } from '../sessions/session.js';
 import { REFETCH_INTERVAL_MS } from './jwks.js';
 import { nowS, signJwt } from './jwt-support.test-helpers.js';
@@ -267,4 +269,18 @@ test('JWKS: concurrent tokens with unknown kids share one fetch', async () => {
   assert.equal(outs[0]!.answer, undefined);
   for (const o of outs.slice(1)) assert.equal(o.answer?.text, tykBody('Key not authorized'));
   assert.equal(idp.fetches, 1);
+});
+
+test('in memory, a JWT identity’s session is derived on the thread and never written: the gateway state (and its thread replicas) do not churn per request', async () => {
+  const a = jwtApi({ signingMethod: 'hmac', source: b64(secret) });
+  // The store the api_gateway input gives processors: the memory store behind the publisher's wrapper.
+  const sessions = new SyncedSessionStore(new MemorySessionStore());
+  let writes = 0;
+  sessions.onWrite = () => ++writes;
+  const state = makeState([a], POLICIES, {}, sessions);
+  const version = state.version;
+  for (let i = 0; i < 20; i++) assert.equal((await run(state, a, bearer(signJwt('HS256', claims(), secret)))).answer, undefined);
+  assert.equal(writes, 0);
+  assert.equal(state.version, version);
+  assert.deepEqual(await sessions.keys(), []);
 });

@@ -18,7 +18,6 @@ import type { ApiSpec, JwtSettings } from '../apis/api-spec.js';
 import type { GatewayState } from '../gateway/state.js';
 import { applyPolicies } from '../sessions/apply-policies.js';
 import { decodeStdBase64, generateToken, hashKey } from '../sessions/key-hash.js';
-import { MemorySessionStore } from '../sessions/memory-store.js';
 import type { SessionState } from '../sessions/session.js';
 import { claimString, identityOf, policiesForScopes, scopesOf } from './jwt-claims.js';
 import { jwksKey } from './jwks.js';
@@ -228,7 +227,7 @@ async function centralSession(ctx: JwtContext, token: ParsedJwt): Promise<AuthOu
   // A token living longer than the key's own expiry extends it (Tyk: "override session expiry").
   if (typeof exp === 'number' && Math.trunc(exp) > (session.expires ?? 0)) session = { ...session, expires: Math.trunc(exp) };
   const keyId = entry.keyId;
-  if (fresh && !(state.sessions instanceof MemorySessionStore)) {
+  if (fresh && state.sessions.shared) {
     const ttl = typeof exp === 'number' ? Math.max(1, Math.trunc(exp - Date.now() / 1000)) : 0;
     try {
       await state.sessions.set(keyId, session, ttl);

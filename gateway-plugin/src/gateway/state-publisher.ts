@@ -24,6 +24,10 @@ export class SyncedSessionStore implements SessionStore {
   /** The session now, without a promise, when the inner store can (memory): `gateway_auth`'s hot path. */
   readonly read?: (keyId: string) => SessionState | undefined;
 
+  get shared(): boolean {
+    return this.inner.shared;
+  }
+
   constructor(readonly inner: SessionStore) {
     const read = (inner as { read?: (keyId: string) => SessionState | undefined }).read;
     if (typeof read === 'function') this.read = (keyId) => read.call(inner, keyId);

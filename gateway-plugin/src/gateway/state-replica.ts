@@ -36,6 +36,11 @@ class ReplicaSessions implements SessionStore {
   /** Set by the replica's constructor (the sessions are made before it, for `super()`). */
   replica!: GatewayReplica;
 
+  /** Shared when the main thread keeps sessions in Redis (then this replica asks, holding no copy). */
+  get shared(): boolean {
+    return this.copy === null;
+  }
+
   get(keyId: string): Promise<SessionState | undefined> {
     if (this.copy === null) return this.replica.ask({ t: 'get', keyId }).then((r) => r.session ?? undefined);
     const e = this.copy.get(keyId);

@@ -12,6 +12,7 @@ interface Entry {
 }
 
 export class MemorySessionStore implements SessionStore {
+  readonly shared = false;
   private readonly entries = new Map<string, Entry>();
 
   get(keyId: string): Promise<SessionState | undefined> {

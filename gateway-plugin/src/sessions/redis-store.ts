@@ -27,6 +27,7 @@ function splitAddr(addr: string): { host: string; port: number } {
 }
 
 export class RedisSessionStore implements SessionStore {
+  readonly shared = true;
   private readonly client: Client | undefined;
   private readonly cluster: Cluster | undefined;
   private ready: Promise<unknown> | undefined;

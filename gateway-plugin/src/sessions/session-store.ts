@@ -6,6 +6,12 @@
 import type { SessionState } from './session.js';
 
 export interface SessionStore {
+  /**
+   * True when the sessions are shared beyond this process (Redis): a session derived per request
+   * (a JWT identity's) is written there, as Tyk does. False in memory: every thread derives it
+   * again from the policies, and writing it would only churn the threads' replicas.
+   */
+  readonly shared: boolean;
   get(keyId: string): Promise<SessionState | undefined>;
   /** Creates or replaces a session; `ttlSeconds` > 0 expires it (Tyk's session_lifetime). */
   set(keyId: string, session: SessionState, ttlSeconds?: number): Promise<void>;
