@@ -6,7 +6,7 @@
 // credential, refused without), so a broken setup never produces a number.
 import { generateKeyPairSync, createHmac, createSign } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DATA, ENGINE, config, fmt, freePort } from './lib.mjs';
@@ -155,12 +155,17 @@ function wrk(url, seconds, headers) {
   return { rps, p99: Number(p99[1]) * UNIT_MS[p99[2]], load: loadavg()[0] };
 }
 
+/** A process's resident memory in kB (Linux). */
+function rssKb(pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+}
+
 const show = (r) => `${fmt(r.rps)} req/s, p99 ${r.p99.toFixed(1)} ms (load ${r.load.toFixed(1)})`;
 
 export async function run({ quick = false } = {}) {
   if (!wrkBinary()) return [{ bench: 'API gateway', result: 'skipped: wrk is not installed (apt-get install wrk)', baseline: '', ratio: NaN }];
   const seconds = quick ? 3 : 10;
-  const rounds = quick ? 1 : 2;
+  const rounds = quick ? 1 : 3;
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const rsaPublicPem = publicKey.export({ type: 'spki', format: 'pem' });
   const tokens = { keyless: undefined, hs256: token('HS256', HMAC_SECRET), rs256: token('RS256', privateKey) };
@@ -229,12 +234,17 @@ output:
       if (Object.keys(headers).length) await mustRefuse(url);
     }
     const best = new Map();
+    // The gateway's memory after the first round and after the last: flat when nothing leaks.
+    const rss = [];
+    let served = 0;
     for (let i = 0; i < rounds; i++) {
       for (const [name, url, headers] of targets) {
         wrk(url, 1, headers); // warm-up
         const r = wrk(url, seconds, headers);
+        if (name.startsWith('svc')) served += r.rps * seconds;
         if (!best.has(name) || r.rps > best.get(name).rps) best.set(name, r);
       }
+      rss.push({ kb: rssKb(svc.child.pid), served });
     }
     const direct = best.get('upstream direct');
     const rows = [];
@@ -259,6 +269,17 @@ output:
         ratio: t ? s.rps / t.rps : NaN,
         target: '≥ 2.00× req/s, p99 ≤ Tyk',
         pass: t ? s.rps / t.rps >= 2 && s.p99 <= t.p99 : undefined,
+      });
+    }
+    if (rounds > 1) {
+      const [first, last] = [rss[0], rss.at(-1)];
+      rows.push({
+        bench: `API gateway memory: RSS after ${fmt(first.served)} requests and after ${fmt(last.served)}`,
+        result: `${Math.round(last.kb / 1024)} MiB`,
+        baseline: `${Math.round(first.kb / 1024)} MiB after the first round`,
+        ratio: last.kb / first.kb,
+        target: 'flat (≤ 1.10×)',
+        pass: last.kb / first.kb <= 1.1,
       });
     }
     return rows;

@@ -2,9 +2,10 @@
 // Runs the benchmarks and writes bench/RESULTS.md.
 //   npm run bench                 all of them
 //   node bench/run.mjs --quick    smaller inputs, for a quick look
-//   node bench/run.mjs NAME...    only these (generate-drop, stdin-stdout, threads-cpu, memory, mapping, http, metrics, kafka, amqp, avro, ratelimit, http-body-memory, streams, config-lint)
+//   node bench/run.mjs NAME...    only these (generate-drop, stdin-stdout, threads-cpu, memory, mapping, http, metrics, kafka, amqp, avro, ratelimit, http-body-memory, streams, config-lint, gateway)
 // generate-drop, stdin-stdout, threads-cpu, mapping and http also run Benthos on the same YAML
 // (bench/peers.mjs: built once with Go into $SVC_PEERS, default /tmp/peers; GO=none skips it).
+// gateway runs Tyk Gateway v5.14.0 beside the svc gateway (built the same way, once; needs Redis and wrk).
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,7 @@ const ALL = [
   'http-body-memory',
   'streams',
   'config-lint',
+  'gateway',
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
