@@ -4,7 +4,7 @@
  * rights, allowed URLs), and either answers with Tyk's refusal or puts the session on the request
  * (`req.session`) for the processors after it. Split-token endpoints are answered here too.
  */
-import { answerMessage, f, registerProcessor, type Batch, type Message, type Processor } from '@svc/engine';
+import { answerMessage, type Batch, type Message, type Processor } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { tykError } from '../gateway/errors.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/request.js';
@@ -14,8 +14,6 @@ import { readCredential, stripBearer, stripCredential } from './credential.js';
 import { authenticateJwt, type AuthOutcome } from './jwt-auth.js';
 import { findKey } from './key-lookup.js';
 import { SPLIT_TOKEN_META, handleSplitToken, splitTokenEndpoint } from './split-token.js';
-
-export const gatewayAuthSpec = f.object({});
 
 /** Tyk's words for a missing credential: 400 for a JWT API, 401 for an auth-key API. */
 const JWT_FIELD_MISSING = { status: 400, message: 'Authorization field missing' };
@@ -91,27 +89,3 @@ export class GatewayAuth implements Processor {
     }
   }
 }
-
-registerProcessor('gateway_auth', {
-  summary: "Authenticates gateway requests as Tyk does (auth keys, JWT, policies) and answers refusals with Tyk's words.",
-  description: [
-    'For each request of an `api_gateway` input: keyless APIs pass; `use_standard_auth` APIs look the key up',
-    'in the session store (hashed with `hash_keys`, as Tyk names keys); JWT APIs verify the token (HMAC, RSA,',
-    'ECDSA, a PEM or a JWKS URL, key-level secrets) and derive the session from its policies. The session is',
-    'then checked (inactive, expired, access rights, allowed URLs) and put on the request for the processors',
-    'after this one; a refusal is answered at once with Tyk’s status and body. Split-token endpoints are',
-    'answered here.',
-  ].join('\n'),
-  config: gatewayAuthSpec,
-  examples: [
-    `input:
-  api_gateway:
-    conf: ./gateway/svc.conf
-pipeline:
-  processors:
-    - gateway_auth: {}
-output:
-  gateway_proxy: {}`,
-  ],
-  factory: (_conf, ctx) => new GatewayAuth((m) => ctx.logger.warn(m)),
-});

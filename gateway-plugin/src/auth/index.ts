@@ -1,4 +1,4 @@
 /** The auth family: the `gateway_auth` processor. Importing this module registers it. */
-import './gateway-auth.js';
+import './register.js';
 
 export {};

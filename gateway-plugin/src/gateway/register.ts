@@ -1,10 +1,9 @@
 /**
  * Registers the `api_gateway` input, which loads its parts (svc.conf, API definitions, policies,
- * the session store) from files through {@link fileSource}.
+ * the session store) from files through `fileSource`.
  */
 import { registerInput } from '@svc/engine';
-import { ApiGatewayInput, apiGatewaySpec } from './api-gateway-input.js';
-import { fileSource } from './file-source.js';
+import { apiGatewaySpec } from './api-gateway-spec.js';
 
 registerInput('api_gateway', {
   summary: "A Tyk-compatible API gateway: serves the API definitions of svc.conf's app_path, with Tyk's management API.",
@@ -41,5 +40,9 @@ pipeline:
 output:
   gateway_proxy: {}`,
   ],
-  factory: (conf, ctx) => new ApiGatewayInput(conf, ctx, fileSource(ctx.logger)),
+  // The gateway (its loaders, the Redis client) loads when an api_gateway is built, not with the plugin.
+  factory: async (conf, ctx) => {
+    const [{ ApiGatewayInput }, { fileSource }] = await Promise.all([import('./api-gateway-input.js'), import('./file-source.js')]);
+    return new ApiGatewayInput(conf, ctx, fileSource(ctx.logger));
+  },
 });

@@ -1,0 +1,27 @@
+/** The `api_gateway` input's config fields (the gateway's own settings are in svc.conf). */
+import { f, type Infer } from '@svc/engine';
+
+export const apiGatewaySpec = f.object({
+  conf: f.string().describe("The gateway config file (svc.conf: JSON with Tyk's field names); relative paths in it resolve against its folder."),
+  max_body_size: f
+    .int()
+    .default(16 * 1024 * 1024)
+    .validate((n) => (n > 0 ? undefined : 'max_body_size must be positive'))
+    .advanced()
+    .describe('The largest request body read into a message (only when a rule reads the body, as split token does), in bytes; larger get 413.'),
+  body_timeout: f.duration().default('30s').advanced().describe('How long such a body may take to arrive; then 408.'),
+  headers_timeout: f.duration().default('10s').advanced().describe('Request headers must arrive within this (slowloris clients are cut).'),
+  request_timeout: f
+    .duration()
+    .default('120s')
+    .advanced()
+    .describe("A whole request, body included, must arrive within this (Tyk's `http_server_options.read_timeout`, 120 s); 0: no limit."),
+  max_header_size: f
+    .int()
+    .default(16 * 1024)
+    .advanced()
+    .describe('The largest request head (request line and headers), in bytes; larger get 431.'),
+  close_grace: f.duration().default('5s').advanced().describe('On shutdown, how long requests in flight may take to finish before their connections are cut.'),
+});
+
+export type ApiGatewayConfig = Infer<typeof apiGatewaySpec>;
