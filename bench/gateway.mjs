@@ -1,4 +1,5 @@
-// The API gateway (issue 12): wrk against a bare node:http upstream directly (the baseline), then
+// The API gateway (issue 12): wrk against a bare node:http upstream directly (the baseline), a bare
+// node:http + undici proxy in front of it (the floor for a proxy in Node), then
 // through the svc gateway (api_gateway → gateway_auth → gateway_proxy) keyless, JWT HS256 and JWT
 // RS256, and through Tyk Gateway built from source (bench/peers.mjs) with the same API definitions,
 // all in one run. Each server runs in its own process; the targets are loaded in turn, round after
@@ -8,8 +9,9 @@ import { generateKeyPairSync, createHmac, createSign } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { DATA, ENGINE, config, fmt, freePort } from './lib.mjs';
+import { DATA, ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
 import { tykPeer } from './peers.mjs';
 
 const CONNECTIONS = 32;
@@ -24,6 +26,21 @@ const body = ${JSON.stringify(REPLY)};
 http.createServer((req, res) => {
   req.on('data', () => {});
   req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }); res.end(body); });
+}).listen(${port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
+`;
+
+/**
+ * The floor for a proxy in Node: node:http in front of an undici Pool, nothing else (no routing,
+ * no auth, no header rules); what the gateway costs over it is the gateway's own work.
+ */
+const NODE_PROXY = (port, upstream, undiciPath) => `
+const http = require('node:http');
+const { Pool } = require(${JSON.stringify(undiciPath)});
+const pool = new Pool(${JSON.stringify(upstream)}, { connections: 256 });
+http.createServer((req, res) => {
+  pool.request({ path: '/', method: req.method, headers: req.headers, body: req.method === 'GET' ? null : req }).then(
+    async (r) => { res.writeHead(r.statusCode, r.headers); for await (const c of r.body) res.write(c); res.end(); },
+    () => { res.writeHead(500); res.end(); });
 }).listen(${port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
 `;
 
@@ -175,6 +192,11 @@ export async function run({ quick = false } = {}) {
   const upstream = `http://127.0.0.1:${upPort}`;
   await waitFor(`${upstream}/`, up);
   const apis = apiDefinitions(`${upstream}/`, rsaPublicPem);
+  const nodeProxyPort = await freePort();
+  const nodeProxy = start(process.execPath, [
+    '-e',
+    NODE_PROXY(nodeProxyPort, upstream, createRequire(join(ROOT, 'gateway-plugin', 'package.json')).resolve('undici')),
+  ]);
 
   // svc: the same definitions and policy, sessions in memory.
   const svcPort = await freePort();
@@ -222,7 +244,10 @@ output:
     tykProc = start(tyk.bin, ['--conf', tykConf]);
   }
 
-  const targets = [['upstream direct', `${upstream}/`, {}, up]];
+  const targets = [
+    ['upstream direct', `${upstream}/`, {}, up],
+    ['node proxy', `http://127.0.0.1:${nodeProxyPort}/`, {}, nodeProxy],
+  ];
   for (const id of ['keyless', 'hs256', 'rs256']) {
     const headers = tokens[id] ? { Authorization: `Bearer ${tokens[id]}` } : {};
     targets.push([`svc ${id}`, `http://127.0.0.1:${svcPort}/${id}/`, headers, svc]);
@@ -259,6 +284,14 @@ output:
       target: '≥ 0.50× req/s',
       pass: k.rps / direct.rps >= 0.5,
     });
+    const floor = best.get('node proxy');
+    rows.push({
+      bench: `API gateway keyless vs a bare node:http + undici proxy (${wrkCmd})`,
+      result: show(k),
+      baseline: `node:http + undici Pool ${show(floor)}`,
+      ratio: k.rps / floor.rps,
+      target: '',
+    });
     for (const id of ['keyless', 'hs256', 'rs256']) {
       const s = best.get(`svc ${id}`);
       const t = best.get(`Tyk ${id}`);
@@ -284,7 +317,7 @@ output:
     }
     return rows;
   } finally {
-    await Promise.all([svc.stop(), tykProc?.stop(), up.stop()]);
+    await Promise.all([svc.stop(), tykProc?.stop(), nodeProxy.stop(), up.stop()]);
   }
 }
 
