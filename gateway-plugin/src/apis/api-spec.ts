@@ -82,7 +82,7 @@ export interface ApiSpec {
   /** Where it came from: `classic` or `oas`, and the file (absent when created through the management API). */
   format: 'classic' | 'oas';
   file?: string;
-  /** The definition as loaded (after external references were resolved), for the management API. */
+  /** The definition as written (external references unresolved), for the management API: it never shows a resolved secret. */
   definition: unknown;
 
   /** The listen path, always starting with `/`. */

@@ -1,7 +1,8 @@
 /**
  * One API definition, classic or OAS, as the gateway serves it ({@link ApiSpec}). External
- * references in any string field are resolved first (the seed: at load), so the spec and its
- * `definition` hold the resolved values.
+ * references in any string field are resolved first (the seed: at load), so the spec holds the
+ * resolved values; its `definition` stays as written, references and all, so the management API
+ * never shows a resolved secret (Tyk's returns the definition as stored, too).
  */
 import { basename, extname } from 'node:path';
 import type { References } from '../refs/references.js';
@@ -34,9 +35,9 @@ export async function parseApiDefinition(def: unknown, refs: References, file?: 
     const raw = root.raw('openapi');
     const version = typeof raw === 'number' ? String(raw) : root.str('openapi');
     if (!/^3(\.|$)/.test(version)) root.fail('openapi', `expected an OpenAPI 3 version such as 3.0.3, got ${JSON.stringify(version.slice(0, 20))}`);
-    return parseOas(root, resolved, file, fallbackId);
+    return parseOas(root, def, file, fallbackId);
   }
-  return parseClassic(root, resolved, file, fallbackId);
+  return parseClassic(root, def, file, fallbackId);
 }
 
 /** Deeper than any real definition; a deeper one would overflow the stack of whatever walks it (structuredClone to the workers). */
