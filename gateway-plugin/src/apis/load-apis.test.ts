@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { NO_REFERENCES } from '../refs/references.js';
 import { checkCollisions, loadApis } from './load-apis.js';
 import { classic, oas } from './test-fixtures.js';
+import { apiSpec } from '../testing/fixtures.js';
 
 const yamlOas = `openapi: 3.0
 info: { title: Yaml, version: '1' }
@@ -76,28 +77,8 @@ test('loadApis: a folder that cannot be read is one error, no APIs', async () =>
 });
 
 test('checkCollisions keeps the first of each id and listen path, for the management API too', () => {
-  const base = {
-    format: 'classic' as const,
-    name: '',
-    orgId: '',
-    active: true,
-    definition: {},
-    stripListenPath: false,
-    targetUrl: 'http://u',
-    keyless: true,
-    standardAuth: false,
-  };
-  const rest = {
-    credential: { header: 'Authorization', query: '', cookie: '' },
-    stripAuthData: false,
-    globalRateLimit: { rate: 0, per: 0 },
-    disableRateLimit: false,
-    endpointRateLimits: [],
-    urlRewrites: [],
-    splitToken: [],
-  };
-  const a = { ...base, ...rest, id: 'a', listenPath: '/a/' };
-  const b = { ...base, ...rest, id: 'b', listenPath: '/a/' };
+  const a = apiSpec({ id: 'a', listenPath: '/a/' });
+  const b = apiSpec({ id: 'b', listenPath: '/a/' });
   const { apis, errors } = checkCollisions([a, b]);
   assert.deepEqual(apis, [a]);
   assert.equal(errors[0]!.message, 'api b: proxy.listen_path: the listen path "/a/" is already served by api a (that one is served, this one is not)');

@@ -10,10 +10,10 @@
  */
 import { X509Certificate, createPublicKey, type JsonWebKeyInput } from 'node:crypto';
 import { request } from 'undici';
+import { MAX_ANSWER_BYTES, readBounded } from './bounded-body.js';
 
 export const REFETCH_INTERVAL_MS = 10_000;
 export const MAX_AGE_MS = 240_000;
-const MAX_BODY = 1024 * 1024;
 const TIMEOUT_MS = 5_000;
 
 interface KeySet {
@@ -46,18 +46,10 @@ function pemOf(jwk: Record<string, unknown>): string | undefined {
 
 async function fetchSet(url: string): Promise<Map<string, string>> {
   const res = await request(url, { method: 'GET', headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS, headers: { accept: 'application/json' } });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of res.body) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY) {
-      res.body.destroy();
-      throw new Error(`JWKS at ${url} is larger than ${MAX_BODY} bytes`);
-    }
-    chunks.push(c as Buffer);
-  }
+  const text = await readBounded(res.body);
+  if (text === undefined) throw new Error(`JWKS at ${url} is larger than ${MAX_ANSWER_BYTES} bytes`);
   if (res.statusCode !== 200) throw new Error(`JWKS at ${url} answered ${res.statusCode}`);
-  const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { keys?: unknown };
+  const doc = JSON.parse(text.toString('utf8')) as { keys?: unknown };
   const keys = new Map<string, string>();
   for (const k of Array.isArray(doc.keys) ? doc.keys : []) {
     if (k === null || typeof k !== 'object') continue;

@@ -16,9 +16,9 @@ import type { GatewayRequest } from '../gateway/request.js';
 import type { GatewayState } from '../gateway/state.js';
 import { generateToken, hashKey } from '../sessions/key-hash.js';
 import type { SessionState } from '../sessions/session.js';
+import { readBounded } from './bounded-body.js';
 
 export const SPLIT_TOKEN_META = 'split_token_jwt';
-const MAX_BODY = 1024 * 1024;
 const TIMEOUT_MS = 10_000;
 
 /** The path of `req` after the API's listen path, always starting with '/'. */
@@ -63,17 +63,9 @@ export async function handleSplitToken(state: GatewayState, api: ApiSpec, ep: Sp
     status = res.statusCode;
     const t = res.headers['content-type'];
     upstreamType = (Array.isArray(t) ? t[0] : t) ?? 'application/json';
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const c of res.body) {
-      size += (c as Buffer).length;
-      if (size > MAX_BODY) {
-        res.body.destroy();
-        return tykError(502, 'There was a problem proxying the request');
-      }
-      chunks.push(c as Buffer);
-    }
-    text = Buffer.concat(chunks);
+    const answer = await readBounded(res.body);
+    if (answer === undefined) return tykError(502, 'There was a problem proxying the request');
+    text = answer;
   } catch {
     return tykError(502, 'There was a problem proxying the request');
   }

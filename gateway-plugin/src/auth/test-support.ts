@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Message, ResultStore, isAnswered, type Answer } from '@svc/engine';
-import type { ApiSpec, JwtSettings } from '../apis/api-spec.js';
+import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
 import { GatewayState, registerGatewayState } from '../gateway/state.js';
@@ -12,67 +12,12 @@ import { MemorySessionStore } from '../sessions/memory-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Policy } from '../sessions/session.js';
 import { GatewayAuth } from './gateway-auth.js';
+import { apiSpec, gatewayConfig } from '../testing/fixtures.js';
+
+export { gatewayConfig, jwtSettings } from '../testing/fixtures.js';
 
 export function api(over: Partial<ApiSpec> & { id: string }): ApiSpec {
-  return {
-    name: over.id,
-    orgId: 'org1',
-    active: true,
-    format: 'classic',
-    definition: {},
-    listenPath: `/${over.id}/`,
-    stripListenPath: true,
-    targetUrl: 'http://127.0.0.1:1',
-    keyless: false,
-    standardAuth: true,
-    credential: { header: 'Authorization', query: '', cookie: '' },
-    stripAuthData: false,
-    globalRateLimit: { rate: 0, per: 0 },
-    disableRateLimit: false,
-    endpointRateLimits: [],
-    urlRewrites: [],
-    splitToken: [],
-    ...over,
-  };
-}
-
-export function jwtSettings(over: Partial<JwtSettings> = {}): JwtSettings {
-  return {
-    signingMethod: 'hmac',
-    source: '',
-    identityBaseField: 'sub',
-    policyFieldName: 'pol',
-    defaultPolicies: [],
-    scopeClaimName: 'scope',
-    scopeToPolicy: {},
-    issuedAtSkew: 0,
-    expiresAtSkew: 0,
-    notBeforeSkew: 0,
-    ...over,
-  };
-}
-
-export function gatewayConfig(over: Partial<GatewayConfig> = {}): GatewayConfig {
-  return {
-    listen_address: '',
-    listen_port: 8080,
-    secret: 's',
-    node_secret: '',
-    control_api_port: 0,
-    app_path: '',
-    policies: { policy_source: 'file', policy_record_name: '', policy_path: '', policy_connection_string: '' },
-    hash_keys: false,
-    hash_key_function: '',
-    enable_shared_store_rolling_limiter: false,
-    enable_sentinel_rate_limiter: false,
-    enable_non_transactional_rate_limiter: false,
-    enable_fixed_window_rate_limiter: false,
-    drl_threshold: 0,
-    secrets: {},
-    kv: {},
-    baseDir: '.',
-    ...over,
-  };
+  return apiSpec({ orgId: 'org1', keyless: false, standardAuth: true, ...over });
 }
 
 /** A state under a fresh name, registered on this thread. */

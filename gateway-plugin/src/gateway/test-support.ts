@@ -12,54 +12,23 @@ import { MemorySessionStore } from '../sessions/memory-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Policy } from '../sessions/session.js';
 import type { GatewaySource, LoadError } from './gateway-source.js';
+import * as shared from '../testing/fixtures.js';
 
 /** A keyless API on `listenPath` with everything else at its default. */
 export function apiSpec(id: string, listenPath: string, more: Partial<ApiSpec> = {}): ApiSpec {
-  return {
+  return shared.apiSpec({
     id,
-    name: id,
-    orgId: '',
-    active: true,
-    format: 'classic',
-    definition: { api_id: id, name: id, proxy: { listen_path: listenPath } },
     listenPath,
-    stripListenPath: true,
     targetUrl: 'http://127.0.0.1:9/',
-    keyless: true,
-    standardAuth: false,
-    credential: { header: 'Authorization', query: '', cookie: '' },
-    stripAuthData: false,
-    globalRateLimit: { rate: 0, per: 0 },
     disableRateLimit: true,
-    endpointRateLimits: [],
-    urlRewrites: [],
-    splitToken: [],
+    definition: { api_id: id, name: id, proxy: { listen_path: listenPath } },
     ...more,
-  };
+  });
 }
 
 /** A gateway config with Tyk's defaults, listening on 127.0.0.1:`port`. */
 export function gatewayConfig(port: number, more: Partial<GatewayConfig> = {}): GatewayConfig {
-  return {
-    listen_address: '127.0.0.1',
-    listen_port: port,
-    secret: 'test-secret',
-    node_secret: '',
-    control_api_port: 0,
-    app_path: '',
-    policies: { policy_source: 'file', policy_record_name: '', policy_path: '', policy_connection_string: '' },
-    hash_keys: false,
-    hash_key_function: '',
-    enable_shared_store_rolling_limiter: false,
-    enable_sentinel_rate_limiter: false,
-    enable_non_transactional_rate_limiter: false,
-    enable_fixed_window_rate_limiter: false,
-    drl_threshold: 0,
-    secrets: {},
-    kv: {},
-    baseDir: '.',
-    ...more,
-  };
+  return shared.gatewayConfig({ listen_address: '127.0.0.1', listen_port: port, secret: 'test-secret', ...more });
 }
 
 /** A loopback port nothing listens on right now. */

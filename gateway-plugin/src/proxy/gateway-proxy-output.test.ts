@@ -17,6 +17,7 @@ import { GATEWAY_REQUEST, LIVE_EXCHANGE } from '../gateway/request.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from '../gateway/state.js';
 import { MemorySessionStore } from '../sessions/memory-store.js';
 import './index.js';
+import { apiSpec } from '../testing/fixtures.js';
 
 const GATEWAY = 'proxy-test';
 const BAD_GATEWAY = tykErrorBody('There was a problem proxying the request');
@@ -36,27 +37,7 @@ function listen(server: net.Server): Promise<number> {
 }
 
 function api(id: string, listenPath: string, targetUrl: string, extra: Partial<ApiSpec> = {}): ApiSpec {
-  return {
-    id,
-    name: id,
-    orgId: '',
-    active: true,
-    format: 'classic',
-    definition: {},
-    listenPath,
-    stripListenPath: true,
-    targetUrl,
-    keyless: true,
-    standardAuth: false,
-    credential: { header: 'Authorization', query: '', cookie: '' },
-    stripAuthData: false,
-    globalRateLimit: { rate: 0, per: 0 },
-    disableRateLimit: false,
-    endpointRateLimits: [],
-    urlRewrites: [],
-    splitToken: [],
-    ...extra,
-  };
+  return apiSpec({ id, listenPath, targetUrl, ...extra });
 }
 
 /** What the main upstream saw of each request. */

@@ -5,27 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { loadPolicies } from './load-policies.js';
+import { gatewayConfig } from '../testing/fixtures.js';
 
 function config(dir: string, policies: Partial<GatewayConfig['policies']>): GatewayConfig {
-  return {
-    listen_address: '',
-    listen_port: 8080,
-    secret: '',
-    node_secret: '',
-    control_api_port: 0,
-    app_path: '',
-    policies: { policy_source: 'file', policy_record_name: '', policy_path: '', policy_connection_string: '', ...policies },
-    hash_keys: true,
-    hash_key_function: '',
-    enable_shared_store_rolling_limiter: false,
-    enable_sentinel_rate_limiter: false,
-    enable_non_transactional_rate_limiter: false,
-    enable_fixed_window_rate_limiter: false,
-    drl_threshold: 0,
-    secrets: {},
-    kv: {},
-    baseDir: dir,
-  };
+  return gatewayConfig({ hash_keys: true, baseDir: dir, policies: { ...gatewayConfig().policies, ...policies } });
 }
 
 async function inTemp(run: (dir: string) => Promise<void>): Promise<void> {
