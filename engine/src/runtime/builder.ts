@@ -80,15 +80,19 @@ export class Builder implements Resources, Parts {
   /** Builds the metrics exporter and the tracer; call before any other component. */
   async buildObservability(metrics: ComponentConfig, tracer: ComponentConfig): Promise<Observability> {
     const exporter = await this.create<MetricsExporter>('metrics', metrics);
+    // A backend that is not one (an old `none` returning {}) counts as none.
+    const registry = typeof exporter?.counter === 'function' ? exporter : undefined;
+    // The tracer is built with the metrics already there, so that it can count (dropped spans).
+    this.env.obs = new Observability(registry, undefined, { logger: this.env.logger });
     let t: Tracer;
     try {
       t = await this.create<Tracer>('tracer', tracer);
     } catch (err) {
+      this.env.obs = undefined;
       await exporter.close?.();
       throw err;
     }
-    // A backend that is not one (an old `none` returning {}) counts as none.
-    const obs = new Observability(typeof exporter?.counter === 'function' ? exporter : undefined, typeof t?.startSpan === 'function' ? t : undefined, {
+    const obs = new Observability(registry, typeof t?.startSpan === 'function' ? t : undefined, {
       logger: this.env.logger,
     });
     if (!this.env.isWorker) obs.metrics.declareStandard();

@@ -1,7 +1,8 @@
 /**
  * The `open_telemetry_collector` tracer, through the OpenTelemetry SDK: one tracer provider per
  * stream (never registered globally), a batch span processor per collector, OTLP over gRPC for
- * the `grpc` list and OTLP over HTTP (protobuf, `/v1/traces`) for the `http` list. `tags` become
+ * the `grpc` list and OTLP over HTTP (protobuf, `/v1/traces`) for the `http` list; spans wait in
+ * a bounded queue per collector (`bounded-span-processor.ts`: full = dropped and counted). `tags` become
  * resource attributes. Sampling (`sampling.ratio`) is decided by a head sampler (`sampler.ts`)
  * before a span exists; a remote parent's decision is followed. The SDK and the exporters load when the tracer
  * is built, so an engine that does not trace never loads them.
@@ -12,6 +13,7 @@ import {
   errorMessage,
   f,
   isSpan,
+  metricsFor,
   registerTracer,
   redactUrl,
   scrubSecrets,
@@ -26,6 +28,7 @@ import {
 } from '@svc/engine';
 import type * as OtelApi from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BoundedSpanProcessor } from './bounded-span-processor.js';
 import { ALWAYS, ratioSampler, type HeadSampler } from './sampler.js';
 
 /** One export (with the exporter's retries) may take this long before it is given up and logged. */
@@ -180,16 +183,19 @@ export async function createOtelTracer(conf: OtelConfig, ctx: ComponentContext):
   const { resourceFromAttributes } = await import('@opentelemetry/resources');
   const { TraceState } = await import('@opentelemetry/core');
   const failures = new ThrottledLog(ctx.logger);
+  const dropped = metricsFor(ctx).counter('tracer_spans_dropped', {
+    help: 'Spans dropped because the exporter queue was full (the collector is slow or gone).',
+  });
   const processors = [];
   for (const c of conf.grpc) {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-grpc');
     const url = collectorUrl(c.address, c.secure);
-    processors.push(new sdk.BatchSpanProcessor(logged(new OTLPTraceExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS }), url, failures)));
+    processors.push(new BoundedSpanProcessor(logged(new OTLPTraceExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS }), url, failures), dropped));
   }
   for (const c of conf.http) {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
     const url = collectorUrl(c.address, c.secure, '/v1/traces');
-    processors.push(new sdk.BatchSpanProcessor(logged(new OTLPTraceExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS }), url, failures)));
+    processors.push(new BoundedSpanProcessor(logged(new OTLPTraceExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS }), url, failures), dropped));
   }
   const resource = resourceFromAttributes({ 'service.name': conf.service, ...conf.tags });
   const provider = new sdk.BasicTracerProvider({ resource, sampler: new sdk.AlwaysOnSampler(), spanProcessors: processors });
