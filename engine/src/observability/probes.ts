@@ -10,7 +10,7 @@ import type { Processor, RateLimit } from '../plugin/types.js';
 import type { ComponentStatus } from '../runtime/status.js';
 import type { Counter, Gauge, StreamMetrics } from './metrics.js';
 import { StageTimer } from './stage-timer.js';
-import { PARENT_KEY, SPAN_KEY, type Span, type SpanAttributes, type TraceContext, type Tracer } from './tracer.js';
+import { PARENT_KEY, SPAN_KEY, type Span, type SpanAttributes, type SpanOptions, type TraceContext, type Tracer } from './tracer.js';
 
 /** Which component a probe watches. */
 export interface ComponentRef {
@@ -47,8 +47,16 @@ function unflagged(batch: Batch): number {
   return n;
 }
 
+/**
+ * Root spans started on this thread and not yet ended. While there are none (every trace sampled
+ * out), no message can carry a span, and the processors' and outputs' probes skip their walk over
+ * the batch: a sampled-out message then costs its one sampling decision at the input.
+ */
+let liveRoots = 0;
+
 /** Child spans (of each message's root span) for a batch; undefined when no message is traced. */
 function childSpans(tracer: Tracer, name: string, attributes: SpanAttributes, batch: Batch): Array<Span | undefined> | undefined {
+  if (liveRoots === 0) return undefined;
   let spans: Array<Span | undefined> | undefined;
   for (let i = 0; i < batch.length; i++) {
     const m = batch[i]!;
@@ -59,6 +67,13 @@ function childSpans(tracer: Tracer, name: string, attributes: SpanAttributes, ba
     if (s) (spans ??= new Array(batch.length))[i] = s;
   }
   return spans;
+}
+
+/** How many spans a root-span array holds. */
+function rootsIn(spans: Array<Span | undefined>): number {
+  let n = 0;
+  for (let i = 0; i < spans.length; i++) if (spans[i] !== undefined) n++;
+  return n;
 }
 
 function endSpans(spans: Array<Span | undefined>, batch: Batch | undefined, failure: string | undefined): void {
@@ -97,6 +112,7 @@ export class InputProbe {
   private readonly running: Gauge;
   private readonly tracer: Tracer | undefined;
   private readonly attributes: SpanAttributes;
+  private readonly rootOptions: SpanOptions;
 
   constructor(private readonly c: Common) {
     const m = c.metrics;
@@ -111,6 +127,7 @@ export class InputProbe {
     this.running.set(1);
     this.tracer = c.tracer;
     this.attributes = attributesOf('input', c);
+    this.rootOptions = { attributes: this.attributes };
   }
 
   watch(status: ComponentStatus): void {
@@ -132,7 +149,10 @@ export class InputProbe {
     const n = batch.length;
     const wrapped: Ack = (err) => {
       timer.end(t0, n, weight);
-      if (spans !== undefined) endSpans(spans, undefined, err ? err.message : undefined);
+      if (spans !== undefined) {
+        endSpans(spans, undefined, err ? err.message : undefined);
+        liveRoots -= rootsIn(spans);
+      }
       ack(err);
     };
     return { batch, ack: wrapped };
@@ -148,10 +168,12 @@ export class InputProbe {
         if (m.ctx.has(SPAN_KEY)) continue;
         parent = m.ctx.get(PARENT_KEY);
       }
-      const s = tracer.startSpan(this.c.label, { parent, attributes: this.attributes });
+      // Most messages have no parent: their options are made once, not per message.
+      const s = tracer.startSpan(this.c.label, parent === undefined ? this.rootOptions : { parent, attributes: this.attributes });
       if (s === undefined) continue;
       m.ctx.set(SPAN_KEY, s);
       (spans ??= new Array(batch.length))[i] = s;
+      liveRoots++;
     }
     return spans;
   }
