@@ -146,6 +146,10 @@ output:
     urls: [ "${RABBITMQ_URL}" ]
     exchange: ${exchange}
     key: results
+    # Between the exchange appearing and the sink being bound to it, a publish would be routed
+    # nowhere and confirmed (dropped): mandatory makes the broker return it, so the write fails
+    # and is retried until the binding exists.
+    mandatory: true
 `,
       ['--plugin', AMQP_PLUGIN],
     );
