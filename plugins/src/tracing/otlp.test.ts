@@ -328,4 +328,32 @@ tracer:
       assert.equal(kids.find((k) => k.name === 'sent')!.attributes['svc.component.path'], 'root.output');
     }
   });
+
+  it('samples a fraction of the messages of an engine run, each sampled message whole, nothing of the others', async () => {
+    g.received.spans.length = 0;
+    const n = 4000;
+    const e = new EngineProcess(`http: { enabled: false }
+logger: { level: OFF }
+input:
+  generate: { mapping: 'root = "m"', count: ${n}, batch_size: 100, interval: "" }
+pipeline:
+  threads: 1
+  processors:
+    - mapping: 'root = content().uppercase()'
+output: { label: sent, drop: {} }
+tracer:
+  open_telemetry_collector:
+    grpc: [ { address: "${g.address}" } ]
+    sampling: { enabled: true, ratio: 0.1 }
+`);
+    assert.equal(await e.exited, 0, e.output());
+    const roots = g.received.spans.filter((s) => s.attributes['svc.component.kind'] === 'input');
+    // 400 expected; the standard deviation is 19: 5 of them either side.
+    assert.ok(roots.length > 305 && roots.length < 495, `${roots.length} of ${n} messages sampled at ratio 0.1`);
+    for (const root of roots) {
+      const kids = g.received.spans.filter((s) => s.parentId === root.spanId);
+      assert.deepEqual(kids.map((k) => k.name).sort(), ['mapping', 'sent']);
+    }
+    assert.equal(g.received.spans.length, roots.length * 3, 'no span of a sampled-out message');
+  });
 });
