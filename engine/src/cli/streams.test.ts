@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../testing/free-port.js';
 
 const ENGINE = fileURLToPath(new URL('./main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-streams-'));
@@ -19,14 +19,6 @@ after(() => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const SECRET = 'streams-test-secret';
 const auth = { Authorization: `Bearer ${SECRET}` };

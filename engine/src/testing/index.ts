@@ -14,3 +14,4 @@ export {
   type TestContextOptions,
 } from '../plugin/testing.js';
 export { serviceAddress, waitFor } from './services.js';
+export { freePort } from './free-port.js';

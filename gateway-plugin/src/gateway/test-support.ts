@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
-import * as net from 'node:net';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { createLogger, type ComponentContext } from '@svc/engine';
 import type { GatewayConfig } from '../conf/gateway-config.js';
@@ -13,6 +12,8 @@ import type { SessionStore } from '../sessions/session-store.js';
 import type { Policy } from '../sessions/session.js';
 import type { GatewaySource, LoadError } from './gateway-source.js';
 import * as shared from '../testing/fixtures.js';
+
+export { freePort } from '@svc/engine/testing';
 
 /** A keyless API on `listenPath` with everything else at its default. */
 export function apiSpec(id: string, listenPath: string, more: Partial<ApiSpec> = {}): ApiSpec {
@@ -29,18 +30,6 @@ export function apiSpec(id: string, listenPath: string, more: Partial<ApiSpec> =
 /** A gateway config with Tyk's defaults, listening on 127.0.0.1:`port`. */
 export function gatewayConfig(port: number, more: Partial<GatewayConfig> = {}): GatewayConfig {
   return shared.gatewayConfig({ listen_address: '127.0.0.1', listen_port: port, secret: 'test-secret', ...more });
-}
-
-/** A loopback port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 export interface Reply {

@@ -1,5 +1,5 @@
 /** End to end: whole configs run by the `engine` CLI, with real HTTP clients and upstreams on loopback. */
-import { freePort } from '../testing/free-port.js';
+import { freePort } from '@svc/engine/testing';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * messages it could not deliver; it never says goodbye with exit 0 over undelivered messages.
  * Real engine processes, a real upstream on loopback, real signals.
  */
-import { freePort } from '../testing/free-port.js';
+import { freePort } from '@svc/engine/testing';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { registry } from '@svc/engine';
 import { buildComponent, lintValue, serviceAddress, testContext, waitFor, RecordingLogger } from '@svc/engine/testing';
-import { freePort } from '../testing/free-port.js';
+import { freePort } from '@svc/engine/testing';
 import { RedisServer } from '../testing/redis-server.js';
 import type { RedisRateLimit } from './rate-limit.js';
 import './rate-limit.js';

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
-import { freePort } from './free-port.js';
+import { freePort } from '@svc/engine/testing';
 import { after } from 'node:test';
 import { waitFor } from '@svc/engine/testing';
 
