@@ -5,8 +5,7 @@
  * reload. A definition is checked by the same loader `app_path` is read with before it is written.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
 import type { ApiSpec } from '../../apis/api-spec.js';
@@ -14,7 +13,7 @@ import { jsonAnswer } from '../answers.js';
 import type { GatewaySource } from '../gateway-source.js';
 import type { GatewayState } from '../state.js';
 import type { ManagementRequest } from './management-api.js';
-import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
+import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, deleteDefinition, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
 
 /** apidef's errors, as Tyk words them. */
 const API_NOT_FOUND = statusMessage(404, 'API not found');
@@ -160,14 +159,6 @@ export class ApiEndpoints {
     if (!validPathComponent(id)) return INVALID_API_ID;
     const api = this.state.api(id);
     if (!api) return API_NOT_FOUND;
-    const file = api.file ?? join(this.appPath(), api.format === 'oas' ? `${id}-oas.json` : `${id}.json`);
-    if (!existsSync(file)) return statusMessage(500, 'Delete failed');
-    try {
-      await rm(file);
-    } catch (err) {
-      this.log.warn(`Delete failed: ${errorMessage(err)}`);
-      return statusMessage(500, 'Delete failed');
-    }
-    return modified(id, 'deleted');
+    return deleteDefinition(api.file ?? join(this.appPath(), api.format === 'oas' ? `${id}-oas.json` : `${id}.json`), id, this.log);
   }
 }

@@ -3,15 +3,14 @@
  * `policies.policy_path` (`<id>.json`, 2-space JSON, as Tyk writes them). Like Tyk's, a change
  * goes live with the next reload.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
 import { jsonAnswer } from '../answers.js';
 import type { Policy } from '../../sessions/session.js';
 import type { GatewayState } from '../state.js';
 import type { ManagementRequest } from './management-api.js';
-import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
+import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, deleteDefinition, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
 
 export class PolicyEndpoints {
   constructor(
@@ -62,14 +61,7 @@ export class PolicyEndpoints {
   }
 
   private async remove(id: string): Promise<Answer> {
-    const file = join(this.folder(), `${id}.json`);
-    if (!validPathComponent(id) || !existsSync(file)) return statusMessage(500, 'Delete failed');
-    try {
-      await rm(file);
-    } catch (err) {
-      this.log.warn(`Delete failed: ${errorMessage(err)}`);
-      return statusMessage(500, 'Delete failed');
-    }
-    return modified(id, 'deleted');
+    if (!validPathComponent(id)) return statusMessage(500, 'Delete failed');
+    return deleteDefinition(join(this.folder(), `${id}.json`), id, this.log);
   }
 }

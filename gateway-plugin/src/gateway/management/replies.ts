@@ -3,7 +3,9 @@
  * `doJSONWrite` with `apiStatusMessage` and `apiModifyKeySuccess`; Go's json.Encoder, compact
  * with a final newline, `Content-Type: application/json`).
  */
-import type { Answer } from '@svc/engine';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { errorMessage, type Answer, type Logger } from '@svc/engine';
 import { jsonAnswer } from '../answers.js';
 
 /** `apiOk` / `apiError`: `{"status": ..., "message": ...}`. */
@@ -35,4 +37,16 @@ export function parseJson(body: Buffer): unknown {
 /** True for an id usable as a file name (Tyk's `sanitize.ValidatePathComponent`). */
 export function validPathComponent(id: string): boolean {
   return id !== '' && id !== '.' && id !== '..' && !/[/\\\0]/.test(id);
+}
+
+/** Deletes the file an API or a policy was written to, answering as Tyk's delete handlers do. */
+export async function deleteDefinition(file: string, id: string, log: Logger): Promise<Answer> {
+  if (!existsSync(file)) return statusMessage(500, 'Delete failed');
+  try {
+    await rm(file);
+  } catch (err) {
+    log.warn(`Delete failed: ${errorMessage(err)}`);
+    return statusMessage(500, 'Delete failed');
+  }
+  return modified(id, 'deleted');
 }
