@@ -1,5 +1,15 @@
-/** Shared rules of both definition formats: listen path, target URL, endpoint paths, durations. */
+/** Shared rules of both definition formats: listen path, target URL, JWT signing method, endpoint paths, durations. */
+import type { JwtSettings } from './api-spec.js';
 import type { Fields } from './fields.js';
+
+const SIGNING_METHODS: readonly string[] = ['rsa', 'hmac', 'ecdsa', ''];
+
+/** A JWT signing method (`rsa`, `hmac`, `ecdsa`, or '' for keys that carry their own secret). */
+export function signingMethodOf(f: Fields, key: string): JwtSettings['signingMethod'] {
+  const method = f.str(key);
+  if (!SIGNING_METHODS.includes(method)) f.fail(key, `expected rsa, hmac, ecdsa or empty, got ${JSON.stringify(method.slice(0, 40))}`);
+  return method as JwtSettings['signingMethod'];
+}
 
 const EMPTY = 'required (a non-empty string; an external reference that cannot be resolved reads as empty)';
 

@@ -6,11 +6,10 @@
  */
 import type { ApiSpec, CredentialSource, EndpointRateLimit, JwtSettings, SplitTokenEndpoint, UrlRewriteRule } from './api-spec.js';
 import { Fields, isObject } from './fields.js';
-import { durationSeconds, endpointPattern, listenPathOf, targetUrlOf } from './normalise.js';
+import { durationSeconds, endpointPattern, listenPathOf, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export const OAS_EXTENSION = 'x-svc-api-gateway';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const SIGNING_METHODS = ['rsa', 'hmac', 'ecdsa', ''];
 
 interface Operation {
   id: string;
@@ -114,12 +113,11 @@ function credentialSource(scheme: Fields | undefined, declared: Fields | undefin
 }
 
 function jwtSettings(f: Fields): JwtSettings {
-  const method = f.str('signingMethod');
-  if (!SIGNING_METHODS.includes(method)) f.fail('signingMethod', `expected rsa, hmac, ecdsa or empty, got ${JSON.stringify(method.slice(0, 40))}`);
+  const signingMethod = signingMethodOf(f, 'signingMethod');
   const scopes = f.obj('scopes');
   const scopeToPolicy: [string, string][] = (scopes?.list('scopeToPolicyMapping') ?? []).map((m) => [m.str('scope'), m.str('policyId')]);
   return {
-    signingMethod: method as JwtSettings['signingMethod'],
+    signingMethod,
     source: f.str('source'),
     identityBaseField: f.str('identityBaseField') || 'sub',
     policyFieldName: f.str('policyFieldName') || 'pol',
