@@ -9,24 +9,10 @@ import * as net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { END_OF_INPUT, answerMessage, traceContextOf, type Transaction } from '@svc/engine';
 import { ApiGatewayInput } from './api-gateway-input.js';
-import type { ApiGatewayConfig } from './api-gateway-spec.js';
 import { tykError, tykErrorBody } from './errors.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE } from './request.js';
 import { gatewayState } from './state.js';
-import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, waitFor } from './test-support.js';
-
-function inputConfig(more: Partial<ApiGatewayConfig> = {}): ApiGatewayConfig {
-  return {
-    conf: '/tmp/svc-test/svc.conf',
-    max_body_size: 1024,
-    body_timeout: '2s',
-    headers_timeout: '1s',
-    request_timeout: '10s',
-    max_header_size: 16 * 1024,
-    close_grace: '2s',
-    ...more,
-  };
-}
+import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, inputConfig, waitFor } from './test-support.js';
 
 /** Plays the stream: each transaction read is handed to `handle` (which acks it). */
 function serve(input: ApiGatewayInput, handle: (tx: Transaction) => void): Promise<void> {

@@ -7,6 +7,7 @@ import * as http from 'node:http';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { createLogger, type ComponentContext } from '@svc/engine';
 import type { GatewayConfig } from '../conf/gateway-config.js';
+import type { ApiGatewayConfig } from './api-gateway-spec.js';
 import { MemorySessionStore } from '../sessions/memory-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Policy } from '../sessions/session.js';
@@ -119,4 +120,18 @@ export class FakeSource implements GatewaySource {
   createSessions(): Promise<SessionStore> {
     return Promise.resolve(new MemorySessionStore());
   }
+}
+
+/** The `api_gateway` input's config for in-process tests: short bounds. */
+export function inputConfig(more: Partial<ApiGatewayConfig> = {}): ApiGatewayConfig {
+  return {
+    conf: '/tmp/svc-test/svc.conf',
+    max_body_size: 1024,
+    body_timeout: '2s',
+    headers_timeout: '1s',
+    request_timeout: '10s',
+    max_header_size: 16 * 1024,
+    close_grace: '2s',
+    ...more,
+  };
 }

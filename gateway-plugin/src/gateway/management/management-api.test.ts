@@ -11,7 +11,7 @@ import { END_OF_INPUT } from '@svc/engine';
 import { ApiGatewayInput } from '../api-gateway-input.js';
 import { hashKey } from '../../sessions/key-hash.js';
 import { gatewayState } from '../state.js';
-import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, type Reply } from '../test-support.js';
+import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, inputConfig, type Reply } from '../test-support.js';
 
 const SECRET = 'test-secret';
 const AUTH = { 'x-svc-authorization': SECRET };
@@ -26,16 +26,7 @@ describe('management API', () => {
   let input: ApiGatewayInput;
   let source: FakeSource;
 
-  const conf = (more = {}) => ({
-    conf: join(dir, 'svc.conf'),
-    max_body_size: 1024,
-    body_timeout: '2s',
-    headers_timeout: '2s',
-    request_timeout: '10s',
-    max_header_size: 16384,
-    close_grace: '1s',
-    ...more,
-  });
+  const conf = () => inputConfig({ conf: join(dir, 'svc.conf'), headers_timeout: '2s', close_grace: '1s' });
 
   before(async () => {
     port = await freePort();
@@ -218,15 +209,7 @@ describe('management API on control_api_port', () => {
     const port = await freePort();
     const control = await freePort();
     const input = new ApiGatewayInput(
-      {
-        conf: '/tmp/x/svc.conf',
-        max_body_size: 1024,
-        body_timeout: '2s',
-        headers_timeout: '2s',
-        request_timeout: '10s',
-        max_header_size: 16384,
-        close_grace: '1s',
-      },
+      inputConfig({ conf: '/tmp/x/svc.conf', headers_timeout: '2s', close_grace: '1s' }),
       componentContext('control'),
       new FakeSource(gatewayConfig(port, { control_api_port: control }), [apiSpec('a', '/a')]),
     );
@@ -246,15 +229,7 @@ describe('management API with hash_keys', () => {
   it('stores keys under their hash, answers key_hash, refuses listing as Tyk does', async () => {
     const port = await freePort();
     const input = new ApiGatewayInput(
-      {
-        conf: '/tmp/x/svc.conf',
-        max_body_size: 1024,
-        body_timeout: '2s',
-        headers_timeout: '2s',
-        request_timeout: '10s',
-        max_header_size: 16384,
-        close_grace: '1s',
-      },
+      inputConfig({ conf: '/tmp/x/svc.conf', headers_timeout: '2s', close_grace: '1s' }),
       componentContext('hashed'),
       new FakeSource(gatewayConfig(port, { hash_keys: true, hash_key_function: 'murmur64' }), [apiSpec('a', '/a')]),
     );
