@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 
 /** The plugin modules every engine loads first: the built-in components. */
-export const BUILTIN_PLUGINS: readonly string[] = ['@svc/plugins', '@svc/gateway-plugin'];
+export const BUILTIN_PLUGINS: readonly string[] = ['@svc/plugins', '@svc/gateway-plugin', '@svc/governance-plugin'];
 
 let tsLoader: Promise<void> | undefined;
 
