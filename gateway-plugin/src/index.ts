@@ -6,5 +6,6 @@
 import './gateway/index.js';
 import './auth/index.js';
 import './proxy/index.js';
+import './ratelimit/index.js';
 
 export {};

@@ -15,3 +15,4 @@ export {
 } from '../plugin/testing.js';
 export { serviceAddress, waitFor } from './services.js';
 export { freePort } from './free-port.js';
+export { RedisServer } from './redis-server.js';

@@ -51,6 +51,10 @@ export const GATEWAY_CONFIG_SCHEMA: Schema = {
   enable_non_transactional_rate_limiter: bool(),
   enable_fixed_window_rate_limiter: bool(),
   drl_threshold: int(0),
+  // Tyk's: "quotas" (the default, also when empty) or "rate_limits".
+  rate_limit_response_headers: str('quotas'),
+  // svc's own: what a request gets while the shared store cannot count it (false: 429, as Tyk).
+  rate_limit_fail_open: bool(),
   secrets: { kind: 'stringMap' },
   kv: {
     kind: 'object',

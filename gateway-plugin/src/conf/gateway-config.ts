@@ -59,7 +59,12 @@ export interface GatewayConfig {
   enable_sentinel_rate_limiter: boolean;
   enable_non_transactional_rate_limiter: boolean;
   enable_fixed_window_rate_limiter: boolean;
+  /** Requests per second per instance below which the distributed limiter hands a limit to the rolling log (0 = Tyk's 5). */
   drl_threshold: number;
+  /** What X-RateLimit-* carry: `quotas` (Tyk's default) or `rate_limits`. */
+  rate_limit_response_headers: string;
+  /** While the shared store (Redis) cannot count a request: true admits it, false (default) answers 429 as Tyk does. */
+  rate_limit_fail_open: boolean;
   secrets: Record<string, string>;
   kv: { kvstore?: KvStoreConfig; secretstore?: SecretStoreConfig };
   /** The folder `conf` was read from: relative paths in it resolve against this. */

@@ -64,6 +64,8 @@ test("an empty svc.conf is Tyk's defaults: port 8080, all interfaces, hash_keys 
       enable_non_transactional_rate_limiter: false,
       enable_fixed_window_rate_limiter: false,
       drl_threshold: 0,
+      rate_limit_response_headers: 'quotas',
+      rate_limit_fail_open: false,
       secrets: {},
       kv: {},
       baseDir: dir,

@@ -49,6 +49,9 @@ import type { ApiGatewayConfig } from './api-gateway-spec.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from './request.js';
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
+import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
+import { sharedWindowTable } from '../ratelimit/shared-table.js';
+import type { WindowTable } from '../ratelimit/window-table.js';
 
 /** Tyk's answer when a transaction was not delivered (the proxy failed it). */
 const NOT_DELIVERED = tykError(500, 'There was a problem proxying the request');
@@ -81,6 +84,8 @@ export class ApiGatewayInput implements Input {
   private controlListener: HttpListener | undefined;
   private publisher: StatePublisher | undefined;
   private management: ManagementApi | undefined;
+  private readonly windows: WindowTable;
+  private rateLimiting: RateLimiting | undefined;
   /** Swapped whole on reload; a request keeps the API it was routed to. */
   private router = new ApiRouter([]);
   state: GatewayState | undefined;
@@ -94,6 +99,7 @@ export class ApiGatewayInput implements Input {
   ) {
     this.log = ctx.logger;
     this.metrics = new GatewayMetrics(ctx);
+    this.windows = sharedWindowTable(ctx);
     this.confPath = resolve(conf.conf);
     // Unique per input and config file: processors on any thread find the state by it.
     this.name = `${ctx.label}@${this.confPath}`;
@@ -108,6 +114,7 @@ export class ApiGatewayInput implements Input {
   private async load(): Promise<void> {
     const { config, warnings } = await this.source.loadConfig(this.confPath);
     for (const w of warnings) this.log.warn(`svc.conf: ${w}`);
+    this.rateLimiting ??= startRateLimiting(config, this.windows, (m) => this.log.info(m));
     const [apis, policies, store] = await Promise.all([this.loadApis(config), this.loadPolicies(config), this.source.createSessions(config)]);
     const sessions = new SyncedSessionStore(store);
     const state = new GatewayState({ name: this.name, config, apis, policies, sessions });
@@ -318,6 +325,7 @@ export class ApiGatewayInput implements Input {
     // the grace. The state stays registered until then: processors of requests in flight read it.
     this.serverClosed = Promise.all([this.listener?.close(), this.controlListener?.close()]).then(async () => {
       this.publisher?.close();
+      await this.rateLimiting?.close();
       if (this.state) {
         unregisterGatewayState(this.state);
         await this.state.sessions.close().catch((err: unknown) => this.log.warn(`closing the session store: ${errorMessage(err)}`));

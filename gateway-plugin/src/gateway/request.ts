@@ -41,6 +41,11 @@ export interface GatewayRequest {
   upstreamUrl?: string;
   /** Set by `gateway_auth`: the key (or JWT identity) and its session, after policies applied. */
   session?: { keyId: string; state: SessionState };
+  /**
+   * Set by `gateway_rate_limit` when svc.conf has `rate_limit_response_headers: rate_limits`: the
+   * limit the request met, sent as X-RateLimit-* (else they carry the session's quota, Tyk's default).
+   */
+  rateLimit?: { limit: number; remaining: number; resetAt: number };
 }
 
 export const GATEWAY_REQUEST = contextKey<GatewayRequest>('svc.gateway.request', { crossesThreads: true });

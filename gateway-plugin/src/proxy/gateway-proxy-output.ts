@@ -9,6 +9,7 @@
  * The hot path: one undici Pool per upstream origin (kept), targets parsed once per API, one
  * headers object and one dispatch handler per request, bodies streamed both ways.
  */
+import { limitHeaders } from '../ratelimit/limit-headers.js';
 import type * as Undici from 'undici';
 import {
   ErrorCode,
@@ -140,7 +141,8 @@ export class GatewayProxyOutput implements Output {
         }
       }
       injectTraceHeaders(msg, headers);
-      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed);
+      const limits = limitHeaders(req, gatewayState(req.gateway)?.config.rate_limit_response_headers ?? 'quotas');
+      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits);
       // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
       pool.dispatch({ path: at.path, method: req.method as Undici.Dispatcher.HttpMethod, headers, body }, handler);
     } catch (err) {

@@ -53,6 +53,8 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     private readonly started: bigint,
     private readonly metrics: ProxyMetrics,
     private readonly failed: UpstreamFailure,
+    /** X-RateLimit-* as the gateway sends them (see limit-headers.ts): they replace the upstream's. */
+    private readonly limits?: Record<string, string>,
   ) {
     this.done = new Promise<void>((r) => (this.resolve = r));
     res.once('close', this.onClose);
@@ -68,8 +70,9 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     if (statusCode < 200 || this.closed) return;
     const named = connectionNamed(headers.connection);
     for (const name in headers) {
-      if (isHopHeader(name, headers[name]) || (named !== undefined && named.has(name))) delete headers[name];
+      if (isHopHeader(name, headers[name]) || (named !== undefined && named.has(name)) || name.startsWith('x-ratelimit-')) delete headers[name];
     }
+    if (this.limits !== undefined) Object.assign(headers, this.limits);
     this.status = statusCode;
     try {
       this.res.writeHead(statusCode, headers as Record<string, string | string[]>);

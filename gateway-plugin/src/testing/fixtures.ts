@@ -21,6 +21,8 @@ export function gatewayConfig(over: Partial<GatewayConfig> = {}): GatewayConfig 
     enable_non_transactional_rate_limiter: false,
     enable_fixed_window_rate_limiter: false,
     drl_threshold: 0,
+    rate_limit_response_headers: 'quotas',
+    rate_limit_fail_open: false,
     secrets: {},
     kv: {},
     baseDir: '.',

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { registry } from '@svc/engine';
 import { buildComponent, lintValue, serviceAddress, testContext, waitFor, RecordingLogger } from '@svc/engine/testing';
 import { freePort } from '@svc/engine/testing';
-import { RedisServer } from '../testing/redis-server.js';
+import { RedisServer } from '@svc/engine/testing';
 import type { RedisRateLimit } from './rate-limit.js';
 import './rate-limit.js';
 

@@ -5,9 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
-import { freePort } from '@svc/engine/testing';
 import { after } from 'node:test';
-import { waitFor } from '@svc/engine/testing';
+import { freePort } from './free-port.js';
+import { waitFor } from './services.js';
 
 const running = new Set<ChildProcess>();
 after(() => {

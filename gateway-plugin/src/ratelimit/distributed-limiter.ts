@@ -1,0 +1,95 @@
+/**
+ * The distributed rate limiter (Tyk's DRL, the default): no shared counter; each gateway process
+ * keeps its own bucket per key in memory (exact across its threads, see window-table.ts) and
+ * admits its share, `rate / instances`. The processes find each other through the shared store:
+ * each writes a heartbeat every second to one sorted set; those heard from in the last few
+ * seconds are the live instances. Without storage there is one instance and the bucket is the
+ * whole limit.
+ *
+ * `drl_threshold` (default 5, as Tyk): a limit below `instances * threshold` requests per second
+ * is too small to split evenly, so it goes to the rolling log in Redis instead
+ * (session_manager.go: `n <= 1 || n*c < cost` keeps the DRL).
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { RedisConnection } from '../sessions/redis-connection.js';
+import type { Limit, Limiter, Verdict } from './limiter.js';
+import type { RedisLimiter } from './redis-limiter.js';
+import type { WindowTable } from './window-table.js';
+
+/** The sorted set of heartbeats: member = instance id, score = ms of its last heartbeat. */
+export const INSTANCES_KEY = 'svc-drl-instances';
+const HEARTBEAT_MS = 1_000;
+/** An instance not heard from for this long is gone. */
+const LIVE_MS = 3_500;
+
+/** Keeps this process's heartbeat in Redis and the live instance count in the shared table (main thread only). */
+export class InstanceRegistry {
+  private readonly id = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  private readonly timer: NodeJS.Timeout;
+  private beating: Promise<void> | undefined;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly table: WindowTable,
+    private readonly log: (message: string) => void,
+  ) {
+    this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    this.timer.unref();
+    void this.beat();
+  }
+
+  /** One heartbeat: write ours, forget the silent, count the rest. Redis down: keep the last count. */
+  beat(): Promise<void> {
+    this.beating ??= (async () => {
+      try {
+        const r = await this.connection.redis();
+        const now = Date.now();
+        const replies = await r
+          .multi()
+          .zAdd(INSTANCES_KEY, { score: now, value: this.id })
+          .zRemRangeByScore(INSTANCES_KEY, '-inf', now - LIVE_MS)
+          .zCard(INSTANCES_KEY)
+          .exec();
+        const n = Number(replies[2]);
+        if (n !== this.table.instances) this.log(`distributed rate limiter: ${n} gateway instance${n === 1 ? '' : 's'} live`);
+        this.table.instances = n;
+      } catch {
+        // The count stays as last heard; the next beat tries again.
+      } finally {
+        this.beating = undefined;
+      }
+    })();
+    return this.beating;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.beating;
+    try {
+      await (await this.connection.redis()).zRem(INSTANCES_KEY, this.id);
+    } catch {
+      // Gone anyway once its heartbeat is LIVE_MS old.
+    }
+  }
+}
+
+export class DistributedLimiter implements Limiter {
+  constructor(
+    private readonly table: WindowTable,
+    private readonly threshold: number,
+    /** The rolling log for limits too small to split; absent without storage. */
+    private readonly rolling: RedisLimiter | undefined,
+  ) {}
+
+  check(limit: Limit): Verdict | Promise<Verdict> {
+    const n = this.table.instances;
+    const perSecond = limit.per > 0 ? limit.rate / limit.per : 0;
+    if (this.rolling !== undefined && n > 1 && n * (this.threshold || 5) >= perSecond) return this.rolling.check(limit);
+    // Each request costs n units of a bucket of `rate` units: this instance admits rate / n.
+    const w = this.table.take(limit.key, limit.rate, limit.per * 1000, n);
+    return { blocked: w.blocked, limit: limit.rate, remaining: Math.floor(w.remaining / n), resetMs: w.blocked ? w.resetMs : 0 };
+  }
+
+  async close(): Promise<void> {}
+}
