@@ -5,7 +5,7 @@
  */
 import type { ApiSpec, CredentialSource, EndpointRateLimit, JwtSettings, SplitTokenEndpoint, UrlRewriteRule } from './api-spec.js';
 import { Fields } from './fields.js';
-import { endpointPattern, listenPathOf, signingMethodOf, targetUrlOf } from './normalise.js';
+import { endpointPattern, listenPathOf, rateLimitPath, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export function parseClassic(root: Fields, definition: unknown, file: string | undefined, fallbackId: string): ApiSpec {
   const proxy = root.obj('proxy') ?? root.fail('proxy', 'required (an object with listen_path and target_url)');
@@ -98,7 +98,7 @@ function extendedPaths(root: Fields): { endpointRateLimits: EndpointRateLimit[];
     // Tyk's classic field is `disabled`; the seed's table says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
     out.endpointRateLimits.push({
-      path: endpointPattern(e.required('path')),
+      path: rateLimitPath(e, 'path', e.required('path')),
       method: e.str('method').toUpperCase(),
       rate: e.count('rate'),
       per: e.count('per'),

@@ -1,4 +1,6 @@
 /** Shared rules of both definition formats: listen path, target URL, JWT signing method, endpoint paths, durations. */
+import { RE2JS } from 're2js';
+import { preparePathRegexp } from '../sessions/access-check.js';
 import type { JwtSettings } from './api-spec.js';
 import type { Fields } from './fields.js';
 
@@ -42,6 +44,20 @@ export function targetUrlOf(f: Fields, key: string): string {
  */
 export function endpointPattern(path: string): string {
   return path.replace(/\{[^{}]*\}/g, '(.*)');
+}
+
+/**
+ * A rate limit's endpoint pattern (`field` of `f`), checked as the limiter will compile it (RE2,
+ * after Tyk's `{id}` and `/*` widening): an invalid one fails the definition at load, naming it.
+ */
+export function rateLimitPath(f: Fields, field: string, path: string): string {
+  const pattern = endpointPattern(path);
+  try {
+    RE2JS.compile(preparePathRegexp(pattern));
+  } catch (err) {
+    f.fail(field, `not a valid regular expression (RE2 syntax): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return pattern;
 }
 
 const UNIT_SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };

@@ -6,7 +6,7 @@
  */
 import type { ApiSpec, CredentialSource, EndpointRateLimit, JwtSettings, SplitTokenEndpoint, UrlRewriteRule } from './api-spec.js';
 import { Fields, isObject } from './fields.js';
-import { durationSeconds, endpointPattern, listenPathOf, signingMethodOf, targetUrlOf } from './normalise.js';
+import { durationSeconds, endpointPattern, listenPathOf, rateLimitPath, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export const OAS_EXTENSION = 'x-svc-api-gateway';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -161,7 +161,8 @@ function operations(root: Fields, ext: Fields): { endpointRateLimits: EndpointRa
     if (!mw) continue;
     const path = endpointPattern(op.path);
     const rate = mw.obj('rateLimit');
-    if (rate?.bool('enabled')) out.endpointRateLimits.push({ path, method: op.method, rate: rate.count('rate'), per: durationSeconds(rate, 'per') });
+    if (rate?.bool('enabled'))
+      out.endpointRateLimits.push({ path: rateLimitPath(mw, op.id, op.path), method: op.method, rate: rate.count('rate'), per: durationSeconds(rate, 'per') });
     const rewrite = mw.obj('urlRewrite');
     if (rewrite?.bool('enabled')) {
       const triggers = rewrite.raw('triggers');

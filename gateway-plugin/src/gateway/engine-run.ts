@@ -53,7 +53,18 @@ function classicOf(api: ApiSpec): Record<string, unknown> {
     use_keyless: api.keyless,
     use_standard_auth: api.standardAuth,
     proxy: { listen_path: api.listenPath, target_url: api.targetUrl, strip_listen_path: api.stripListenPath },
-    version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } },
+    global_rate_limit: api.globalRateLimit,
+    disable_rate_limit: api.disableRateLimit,
+    version_data: {
+      not_versioned: true,
+      versions: {
+        Default: {
+          name: 'Default',
+          use_extended_paths: api.endpointRateLimits.length > 0,
+          extended_paths: { rate_limit: api.endpointRateLimits.map((e) => ({ path: e.path, method: e.method, rate: e.rate, per: e.per })) },
+        },
+      },
+    },
   };
 }
 
@@ -84,7 +95,7 @@ export interface EngineRun {
  * Runs the engine with `api_gateway` on `dir`'s svc.conf as its input and `rest` (YAML of
  * `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`.
  */
-export async function runGateway(dir: string, port: number, rest: string, opts: { httpAddress?: string } = {}): Promise<EngineRun> {
+export async function runGateway(dir: string, port: number, rest: string, opts: { httpAddress?: string; waitMs?: number } = {}): Promise<EngineRun> {
   const file = join(dir, 'engine.yaml');
   writeFileSync(
     file,
@@ -115,8 +126,9 @@ shutdown_timeout: 10s
         () => false,
       ),
     'the gateway to listen',
-    20_000,
+    opts.waitMs ?? 20_000,
   ).catch((err: Error) => {
+    child.kill('SIGKILL');
     throw new Error(`${err.message}; engine log:\n${out}`);
   });
   return {

@@ -11,7 +11,16 @@ import { RedisConnection } from '../sessions/redis-connection.js';
 import type { Limit } from './limiter.js';
 import { RedisLimiter, type SmoothingChange } from './redis-limiter.js';
 
-const storage = (port = 6379): StorageConfig => ({ type: 'redis', host: '127.0.0.1', port, username: '', password: '', database: 3, enable_cluster: false, addrs: [] });
+const storage = (port = 6379): StorageConfig => ({
+  type: 'redis',
+  host: '127.0.0.1',
+  port,
+  username: '',
+  password: '',
+  database: 3,
+  enable_cluster: false,
+  addrs: [],
+});
 const connection = new RedisConnection(storage(), 'rate limit tests');
 after(() => connection.close());
 const run = randomUUID();
