@@ -43,7 +43,11 @@ async function startGroup(name: string, conf: Partial<GatewayConfig>): Promise<G
       const dir = mkdtempSync(join(tmpdir(), `svc-gw-accuracy-${name}-`));
       dirs.push(dir);
       writeGateway(dir, gatewayConfig(port, conf), [apiSpec('acc', '/acc', { keyless: false, standardAuth: true })]);
-      return runGateway(dir, port, 'pipeline:\n  processors:\n    - gateway_auth: {}\n    - gateway_rate_limit: {}\n    - test_thread_probe: {}\noutput:\n  drop: {}');
+      return runGateway(
+        dir,
+        port,
+        'pipeline:\n  processors:\n    - gateway_auth: {}\n    - gateway_rate_limit: {}\n    - test_thread_probe: {}\noutput:\n  drop: {}',
+      );
     }),
   );
   const session = { rate: RATE, per: PER, access_rights: { acc: { api_id: 'acc', api_name: 'acc', versions: ['Default'] } }, org_id: '' };
@@ -96,16 +100,28 @@ describe('rate limit accuracy: 3 gateway processes, Redis, 100 per 10 s, 2,000 r
       const figures: Record<string, { windows: number[]; busiest: number; statuses: Record<number, number> }> = {};
       for (const g of groups) {
         g.admitted.sort((a, b) => a - b);
-        figures[g.name] = { windows: [inWindow(g.admitted, 0), inWindow(g.admitted, 1)], busiest: busiestWindow(g.admitted), statuses: Object.fromEntries(g.statuses) };
-        t.diagnostic(`${g.name}: admitted per 10 s window ${figures[g.name]!.windows.join(' + ')}, busiest sliding 10 s ${figures[g.name]!.busiest}, answers ${JSON.stringify(figures[g.name]!.statuses)}`);
+        figures[g.name] = {
+          windows: [inWindow(g.admitted, 0), inWindow(g.admitted, 1)],
+          busiest: busiestWindow(g.admitted),
+          statuses: Object.fromEntries(g.statuses),
+        };
+        t.diagnostic(
+          `${g.name}: admitted per 10 s window ${figures[g.name]!.windows.join(' + ')}, busiest sliding 10 s ${figures[g.name]!.busiest}, answers ${JSON.stringify(figures[g.name]!.statuses)}`,
+        );
       }
       for (const g of groups) assert.deepEqual(Object.keys(figures[g.name]!.statuses).sort(), ['200', '429'], `${g.name}: only 200s and 429s`);
       // Rolling: never more than 100 in any 10 s; exactly 100 at first; the load never drops, so spike arrest holds it.
       assert.equal(figures.rolling!.busiest, RATE);
       assert.equal(figures.rolling!.windows[0], RATE);
       // Fixed window: at most 100 per window of its own (from its first request): 100 + 100.
-      assert.ok(figures['fixed-window']!.windows.every((n) => n <= RATE + 1), JSON.stringify(figures['fixed-window']));
-      assert.equal(figures['fixed-window']!.windows.reduce((a, b) => a + b, 0), 2 * RATE);
+      assert.ok(
+        figures['fixed-window']!.windows.every((n) => n <= RATE + 1),
+        JSON.stringify(figures['fixed-window']),
+      );
+      assert.equal(
+        figures['fixed-window']!.windows.reduce((a, b) => a + b, 0),
+        2 * RATE,
+      );
       // Sentinel: admission reads only the sentinel and the log is written behind it (Tyk's design),
       // so requests checked before the sentinel is written pass (here up to ~10% over, with twelve
       // gateway processes on two cores); then it blocks for per, and the log, still over the

@@ -198,6 +198,87 @@ describe('gateway_rate_limit, in memory, threads 2', () => {
   });
 });
 
+describe('gateway_rate_limit smoothing (rolling limiter, the real Redis)', () => {
+  it('a rising then falling load moves the allowance up and down by step; events go to the log, metrics and an output', async () => {
+    const port = await freePort();
+    const dir = tempDir();
+    const events = join(dir, 'smoothing.jsonl');
+    const metricsPort = await freePort();
+    const storage = { type: 'redis', host: '127.0.0.1', port: 6379, username: '', password: '', database: 4, enable_cluster: false, addrs: [] };
+    writeGateway(dir, gatewayConfig(port, { storage, enable_shared_store_rolling_limiter: true }), [
+      apiSpec('s', '/s', { keyless: false, standardAuth: true }),
+    ]);
+    const engine = await runGateway(
+      dir,
+      port,
+      `pipeline:
+  processors:
+    - gateway_auth: {}
+    - gateway_rate_limit:
+        smoothing_events:
+          file: { path: ${JSON.stringify(events)}, codec: lines }
+    - test_thread_probe: {}
+output:
+  drop: {}`,
+      { httpAddress: `127.0.0.1:${metricsPort}` },
+    );
+    try {
+      const smoothing = { enabled: true, threshold: 2, step: 2, trigger: 0.5, delay: 1 };
+      const key = await createKey(port, {
+        rate: 8,
+        per: 2,
+        smoothing,
+        access_rights: { s: { api_id: 's', api_name: 's', versions: ['Default'] } },
+        org_id: '',
+      });
+      const hit = () => call(port, 'GET', '/s/x', { headers: { authorization: key } });
+      // Rising: 10 requests per 200 ms for 4 s, far above every allowance.
+      for (let i = 0; i < 20; i++) {
+        await Promise.all(Array.from({ length: 10 }, hit));
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      // Falling: one request every 1.1 s once the log has emptied.
+      await new Promise((r) => setTimeout(r, 2_200));
+      for (let i = 0; i < 4; i++) {
+        await hit();
+        await new Promise((r) => setTimeout(r, 1_100));
+      }
+      const { readFileSync } = await import('node:fs');
+      const seen = readFileSync(events, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { event: string; previous: number; allowance: number });
+      const ups = seen.filter((e) => e.event === 'RateLimitSmoothingUp');
+      const downs = seen.filter((e) => e.event === 'RateLimitSmoothingDown');
+      assert.ok(ups.length >= 2 && downs.length >= 1, JSON.stringify(seen));
+      for (const e of seen) assert.equal(Math.abs(e.allowance - e.previous), 2, `moves by step: ${JSON.stringify(e)}`);
+      assert.deepEqual(
+        ups.slice(0, 3).map((e) => e.allowance),
+        [4, 6, 8].slice(0, Math.min(3, ups.length)),
+        'up from threshold to the rate, never above',
+      );
+      assert.ok(
+        seen.every((e) => e.allowance >= 2 && e.allowance <= 8),
+        'between threshold and rate',
+      );
+      assert.match(engine.log(), /RateLimitSmoothingUp: allowance 2 -> 4/);
+      assert.match(engine.log(), /RateLimitSmoothingDown: allowance \d+ -> \d+/);
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const counted = /gateway_rate_limit_smoothing_events\{[^}]*event="RateLimitSmoothingUp"[^}]*\} (\d+)/.exec(metrics);
+      assert.equal(
+        Number(counted?.[1]),
+        ups.length,
+        metrics
+          .split('\n')
+          .filter((l) => l.includes('smoothing'))
+          .join('\n'),
+      );
+    } finally {
+      assert.equal(await engine.stop(), 0, engine.log());
+    }
+  });
+});
+
 describe('gateway_rate_limit when Redis goes away (a redis-server of its own, killed mid-run)', () => {
   for (const failOpen of [false, true]) {
     it(`keeps answering: ${failOpen ? '200 (rate_limit_fail_open)' : '429 (the default, as Tyk)'} while Redis is down, limits again once it is back`, async () => {
