@@ -1,8 +1,9 @@
-// The API gateway (issue 12): wrk against a bare node:http upstream directly (the baseline), a bare
+// The API gateway (issues 12 and 13): wrk against a bare node:http upstream directly (the baseline), a bare
 // node:http + undici proxy in front of it (the floor for a proxy in Node), then
-// through the svc gateway (api_gateway → gateway_auth → gateway_proxy) keyless, JWT HS256 and JWT
-// RS256, and through Tyk Gateway built from source (bench/peers.mjs) with the same API definitions,
-// all in one run. Each server runs in its own process; the targets are loaded in turn, round after
+// through the svc gateway (api_gateway → gateway_rate_limit → gateway_auth → gateway_rate_limit →
+// gateway_proxy) keyless, JWT HS256 and JWT RS256 with the policy's key-level limit counted in
+// memory, JWT HS256 with the rolling limiter in Redis, and through Tyk Gateway built from source
+// (bench/peers.mjs) with the same API definitions and policy (Tyk counts the same limits), all in one run. Each server runs in its own process; the targets are loaded in turn, round after
 // round (interleaved), and each keeps its best round. Every API is checked first (200 with its
 // credential, refused without), so a broken setup never produces a number.
 import { generateKeyPairSync, createHmac, createSign } from 'node:crypto';
@@ -17,8 +18,10 @@ import { tykPeer } from './peers.mjs';
 const CONNECTIONS = 32;
 const REPLY = JSON.stringify({ ok: true, service: 'upstream' });
 const HMAC_SECRET = 'svc-bench-hmac-secret';
-/** The Redis database Tyk's peer keeps its keys in (Tyk cannot run without Redis). */
+/** The Redis databases Tyk's peers keep their keys in (Tyk cannot run without Redis), and svc's with the rolling limiter. */
 const TYK_REDIS_DB = 9;
+const TYK_ROLLING_REDIS_DB = 10;
+const SVC_ROLLING_REDIS_DB = 8;
 
 const UPSTREAM = (port) => `
 const http = require('node:http');
@@ -198,51 +201,66 @@ export async function run({ quick = false } = {}) {
     NODE_PROXY(nodeProxyPort, upstream, createRequire(join(ROOT, 'gateway-plugin', 'package.json')).resolve('undici')),
   ]);
 
-  // svc: the same definitions and policy, sessions in memory.
-  const svcPort = await freePort();
-  const svcConf = gatewayFolder('svc-gateway', { listen_address: '127.0.0.1', listen_port: svcPort, secret: 'bench-secret', hash_keys: true }, apis);
-  const svc = start(process.execPath, [
-    ENGINE,
-    '-c',
-    config(
-      'gateway',
-      `http: { enabled: false }
+  // svc: the same definitions and policy, sessions and limits in memory; then with the rolling limiter in Redis.
+  const svcGateway = (name, conf) => {
+    const port = conf.listen_port;
+    const file = gatewayFolder(name, { listen_address: '127.0.0.1', secret: 'bench-secret', hash_keys: true, ...conf }, apis);
+    const proc = start(process.execPath, [
+      ENGINE,
+      '-c',
+      config(
+        name,
+        `http: { enabled: false }
 logger: { level: WARN }
 input:
-  api_gateway: { conf: ${svcConf} }
+  api_gateway: { conf: ${file} }
 pipeline:
   threads: 1
   processors:
+    - gateway_rate_limit: { scope: api }
     - gateway_auth: {}
+    - gateway_rate_limit: { scope: key }
 output:
   gateway_proxy: {}
 `,
-    ),
-  ]);
+      ),
+    ]);
+    return { port, proc };
+  };
+  const { port: svcPort, proc: svc } = svcGateway('svc-gateway', { listen_port: await freePort() });
+  const { port: svcRollingPort, proc: svcRolling } = svcGateway('svc-gateway-rolling', {
+    listen_port: await freePort(),
+    storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: SVC_ROLLING_REDIS_DB },
+    enable_shared_store_rolling_limiter: true,
+  });
 
   // Tyk built from source, with Redis (the one scripts/services.sh starts) in a database of its own.
   const tyk = tykPeer();
-  let tykProc;
-  let tykPort;
-  if (tyk) {
-    tykPort = await freePort();
-    const tykConf = gatewayFolder(
-      'tyk',
+  const tykGateway = async (name, database, extra = {}) => {
+    const port = await freePort();
+    const conf = gatewayFolder(
+      name,
       {
         listen_address: '127.0.0.1',
-        listen_port: tykPort,
+        listen_port: port,
         secret: 'bench-secret',
         template_path: tyk.templates,
         use_db_app_configs: false,
-        storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: TYK_REDIS_DB },
+        storage: { type: 'redis', host: '127.0.0.1', port: 6379, database },
         enable_analytics: false,
         hash_keys: true,
         log_level: 'error',
+        ...extra,
       },
       apis,
     );
-    tykProc = start(tyk.bin, ['--conf', tykConf]);
-  }
+    return { port, proc: start(tyk.bin, ['--conf', conf]) };
+  };
+  // Tyk's own name for the rolling limiter (svc's is enable_shared_store_rolling_limiter).
+  const tykDefault = tyk && (await tykGateway('tyk', TYK_REDIS_DB));
+  const tykRolling = tyk && (await tykGateway('tyk-rolling', TYK_ROLLING_REDIS_DB, { enable_redis_rolling_limiter: true }));
+  const tykProc = tykDefault?.proc;
+  const tykPort = tykDefault?.port;
 
   const targets = [
     ['upstream direct', `${upstream}/`, {}, up],
@@ -253,6 +271,9 @@ output:
     targets.push([`svc ${id}`, `http://127.0.0.1:${svcPort}/${id}/`, headers, svc]);
     if (tykProc) targets.push([`Tyk ${id}`, `http://127.0.0.1:${tykPort}/${id}/`, headers, tykProc]);
   }
+  const hs256 = { Authorization: `Bearer ${tokens.hs256}` };
+  targets.push(['svc hs256 rolling', `http://127.0.0.1:${svcRollingPort}/hs256/`, hs256, svcRolling]);
+  if (tykRolling) targets.push(['Tyk hs256 rolling', `http://127.0.0.1:${tykRolling.port}/hs256/`, hs256, tykRolling.proc]);
   try {
     for (const [, url, headers, proc] of targets) {
       await waitFor(url, proc, headers);
@@ -273,7 +294,12 @@ output:
     }
     const direct = best.get('upstream direct');
     const rows = [];
-    const label = { keyless: 'keyless', hs256: 'JWT HS256', rs256: 'JWT RS256' };
+    const label = {
+      keyless: 'keyless',
+      hs256: 'JWT HS256 + key limit in memory',
+      rs256: 'JWT RS256 + key limit in memory',
+      'hs256 rolling': 'JWT HS256 + rolling limiter in Redis',
+    };
     const wrkCmd = `wrk -t1 -c${CONNECTIONS} -d${seconds}s`;
     const k = best.get('svc keyless');
     rows.push({
@@ -292,7 +318,7 @@ output:
       ratio: k.rps / floor.rps,
       target: '',
     });
-    for (const id of ['keyless', 'hs256', 'rs256']) {
+    for (const id of ['keyless', 'hs256', 'rs256', 'hs256 rolling']) {
       const s = best.get(`svc ${id}`);
       const t = best.get(`Tyk ${id}`);
       rows.push({
@@ -317,7 +343,7 @@ output:
     }
     return rows;
   } finally {
-    await Promise.all([svc.stop(), tykProc?.stop(), nodeProxy.stop(), up.stop()]);
+    await Promise.all([svc.stop(), svcRolling.stop(), tykProc?.stop(), tykRolling?.proc.stop(), nodeProxy.stop(), up.stop()]);
   }
 }
 

@@ -23,6 +23,13 @@ export interface Input {
    * partition): the runtime then leaves its transactions as they are.
    */
   readonly batchesItself?: boolean;
+  /**
+   * How many of its transactions the stream may process at once on one thread, when they are
+   * independent of each other (each HTTP request answers its own client, so their order means
+   * nothing): processors that wait on I/O (Redis, an identity provider) then overlap instead of
+   * queueing. Absent or 1: one at a time per pipeline thread, in order (Benthos' model).
+   */
+  readonly concurrency?: number;
 }
 
 /**

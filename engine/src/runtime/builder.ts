@@ -179,11 +179,13 @@ export class Builder implements Resources, Parts {
     const part = runtimeSource(spec);
     let raw: Input | Source;
     let batchesItself = false;
+    let concurrency: number | undefined;
     if (part) {
       raw = await this.make('input', c, (ctx) => part.build(c.config, ctx, this));
     } else {
       const input = await this.make('input', c, async (ctx) => (await spec.factory(c.config, ctx)) as Input);
       batchesItself = input.batchesItself === true;
+      concurrency = input.concurrency;
       raw = input;
     }
     const log = this.env.logger.child({ path: c.path, label: c.label || c.type });
@@ -197,6 +199,7 @@ export class Builder implements Resources, Parts {
     const batcher = batchesItself ? undefined : await this.batcher(conf.batching);
     if (batcher) input = new BatchingInput(input, batcher, log);
     if (c.processors.length) input = new ProcessingInput(input, await this.processors(c.processors));
+    if (concurrency !== undefined && concurrency > 1) input.concurrency = Math.floor(concurrency);
     return input;
   }
 

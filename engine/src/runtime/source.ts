@@ -23,6 +23,8 @@ export interface Source {
   read(): Promise<SourceRead> | SourceRead;
   /** Stops new reads; what was given out is still seen through (see ReplayInput). */
   close(): Promise<void>;
+  /** The plugin input's `concurrency` (see Input), set on the outermost layer by the builder. */
+  concurrency?: number;
 }
 
 /**

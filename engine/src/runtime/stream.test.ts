@@ -33,6 +33,26 @@ output: { test_sink: { name: a1 } }
     assert.equal(s.inFlight, 0);
   });
 
+  it('processes up to an input’s `concurrency` of its transactions at once on one thread, delivering all', async () => {
+    for (const [name, concurrency, expected] of [
+      ['lanes1', 1, 1],
+      ['lanes8', 8, 8],
+    ] as const) {
+      const s = streamOf(`
+input: { test_source: { name: ${name}, count: 40, concurrency: ${concurrency} } }
+pipeline: { threads: 1, processors: [ { test_wait: { name: ${name}, ms: 20 } } ] }
+output: { test_sink: { name: ${name} } }
+`);
+      await s.run();
+      assert.equal(seen.peakWaiting.get(name), expected, `${name}: batches in the processor at once`);
+      assert.deepEqual(
+        [...all(name)].sort((a, b) => +a - +b),
+        range(40),
+      );
+      assert.equal(s.inFlight, 0);
+    }
+  });
+
   it('replays nacked transactions until delivered (auto_replay_nacks), losing nothing', async () => {
     const s = streamOf(`
 input: { test_source: { name: r1, count: 20, batch_size: 2 } }

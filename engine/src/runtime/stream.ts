@@ -176,7 +176,10 @@ export class Stream implements Lifecycle {
     const sink = this.sink!;
     try {
       let failure: InputFailedError | undefined;
-      this.loop = this.pool ? this.runPooled(input, sink, process, this.threads * 2) : this.runInline(input, sink, process);
+      // Lanes: transactions processed at once (pool: two per worker; an input whose transactions
+      // are independent may ask for more, on this thread too).
+      const lanes = Math.max(this.pool ? this.threads * 2 : 1, input.concurrency ?? 1);
+      this.loop = lanes > 1 ? this.runLanes(input, sink, process, lanes) : this.runInline(input, sink, process);
       try {
         await this.loop;
       } catch (err) {
@@ -237,7 +240,7 @@ export class Stream implements Lifecycle {
     }
   }
 
-  private async runPooled(input: Source, sink: Sink, process: Process, lanes: number): Promise<void> {
+  private async runLanes(input: Source, sink: Sink, process: Process, lanes: number): Promise<void> {
     const queue = new Channel<Transaction>(lanes);
     const workers = Array.from({ length: lanes }, async () => {
       for (;;) {

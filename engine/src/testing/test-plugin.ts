@@ -39,6 +39,8 @@ export const seen = {
   ctxAtAck: new Map<string, CtxAtAck[]>(),
   /** `test_ctx_sink`: per written message, what its ctx held there (main thread). */
   ctxAtOutput: new Map<string, string[]>(),
+  /** `test_wait`: the most batches it held at once, by name. */
+  peakWaiting: new Map<string, number>(),
 };
 
 /** A ctx key that crosses to worker threads: set by `test_ctx_source`, read by `test_ctx_probe`. */
@@ -127,6 +129,8 @@ registerInput('test_source', {
     hold: f.bool().default(false),
     /** After `count` messages, throw an InputFailedError with this text instead of ending. */
     fail_at_end: f.string().default(''),
+    /** The input's `concurrency` (independent transactions the stream may process at once). */
+    concurrency: f.int().default(1),
   }),
   factory: (conf) => {
     let next = 0;
@@ -135,6 +139,7 @@ registerInput('test_source', {
     const acks = { ok: 0, nack: 0 };
     seen.acks.set(conf.name, acks);
     return {
+      concurrency: conf.concurrency,
       async connect() {
         if (bump(seen.connects, conf.name) <= conf.fail_connects) throw new Error('refused (test)');
       },
@@ -285,6 +290,23 @@ registerProcessor('test_busy', {
       return [batch];
     },
   }),
+});
+
+registerProcessor('test_wait', {
+  summary: 'Test processor: waits `ms` per batch (I/O, not CPU) and records how many batches it held at once.',
+  config: f.object({ name: f.string().default('wait'), ms: f.int().default(20) }),
+  factory: (conf) => {
+    let holding = 0;
+    return {
+      async process(batch) {
+        holding++;
+        seen.peakWaiting.set(conf.name, Math.max(seen.peakWaiting.get(conf.name) ?? 0, holding));
+        await new Promise((r) => setTimeout(r, conf.ms));
+        holding--;
+        return [batch];
+      },
+    };
+  },
 });
 
 registerProcessor('test_worker_refuses', {

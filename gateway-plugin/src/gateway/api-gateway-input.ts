@@ -74,6 +74,11 @@ function addressOf(host: string, port: number): string {
 }
 
 export class ApiGatewayInput implements Input {
+  /**
+   * Requests are independent: up to this many go through the processors at once, so a
+   * processor waiting on Redis or an identity provider does not hold up the others.
+   */
+  readonly concurrency = 1024;
   private readonly log: Logger;
   private readonly metrics: GatewayMetrics;
   private readonly queue: Pending[] = [];

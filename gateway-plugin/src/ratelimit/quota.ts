@@ -5,6 +5,7 @@
  * storage (one counter per key that several gateways share), else in the shared memory table.
  */
 import type { RedisConnection } from '../sessions/redis-connection.js';
+import { runScript } from './redis-scripts.js';
 import { FOREVER, type WindowTable } from './window-table.js';
 
 export interface QuotaState {
@@ -32,7 +33,7 @@ export class Quotas {
       return { blocked: w.blocked, remaining: w.remaining, renews: w.resetMs === FOREVER ? 0 : now + Math.ceil(w.resetMs / 1000) };
     }
     const r = await this.connection.redis();
-    const [n, ttl] = (await r.eval(INCR_QUOTA, { keys: [key], arguments: [String(Math.max(0, Math.ceil(renewalSeconds)))] })) as [number, number];
+    const [n, ttl] = (await runScript(r, INCR_QUOTA, [key], [String(Math.max(0, Math.ceil(renewalSeconds)))])) as [number, number];
     const blocked = n - 1 >= max;
     return { blocked, remaining: blocked ? 0 : max - n, renews: ttl > 0 ? now + ttl : 0 };
   }

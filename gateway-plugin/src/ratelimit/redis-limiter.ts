@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from '../sessions/redis-connection.js';
 import { smoothingOn, type Algorithm, type Limit, type Limiter, type Verdict } from './limiter.js';
-import { FIXED_WINDOW, SLIDING_LOG_ADD, SMOOTHING } from './redis-scripts.js';
+import { FIXED_WINDOW, SLIDING_LOG_ADD, SMOOTHING, runScript } from './redis-scripts.js';
 
 /** A smoothing allowance change (an event `RateLimitSmoothingUp` / `RateLimitSmoothingDown`). */
 export interface SmoothingChange {
@@ -57,10 +57,7 @@ export class RedisLimiter implements Limiter {
 
   private async fixedWindow(limit: Limit): Promise<Verdict> {
     const r = await this.connection.redis();
-    const [count, ttl] = (await r.eval(FIXED_WINDOW, { keys: [limit.key], arguments: [String(Math.max(1, Math.round(limit.per * 1000)))] })) as [
-      number,
-      number,
-    ];
+    const [count, ttl] = (await runScript(r, FIXED_WINDOW, [limit.key], [String(Math.max(1, Math.round(limit.per * 1000)))])) as [number, number];
     const blocked = count > limit.rate;
     return { blocked, limit: limit.rate, remaining: Math.max(0, limit.rate - count), resetMs: blocked ? ttl : 0 };
   }
@@ -86,10 +83,12 @@ export class RedisLimiter implements Limiter {
         .execAsPipeline();
       count = Number(replies[1]);
     } else {
-      const reply = (await r.eval(SLIDING_LOG_ADD, {
-        keys: [limit.key],
-        arguments: [String(nowUs), String(nowUs - limit.per * 1e6), String(limit.rate), String(per), member],
-      })) as [number, number, string];
+      const reply = (await runScript(
+        r,
+        SLIDING_LOG_ADD,
+        [limit.key],
+        [String(nowUs), String(nowUs - limit.per * 1e6), String(limit.rate), String(per), member],
+      )) as [number, number, string];
       count = reply[0];
       earliestUs = Number(reply[2]);
     }
@@ -104,10 +103,12 @@ export class RedisLimiter implements Limiter {
     const s = limit.smoothing!;
     const r = await this.connection.redis();
     const ttl = Math.max(60, Math.ceil(limit.per * 2 + s.delay * 2));
-    const [allowance, change, previous] = (await r.eval(SMOOTHING, {
-      keys: [`${limit.key}-allowance`],
-      arguments: [String(Date.now()), String(count), String(limit.rate), String(s.threshold), String(s.step), String(s.trigger), String(s.delay), String(ttl)],
-    })) as [number, number, number];
+    const [allowance, change, previous] = (await runScript(
+      r,
+      SMOOTHING,
+      [`${limit.key}-allowance`],
+      [String(Date.now()), String(count), String(limit.rate), String(s.threshold), String(s.step), String(s.trigger), String(s.delay), String(ttl)],
+    )) as [number, number, number];
     if (change !== 0)
       this.options.onSmoothing?.({ event: change > 0 ? 'RateLimitSmoothingUp' : 'RateLimitSmoothingDown', key: limit.key, allowance, previous, rate: count });
     return allowance;

@@ -2,6 +2,8 @@
  * The Lua scripts the Redis-backed limiters run: each is one atomic step, so gateway processes
  * sharing a Redis never interleave inside a check.
  */
+import { createHash } from 'node:crypto';
+import type { RedisClient } from '../sessions/redis-connection.js';
 
 /**
  * Tyk's sliding log (internal/rate/scripts/sliding_log_add.lua): trim the log to the window, count
@@ -80,3 +82,23 @@ if rate <= down - trigger * step then
   end
 end
 return {current, 0, current}`;
+
+const shas = new Map<string, string>();
+
+/**
+ * Runs a script by its SHA1 (EVALSHA: a few bytes per call instead of the script's text), sending
+ * the text only when this Redis has not seen it yet (NOSCRIPT after a restart or a flush).
+ */
+export async function runScript(r: RedisClient, script: string, keys: string[], args: string[]): Promise<unknown> {
+  let sha = shas.get(script);
+  if (sha === undefined) {
+    sha = createHash('sha1').update(script).digest('hex');
+    shas.set(script, sha);
+  }
+  try {
+    return await r.evalSha(sha, { keys, arguments: args });
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+    return r.eval(script, { keys, arguments: args });
+  }
+}
