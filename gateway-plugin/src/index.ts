@@ -7,5 +7,6 @@ import './gateway/index.js';
 import './auth/index.js';
 import './proxy/index.js';
 import './ratelimit/index.js';
+import './rewrite/index.js';
 
 export {};

@@ -53,14 +53,36 @@ export interface EndpointRateLimit extends RatePair {
   method: string;
 }
 
-/** A URL rewrite (classic `extended_paths.url_rewrites[]`; OAS `operations.<id>.urlRewrite`): kept raw for #13. */
+/** One rule of an advanced trigger: a key at a location, its pattern (RE2), maybe negated. */
+export interface RewriteMatch {
+  /** The key name: a header (hyphenated), query parameter, path part label, metadata or context key. */
+  key: string;
+  matchRx: string;
+  /** Passes when the pattern does not match. */
+  reverse: boolean;
+}
+
+/** Where an advanced trigger's rules look: Tyk's `options` fields, in the order Tyk checks them. */
+export type RewriteLocation = 'header' | 'query' | 'pathPart' | 'sessionMeta' | 'requestContext' | 'payload';
+
+/** An advanced trigger (classic `triggers[]`, OAS `triggers[]` of `urlRewrite`). */
+export interface RewriteTrigger {
+  /** `all`: every location with rules must pass; `any`: one is enough. */
+  on: 'all' | 'any';
+  /** Rules by location (the payload has at most one rule, with key `payload`). */
+  rules: Partial<Record<RewriteLocation, RewriteMatch[]>>;
+  rewriteTo: string;
+}
+
+/** A URL rewrite (classic `extended_paths.url_rewrites[]`; OAS `operations.<id>.urlRewrite`), patterns checked (RE2) at load. */
 export interface UrlRewriteRule {
+  /** The endpoint the rule is for: a pattern over the path after the listen path. */
   path: string;
   method: string;
+  /** The basic trigger's pattern, over the request path and query. */
   matchPattern: string;
   rewriteTo: string;
-  /** Advanced triggers as written in the classic definition (`triggers`), untouched. */
-  triggers: unknown[];
+  triggers: RewriteTrigger[];
 }
 
 /**

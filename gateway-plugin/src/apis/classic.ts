@@ -5,7 +5,8 @@
  */
 import type { ApiSpec, CredentialSource, EndpointRateLimit, JwtSettings, SplitTokenEndpoint, UrlRewriteRule } from './api-spec.js';
 import { Fields } from './fields.js';
-import { endpointPattern, listenPathOf, rateLimitPath, signingMethodOf, targetUrlOf } from './normalise.js';
+import { classicRewrite } from './url-rewrites.js';
+import { endpointPattern, listenPathOf, checkedEndpointPattern, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export function parseClassic(root: Fields, definition: unknown, file: string | undefined, fallbackId: string): ApiSpec {
   const proxy = root.obj('proxy') ?? root.fail('proxy', 'required (an object with listen_path and target_url)');
@@ -98,7 +99,7 @@ function extendedPaths(root: Fields): { endpointRateLimits: EndpointRateLimit[];
     // Tyk's classic field is `disabled`; the seed's table says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
     out.endpointRateLimits.push({
-      path: rateLimitPath(e, 'path', e.required('path')),
+      path: checkedEndpointPattern(e, 'path', e.required('path')),
       method: e.str('method').toUpperCase(),
       rate: e.count('rate'),
       per: e.count('per'),
@@ -106,15 +107,7 @@ function extendedPaths(root: Fields): { endpointRateLimits: EndpointRateLimit[];
   }
   for (const e of paths.list('url_rewrites')) {
     if (e.bool('disabled')) continue;
-    const triggers = e.raw('triggers');
-    if (triggers !== undefined && !Array.isArray(triggers)) e.fail('triggers', 'expected an array');
-    out.urlRewrites.push({
-      path: endpointPattern(e.required('path')),
-      method: e.str('method').toUpperCase(),
-      matchPattern: e.str('match_pattern'),
-      rewriteTo: e.str('rewrite_to'),
-      triggers: (triggers as unknown[] | undefined) ?? [],
-    });
+    out.urlRewrites.push(classicRewrite(e, checkedEndpointPattern(e, 'path', e.required('path'))));
   }
   for (const e of paths.list('virtual')) {
     // Only the declarative split-token endpoint: scripted (JS) virtual endpoints are not run.

@@ -47,10 +47,10 @@ export function endpointPattern(path: string): string {
 }
 
 /**
- * A rate limit's endpoint pattern (`field` of `f`), checked as the limiter will compile it (RE2,
+ * An endpoint pattern (`field` of `f`: a rate limit's, a rewrite's), checked as it will be compiled (RE2,
  * after Tyk's `{id}` and `/*` widening): an invalid one fails the definition at load, naming it.
  */
-export function rateLimitPath(f: Fields, field: string, path: string): string {
+export function checkedEndpointPattern(f: Fields, field: string, path: string): string {
   const pattern = endpointPattern(path);
   try {
     RE2JS.compile(preparePathRegexp(pattern));

@@ -6,7 +6,8 @@
  */
 import type { ApiSpec, CredentialSource, EndpointRateLimit, JwtSettings, SplitTokenEndpoint, UrlRewriteRule } from './api-spec.js';
 import { Fields, isObject } from './fields.js';
-import { durationSeconds, endpointPattern, listenPathOf, rateLimitPath, signingMethodOf, targetUrlOf } from './normalise.js';
+import { oasRewrite } from './url-rewrites.js';
+import { durationSeconds, endpointPattern, listenPathOf, checkedEndpointPattern, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export const OAS_EXTENSION = 'x-svc-api-gateway';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -162,19 +163,9 @@ function operations(root: Fields, ext: Fields): { endpointRateLimits: EndpointRa
     const path = endpointPattern(op.path);
     const rate = mw.obj('rateLimit');
     if (rate?.bool('enabled'))
-      out.endpointRateLimits.push({ path: rateLimitPath(mw, op.id, op.path), method: op.method, rate: rate.count('rate'), per: durationSeconds(rate, 'per') });
+      out.endpointRateLimits.push({ path: checkedEndpointPattern(mw, op.id, op.path), method: op.method, rate: rate.count('rate'), per: durationSeconds(rate, 'per') });
     const rewrite = mw.obj('urlRewrite');
-    if (rewrite?.bool('enabled')) {
-      const triggers = rewrite.raw('triggers');
-      if (triggers !== undefined && !Array.isArray(triggers)) rewrite.fail('triggers', 'expected an array');
-      out.urlRewrites.push({
-        path,
-        method: op.method,
-        matchPattern: rewrite.str('pattern'),
-        rewriteTo: rewrite.str('rewriteTo'),
-        triggers: (triggers as unknown[] | undefined) ?? [],
-      });
-    }
+    if (rewrite?.bool('enabled')) out.urlRewrites.push(oasRewrite(rewrite, path, op.method));
     const split = mw.obj('splitToken');
     if (split?.bool('enabled')) out.splitToken.push({ path, method: op.method, tokenUrl: targetUrlOf(split, 'tokenUrl') });
   }

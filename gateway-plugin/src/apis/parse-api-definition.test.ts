@@ -49,7 +49,15 @@ test('a classic definition: every field the gateway reads, normalised', async ()
     globalRateLimit: { rate: 100, per: 60 },
     disableRateLimit: false,
     endpointRateLimits: [{ path: '/status/(.*)', method: 'GET', rate: 2, per: 1 }],
-    urlRewrites: [{ path: '/old/(.*)', method: 'GET', matchPattern: '/old/(\\w+)', rewriteTo: '/new/$1', triggers: [{ on: 'all' }] }],
+    urlRewrites: [
+      {
+        path: '/old/(.*)',
+        method: 'GET',
+        matchPattern: '/old/(\\w+)',
+        rewriteTo: '/new/$1',
+        triggers: [{ on: 'all', rules: { header: [{ key: 'X_Mode', matchRx: '^v(\\d)$', reverse: false }] }, rewriteTo: '/v$svc_context.trigger-0-X-Mode-0-0/$1' }],
+      },
+    ],
     splitToken: [{ path: '/token', method: 'POST', tokenUrl: 'http://127.0.0.1:9001/token' }],
   });
 });
@@ -144,6 +152,15 @@ test('errors name the file and the field path, and are ConfigErrors', async () =
   const rx = classic();
   rx.version_data.versions.Default.extended_paths.rate_limit[0].path = '/items/(unclosed';
   await rejects(rx, /^apis\/petstore.json: version_data.versions.Default.extended_paths.rate_limit\[0\].path: not a valid regular expression \(RE2 syntax\)/);
+  const badTrigger = classic();
+  badTrigger.version_data.versions.Default.extended_paths.url_rewrites[0].triggers[0].options = { header_matchs: {} };
+  await rejects(badTrigger, /^apis\/petstore.json: version_data.versions.Default.extended_paths.url_rewrites\[0\].triggers\[0\].options.header_matchs: unknown trigger option/);
+  const badRx = classic();
+  badRx.version_data.versions.Default.extended_paths.url_rewrites[0].triggers[0].options.header_matches.X_Mode.match_rx = '(a';
+  await rejects(badRx, /X_Mode.match_rx: not a valid regular expression \(RE2 syntax\)/);
+  const badOn = classic();
+  badOn.version_data.versions.Default.extended_paths.url_rewrites[0].triggers[0].on = 'some';
+  await rejects(badOn, /triggers\[0\].on: expected "all" or "any", got "some"/);
   const target = classic();
   target.proxy.target_url = 'not a url';
   await rejects(target, 'apis/petstore.json: proxy.target_url: expected an absolute URL such as http://upstream:8080');

@@ -46,7 +46,8 @@ import { ManagementApi, isManagementPath } from './management/management-api.js'
 import { BodyError, readBody } from './request-body.js';
 import { parseTarget, type Target } from './request-target.js';
 import type { ApiGatewayConfig } from './api-gateway-spec.js';
-import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from './request.js';
+import { DEFAULT_LOOP_LIMIT, findLoopTarget, joinListenPath } from './loop-target.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from './request.js';
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
@@ -246,16 +247,55 @@ export class ApiGatewayInput implements Input {
     };
     const msg = new Message(Buffer.alloc(0));
     msg.ctx.set(GATEWAY_REQUEST, gr);
-    msg.ctx.set(LIVE_EXCHANGE, { req, res, started, api });
+    const exchange: LiveExchange = { req, res, started, api };
+    exchange.loop = (from, body) => this.loop(exchange, from, body);
+    msg.ctx.set(LIVE_EXCHANGE, exchange);
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
     const parent = extractTraceHeaders(req.headers);
     if (parent) setTraceParent(msg, parent);
     res.once('finish', () => this.metrics.answered(api.id, res.statusCode, started));
-    if (api.splitToken.length > 0 && needsBody(api, method, upstreamPathOf({ ...api, stripListenPath: true }, t.path, t.path))) {
+    if ((api.splitToken.length > 0 || api.urlRewrites.length > 0) && needsBody(api, method, upstreamPathOf({ ...api, stripListenPath: true }, t.path, t.path))) {
       void this.withBody(req, res, msg);
       return;
     }
     this.deliver(req, res, msg);
+  }
+
+  /**
+   * A request rewritten to `svc://{api}/path` runs again for that API on the same exchange, as
+   * Tyk's looping does: the target found by id or by name (`self`: the same API), the loop level
+   * counted against `loop_limit` (default 5), Tyk's 500s when it is too deep or has no target.
+   */
+  private loop(from: LiveExchange, req: GatewayRequest, body: Buffer): void {
+    from.handedOver = true;
+    const l = req.loop!;
+    const level = req.loopLevel ?? 0;
+    const limit = req.loopLimit || l.limit || DEFAULT_LOOP_LIMIT;
+    const state = this.state!;
+    if (level > limit) return writeAnswer(from.req, from.res, tykError(500, `Loop level too deep. Found more than ${limit} loops in single request`), this.closing);
+    const api = l.target === 'self' ? from.api : findLoopTarget(state.allApis(), l.target);
+    if (api === undefined) return writeAnswer(from.req, from.res, tykError(500, "Can't detect loop target"), this.closing);
+    const looped: GatewayRequest = {
+      gateway: req.gateway,
+      version: state.version,
+      apiId: api.id,
+      method: l.method || req.method,
+      path: joinListenPath(api.listenPath, l.path),
+      upstreamPath: l.path,
+      query: l.query,
+      headers: req.headers,
+      remoteAddress: req.remoteAddress,
+      tls: req.tls,
+      loopLevel: level + 1,
+      loopLimit: limit,
+      checkLimits: l.checkLimits,
+    };
+    const msg = new Message(body);
+    msg.ctx.set(GATEWAY_REQUEST, looped);
+    const exchange: LiveExchange = { req: from.req, res: from.res, started: from.started, api };
+    exchange.loop = (f, b) => this.loop(exchange, f, b);
+    msg.ctx.set(LIVE_EXCHANGE, exchange);
+    this.deliver(from.req, from.res, msg);
   }
 
   private async withBody(req: IncomingMessage, res: ServerResponse, msg: Message): Promise<void> {
@@ -272,6 +312,7 @@ export class ApiGatewayInput implements Input {
 
   private deliver(req: IncomingMessage, res: ServerResponse, msg: Message): void {
     let settled = false;
+    const exchange = msg.ctx.get(LIVE_EXCHANGE);
     const batch = [msg];
     // Opened before the stream sees the batch: an answer stored on any copy reaches this request.
     const store = new ResultStore<Answer>(batch);
@@ -281,6 +322,8 @@ export class ApiGatewayInput implements Input {
         ack: (err?: Error) => {
           if (settled) return;
           settled = true;
+          // Looped to another API: that request answers.
+          if (exchange?.handedOver === true) return;
           if (err) {
             this.log.debug(`Request nacked: ${errorMessage(err)}`);
             // The proxy may have started answering before it failed: then the connection is cut.

@@ -1,9 +1,11 @@
 /**
  * Whether a request's body must be read into the message (a rule of its API reads it) or left to
- * stream through the proxy. Today: a split-token endpoint (its POST form is sent to the identity
- * provider by a processor). Issue 13's body triggers add theirs here.
+ * stream through the proxy: a split-token endpoint (its POST form is sent to the identity provider
+ * by a processor), or a URL rewrite with a payload trigger. The body is then bounded as every
+ * read body is (`max_body_size`: 413).
  */
 import type { ApiSpec } from '../apis/api-spec.js';
+import { endpointMatches } from '../apis/endpoints.js';
 
 /** Compiled endpoint paths, per API object (an API is immutable; a reload makes new ones). */
 const compiled = new WeakMap<ApiSpec, Array<{ method: string; path: RegExp }>>();
@@ -29,7 +31,9 @@ function pathPattern(p: string): RegExp {
 
 /** True when a rule of `api` needs the body of `method` `apiPath` (the path after the listen path). */
 export function needsBody(api: ApiSpec, method: string, apiPath: string): boolean {
-  if (api.splitToken.length === 0) return false;
-  for (const e of endpointsOf(api)) if ((e.method === '' || e.method === method) && e.path.test(apiPath)) return true;
-  return false;
+  if (api.splitToken.length > 0) for (const e of endpointsOf(api)) if ((e.method === '' || e.method === method) && e.path.test(apiPath)) return true;
+  if (api.urlRewrites.length === 0) return false;
+  // The first rule for the endpoint is the one that applies: only its triggers count.
+  const rule = api.urlRewrites.find((r) => endpointMatches(r, method, apiPath));
+  return rule !== undefined && rule.triggers.some((t) => t.rules.payload !== undefined);
 }

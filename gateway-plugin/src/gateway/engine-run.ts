@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { ApiSpec } from '../apis/api-spec.js';
+import type { ApiSpec, RewriteLocation, RewriteMatch, RewriteTrigger } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { call, waitFor } from './test-support.js';
 
@@ -43,6 +43,25 @@ registerProcessor('test_thread_probe', {
 });
 `;
 
+const OPTION_NAMES: Record<RewriteLocation, string> = {
+  header: 'header_matches',
+  query: 'query_val_matches',
+  pathPart: 'path_part_matches',
+  sessionMeta: 'session_meta_matches',
+  requestContext: 'request_context_matches',
+  payload: 'payload_matches',
+};
+
+/** A trigger's rules as classic `options`. */
+function classicOptions(rules: RewriteTrigger['rules']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [location, list] of Object.entries(rules) as Array<[RewriteLocation, RewriteMatch[]]>) {
+    if (location === 'payload') out.payload_matches = { match_rx: list[0]!.matchRx, reverse: list[0]!.reverse };
+    else out[OPTION_NAMES[location]] = Object.fromEntries(list.map((m) => [m.key, { match_rx: m.matchRx, reverse: m.reverse }]));
+  }
+  return out;
+}
+
 /** The classic Tyk definition of a test's ApiSpec (the fields these tests set). */
 function classicOf(api: ApiSpec): Record<string, unknown> {
   return {
@@ -60,8 +79,17 @@ function classicOf(api: ApiSpec): Record<string, unknown> {
       versions: {
         Default: {
           name: 'Default',
-          use_extended_paths: api.endpointRateLimits.length > 0,
-          extended_paths: { rate_limit: api.endpointRateLimits.map((e) => ({ path: e.path, method: e.method, rate: e.rate, per: e.per })) },
+          use_extended_paths: api.endpointRateLimits.length > 0 || api.urlRewrites.length > 0,
+          extended_paths: {
+            rate_limit: api.endpointRateLimits.map((e) => ({ path: e.path, method: e.method, rate: e.rate, per: e.per })),
+            url_rewrites: api.urlRewrites.map((r) => ({
+              path: r.path,
+              method: r.method,
+              match_pattern: r.matchPattern,
+              rewrite_to: r.rewriteTo,
+              triggers: r.triggers.map((t) => ({ on: t.on, options: classicOptions(t.rules), rewrite_to: t.rewriteTo })),
+            })),
+          },
         },
       },
     },

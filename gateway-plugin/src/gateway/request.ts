@@ -46,6 +46,18 @@ export interface GatewayRequest {
    * limit the request met, sent as X-RateLimit-* (else they carry the session's quota, Tyk's default).
    */
   rateLimit?: { limit: number; remaining: number; resetAt: number };
+  /**
+   * Set by `gateway_url_rewrite` for a rewrite to `svc://{api id or name}/path`: instead of
+   * proxying, the gateway runs the request again for that API (its whole chain), with no network
+   * call. `limit` is the request's `loop_limit`, `checkLimits` its `check_limits`.
+   */
+  loop?: { target: string; path: string; query: string; method: string; limit: number; checkLimits: boolean };
+  /** How many loops brought this request here (0 or absent: it came from a client). */
+  loopLevel?: number;
+  /** A looped request's `loop_limit` (0: Tyk's default, 5). */
+  loopLimit?: number;
+  /** False on a looped request unless it asked for `check_limits=true`: Tyk skips rate limits and quotas then. */
+  checkLimits?: boolean;
 }
 
 export const GATEWAY_REQUEST = contextKey<GatewayRequest>('svc.gateway.request', { crossesThreads: true });
@@ -61,6 +73,13 @@ export interface LiveExchange {
    * a request already routed finishes on this one (the proxy reads its target here).
    */
   api?: ApiSpec;
+  /**
+   * Runs a request that looped (`req.loop`) again for its target API on this exchange: the
+   * exchange is handed over, so the looping message's own transaction answers nothing.
+   */
+  loop?: (req: GatewayRequest, body: Buffer) => void;
+  /** Set once the exchange was handed to a looped request. */
+  handedOver?: boolean;
 }
 
 export const LIVE_EXCHANGE = contextKey<LiveExchange>('svc.gateway.exchange');

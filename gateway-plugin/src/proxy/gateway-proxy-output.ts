@@ -114,6 +114,11 @@ export class GatewayProxyOutput implements Output {
     const res = exchange.res;
     // Answered already (a processor refused it, the input timed it out) or its client is gone.
     if (res.headersSent || res.destroyed) return undefined;
+    // A rewrite to svc://: the gateway runs the request again for the target API, no network call.
+    if (req.loop !== undefined && exchange.loop !== undefined) {
+      exchange.loop(req, msg.content);
+      return undefined;
+    }
 
     // The API the request was routed to: a reload meanwhile does not change a request in flight.
     const api = exchange.api ?? gatewayState(req.gateway)?.api(req.apiId);

@@ -78,6 +78,8 @@ export class GatewayRateLimit implements Processor {
   private async one(msg: Message): Promise<void> {
     const req = msg.hasCtx() ? msg.ctx.get(GATEWAY_REQUEST) : undefined;
     if (req === undefined) return;
+    // A looped request skips limits unless it asked for them (Tyk's check_limits).
+    if ((req.loopLevel ?? 0) > 0 && req.checkLimits !== true) return;
     const state = gatewayState(req.gateway);
     if (state === undefined) return;
     const waiting = state.atLeast(req.version);

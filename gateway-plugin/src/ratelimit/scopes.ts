@@ -11,10 +11,9 @@
  * per-API limits sets the scope to the API id) counts apart from the key's global allowance,
  * which every API the key reaches shares.
  */
-import { RE2JS } from 're2js';
 import type { ApiSpec, EndpointRateLimit } from '../apis/api-spec.js';
 import type { GatewayRequest } from '../gateway/request.js';
-import { preparePathRegexp } from '../sessions/access-check.js';
+import { endpointMatches, endpointPath } from '../apis/endpoints.js';
 import type { AccessLimit, SessionState, Smoothing } from '../sessions/session.js';
 import type { Limit } from './limiter.js';
 
@@ -26,38 +25,6 @@ export interface KeyLimits {
   quota?: { key: string; max: number; renewalSeconds: number };
   /** The access right has no entry for this API: Tyk refuses with a rate limit failure. */
   noRight?: boolean;
-}
-
-const compiled = new Map<string, RE2JS | null>();
-
-/** Endpoint patterns, compiled once (RE2: linear time whatever the pattern and the path). */
-function matcher(path: string): RE2JS | null {
-  let re = compiled.get(path);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(preparePathRegexp(path));
-    } catch {
-      re = null;
-    }
-    if (compiled.size > 10_000) compiled.clear();
-    compiled.set(path, re);
-  }
-  return re;
-}
-
-/** The path endpoint patterns are matched against: the request path after the listen path. */
-export function endpointPath(api: ApiSpec, path: string): string {
-  if (api.listenPath !== '/' && path.startsWith(api.listenPath)) {
-    const rest = path.slice(api.listenPath.length);
-    return rest.startsWith('/') ? rest : `/${rest}`;
-  }
-  return path;
-}
-
-function endpointMatches(e: { path: string; method: string }, method: string, path: string): boolean {
-  if (e.method !== '' && e.method.toUpperCase() !== method) return false;
-  const re = matcher(e.path);
-  return re !== null && re.matcher(path).find();
 }
 
 /** Scopes 1 and 2: the API-level limit this request meets, or undefined (none, or disabled). */

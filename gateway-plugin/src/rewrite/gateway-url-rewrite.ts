@@ -1,0 +1,108 @@
+/**
+ * The `gateway_url_rewrite` processor: the URL rewrite middleware of Tyk for each gateway
+ * request (after `gateway_auth`, as Tyk's chain runs it): the first rule of the API whose
+ * endpoint (method and path) the request is for is applied (see rewrite-url.ts). The result is a
+ * new path and query for the upstream, a full URL (another host), or `svc://{api}/path`: a loop
+ * to another API of the gateway, run there with no network call (the proxy hands it back to the
+ * gateway's front door).
+ */
+import { answerMessage, type Batch, type Logger, type Message, type Processor } from '@svc/engine';
+import type { ApiSpec, UrlRewriteRule } from '../apis/api-spec.js';
+import { endpointMatches, endpointPath } from '../apis/endpoints.js';
+import { tykError } from '../gateway/errors.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/request.js';
+import { gatewayState, type GatewayState } from '../gateway/state.js';
+import type { References } from '../refs/references.js';
+import { ReferenceResolver } from '../refs/resolver.js';
+import { contextData } from './context-data.js';
+import { rewriteUrl } from './rewrite-url.js';
+
+const LOOP_SCHEME = 'svc://';
+
+function ruleFor(api: ApiSpec, req: GatewayRequest): UrlRewriteRule | undefined {
+  if (api.urlRewrites.length === 0) return undefined;
+  const path = endpointPath(api, req.path);
+  return api.urlRewrites.find((r) => endpointMatches(r, req.method, path));
+}
+
+/** The path after the listen path, when the API strips it (Tyk's SanitizeProxyPaths on the rewritten URL). */
+function stripped(api: ApiSpec, path: string): string {
+  if (!api.stripListenPath || api.listenPath === '/' || !path.startsWith(api.listenPath)) return path;
+  const rest = path.slice(api.listenPath.length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
+/** Applies a rewrite result to the request. */
+export function applyRewrite(api: ApiSpec, req: GatewayRequest, result: string): void {
+  if (result.startsWith(LOOP_SCHEME)) {
+    const u = new URL(`http://${result.slice(LOOP_SCHEME.length)}`);
+    const params = u.searchParams;
+    const method = (params.get('method') ?? '').toUpperCase();
+    const limit = Number.parseInt(params.get('loop_limit') ?? '', 10);
+    const checkLimits = params.get('check_limits') === 'true';
+    for (const control of ['method', 'loop_limit', 'check_limits']) params.delete(control);
+    // The host names an API by id or by name (Tyk's: non-alphanumerics as `-`); `self` is this one.
+    const target = decodeURIComponent(result.slice(LOOP_SCHEME.length).split(/[/?]/, 1)[0]!);
+    req.loop = { target, path: u.pathname, query: params.toString(), method, limit: Number.isFinite(limit) && limit > 0 ? limit : 0, checkLimits };
+    return;
+  }
+  if (/^https?:\/\//i.test(result)) {
+    req.upstreamUrl = result;
+    return;
+  }
+  const q = result.indexOf('?');
+  const path = q < 0 ? result : result.slice(0, q);
+  req.upstreamPath = stripped(api, path.startsWith('/') ? path : `/${path}`);
+  req.query = q < 0 ? '' : result.slice(q + 1);
+}
+
+export class GatewayUrlRewrite implements Processor {
+  private readonly refs = new WeakMap<GatewayState['config'], References>();
+
+  constructor(private readonly log: Logger) {}
+
+  async process(batch: Batch): Promise<Batch[]> {
+    await Promise.all(batch.map((m) => this.one(m)));
+    return [batch];
+  }
+
+  private referencesFor(state: GatewayState): References {
+    let r = this.refs.get(state.config);
+    if (r === undefined) {
+      r = new ReferenceResolver(state.config, this.log);
+      this.refs.set(state.config, r);
+    }
+    return r;
+  }
+
+  private async one(msg: Message): Promise<void> {
+    const req = msg.hasCtx() ? msg.ctx.get(GATEWAY_REQUEST) : undefined;
+    if (req === undefined) return;
+    const state = gatewayState(req.gateway);
+    if (state === undefined) return;
+    const waiting = state.atLeast(req.version);
+    if (waiting !== undefined) await waiting;
+    const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
+    if (api === undefined) return;
+    const rule = ruleFor(api, req);
+    if (rule === undefined) return;
+    const url = req.query === '' ? req.path : `${req.path}?${req.query}`;
+    const input = {
+      headers: req.headers,
+      query: new URLSearchParams(req.query),
+      path: req.path,
+      sessionMeta: req.session?.state.meta_data,
+      body: msg.content.length > 0 ? msg.content.toString('utf8') : undefined,
+    };
+    try {
+      const result = await rewriteUrl(rule, url, input, contextData(req), this.referencesFor(state));
+      if (result === undefined) return;
+      applyRewrite(api, req, result);
+      msg.ctx.set(GATEWAY_REQUEST, req);
+    } catch (err) {
+      // Tyk answers a rewrite it cannot make with 500.
+      this.log.error(`URL rewrite of API ${api.id}: ${err instanceof Error ? err.message : String(err)}`);
+      answerMessage(msg, tykError(500, 'There was a problem proxying the request'));
+    }
+  }
+}

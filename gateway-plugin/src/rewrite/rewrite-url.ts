@@ -1,0 +1,71 @@
+/**
+ * One URL rewrite as Tyk's `urlRewrite` does it: the basic pattern gates everything (matched on
+ * the path and query as received, then, failing that, on their percent-decoded form); the first
+ * advanced trigger that fires gives the `rewriteTo`, else the basic one's; `$1`… take the basic
+ * match's groups; then `$svc_context.*`, `$svc_meta.*` and references fill in.
+ */
+import type { UrlRewriteRule } from '../apis/api-spec.js';
+import type { References } from '../refs/references.js';
+import { type ContextData } from './context-data.js';
+import { firstMatch, pattern } from './patterns.js';
+import { fires, type TriggerInput } from './triggers.js';
+
+const DOLLAR = /\$\d+/g;
+const CONTEXT = /\$svc_context\.([A-Za-z0-9_\-.]+)/g;
+const META = /\$svc_meta\.([A-Za-z0-9_\-.]+)/g;
+
+/** A value as Tyk's valToStr gives it. */
+function text(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v))
+    return v
+      .map(text)
+      .filter((s) => s !== '')
+      .map((s) => encodeURIComponent(s))
+      .join(',');
+  return '';
+}
+
+/** Go's url.QueryEscape (spaces as `+`), applied to variables that are not URLs. */
+function queryEscape(s: string): string {
+  return encodeURIComponent(s).replace(/%20/g, '+');
+}
+
+function substitute(input: string, re: RegExp, lookup: (key: string) => unknown): string {
+  return input.replace(re, (_all, key: string) => {
+    const v = lookup(key);
+    if (v === undefined) return '';
+    const s = text(v);
+    return s.startsWith('http') ? s : queryEscape(s);
+  });
+}
+
+/** The rewritten URL (path and query, a full URL, or `svc://…`), or undefined when the basic pattern does not match. */
+export async function rewriteUrl(rule: UrlRewriteRule, url: string, input: TriggerInput, data: ContextData, refs: References): Promise<string | undefined> {
+  const basic = pattern(await refs.resolveInline(rule.matchPattern));
+  if (basic === null) throw new Error(`the URL rewrite pattern of ${rule.method || 'any method'} ${rule.path} is not a valid regular expression once resolved`);
+  let target = rule.rewriteTo;
+  for (let n = 0; n < rule.triggers.length; n++) {
+    const t = rule.triggers[n]!;
+    if (fires(t, n, input, data)) {
+      target = t.rewriteTo;
+      break;
+    }
+  }
+  let groups = firstMatch(basic, url);
+  if (groups === undefined && url.includes('%')) {
+    let decoded: string | undefined;
+    try {
+      decoded = decodeURIComponent(url);
+    } catch {
+      decoded = undefined;
+    }
+    if (decoded !== undefined) groups = firstMatch(basic, decoded);
+  }
+  if (groups === undefined) return undefined;
+  let out = target.replace(DOLLAR, (ref) => groups![Number(ref.slice(1))] ?? '');
+  out = substitute(out, CONTEXT, (k) => data[k]);
+  out = substitute(out, META, (k) => input.sessionMeta?.[k]);
+  return refs.resolveInline(out);
+}
