@@ -38,4 +38,3 @@ export function endpointMatches(e: { path: string; method: string }, method: str
   const re = matcher(e.path);
   return re !== null && re.matcher(path).find();
 }
-

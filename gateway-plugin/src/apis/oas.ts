@@ -163,7 +163,12 @@ function operations(root: Fields, ext: Fields): { endpointRateLimits: EndpointRa
     const path = endpointPattern(op.path);
     const rate = mw.obj('rateLimit');
     if (rate?.bool('enabled'))
-      out.endpointRateLimits.push({ path: checkedEndpointPattern(mw, op.id, op.path), method: op.method, rate: rate.count('rate'), per: durationSeconds(rate, 'per') });
+      out.endpointRateLimits.push({
+        path: checkedEndpointPattern(mw, op.id, op.path),
+        method: op.method,
+        rate: rate.count('rate'),
+        per: durationSeconds(rate, 'per'),
+      });
     const rewrite = mw.obj('urlRewrite');
     if (rewrite?.bool('enabled')) out.urlRewrites.push(oasRewrite(rewrite, path, op.method));
     const split = mw.obj('splitToken');

@@ -55,7 +55,9 @@ test('a classic definition: every field the gateway reads, normalised', async ()
         method: 'GET',
         matchPattern: '/old/(\\w+)',
         rewriteTo: '/new/$1',
-        triggers: [{ on: 'all', rules: { header: [{ key: 'X_Mode', matchRx: '^v(\\d)$', reverse: false }] }, rewriteTo: '/v$svc_context.trigger-0-X-Mode-0-0/$1' }],
+        triggers: [
+          { on: 'all', rules: { header: [{ key: 'X_Mode', matchRx: '^v(\\d)$', reverse: false }] }, rewriteTo: '/v$svc_context.trigger-0-X-Mode-0-0/$1' },
+        ],
       },
     ],
     splitToken: [{ path: '/token', method: 'POST', tokenUrl: 'http://127.0.0.1:9001/token' }],
@@ -154,7 +156,10 @@ test('errors name the file and the field path, and are ConfigErrors', async () =
   await rejects(rx, /^apis\/petstore.json: version_data.versions.Default.extended_paths.rate_limit\[0\].path: not a valid regular expression \(RE2 syntax\)/);
   const badTrigger = classic();
   badTrigger.version_data.versions.Default.extended_paths.url_rewrites[0].triggers[0].options = { header_matchs: {} };
-  await rejects(badTrigger, /^apis\/petstore.json: version_data.versions.Default.extended_paths.url_rewrites\[0\].triggers\[0\].options.header_matchs: unknown trigger option/);
+  await rejects(
+    badTrigger,
+    /^apis\/petstore.json: version_data.versions.Default.extended_paths.url_rewrites\[0\].triggers\[0\].options.header_matchs: unknown trigger option/,
+  );
   const badRx = classic();
   badRx.version_data.versions.Default.extended_paths.url_rewrites[0].triggers[0].options.header_matches.X_Mode.match_rx = '(a';
   await rejects(badRx, /X_Mode.match_rx: not a valid regular expression \(RE2 syntax\)/);

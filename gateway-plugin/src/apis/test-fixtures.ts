@@ -30,7 +30,17 @@ export const classic = (): Record<string, any> => ({
             { path: '/status/{code}', method: 'get', rate: 2, per: 1 },
             { path: '/off', method: 'GET', rate: 2, per: 1, disabled: true },
           ],
-          url_rewrites: [{ path: '/old/{id}', method: 'GET', match_pattern: '/old/(\\w+)', rewrite_to: '/new/$1', triggers: [{ on: 'all', options: { header_matches: { X_Mode: { match_rx: '^v(\\d)$' } } }, rewrite_to: '/v$svc_context.trigger-0-X-Mode-0-0/$1' }] }],
+          url_rewrites: [
+            {
+              path: '/old/{id}',
+              method: 'GET',
+              match_pattern: '/old/(\\w+)',
+              rewrite_to: '/new/$1',
+              triggers: [
+                { on: 'all', options: { header_matches: { X_Mode: { match_rx: '^v(\\d)$' } } }, rewrite_to: '/v$svc_context.trigger-0-X-Mode-0-0/$1' },
+              ],
+            },
+          ],
           virtual: [
             { path: '/token', method: 'POST', split_token: { token_url: 'http://127.0.0.1:9001/token' } },
             { path: '/js', method: 'GET', response_function_name: 'x' },

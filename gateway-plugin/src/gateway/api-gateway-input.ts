@@ -254,7 +254,10 @@ export class ApiGatewayInput implements Input {
     const parent = extractTraceHeaders(req.headers);
     if (parent) setTraceParent(msg, parent);
     res.once('finish', () => this.metrics.answered(api.id, res.statusCode, started));
-    if ((api.splitToken.length > 0 || api.urlRewrites.length > 0) && needsBody(api, method, upstreamPathOf({ ...api, stripListenPath: true }, t.path, t.path))) {
+    if (
+      (api.splitToken.length > 0 || api.urlRewrites.length > 0) &&
+      needsBody(api, method, upstreamPathOf({ ...api, stripListenPath: true }, t.path, t.path))
+    ) {
       void this.withBody(req, res, msg);
       return;
     }
@@ -272,7 +275,8 @@ export class ApiGatewayInput implements Input {
     const level = req.loopLevel ?? 0;
     const limit = req.loopLimit || l.limit || DEFAULT_LOOP_LIMIT;
     const state = this.state!;
-    if (level > limit) return writeAnswer(from.req, from.res, tykError(500, `Loop level too deep. Found more than ${limit} loops in single request`), this.closing);
+    if (level > limit)
+      return writeAnswer(from.req, from.res, tykError(500, `Loop level too deep. Found more than ${limit} loops in single request`), this.closing);
     const api = l.target === 'self' ? from.api : findLoopTarget(state.allApis(), l.target);
     if (api === undefined) return writeAnswer(from.req, from.res, tykError(500, "Can't detect loop target"), this.closing);
     const looped: GatewayRequest = {

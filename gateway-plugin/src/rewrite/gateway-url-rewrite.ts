@@ -35,14 +35,22 @@ function stripped(api: ApiSpec, path: string): string {
 /** Applies a rewrite result to the request. */
 export function applyRewrite(api: ApiSpec, req: GatewayRequest, result: string): void {
   if (result.startsWith(LOOP_SCHEME)) {
-    const u = new URL(`http://${result.slice(LOOP_SCHEME.length)}`);
+    // The host names an API by id or by name (Tyk's: non-alphanumerics as `-`); `self` is this one.
+    const rest = result.slice(LOOP_SCHEME.length);
+    const end = rest.search(/[/?]/);
+    const host = end < 0 ? rest : rest.slice(0, end);
+    const u = new URL(`http://loop${end < 0 ? '/' : rest.slice(end)}`);
     const params = u.searchParams;
     const method = (params.get('method') ?? '').toUpperCase();
     const limit = Number.parseInt(params.get('loop_limit') ?? '', 10);
     const checkLimits = params.get('check_limits') === 'true';
     for (const control of ['method', 'loop_limit', 'check_limits']) params.delete(control);
-    // The host names an API by id or by name (Tyk's: non-alphanumerics as `-`); `self` is this one.
-    const target = decodeURIComponent(result.slice(LOOP_SCHEME.length).split(/[/?]/, 1)[0]!);
+    let target = host;
+    try {
+      target = decodeURIComponent(host);
+    } catch {
+      // Kept as written.
+    }
     req.loop = { target, path: u.pathname, query: params.toString(), method, limit: Number.isFinite(limit) && limit > 0 ? limit : 0, checkLimits };
     return;
   }

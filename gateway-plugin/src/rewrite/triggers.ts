@@ -33,7 +33,14 @@ function keep(data: ContextData, match: string[] | undefined, n: number, name: s
 }
 
 /** One location's rules: how many matched, against the values `valuesOf` gives for each key. */
-function location(rules: RewriteMatch[], any: boolean, valuesOf: (rule: RewriteMatch) => { name: string; values: string[] }, data: ContextData, n: number, indexed = true): boolean {
+function location(
+  rules: RewriteMatch[],
+  any: boolean,
+  valuesOf: (rule: RewriteMatch) => { name: string; values: string[] },
+  data: ContextData,
+  n: number,
+  indexed = true,
+): boolean {
   let count = 0;
   for (const rule of rules) {
     const { name, values } = valuesOf(rule);
