@@ -56,7 +56,8 @@ function token(alg, key) {
 }
 
 /** The three APIs as classic definitions: Tyk and svc load the same files. */
-function apiDefinitions(upstream, rsaPublicPem) {
+/** `context`: the context variable prefix, svc's `svc_context` or Tyk's `tyk_context` (the seed's rename). */
+function apiDefinitions(upstream, rsaPublicPem, context) {
   const base = (id, extra) => ({
     api_id: id,
     name: id,
@@ -76,10 +77,24 @@ function apiDefinitions(upstream, rsaPublicPem) {
     jwt_default_policies: ['bench'],
     auth_configs: { jwt: { auth_header_name: 'Authorization' } },
   });
+  // JWT HS256 plus one advanced URL rewrite (a header trigger with a group, used in rewrite_to).
+  const rewrite = base('rewrite', jwt('hmac', HMAC_SECRET));
+  rewrite.version_data.versions.Default.extended_paths.url_rewrites = [
+    {
+      path: '/',
+      method: 'GET',
+      match_pattern: '(.*)',
+      rewrite_to: '/plain',
+      triggers: [
+        { on: 'all', options: { header_matches: { 'X-Version': { match_rx: '^v(\\d+)$' } } }, rewrite_to: `/v$${context}.trigger-0-X-Version-0-0/items` },
+      ],
+    },
+  ];
   return {
     keyless: base('keyless', { use_keyless: true }),
     hs256: base('hs256', jwt('hmac', HMAC_SECRET)),
     rs256: base('rs256', jwt('rsa', rsaPublicPem)),
+    rewrite,
   };
 }
 
@@ -95,6 +110,7 @@ const POLICIES = {
     access_rights: {
       hs256: { api_id: 'hs256', api_name: 'hs256', versions: ['Default'], allowed_urls: [] },
       rs256: { api_id: 'rs256', api_name: 'rs256', versions: ['Default'], allowed_urls: [] },
+      rewrite: { api_id: 'rewrite', api_name: 'rewrite', versions: ['Default'], allowed_urls: [] },
     },
   },
 };
@@ -194,7 +210,8 @@ export async function run({ quick = false } = {}) {
   const up = start(process.execPath, ['-e', UPSTREAM(upPort)]);
   const upstream = `http://127.0.0.1:${upPort}`;
   await waitFor(`${upstream}/`, up);
-  const apis = apiDefinitions(`${upstream}/`, rsaPublicPem);
+  const apis = apiDefinitions(`${upstream}/`, rsaPublicPem, 'svc_context');
+  const tykApis = apiDefinitions(`${upstream}/`, rsaPublicPem, 'tyk_context');
   const nodeProxyPort = await freePort();
   const nodeProxy = start(process.execPath, [
     '-e',
@@ -220,6 +237,7 @@ pipeline:
     - gateway_rate_limit: { scope: api }
     - gateway_auth: {}
     - gateway_rate_limit: { scope: key }
+    - gateway_url_rewrite: {}
 output:
   gateway_proxy: {}
 `,
@@ -252,7 +270,7 @@ output:
         log_level: 'error',
         ...extra,
       },
-      apis,
+      tykApis,
     );
     return { port, proc: start(tyk.bin, ['--conf', conf]) };
   };
@@ -272,6 +290,8 @@ output:
     if (tykProc) targets.push([`Tyk ${id}`, `http://127.0.0.1:${tykPort}/${id}/`, headers, tykProc]);
   }
   const hs256 = { Authorization: `Bearer ${tokens.hs256}` };
+  targets.push(['svc rewrite', `http://127.0.0.1:${svcPort}/rewrite/`, { ...hs256, 'X-Version': 'v2' }, svc]);
+  if (tykProc) targets.push(['Tyk rewrite', `http://127.0.0.1:${tykPort}/rewrite/`, { ...hs256, 'X-Version': 'v2' }, tykProc]);
   targets.push(['svc hs256 rolling', `http://127.0.0.1:${svcRollingPort}/hs256/`, hs256, svcRolling]);
   if (tykRolling) targets.push(['Tyk hs256 rolling', `http://127.0.0.1:${tykRolling.port}/hs256/`, hs256, tykRolling.proc]);
   try {
@@ -299,6 +319,7 @@ output:
       hs256: 'JWT HS256 + key limit in memory',
       rs256: 'JWT RS256 + key limit in memory',
       'hs256 rolling': 'JWT HS256 + rolling limiter in Redis',
+      rewrite: 'JWT HS256 + key limit + one advanced URL rewrite',
     };
     const wrkCmd = `wrk -t1 -c${CONNECTIONS} -d${seconds}s`;
     const k = best.get('svc keyless');
@@ -318,7 +339,7 @@ output:
       ratio: k.rps / floor.rps,
       target: '',
     });
-    for (const id of ['keyless', 'hs256', 'rs256', 'hs256 rolling']) {
+    for (const id of ['keyless', 'hs256', 'rs256', 'hs256 rolling', 'rewrite']) {
       const s = best.get(`svc ${id}`);
       const t = best.get(`Tyk ${id}`);
       rows.push({

@@ -14,7 +14,7 @@ import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/
 import { gatewayState, type GatewayState } from '../gateway/state.js';
 import type { References } from '../refs/references.js';
 import { ReferenceResolver } from '../refs/resolver.js';
-import { contextData } from './context-data.js';
+import { contextData, type ContextData } from './context-data.js';
 import { rewriteUrl } from './rewrite-url.js';
 
 const LOOP_SCHEME = 'svc://';
@@ -95,7 +95,9 @@ export class GatewayUrlRewrite implements Processor {
     const rule = ruleFor(api, req);
     if (rule === undefined) return;
     const url = req.query === '' ? req.path : `${req.path}?${req.query}`;
+    let context: ContextData | undefined;
     const input = {
+      context: () => (context ??= contextData(req)),
       headers: req.headers,
       query: new URLSearchParams(req.query),
       path: req.path,
@@ -103,7 +105,7 @@ export class GatewayUrlRewrite implements Processor {
       body: msg.content.length > 0 ? msg.content.toString('utf8') : undefined,
     };
     try {
-      const result = await rewriteUrl(rule, url, input, contextData(req), this.referencesFor(state));
+      const result = await rewriteUrl(rule, url, input, {}, this.referencesFor(state));
       if (result === undefined) return;
       applyRewrite(api, req, result);
       msg.ctx.set(GATEWAY_REQUEST, req);

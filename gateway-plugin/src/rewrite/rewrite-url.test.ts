@@ -20,10 +20,11 @@ const input = (more: Partial<TriggerInput> = {}): TriggerInput => ({
   path: '/',
   sessionMeta: undefined,
   body: undefined,
+  context: () => ({}),
   ...more,
 });
-const run = (r: UrlRewriteRule, url: string, i: Partial<TriggerInput> = {}, data: ContextData = {}) =>
-  rewriteUrl(r, url, input({ path: url.split('?')[0]!, ...i }), data, NO_REFERENCES);
+const run = (r: UrlRewriteRule, url: string, i: Partial<TriggerInput> = {}, context: ContextData = {}) =>
+  rewriteUrl(r, url, input({ path: url.split('?')[0]!, ...i, context: () => context }), {}, NO_REFERENCES);
 
 describe('URL rewrite: the basic trigger (Tyk’s table)', () => {
   const cases: Array<[string, string, string, string, string]> = [

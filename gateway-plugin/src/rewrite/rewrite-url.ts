@@ -41,7 +41,10 @@ function substitute(input: string, re: RegExp, lookup: (key: string) => unknown)
   });
 }
 
-/** The rewritten URL (path and query, a full URL, or `svc://…`), or undefined when the basic pattern does not match. */
+/**
+ * The rewritten URL (path and query, a full URL, or `svc://…`), or undefined when the basic
+ * pattern does not match. `data` collects the triggers' matches (`trigger-{n}-…`).
+ */
 export async function rewriteUrl(rule: UrlRewriteRule, url: string, input: TriggerInput, data: ContextData, refs: References): Promise<string | undefined> {
   const basic = pattern(await refs.resolveInline(rule.matchPattern));
   if (basic === null) throw new Error(`the URL rewrite pattern of ${rule.method || 'any method'} ${rule.path} is not a valid regular expression once resolved`);
@@ -65,7 +68,7 @@ export async function rewriteUrl(rule: UrlRewriteRule, url: string, input: Trigg
   }
   if (groups === undefined) return undefined;
   let out = target.replace(DOLLAR, (ref) => groups![Number(ref.slice(1))] ?? '');
-  out = substitute(out, CONTEXT, (k) => data[k]);
-  out = substitute(out, META, (k) => input.sessionMeta?.[k]);
+  if (out.includes('$svc_context.')) out = substitute(out, CONTEXT, (k) => data[k] ?? input.context()[k]);
+  if (out.includes('$svc_meta.')) out = substitute(out, META, (k) => input.sessionMeta?.[k]);
   return refs.resolveInline(out);
 }

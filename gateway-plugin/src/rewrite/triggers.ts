@@ -16,6 +16,8 @@ export interface TriggerInput {
   sessionMeta: Record<string, unknown> | undefined;
   /** The body as text, when it was read for a payload rule. */
   body: string | undefined;
+  /** The request's context variables (see context-data.ts), built on first use. */
+  context: () => ContextData;
 }
 
 /** StringRegexMap.FindStringSubmatch: matched (or, reversed, not matched), and the match. */
@@ -90,7 +92,7 @@ export function fires(trigger: RewriteTrigger, n: number, input: TriggerInput, d
     if (check(location(r.sessionMeta, any, values, data, n, false))) return true;
   }
   if (r.requestContext) {
-    const snapshot = { ...data };
+    const snapshot = { ...input.context(), ...data };
     const values = (rule: RewriteMatch) => ({ name: rule.key, values: typeof snapshot[rule.key] === 'string' ? [snapshot[rule.key] as string] : [] });
     if (check(location(r.requestContext, any, values, data, n, false))) return true;
   }
