@@ -4,4 +4,6 @@
  * commands register here; each folder loads its heavy dependencies (gRPC, the database, the AWS
  * SDK) only when used, so an engine that runs neither pays nothing.
  */
+import './hub/index.js';
+
 export {};

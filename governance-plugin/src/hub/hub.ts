@@ -1,0 +1,133 @@
+/**
+ * The governance hub as one long-running part (`engine hub`): the database, the REST API and
+ * web page on `http.address`, the agents' gRPC service on `grpc.address` (TLS, or plaintext on a
+ * loopback address only). At its first start it makes the license issuer key and the `admin`
+ * user, whose one-time password is printed once on stdout and must be changed at first login.
+ */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { HttpListener, type Lifecycle, type Logger } from '@svc/engine';
+import { issuerId, newIssuerKey } from '../license/license.js';
+import { grpc, governanceService, isLoopbackHost } from '../wire/governance-wire.js';
+import { AgentStreams } from './agent-streams.js';
+import type { HubConfig } from './hub-config.js';
+import { HubStore } from './hub-store.js';
+import { hashPassword, newSecret } from './passwords.js';
+import { RestApi } from './rest-api.js';
+import { openPglite, openPostgres, type Sql } from './sql.js';
+
+const ISSUER_KEY = 'license_issuer_key';
+const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
+
+/** Opens the configured database and its schema. */
+export async function openStore(config: HubConfig): Promise<HubStore> {
+  const sql: Sql = config.storage.kind === 'embedded' ? await openPglite(config.storage.dir) : await openPostgres(config.storage.url);
+  const store = new HubStore(sql);
+  await store.migrate();
+  return store;
+}
+
+/** The hub's license issuer key, made at the first start (a replica that loses the race reads the winner's). */
+export async function issuerKeyOf(store: HubStore): Promise<string> {
+  return (await store.setting(ISSUER_KEY)) ?? store.settingOnce(ISSUER_KEY, newIssuerKey());
+}
+
+function hostOf(address: string): string {
+  const i = address.lastIndexOf(':');
+  return i < 0 ? address : address.slice(0, i);
+}
+
+export class Hub implements Lifecycle {
+  readonly name = 'governance hub';
+  private store: HubStore | undefined;
+  private streams: AgentStreams | undefined;
+  private http: HttpListener | undefined;
+  private grpcServer: grpc.Server | undefined;
+  /** Where the servers listen once started (tests read the ports picked for `:0`). */
+  httpPort = 0;
+  grpcPort = 0;
+
+  constructor(
+    private readonly config: HubConfig,
+    private readonly log: Logger,
+    private readonly print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  ) {}
+
+  async start(): Promise<void> {
+    const { config, log } = this;
+    if (!config.tls && !isLoopbackHost(hostOf(config.grpcAddress)))
+      throw new Error(
+        `grpc.address ${config.grpcAddress} is not a loopback address: set grpc.tls (cert_file, key_file); plaintext gRPC is only allowed on this machine`,
+      );
+    const store = (this.store = await openStore(config));
+    const issuer = issuerId(await issuerKeyOf(store));
+    const password = newSecret();
+    if (await store.createUserOnce('admin', await hashPassword(password))) {
+      this.print(`admin password (shown once; change it at first login): ${password}`);
+    }
+    const streams = (this.streams = new AgentStreams(store, issuer, log));
+    const rest = new RestApi({
+      store,
+      heartbeatIntervalMs: config.heartbeatIntervalMs,
+      inactiveAfterMissed: config.inactiveAfterMissed,
+      resync: () => streams.resync(),
+      syncProgress: (id) => streams.syncProgress(id),
+      disconnect: (id) => streams.disconnect(id),
+    });
+    const page = await Promise.all(['index.html', 'hub.js'].map((f) => readFile(WEB + f)));
+    this.http = new HttpListener({
+      name: 'hub http',
+      address: config.httpAddress,
+      logger: log,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      handler: (req, res) => {
+        const path = (req.url ?? '/').split('?')[0];
+        if (path === '/' || path === '/index.html')
+          return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page[0]);
+        if (path === '/hub.js') return void res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }).end(page[1]);
+        rest.handle(req, res);
+      },
+    });
+    await this.http.start();
+    this.httpPort = this.http.address().port;
+    const server = (this.grpcServer = new grpc.Server({ 'grpc.keepalive_time_ms': 30_000, 'grpc.max_receive_message_length': 16 * 1024 * 1024 }));
+    server.addService(governanceService(), streams.handlers());
+    const credentials = config.tls
+      ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: await readFile(config.tls.certFile), private_key: await readFile(config.tls.keyFile) }])
+      : grpc.ServerCredentials.createInsecure();
+    this.grpcPort = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(config.grpcAddress, credentials, (err, port) => (err ? reject(err) : resolve(port))),
+    );
+    log.info(
+      `hub listening: http://${this.http.address().host}:${this.httpPort} (REST, web page), gRPC ${hostOf(config.grpcAddress)}:${this.grpcPort}${config.tls ? ' (TLS)' : ' (plaintext, loopback)'}`,
+    );
+  }
+
+  async stop(timeoutMs: number): Promise<boolean> {
+    await this.streams?.close();
+    const server = this.grpcServer;
+    if (server) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(
+          () => {
+            server.forceShutdown();
+            resolve();
+          },
+          Math.min(timeoutMs, 5000),
+        );
+        server.tryShutdown(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    await this.http?.close();
+    await this.store?.sql.close();
+    return true;
+  }
+
+  health(): string[] {
+    return [];
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * The hub's REST API (JSON). The seed's two calls exactly, `POST /api/agents/` and
+ * `POST /api/auth/token/`, and the rest of what a hub needs: agents (list, get, delete: its
+ * tokens stop working and its streams close), the API repository (search `q`, `provider`,
+ * `agent_id`), ReSync, login with the forced first password change, and users' access keys.
+ * Management calls need `X-API-Key` (a user's access key) or the session cookie of a login;
+ * a missing or wrong one is 401. Errors are `{"status": <code>, "message": "..."}`. Bodies are
+ * bounded (1 MiB) and so is the time to send them.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { agentRecord } from './agent-view.js';
+import { sha256, type HubStore } from './hub-store.js';
+import { checkPassword, hashPassword, newSecret, passwordProblem } from './passwords.js';
+
+const MAX_BODY = 1024 * 1024;
+const SESSION_COOKIE = 'svc_hub_session';
+const SESSION_MS = 8 * 3600_000;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What the REST API asks of the rest of the hub. */
+export interface HubActions {
+  store: HubStore;
+  heartbeatIntervalMs: number;
+  inactiveAfterMissed: number;
+  /** Asks every connected agent to sync; the sync's id and how many agents were asked. */
+  resync(): { id: string; agents: number };
+  syncProgress(id: string): unknown;
+  /** Closes the streams of a deleted agent. */
+  disconnect(agentId: string): void;
+}
+
+interface Session {
+  username: string;
+  mustChange: boolean;
+  expires: number;
+}
+
+function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => reject(new HttpError(408, 'the request body did not arrive in time')), 10_000);
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        clearTimeout(timer);
+        req.pause();
+        reject(new HttpError(413, 'the request body is larger than 1 MiB'));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.trim() === '') return resolve({});
+      try {
+        const v: unknown = JSON.parse(text);
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) return reject(new HttpError(400, 'the request body must be a JSON object'));
+        resolve(v as Record<string, unknown>);
+      } catch {
+        reject(new HttpError(400, 'the request body is not valid JSON'));
+      }
+    });
+    req.on('error', () => reject(new HttpError(400, 'the request body could not be read')));
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
+}
+
+function cookie(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export class RestApi {
+  /** Logins (by SHA-256 of the cookie): kept in this replica's memory, 8 hours. */
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(private readonly hub: HubActions) {}
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    this.route(req, res).catch((err: unknown) => {
+      if (err instanceof HttpError) return send(res, err.status, { status: err.status, message: err.message });
+      send(res, 500, { status: 500, message: 'internal error (see the hub log)' });
+    });
+  }
+
+  private session(req: IncomingMessage): Session | undefined {
+    const c = cookie(req, SESSION_COOKIE);
+    if (c === undefined) return undefined;
+    const s = this.sessions.get(sha256(c));
+    if (s === undefined || s.expires < Date.now()) return undefined;
+    return s;
+  }
+
+  /** The user calling: by X-API-Key or by login; 401 otherwise (403 until the first password is changed). */
+  private async caller(req: IncomingMessage): Promise<string> {
+    const key = req.headers['x-api-key'];
+    if (typeof key === 'string' && key !== '') {
+      const user = await this.hub.store.userOfAccessKey(key);
+      if (user === undefined) throw new HttpError(401, 'invalid X-API-Key');
+      return user;
+    }
+    const s = this.session(req);
+    if (s === undefined) throw new HttpError(401, 'missing X-API-Key (or log in)');
+    if (s.mustChange) throw new HttpError(403, 'change your password first (POST /api/users/me/password)');
+    return s.username;
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://hub');
+    const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
+    const method = req.method ?? 'GET';
+    const store = this.hub.store;
+
+    if (path === '/api/login/' && method === 'POST') return this.login(req, res);
+    if (path === '/api/users/me/password/' && method === 'POST') return this.changePassword(req, res);
+    if (path === '/api/users/me/' && method === 'GET') {
+      const s = this.session(req);
+      if (s === undefined) throw new HttpError(401, 'not logged in');
+      return send(res, 200, { username: s.username, must_change_password: s.mustChange });
+    }
+
+    const user = await this.caller(req);
+    if (path === '/api/agents/' && method === 'POST') {
+      const body = await readJson(req);
+      const name = body.name;
+      if (typeof name !== 'string' || name.trim() === '' || name.length > 200)
+        throw new HttpError(400, 'name must be a non-empty string of at most 200 characters');
+      const row = await store.createAgent(name.trim());
+      return send(res, 201, agentRecord(row, this.hub.heartbeatIntervalMs, this.hub.inactiveAfterMissed));
+    }
+    if (path === '/api/agents/' && method === 'GET') {
+      const rows = await store.agents();
+      return send(
+        res,
+        200,
+        rows.map((r) => agentRecord(r, this.hub.heartbeatIntervalMs, this.hub.inactiveAfterMissed)),
+      );
+    }
+    const agent = /^\/api\/agents\/([^/]+)\/$/.exec(path);
+    if (agent) {
+      const id = decodeURIComponent(agent[1]!);
+      if (method === 'GET') {
+        const row = await store.agent(id);
+        if (row === undefined) throw new HttpError(404, `no agent ${id}`);
+        return send(res, 200, agentRecord(row, this.hub.heartbeatIntervalMs, this.hub.inactiveAfterMissed));
+      }
+      if (method === 'DELETE') {
+        if (!(await store.deleteAgent(id))) throw new HttpError(404, `no agent ${id}`);
+        this.hub.disconnect(id);
+        return send(res, 200, { status: 200, message: `agent ${id} deleted` });
+      }
+    }
+    if (path === '/api/auth/token/' && method === 'POST') {
+      const body = await readJson(req);
+      const id = body.agent_id;
+      if (typeof id !== 'string' || (await store.agent(id)) === undefined) throw new HttpError(404, 'agent_id names no agent');
+      // A JWT-like bearer credential: `svcagent.<agent id>.<32 random bytes>`; only its hash is kept.
+      const token = `svcagent.${Buffer.from(id).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+      await store.addToken(id, token);
+      return send(res, 201, { token });
+    }
+    if (path === '/api/apis/' && method === 'GET') {
+      const limit = Math.min(Math.max(Number(url.searchParams.get('limit') ?? 100) || 100, 1), 1000);
+      const offset = Math.max(Number(url.searchParams.get('offset') ?? 0) || 0, 0);
+      const rows = await store.apis({
+        q: url.searchParams.get('q') ?? undefined,
+        provider: url.searchParams.get('provider') ?? undefined,
+        agentId: url.searchParams.get('agent_id') ?? undefined,
+        limit,
+        offset,
+      });
+      return send(
+        res,
+        200,
+        rows.map((r) => ({
+          ...r,
+          definition: undefined,
+          updated_at: r.updated_at && new Date(r.updated_at).toISOString(),
+          synced_at: new Date(r.synced_at).toISOString(),
+        })),
+      );
+    }
+    if (path === '/api/sync/' && method === 'POST') return send(res, 202, this.hub.resync());
+    const sync = /^\/api\/sync\/([^/]+)\/$/.exec(path);
+    if (sync && method === 'GET') {
+      const p = this.hub.syncProgress(decodeURIComponent(sync[1]!));
+      if (p === undefined) throw new HttpError(404, 'no such sync');
+      return send(res, 200, p);
+    }
+    if (path === '/api/users/me/keys/' && method === 'POST') {
+      const body = await readJson(req);
+      const name = typeof body.name === 'string' && body.name !== '' ? body.name.slice(0, 200) : 'access key';
+      const key = `svckey_${newSecret(24)}`;
+      await store.addAccessKey(user, key, name);
+      return send(res, 201, { key, name, note: 'shown once: store it now' });
+    }
+    if (path === '/api/users/me/keys/' && method === 'GET') return send(res, 200, await store.accessKeys(user));
+    const key = /^\/api\/users\/me\/keys\/([^/]+)\/$/.exec(path);
+    if (key && method === 'DELETE') {
+      if (!(await store.revokeAccessKey(user, decodeURIComponent(key[1]!)))) throw new HttpError(404, 'no such key');
+      return send(res, 200, { status: 200, message: 'revoked' });
+    }
+    throw new HttpError(404, `no route ${method} ${url.pathname}`);
+  }
+
+  private async login(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJson(req);
+    const { username, password } = body;
+    if (typeof username !== 'string' || typeof password !== 'string') throw new HttpError(400, 'username and password are required');
+    const user = await this.hub.store.user(username);
+    // The same work and the same answer for an unknown user and a wrong password.
+    const ok = await checkPassword(password, user?.password_hash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA');
+    if (user === undefined || !ok) throw new HttpError(401, 'wrong username or password');
+    const token = newSecret(32);
+    this.sessions.set(sha256(token), { username, mustChange: user.must_change, expires: Date.now() + SESSION_MS });
+    send(
+      res,
+      200,
+      { username, must_change_password: user.must_change },
+      { 'set-cookie': `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_MS / 1000}` },
+    );
+  }
+
+  private async changePassword(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const s = this.session(req);
+    if (s === undefined) throw new HttpError(401, 'log in first');
+    const body = await readJson(req);
+    const user = await this.hub.store.user(s.username);
+    if (user === undefined || typeof body.current_password !== 'string' || !(await checkPassword(body.current_password, user.password_hash)))
+      throw new HttpError(401, 'current_password is wrong');
+    const problem = passwordProblem(body.new_password);
+    if (problem !== undefined) throw new HttpError(400, problem);
+    if (body.new_password === body.current_password) throw new HttpError(400, 'the new password must differ from the current one');
+    await this.hub.store.setPassword(s.username, await hashPassword(body.new_password as string));
+    s.mustChange = false;
+    send(res, 200, { status: 200, message: 'password changed' });
+  }
+}
