@@ -15,4 +15,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },
   },
+  // The hub's web page runs in the browser.
+  { files: ['governance-plugin/web/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
 );
