@@ -5,5 +5,6 @@
  * SDK) only when used, so an engine that runs neither pays nothing.
  */
 import './hub/index.js';
+import './agent/index.js';
 
 export {};

@@ -1,0 +1,138 @@
+/**
+ * The `governance_sync` input: holds the agent's connection to the hub and, on each sync request,
+ * lists every provider instance, one message per API (content: the API normalised to the wire's
+ * fields, JSON; metadata: `sync_id`, `provider_name`, `provider_type`). A provider that fails is
+ * reported in the sync's completion and the others still sync. Once every message of a sync was
+ * delivered (the `governance_hub` output has the hub's ack for each), the input completes the
+ * sync with the hub. A sync cut off by a lost connection is dropped here and asked for again by
+ * the hub when the agent is back.
+ */
+import { END_OF_INPUT, Message, type EndOfInput, type Input, type Logger, type Transaction } from '@svc/engine';
+import type { Provider, ProviderResult } from '../wire/governance-wire.js';
+import type { ApiProvider } from '../providers/provider.js';
+import { registerConnection, unregisterConnection } from './connections.js';
+import { HubConnection } from './hub-connection.js';
+
+/** Transactions read ahead of the stream: providers wait beyond that (back-pressure). */
+const QUEUE = 256;
+
+export interface GovernanceSyncOptions {
+  connection: string;
+  hubAddress: string;
+  token: string;
+  license: string;
+  heartbeatMs: number;
+  agentVersion: string;
+  providers: ApiProvider[];
+  log: Logger;
+}
+
+export class GovernanceSyncInput implements Input {
+  private readonly hub: HubConnection;
+  private readonly queue: Transaction[] = [];
+  private reader: ((t: Transaction | EndOfInput) => void) | undefined;
+  private room: Array<() => void> = [];
+  private closing = false;
+  private readonly status = new Map<string, Provider>();
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: GovernanceSyncOptions) {
+    for (const p of opts.providers) this.status.set(p.name, { name: p.name, type: p.type, status: 'UNKNOWN', error: '' });
+    this.hub = new HubConnection({
+      address: opts.hubAddress,
+      token: opts.token,
+      license: opts.license,
+      agentVersion: opts.agentVersion,
+      heartbeatMs: opts.heartbeatMs,
+      providers: () => [...this.status.values()],
+      log: opts.log,
+    });
+    this.hub.on('sync', (id: string) => {
+      this.running = this.running.then(() => this.sync(id));
+    });
+  }
+
+  /** True while both streams to the hub are up (the probe's readiness). */
+  get up(): boolean {
+    return this.hub.up;
+  }
+
+  async connect(): Promise<void> {
+    registerConnection(this.opts.connection, this.hub);
+    this.hub.start();
+  }
+
+  private offer(tx: Transaction): Promise<void> {
+    const r = this.reader;
+    if (r) {
+      this.reader = undefined;
+      r(tx);
+      return Promise.resolve();
+    }
+    this.queue.push(tx);
+    if (this.queue.length < QUEUE) return Promise.resolve();
+    return new Promise((resolve) => this.room.push(resolve));
+  }
+
+  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
+    const tx = this.queue.shift();
+    if (tx) {
+      this.room.shift()?.();
+      return tx;
+    }
+    if (this.closing) return END_OF_INPUT;
+    return new Promise((resolve) => (this.reader = resolve));
+  }
+
+  private async sync(id: string): Promise<void> {
+    if (this.hub.currentSync !== id) return;
+    const log = this.opts.log;
+    log.info(`sync ${id}: listing ${this.opts.providers.length} provider(s)`);
+    const results: ProviderResult[] = [];
+    const delivered: Promise<void>[] = [];
+    let total = 0;
+    for (const provider of this.opts.providers) {
+      if (this.closing || this.hub.currentSync !== id) return;
+      let count = 0;
+      try {
+        await provider.list(async (api) => {
+          const msg = new Message(Buffer.from(JSON.stringify(api)));
+          msg.setMeta('sync_id', id);
+          msg.setMeta('provider_name', provider.name);
+          msg.setMeta('provider_type', provider.type);
+          let settle!: (err?: Error) => void;
+          delivered.push(new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve()))));
+          count++;
+          await this.offer({ batch: [msg], ack: (err) => settle(err) });
+        });
+        this.status.set(provider.name, { name: provider.name, type: provider.type, status: 'UP', error: '' });
+        results.push({ provider_name: provider.name, api_count: count, error: '' });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log.warn(`sync ${id}: provider ${provider.name} failed (the others still sync): ${message}`);
+        this.status.set(provider.name, { name: provider.name, type: provider.type, status: 'DOWN', error: message });
+        results.push({ provider_name: provider.name, api_count: count, error: message });
+      }
+      total += count;
+    }
+    try {
+      await Promise.all(delivered);
+      if (this.hub.currentSync !== id) return;
+      await this.hub.complete(id, total, results);
+      log.info(`sync ${id}: ${total} API(s) synced to the hub; waiting for sync requests`);
+    } catch (err) {
+      log.warn(`sync ${id} did not complete (${err instanceof Error ? err.message : String(err)}): the hub asks again once the agent is back`);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const r = this.reader;
+    this.reader = undefined;
+    r?.(END_OF_INPUT);
+    for (const wake of this.room.splice(0)) wake();
+    unregisterConnection(this.opts.connection, this.hub);
+    this.hub.close();
+    for (const p of this.opts.providers) p.close?.();
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * The agent's connection to the hub: the two gRPC streams of proto/governance.proto, opened
+ * with the agent token and license in metadata, TLS unless the hub is on a loopback address.
+ * Heartbeats go out every interval on the Health stream; the Sync stream registers the agent and
+ * then delivers the hub's sync requests. Lost (the hub restarted, the network went away, the
+ * token was refused), both streams are opened again with capped, jittered exponential back-off,
+ * and the log says what the agent is waiting for.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from '@svc/engine';
+import {
+  AUTHORIZATION,
+  LICENSE,
+  governanceClient,
+  grpc,
+  isLoopbackHost,
+  type Api,
+  type HubMessage,
+  type Provider,
+  type ProviderResult,
+} from '../wire/governance-wire.js';
+
+export interface HubConnectionOptions {
+  /** `host:port`, no scheme. */
+  address: string;
+  token: string;
+  license: string;
+  agentVersion: string;
+  heartbeatMs: number;
+  providers: () => Provider[];
+  log: Logger;
+}
+
+interface Pending {
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+export class HubConnection extends EventEmitter {
+  private client: grpc.Client | undefined;
+  private health: grpc.ClientDuplexStream<unknown, unknown> | undefined;
+  private sync: grpc.ClientDuplexStream<unknown, HubMessage> | undefined;
+  private beat: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private attempt = 0;
+  private closed = false;
+  healthUp = false;
+  syncUp = false;
+  /** The sync being answered now ('' when none). */
+  currentSync = '';
+  private readonly acks = new Map<string, Pending>();
+
+  constructor(private readonly opts: HubConnectionOptions) {
+    super();
+    const host = opts.address.slice(0, opts.address.lastIndexOf(':'));
+    const credentials = isLoopbackHost(host) ? grpc.credentials.createInsecure() : grpc.credentials.createSsl();
+    const Client = governanceClient();
+    this.client = new Client(opts.address, credentials, { 'grpc.keepalive_time_ms': 30_000, 'grpc.max_send_message_length': 16 * 1024 * 1024 });
+  }
+
+  get up(): boolean {
+    return this.healthUp && this.syncUp;
+  }
+
+  start(): void {
+    this.open();
+  }
+
+  private metadata(): grpc.Metadata {
+    const m = new grpc.Metadata();
+    m.set(AUTHORIZATION, `Bearer ${this.opts.token}`);
+    m.set(LICENSE, this.opts.license);
+    return m;
+  }
+
+  private open(): void {
+    if (this.closed) return;
+    const client = this.client as unknown as {
+      Health(m: grpc.Metadata): grpc.ClientDuplexStream<unknown, unknown>;
+      Sync(m: grpc.Metadata): grpc.ClientDuplexStream<unknown, HubMessage>;
+    };
+    const health = (this.health = client.Health(this.metadata()));
+    health.on('data', () => {
+      if (!this.healthUp) {
+        this.healthUp = true;
+        this.opts.log.info('health stream established');
+        this.openSync();
+      }
+    });
+    health.on('error', (err: grpc.ServiceError) => this.lost(err));
+    health.on('end', () => this.lost(new Error('the hub ended the health stream')));
+    this.heartbeat();
+    clearInterval(this.beat);
+    this.beat = setInterval(() => this.heartbeat(), this.opts.heartbeatMs);
+    this.beat.unref();
+  }
+
+  private openSync(): void {
+    const client = this.client as unknown as { Sync(m: grpc.Metadata): grpc.ClientDuplexStream<unknown, HubMessage> };
+    const sync = (this.sync = client.Sync(this.metadata()));
+    sync.on('data', (m: HubMessage) => this.onHubMessage(m));
+    sync.on('error', (err: grpc.ServiceError) => this.lost(err));
+    sync.on('end', () => this.lost(new Error('the hub ended the sync stream')));
+    sync.write({ register: { agent_version: this.opts.agentVersion, providers: this.opts.providers() } });
+  }
+
+  private heartbeat(): void {
+    this.health?.write({ agent_version: this.opts.agentVersion, providers: this.opts.providers(), sent_at_unix_ms: Date.now() });
+  }
+
+  private onHubMessage(m: HubMessage): void {
+    if (m.registered) {
+      this.syncUp = true;
+      this.attempt = 0;
+      this.opts.log.info(`agent registered with sync stream established (agent ${m.registered.agent_name}, ${m.registered.agent_id})`);
+      this.opts.log.info('waiting for sync requests');
+      this.emit('up');
+      return;
+    }
+    if (m.sync_request) {
+      this.currentSync = m.sync_request.sync_id;
+      this.emit('sync', m.sync_request.sync_id);
+      return;
+    }
+    const key = m.api_ack ? `api:${m.api_ack.sync_id}:${m.api_ack.provider_name}:${m.api_ack.api_id}` : m.sync_ack ? `sync:${m.sync_ack.sync_id}` : undefined;
+    if (key === undefined) return;
+    const p = this.acks.get(key);
+    this.acks.delete(key);
+    p?.resolve();
+  }
+
+  private waitAck(key: string, send: () => void): Promise<void> {
+    if (!this.syncUp || this.sync === undefined) return Promise.reject(new Error('not connected to the hub'));
+    return new Promise((resolve, reject) => {
+      this.acks.get(key)?.reject(new Error('sent again'));
+      this.acks.set(key, { resolve, reject });
+      send();
+    });
+  }
+
+  /** Sends one API of a sync; resolves when the hub has it. */
+  sendApi(api: Api): Promise<void> {
+    return this.waitAck(`api:${api.sync_id}:${api.provider_name}:${api.api_id}`, () => this.sync!.write({ api }));
+  }
+
+  /** Ends a sync; resolves when the hub applied it. */
+  complete(syncId: string, apiCount: number, providers: ProviderResult[]): Promise<void> {
+    return this.waitAck(`sync:${syncId}`, () => this.sync!.write({ complete: { sync_id: syncId, api_count: apiCount, providers } }));
+  }
+
+  private lost(err: Error | grpc.ServiceError): void {
+    if (this.closed) return;
+    const wasUp = this.healthUp || this.syncUp;
+    this.healthUp = false;
+    this.syncUp = false;
+    this.currentSync = '';
+    clearInterval(this.beat);
+    for (const s of [this.health, this.sync]) {
+      s?.removeAllListeners();
+      s?.on('error', () => undefined);
+      s?.cancel();
+    }
+    this.health = undefined;
+    this.sync = undefined;
+    for (const p of this.acks.values()) p.reject(new Error(`lost the hub: ${err.message}`));
+    this.acks.clear();
+    if (wasUp) this.emit('down');
+    clearTimeout(this.retry);
+    const wait = Math.min(30_000, 500 * 2 ** this.attempt++) * (0.5 + Math.random() / 2);
+    const why =
+      'code' in err && err.code === grpc.status.UNAUTHENTICATED
+        ? 'the hub refused the agent token'
+        : 'code' in err && err.code === grpc.status.PERMISSION_DENIED
+          ? 'the hub refused the license'
+          : 'the hub is unreachable';
+    this.opts.log.warn(`waiting for the hub at ${this.opts.address}: ${why} (${err.message}); retrying in ${Math.round(wait)} ms`);
+    this.retry = setTimeout(() => this.open(), wait);
+  }
+
+  close(): void {
+    this.closed = true;
+    clearInterval(this.beat);
+    clearTimeout(this.retry);
+    for (const s of [this.health, this.sync]) {
+      s?.removeAllListeners();
+      s?.on('error', () => undefined);
+      s?.end();
+    }
+    for (const p of this.acks.values()) p.reject(new Error('the agent is stopping'));
+    this.acks.clear();
+    this.client?.close();
+  }
+}
