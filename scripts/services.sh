@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The real servers the tests talk to, on loopback: Prometheus and its Pushgateway, RabbitMQ and
-# Redis (Debian's packages), and Kafka in KRaft mode (the broker's jars from Maven Central, through
-# scripts/kafka/pom.xml). Installs what is missing (apt-get as root, Maven into .services/kafka/libs),
+# The real servers the tests talk to, on loopback: Prometheus and its Pushgateway, RabbitMQ,
+# Redis and PostgreSQL (Debian's packages), Kafka in KRaft mode (the broker's jars from Maven
+# Central, through scripts/kafka/pom.xml), and moto's AWS server (PyPI, in a venv of its own). Installs what is missing (apt-get as root, Maven into .services/kafka/libs),
 # starts what is not running, and is quick when everything is up already.
 #
 #   scripts/services.sh up       install if needed, start, wait until ready (idempotent)
@@ -17,6 +17,7 @@
 #   SVC_KAFKA_OUTAGE_PORT=19094 (a listener advertised as 127.0.0.1:SVC_KAFKA_OUTAGE_PROXY_PORT=19095,
 #   where a test puts a TCP proxy it can cut, to take the broker away from one client only)
 #   SVC_KAFKA_CONTROLLER_PORT=19093  SVC_RABBITMQ_PORT=5672  SVC_REDIS_PORT=6379
+#   SVC_POSTGRES_PORT=15432 (user svc, trust auth on loopback)  SVC_MOTO_PORT=15000
 # Config, data, logs and pid files live under .services/ (gitignored).
 set -euo pipefail
 
@@ -33,6 +34,9 @@ KAFKA_OUTAGE_PROXY_PORT="${SVC_KAFKA_OUTAGE_PROXY_PORT:-19095}"
 KAFKA_CONTROLLER_PORT="${SVC_KAFKA_CONTROLLER_PORT:-19093}"
 RABBITMQ_PORT="${SVC_RABBITMQ_PORT:-5672}"
 REDIS_PORT="${SVC_REDIS_PORT:-6379}"
+POSTGRES_PORT="${SVC_POSTGRES_PORT:-15432}"
+MOTO_PORT="${SVC_MOTO_PORT:-15000}"
+MOTO_VERSION=5.1.22
 READY_TIMEOUT="${SVC_READY_TIMEOUT:-90}"
 
 log() { printf 'services: %s\n' "$*" >&2; }
@@ -77,8 +81,32 @@ install() {
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
   command -v mvn >/dev/null 2>&1 || missing+=(maven)
+  postgres_bin >/dev/null || missing+=(postgresql)
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   kafka_jars
+  moto_venv
+}
+
+# PostgreSQL's server binaries (Debian puts them under /usr/lib/postgresql/<major>/bin).
+postgres_bin() {
+  local d
+  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/postgres" ] && { echo "$d"; return 0; }; done
+  return 1
+}
+
+# moto's server (the AWS APIs the governance agent's cloudgw provider reads), pinned, in a venv.
+moto_venv() {
+  local venv="$DIR/moto/venv"
+  if [ -x "$venv/bin/moto_server" ] && [ "$(cat "$venv/.version" 2>/dev/null)" = "$MOTO_VERSION" ]; then return 0; fi
+  log "installing moto[server]==$MOTO_VERSION (PyPI) into $venv"
+  mkdir -p "$DIR/moto"
+  rm -rf "$venv"
+  if ! { python3 -m venv "$venv" && "$venv/bin/pip" install -q "moto[server]==$MOTO_VERSION"; } >"$DIR/moto/pip.log" 2>&1; then
+    log "could not install moto; see $DIR/moto/pip.log"; tail -n 20 "$DIR/moto/pip.log" >&2; return 1
+  fi
+  echo "$MOTO_VERSION" >"$venv/.version"
 }
 
 # The broker's jars, fetched once: a second run finds them in .services/kafka/libs.
@@ -192,6 +220,8 @@ SVC_KAFKA_OUTAGE_PORT=$KAFKA_OUTAGE_PORT
 SVC_KAFKA_OUTAGE_PROXY_PORT=$KAFKA_OUTAGE_PROXY_PORT
 SVC_RABBITMQ_URL=amqp://guest:guest@$HOST:$RABBITMQ_PORT/
 SVC_REDIS_URL=redis://$HOST:$REDIS_PORT
+SVC_POSTGRES_URL=postgres://svc@$HOST:$POSTGRES_PORT/postgres
+SVC_MOTO_URL=http://$HOST:$MOTO_PORT
 EOF
 }
 
@@ -292,6 +322,20 @@ kafka_serves_within() {
   done
 }
 
+# PostgreSQL as the postgres user (it refuses root), its cluster under .services/postgres.
+postgres_up() {
+  local d="$DIR/postgres" bin run=()
+  bin="$(postgres_bin)"
+  mkdir -p "$d"
+  if [ "$(id -u)" = 0 ]; then chown -R postgres:postgres "$d"; run=(runuser -u postgres --); fi
+  if [ ! -f "$d/data/PG_VERSION" ]; then
+    log "creating a PostgreSQL cluster (user svc, trust on loopback)"
+    "${run[@]}" "$bin/initdb" -D "$d/data" -U svc --auth=trust -E UTF8 >"$d/initdb.log" 2>&1 || {
+      log "initdb failed"; tail -n 20 "$d/initdb.log" >&2; return 1; }
+  fi
+  start postgres port_open "$POSTGRES_PORT" -- "${run[@]}" "$bin/postgres" -D "$d/data" -h "$HOST" -p "$POSTGRES_PORT" -k "$d" -c fsync=off
+}
+
 kafka_up() {
   local d="$DIR/kafka" java=(java -Xms256m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true)
   mkdir -p "$d"
@@ -324,14 +368,17 @@ up() {
     redis-server --bind "$HOST" --port "$REDIS_PORT" --save '' --appendonly no --dir "$DIR/redis"
   rabbitmq_up
   kafka_up
+  postgres_up
+  start moto port_open "$MOTO_PORT" -- "$DIR/moto/venv/bin/moto_server" -H "$HOST" -p "$MOTO_PORT"
   write_env
-  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT"
+  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT"
 }
 
 status() {
   local name url
   for pair in "prometheus ready http://$HOST:$PROM_PORT/-/ready" "pushgateway ready http://$HOST:$PUSH_PORT/-/ready" \
-      "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT"; do
+      "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT" \
+      "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT"; do
     read -r name check arg <<<"$pair"
     if pid="$(pid_of "$name")" && $check "$arg"; then echo "$name: running (pid $pid) at $arg"
     else echo "$name: not running"
@@ -341,7 +388,7 @@ status() {
 
 case "${1:-}" in
   up) up ;;
-  down) stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
+  down) stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
   status) status ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

@@ -17,6 +17,8 @@ const DEFAULTS: Record<string, string> = {
   SVC_KAFKA_OUTAGE_PROXY_PORT: '19095',
   SVC_RABBITMQ_URL: 'amqp://guest:guest@127.0.0.1:5672/',
   SVC_REDIS_URL: 'redis://127.0.0.1:6379',
+  SVC_POSTGRES_URL: 'postgres://svc@127.0.0.1:15432/postgres',
+  SVC_MOTO_URL: 'http://127.0.0.1:15000',
 };
 
 function fromFile(): Record<string, string> {
