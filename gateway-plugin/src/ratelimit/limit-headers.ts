@@ -7,9 +7,9 @@
  */
 import type { GatewayRequest } from '../gateway/request.js';
 
-export const LIMIT = 'x-ratelimit-limit';
-export const REMAINING = 'x-ratelimit-remaining';
-export const RESET = 'x-ratelimit-reset';
+const LIMIT = 'x-ratelimit-limit';
+const REMAINING = 'x-ratelimit-remaining';
+const RESET = 'x-ratelimit-reset';
 
 export function limitHeaders(req: GatewayRequest, source: string): Record<string, string> | undefined {
   if (source === 'rate_limits') {

@@ -49,9 +49,11 @@ export class HubConnection extends EventEmitter {
   /** The sync being answered now ('' when none). */
   currentSync = '';
   private readonly acks = new Map<string, Pending>();
+  private heartbeatMs: number;
 
   constructor(private readonly opts: HubConnectionOptions) {
     super();
+    this.heartbeatMs = opts.heartbeatMs;
     const host = opts.address.slice(0, opts.address.lastIndexOf(':'));
     const credentials = isLoopbackHost(host) ? grpc.credentials.createInsecure() : grpc.credentials.createSsl();
     const Client = governanceClient();
@@ -91,7 +93,7 @@ export class HubConnection extends EventEmitter {
     health.on('end', () => this.lost(new Error('the hub ended the health stream')));
     this.heartbeat();
     clearInterval(this.beat);
-    this.beat = setInterval(() => this.heartbeat(), this.opts.heartbeatMs);
+    this.beat = setInterval(() => this.heartbeat(), this.heartbeatMs);
     this.beat.unref();
   }
 
@@ -110,6 +112,14 @@ export class HubConnection extends EventEmitter {
 
   private onHubMessage(m: HubMessage): void {
     if (m.registered) {
+      // The hub says how often it wants heartbeats: it judges the agent by them.
+      const wanted = Number(m.registered.heartbeat_interval_ms ?? 0);
+      if (wanted >= 100 && wanted !== this.heartbeatMs) {
+        this.heartbeatMs = wanted;
+        clearInterval(this.beat);
+        this.beat = setInterval(() => this.heartbeat(), this.heartbeatMs);
+        this.beat.unref();
+      }
       this.syncUp = true;
       this.attempt = 0;
       this.opts.log.info(`agent registered with sync stream established (agent ${m.registered.agent_name}, ${m.registered.agent_id})`);

@@ -7,13 +7,13 @@
  * and is asked for again when the agent comes back.
  */
 import { randomUUID } from 'node:crypto';
-import { grpc, LICENSE, AUTHORIZATION, type AgentMessage, type Heartbeat, type HubMessage } from '../wire/governance-wire.js';
+import { grpc, LICENSE, AUTHORIZATION, type AgentMessage, type Heartbeat, type HeartbeatAck, type HubMessage } from '../wire/governance-wire.js';
 import { verifyLicense } from '../license/license.js';
 import type { HubStore, StoredApi } from './hub-store.js';
 import type { Logger } from '@svc/engine';
 
 type SyncCall = grpc.ServerDuplexStream<AgentMessage, HubMessage>;
-type HealthCall = grpc.ServerDuplexStream<Heartbeat, { received_at_unix_ms: number }>;
+type HealthCall = grpc.ServerDuplexStream<Heartbeat, HeartbeatAck>;
 
 interface Connected {
   agentId: string;
@@ -48,6 +48,7 @@ export class AgentStreams {
     private readonly store: HubStore,
     private readonly issuer: string,
     private readonly log: Logger,
+    private readonly heartbeatIntervalMs: number,
   ) {
     this.flusher = setInterval(() => void this.flush(), 1000);
     this.flusher.unref();
@@ -132,7 +133,7 @@ export class AgentStreams {
     if (m.register) {
       c.sync?.end();
       c.sync = call;
-      call.write({ registered: { agent_id: c.agentId, agent_name: c.name } });
+      call.write({ registered: { agent_id: c.agentId, agent_name: c.name, heartbeat_interval_ms: this.heartbeatIntervalMs } });
       this.log.info(`agent ${c.name} (${c.agentId}) registered`);
       const owed = this.owed.get(c.agentId);
       if (owed !== undefined) call.write({ sync_request: { sync_id: owed } });

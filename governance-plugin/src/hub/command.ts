@@ -1,7 +1,8 @@
 /**
  * `engine hub -c hub.yaml`: runs the hub until SIGINT/SIGTERM.
  * `engine hub license --sub NAME [--days N] [-c hub.yaml]`: prints a governance license signed by
- * this hub's issuer key (made on first use), for an agent's `licenseKey`.
+ * this hub's issuer key (made on first use), for an agent's `licenseKey`. With the embedded
+ * database the folder is the running hub's alone: ask it instead (`POST /api/licenses/`).
  */
 import { createLogger, registerCommand, runUntilSignal } from '@svc/engine';
 
@@ -32,7 +33,15 @@ registerCommand('hub', {
         return 1;
       }
       const [{ openStore, issuerKeyOf }, { issueLicense }] = await Promise.all([import('./hub.js'), import('../license/license.js')]);
-      const store = await openStore(config);
+      const { DataDirBusyError } = await import('./data-dir-lock.js');
+      let store;
+      try {
+        store = await openStore(config);
+      } catch (err) {
+        if (!(err instanceof DataDirBusyError)) throw err;
+        process.stderr.write(`${err.message}: ask the running hub instead: POST /api/licenses/ {"sub": "${sub}", "days": ${days}} with your X-API-Key\n`);
+        return 1;
+      }
       try {
         process.stdout.write(`${issueLicense(await issuerKeyOf(store), sub, Math.round(days * 86400))}\n`);
       } finally {

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { HttpListener, type Lifecycle, type Logger } from '@svc/engine';
-import { issuerId, newIssuerKey } from '../license/license.js';
+import { issueLicense, issuerId, newIssuerKey } from '../license/license.js';
 import { grpc, governanceService, isLoopbackHost } from '../wire/governance-wire.js';
 import { AgentStreams } from './agent-streams.js';
 import type { HubConfig } from './hub-config.js';
@@ -60,12 +60,13 @@ export class Hub implements Lifecycle {
         `grpc.address ${config.grpcAddress} is not a loopback address: set grpc.tls (cert_file, key_file); plaintext gRPC is only allowed on this machine`,
       );
     const store = (this.store = await openStore(config));
-    const issuer = issuerId(await issuerKeyOf(store));
+    const issuerKey = await issuerKeyOf(store);
+    const issuer = issuerId(issuerKey);
     const password = newSecret();
     if (await store.createUserOnce('admin', await hashPassword(password))) {
       this.print(`admin password (shown once; change it at first login): ${password}`);
     }
-    const streams = (this.streams = new AgentStreams(store, issuer, log));
+    const streams = (this.streams = new AgentStreams(store, issuer, log, config.heartbeatIntervalMs));
     const rest = new RestApi({
       store,
       heartbeatIntervalMs: config.heartbeatIntervalMs,
@@ -73,6 +74,7 @@ export class Hub implements Lifecycle {
       resync: () => streams.resync(),
       syncProgress: (id) => streams.syncProgress(id),
       disconnect: (id) => streams.disconnect(id),
+      license: async (sub, seconds) => issueLicense(issuerKey, sub, seconds),
     });
     const page = await Promise.all(['index.html', 'hub.js'].map((f) => readFile(WEB + f)));
     this.http = new HttpListener({

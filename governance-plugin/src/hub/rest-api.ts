@@ -2,7 +2,7 @@
  * The hub's REST API (JSON). The seed's two calls exactly, `POST /api/agents/` and
  * `POST /api/auth/token/`, and the rest of what a hub needs: agents (list, get, delete: its
  * tokens stop working and its streams close), the API repository (search `q`, `provider`,
- * `agent_id`), ReSync, login with the forced first password change, and users' access keys.
+ * `agent_id`), ReSync, licenses for agents, login with the forced first password change, and users' access keys.
  * Management calls need `X-API-Key` (a user's access key) or the session cookie of a login;
  * a missing or wrong one is 401. Errors are `{"status": <code>, "message": "..."}`. Bodies are
  * bounded (1 MiB) and so is the time to send them.
@@ -36,6 +36,8 @@ export interface HubActions {
   syncProgress(id: string): unknown;
   /** Closes the streams of a deleted agent. */
   disconnect(agentId: string): void;
+  /** A governance license signed by this hub's issuer key. */
+  license(sub: string, validForSeconds: number): Promise<string>;
 }
 
 interface Session {
@@ -205,6 +207,14 @@ export class RestApi {
       const p = this.hub.syncProgress(decodeURIComponent(sync[1]!));
       if (p === undefined) throw new HttpError(404, 'no such sync');
       return send(res, 200, p);
+    }
+    if (path === '/api/licenses/' && method === 'POST') {
+      const body = await readJson(req);
+      const days = body.days ?? 365;
+      if (typeof body.sub !== 'string' || body.sub.trim() === '' || body.sub.length > 200)
+        throw new HttpError(400, 'sub must be a non-empty string of at most 200 characters');
+      if (typeof days !== 'number' || !(days > 0 && days <= 36500)) throw new HttpError(400, 'days must be a number above 0 and at most 36500');
+      return send(res, 201, { license: await this.hub.license(body.sub.trim(), Math.round(days * 86400)) });
     }
     if (path === '/api/users/me/keys/' && method === 'POST') {
       const body = await readJson(req);

@@ -4,6 +4,8 @@
  * from npm alone and survives `kill -9` with nothing lost) and PostgreSQL through `pg` (several
  * hub replicas sharing one database).
  */
+import { lockDataDir } from './data-dir-lock.js';
+
 export interface Sql {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /** Runs `fn` in one transaction: all of it is applied or none. */
@@ -12,13 +14,23 @@ export interface Sql {
 }
 
 export async function openPglite(dir: string): Promise<Sql> {
+  const unlock = lockDataDir(dir);
   const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create(dir);
+  const db = await PGlite.create(dir).catch((err: unknown) => {
+    unlock();
+    throw err;
+  });
   const query = async <T>(text: string, params?: unknown[]) => (await db.query<T>(text, params)).rows;
   return {
     query,
     transaction: (fn) => db.transaction((tx) => fn({ query: async <T>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows })),
-    close: () => db.close(),
+    close: async () => {
+      try {
+        await db.close();
+      } finally {
+        unlock();
+      }
+    },
   };
 }
 

@@ -49,7 +49,7 @@ export interface AgentMessage {
   failed?: { sync_id: string; error: string };
 }
 export interface HubMessage {
-  registered?: { agent_id: string; agent_name: string };
+  registered?: { agent_id: string; agent_name: string; heartbeat_interval_ms?: string | number };
   sync_request?: { sync_id: string };
   api_ack?: { sync_id: string; provider_name: string; api_id: string };
   sync_ack?: { sync_id: string; stored: number };
