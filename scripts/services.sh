@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The real servers the tests talk to, on loopback: Prometheus and its Pushgateway, RabbitMQ,
 # Redis and PostgreSQL (Debian's packages), Kafka in KRaft mode (the broker's jars from Maven
-# Central, through scripts/kafka/pom.xml), and moto's AWS server (PyPI, in a venv of its own). Installs what is missing (apt-get as root, Maven into .services/kafka/libs),
+# Central, through scripts/kafka/pom.xml), moto's AWS server (PyPI, in a venv of its own), and Debian's chromium for the
+# hub's web page test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs),
 # starts what is not running, and is quick when everything is up already.
 #
 #   scripts/services.sh up       install if needed, start, wait until ready (idempotent)
@@ -84,6 +85,8 @@ install() {
   postgres_bin >/dev/null || missing+=(postgresql)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+  # Headless Chromium for the hub's web page test (driven by playwright-core).
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   kafka_jars
   moto_venv

@@ -6,11 +6,12 @@
  * SIGKILL and started again still has everything.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort, serviceAddress, waitFor } from '@svc/engine/testing';
+import { startGateway, svcInstance, writeAgentYaml, writeHubYaml } from './testing/fixtures.js';
 import { adminKey, engine, rest, type Proc } from './testing/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-governance-'));
@@ -42,80 +43,12 @@ async function seedMoto(): Promise<{ rest: string[]; http: string[] }> {
   return out;
 }
 
-function hubYaml(httpPort: number, grpcPort: number): string {
-  const file = join(dir, 'hub.yaml');
-  writeFileSync(
-    file,
-    `http: { address: 127.0.0.1:${httpPort} }
-grpc: { address: 127.0.0.1:${grpcPort} }
-storage: { embedded: { dir: ./hub-data } }
-agents: { heartbeat_interval: 1s, inactive_after_missed: 3 }
-`,
-  );
-  return file;
-}
-
-function agentYaml(name: string, grpcPort: number, token: string, license: string, probePort: number, instance: string): string {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    `licenseKey: ${license}
-governanceDashboard:
-  server:
-    url: 127.0.0.1:${grpcPort}
-  auth:
-    token: ${token}
-instances:
-${instance}
-logLevel: info
-healthProbe:
-  server:
-    port: ${probePort}
-`,
-  );
-  return file;
-}
-
 describe('governance end to end: hub, an svc agent and a cloudgw agent', () => {
   it('syncs every API into the repository, tracks agent status, and survives kill -9 of the hub', { timeout: 240_000 }, async () => {
     const [httpPort, grpcPort, gwPort, probeA, probeB] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     const base = `http://127.0.0.1:${httpPort}`;
-    const hubFile = hubYaml(httpPort, grpcPort);
-
-    // The gateway the svc agent reads: two APIs and a policy.
-    const gw = join(dir, 'gw');
-    writeFileSync(join(dir, 'gw.yaml'), '');
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(join(gw, 'apps'), { recursive: true });
-    mkdirSync(join(gw, 'policies'), { recursive: true });
-    writeFileSync(
-      join(gw, 'svc.conf'),
-      JSON.stringify({
-        listen_address: '127.0.0.1',
-        listen_port: gwPort,
-        secret: 'gw-secret',
-        app_path: './apps',
-        policies: { policy_source: 'file', policy_path: './policies' },
-      }),
-    );
-    for (const id of ['payments', 'catalog'])
-      writeFileSync(
-        join(gw, 'apps', `${id}.json`),
-        JSON.stringify({
-          api_id: id,
-          name: `${id} API`,
-          use_keyless: true,
-          proxy: { listen_path: `/${id}/`, target_url: 'http://127.0.0.1:9/' },
-          version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } },
-        }),
-      );
-    writeFileSync(join(gw, 'policies', 'gold.json'), JSON.stringify({ id: 'gold', name: 'Gold tier', rate: 100, per: 1, access_rights: {} }));
-    writeFileSync(
-      join(dir, 'gw.yaml'),
-      `http: { enabled: false }\ninput:\n  api_gateway: { conf: ${JSON.stringify(join(gw, 'svc.conf'))} }\noutput:\n  gateway_proxy: {}\n`,
-    );
-    const gateway = engine(['-c', join(dir, 'gw.yaml')]);
-    await gateway.waitFor(/Gateway listening/);
+    const hubFile = writeHubYaml(dir, httpPort, grpcPort);
+    const gateway = await startGateway(dir, gwPort);
     const seeded = await seedMoto();
 
     let hub: Proc = engine(['hub', '-c', hubFile], { cwd: dir });
@@ -146,35 +79,16 @@ describe('governance end to end: hub, an svc agent and a cloudgw agent', () => {
       agents[name] = { id: created.body.id, token: token.body.token };
     }
 
-    const a = engine(
-      [
-        'agent',
-        '-c',
-        agentYaml(
-          'gateway-agent',
-          grpcPort,
-          agents['gateway-agent']!.token,
-          license,
-          probeA,
-          `  - name: local-gateway\n    type: svc\n    config:\n      host: http://127.0.0.1:${gwPort}\n      auth: gw-secret`,
-        ),
-      ],
-      { cwd: dir },
-    );
-    const b = engine(
-      [
-        'agent',
-        '-c',
-        agentYaml(
-          'aws-agent',
-          grpcPort,
-          agents['aws-agent']!.token,
-          license,
-          probeB,
-          `  - name: aws\n    type: cloudgw\n    config:\n      accessKeyId: "${ACCOUNT}"\n      accessKeySecret: moto-secret\n      region: ${REGION}`,
-        ),
-      ],
-      { cwd: dir, env: { SVC_CLOUDGW_ENDPOINT: MOTO } },
+    const agent = (name: string, probePort: number, instance: string, env?: NodeJS.ProcessEnv) =>
+      engine(['agent', '-c', writeAgentYaml(dir, name, { grpcPort, token: agents[name]!.token, license, probePort, instance })], { cwd: dir, env });
+    const a = agent('gateway-agent', probeA, svcInstance('local-gateway', gwPort));
+    const b = agent(
+      'aws-agent',
+      probeB,
+      `  - name: aws\n    type: cloudgw\n    config:\n      accessKeyId: "${ACCOUNT}"\n      accessKeySecret: moto-secret\n      region: ${REGION}`,
+      {
+        SVC_CLOUDGW_ENDPOINT: MOTO,
+      },
     );
     for (const agent of [a, b]) await agent.waitFor(/waiting for sync requests/);
     // The seed's healthy start, in its order.

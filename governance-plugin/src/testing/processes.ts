@@ -102,11 +102,22 @@ export async function rest<T = Record<string, unknown>>(
 
 /** Logs in as admin with the one-time password, changes it, and returns a fresh access key. */
 export async function adminKey(base: string, oneTime: string, newPassword = 'a-long-new-password-1'): Promise<string> {
-  const login = await rest(base, 'POST', '/api/login/', { body: { username: 'admin', password: oneTime } });
-  if (login.status !== 200) throw new Error(`login: ${login.status} ${JSON.stringify(login.body)}`);
-  const cookie = String(login.headers.get('set-cookie')).split(';')[0]!;
+  const cookie = await login(base, oneTime);
   const changed = await rest(base, 'POST', '/api/users/me/password/', { cookie, body: { current_password: oneTime, new_password: newPassword } });
   if (changed.status !== 200) throw new Error(`password change: ${changed.status} ${JSON.stringify(changed.body)}`);
+  return accessKey(base, cookie);
+}
+
+/** Logs in as admin; the session cookie. */
+export async function login(base: string, password: string): Promise<string> {
+  const r = await rest(base, 'POST', '/api/login/', { body: { username: 'admin', password } });
+  if (r.status !== 200) throw new Error(`login: ${r.status} ${JSON.stringify(r.body)}`);
+  return String(r.headers.get('set-cookie')).split(';')[0]!;
+}
+
+/** A new access key for the logged-in user. */
+export async function accessKey(base: string, cookie: string): Promise<string> {
   const key = await rest<{ key: string }>(base, 'POST', '/api/users/me/keys/', { cookie, body: { name: 'test' } });
+  if (key.status !== 201) throw new Error(`access key: ${key.status} ${JSON.stringify(key.body)}`);
   return key.body.key;
 }

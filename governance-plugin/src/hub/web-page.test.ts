@@ -1,0 +1,110 @@
+/**
+ * The hub's web page in a real headless Chromium (Debian's chromium, installed by
+ * scripts/services.sh, driven by playwright-core): log in with the one-time password, change it,
+ * see two agents go ACTIVE, press ReSync, watch the progress, see the APIs appear, search them.
+ * SVC_HUB_SCREENSHOT=path keeps the screenshot (the README's docs/hub.png is made so).
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { chromium } from 'playwright-core';
+import { freePort } from '@svc/engine/testing';
+import { startGateway, svcInstance, writeAgentYaml, writeHubYaml } from '../testing/fixtures.js';
+import { accessKey, engine, login, rest } from '../testing/processes.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const dir = mkdtempSync(join(tmpdir(), 'svc-hub-page-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the hub web page in headless Chromium', () => {
+  it('logs in, forces the password change, shows two agents, and ReSync brings the APIs', { timeout: 180_000 }, async () => {
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: scripts/services.sh up installs Debian's chromium`);
+    const [httpPort, grpcPort, gwPort, probeA, probeB] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const base = `http://127.0.0.1:${httpPort}`;
+    const hubFile = writeHubYaml(dir, httpPort, grpcPort);
+    const gateway = await startGateway(dir, gwPort);
+    const hub = engine(['hub', '-c', hubFile], { cwd: dir });
+    const oneTime = (await hub.waitFor(/admin password \(shown once; change it at first login\): (\S+)/))[1]!;
+    await hub.waitFor(/hub listening/);
+
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(base);
+      // The one-time password logs in but must be changed first; a short one is refused.
+      await page.fill('#password', oneTime);
+      await page.click('#login-form button');
+      await page.waitForSelector('#change', { state: 'visible' });
+      assert.equal(await page.isVisible('#app'), false);
+      await page.fill('#new', 'short');
+      await page.click('#change-form button');
+      await page.waitForFunction(`document.getElementById('change-error').textContent !== ''`);
+      const newPassword = 'a-long-new-password-2';
+      await page.fill('#new', newPassword);
+      await page.click('#change-form button');
+      await page.waitForSelector('#app', { state: 'visible' });
+      assert.equal(await page.textContent('#who'), 'admin');
+      // The old password no longer logs in.
+      assert.equal((await rest(base, 'POST', '/api/login/', { body: { username: 'admin', password: oneTime } })).status, 401);
+
+      // Two agents, made over REST with a key of the new password's session, each reading the gateway.
+      const key = await accessKey(base, await login(base, newPassword));
+      const license = (await rest<{ license: string }>(base, 'POST', '/api/licenses/', { key, body: { sub: 'page', days: 1 } })).body.license;
+      const agents = [];
+      for (const [name, probePort] of [
+        ['edge-agent', probeA],
+        ['core-agent', probeB],
+      ] as const) {
+        const { id } = (await rest<{ id: string }>(base, 'POST', '/api/agents/', { key, body: { name } })).body;
+        const { token } = (await rest<{ token: string }>(base, 'POST', '/api/auth/token/', { key, body: { agent_id: id } })).body;
+        const file = writeAgentYaml(dir, name, { grpcPort, token, license, probePort, instance: svcInstance(`${name}-gw`, gwPort) });
+        agents.push(engine(['agent', '-c', file], { cwd: dir }));
+      }
+      for (const a of agents) await a.waitFor(/waiting for sync requests/);
+
+      // The page refreshes its agents: both rows, ACTIVE.
+      // (Page functions are strings here: the tests compile without the DOM's types.)
+      await page.waitForFunction(
+        `document.querySelectorAll('#agents tr').length === 2 && document.querySelectorAll('#agents td.ACTIVE').length === 2`,
+        undefined,
+        {
+          timeout: 30_000,
+        },
+      );
+      assert.deepEqual((await page.locator('#agents tr td:first-child').allTextContents()).sort(), ['core-agent', 'edge-agent']);
+      assert.equal(await page.locator('#apis tr').count(), 0);
+
+      await page.click('#resync');
+      await page.waitForFunction(`document.getElementById('progress').textContent === '2/2 agent(s) done, 6 API(s)'`, undefined, { timeout: 60_000 });
+      await page.waitForFunction(`document.querySelectorAll('#apis tr').length === 6`);
+      const names = await page.locator('#apis tr td:first-child').allTextContents();
+      assert.deepEqual(names.sort(), ['Gold tier', 'Gold tier', 'catalog API', 'catalog API', 'payments API', 'payments API']);
+
+      await page.fill('#search', 'catalog');
+      await page.waitForFunction(`document.querySelectorAll('#apis tr').length === 2`);
+      await page.fill('#search', '');
+      await page.waitForFunction(`document.querySelectorAll('#apis tr').length === 6`);
+
+      const shot = process.env.SVC_HUB_SCREENSHOT ?? join(dir, 'hub.png');
+      await page.screenshot({ path: shot, fullPage: true });
+      assert.deepEqual([...readFileSync(shot).subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      for (const a of agents) assert.equal(await a.stop(), 0, a.out());
+    } finally {
+      await browser.close();
+    }
+    for (const p of [hub, gateway]) assert.equal(await p.stop(), 0, p.out());
+  });
+});
