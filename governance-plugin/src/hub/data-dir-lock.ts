@@ -38,7 +38,7 @@ export function lockDataDir(dir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
       const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new DataDirBusyError(resolve(dir), pid);
+      if (Number.isInteger(pid) && pid > 0 && alive(pid)) throw new DataDirBusyError(resolve(dir), pid);
       rmSync(path, { force: true });
     }
   }

@@ -63,8 +63,12 @@ export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex'
 export class HubStore {
   constructor(readonly sql: Sql) {}
 
+  /** Creates what is missing; replicas starting together take turns (an advisory lock). */
   async migrate(): Promise<void> {
-    for (const statement of SCHEMA) await this.sql.query(statement);
+    await this.sql.transaction(async (tx) => {
+      await tx.query('select pg_advisory_xact_lock(7310001)');
+      for (const statement of SCHEMA) await tx.query(statement);
+    });
   }
 
   async setting(key: string): Promise<string | undefined> {
