@@ -81,6 +81,7 @@ ${SINK}`,
       traceparent: '',
       hold: false,
       fail_at_end: '',
+      concurrency: 1,
     });
     assert.deepEqual(inputs[2]!.config, {
       name: 'base',
@@ -91,6 +92,7 @@ ${SINK}`,
       traceparent: '',
       hold: false,
       fail_at_end: '',
+      concurrency: 1,
     });
   });
 

@@ -28,6 +28,14 @@ describe('config lint', () => {
     assert.match(issues[0]!, /^p\.yaml:3:5 field cuont not expected at root.input\.test_source; did you mean count\?/);
   });
 
+  it('refuses a config that is not a mapping, with a clear message', () => {
+    const { issues } = validateConfig(parseConfig('- input: {}\n- output: {}\n', 'p.yaml'), registry());
+    assert.deepEqual(
+      issues.map((i) => `${i.line}:${i.col} ${i.message}`),
+      ['1:1 a config must be a YAML object (input:, pipeline:, output:, ...)', '1:1 expected an object at root, got an array'],
+    );
+  });
+
   it('reports a wrong type', () => {
     const [issue] = lint('input:\n  test_source:\n    count: lots\n');
     assert.match(issue!, /^p\.yaml:3:12 expected an integer at root.input\.test_source\.count, got the string "lots"/);
@@ -102,6 +110,7 @@ describe('config lint', () => {
       traceparent: '',
       hold: false,
       fail_at_end: '',
+      concurrency: 1,
     });
   });
 

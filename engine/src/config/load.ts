@@ -110,8 +110,12 @@ export function applySets(parsed: ParsedConfig, sets: string[]): void {
 export function validateConfig(parsed: ParsedConfig, registry: Registry, resourceFiles: ParsedConfig[] = []): { config: RootConfig; issues: ConfigIssue[] } {
   const issues = [...parsed.issues];
   const v = new Validator(registry, parsed.file, parsed.lines, resolveAliases(parsed.doc.contents as Node | null, parsed.file, parsed.lines, issues));
-  const config = v.value(parsed.doc.contents as Node | null, rootSpec, 'root') as RootConfig;
+  const config = v.value(parsed.doc.contents as Node | null, rootSpec, 'root') as RootConfig | undefined;
   issues.push(...v.issues);
+  if (config === undefined || config === null || typeof config !== 'object' || Array.isArray(config)) {
+    if (issues.length === 0) issues.push({ file: parsed.file, line: 1, col: 1, message: 'a config is a mapping of sections (input, pipeline, output, ...)' });
+    return { config: {} as RootConfig, issues };
+  }
   for (const r of resourceFiles) {
     issues.push(...r.issues);
     const rv = new Validator(registry, r.file, r.lines, resolveAliases(r.doc.contents as Node | null, r.file, r.lines, issues));

@@ -121,9 +121,15 @@ export interface EngineRun {
 
 /**
  * Runs the engine with `api_gateway` on `dir`'s svc.conf as its input and `rest` (YAML of
- * `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`.
+ * `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`, and
+ * rejects with the log as soon as the log matches `failOn`.
  */
-export async function runGateway(dir: string, port: number, rest: string, opts: { httpAddress?: string; waitMs?: number } = {}): Promise<EngineRun> {
+export async function runGateway(
+  dir: string,
+  port: number,
+  rest: string,
+  opts: { httpAddress?: string; waitMs?: number; failOn?: RegExp } = {},
+): Promise<EngineRun> {
   const file = join(dir, 'engine.yaml');
   writeFileSync(
     file,
@@ -146,19 +152,25 @@ shutdown_timeout: 10s
       r(code);
     }),
   );
+  const failed = () => opts.failOn?.test(out) === true;
   await waitFor(
     () =>
-      child.exitCode === null &&
-      call(port, 'GET', '/hello').then(
-        (r) => r.status === 200,
-        () => false,
-      ),
+      failed() ||
+      (child.exitCode === null &&
+        call(port, 'GET', '/hello').then(
+          (r) => r.status === 200,
+          () => false,
+        )),
     'the gateway to listen',
     opts.waitMs ?? 20_000,
-  ).catch((err: Error) => {
-    child.kill('SIGKILL');
-    throw new Error(`${err.message}; engine log:\n${out}`);
-  });
+  )
+    .then(() => {
+      if (failed()) throw new Error('the gateway did not start');
+    })
+    .catch((err: Error) => {
+      child.kill('SIGKILL');
+      throw new Error(`${err.message}; engine log:\n${out}`);
+    });
   return {
     log: () => out,
     stop: async () => {

@@ -193,7 +193,7 @@ describe('gateway_rate_limit, in memory, threads 2', () => {
     const dir = tempDir();
     writeGateway(dir, gatewayConfig(port, { enable_shared_store_rolling_limiter: true }), [apiSpec('a', '/a')]);
     // As with any broken svc.conf, the input logs why and tries again (a fixed file is picked up).
-    const started = runGateway(dir, port, CHAIN, { waitMs: 3_000 });
+    const started = runGateway(dir, port, CHAIN, { failOn: /needs the shared store/ });
     await assert.rejects(started, /enable_shared_store_rolling_limiter needs the shared store: add \\"storage\\" \(Redis\) to svc.conf/);
   });
 });
