@@ -65,6 +65,14 @@ describe('agent-config.yaml', () => {
     assert.match(problems(text), /^agent\.yaml:1:1: licenseKey is required \(or set SVC_AGENT_LICENSEKEY\)$/);
   });
 
+  it('reads ${VAR} references from the environment, and says where an unset one is', () => {
+    const text = SEED.replace('token: an-agent-token', 'token: ${AGENT_TOKEN}').replace('port: 5959', 'port: ${PROBE_PORT:6060}');
+    const c = parseAgentConfig(text, 'agent.yaml', { AGENT_TOKEN: 'from-env' });
+    assert.equal(c.token, 'from-env');
+    assert.equal(c.probePort, 6060);
+    assert.match(problems(text), /^agent\.yaml:6:12: environment variable AGENT_TOKEN is not set/);
+  });
+
   it('says where each problem is, all of them at once, and never quotes a secret', () => {
     const bad = SEED.replace('grpc-hub.example.com:443', 'https://grpc-hub.example.com')
       .replace('type: cloudgw', 'type: azure')

@@ -1,10 +1,12 @@
 /**
  * The seed's agent-config.yaml, unchanged: `licenseKey` (or SVC_AGENT_LICENSEKEY),
  * `governanceDashboard.server.url` (`host:port`, no scheme), `governanceDashboard.auth.token`,
- * `instances[]` (`name`, `type: svc | cloudgw`, `config`), `logLevel`, `healthProbe.server.port`.
+ * `instances[]` (`name`, `type: svc | cloudgw`, `config`), `logLevel`, `healthProbe.server.port`;
+ * `${VAR}` / `${VAR:default}` references to the environment, as in the engine's configs.
  * Every problem is reported as `file:line:col: what`; no secret is ever quoted.
  */
 import { readFile } from 'node:fs/promises';
+import { substituteEnv } from '@svc/engine';
 import { LineCounter, isMap, isSeq, parseDocument, type Node } from 'yaml';
 import type { CloudGwConfig } from '../providers/cloudgw-provider.js';
 import type { SvcProviderConfig } from '../providers/svc-provider.js';
@@ -24,7 +26,21 @@ export class AgentConfigError extends Error {}
 
 export function parseAgentConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): AgentConfig {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines });
+  // ${VAR} and ${VAR:default} as in the engine's configs, so secrets can stay out of the file.
+  const substituted = substituteEnv(text, env);
+  if (substituted.problems.length > 0) {
+    const raw = new LineCounter();
+    parseDocument(text, { lineCounter: raw });
+    throw new AgentConfigError(
+      substituted.problems
+        .map((p) => {
+          const at = raw.linePos(p.offset);
+          return `${file}:${at.line}:${at.col}: ${p.message}`;
+        })
+        .join('\n'),
+    );
+  }
+  const doc = parseDocument(substituted.text, { lineCounter: lines });
   const at = (node: Node | null | undefined): string => {
     const p = node?.range ? lines.linePos(node.range[0]) : { line: 1, col: 1 };
     return `${file}:${p.line}:${p.col}`;

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { HubConfigError, loadHubConfig } from './hub-config.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'svc-hub-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const write = (text: string) => {
+  const file = join(dir, `hub-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(file, text);
+  return file;
+};
+
+describe('hub.yaml', () => {
+  it("loads the README's hub.yaml and configs/governance/hub.yaml, paths relative to the file", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const block = /```yaml\n(# hub\.yaml\n[\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block, "the README's hub.yaml block");
+    const file = write(block);
+    assert.deepEqual(await loadHubConfig(file), {
+      httpAddress: '127.0.0.1:8181',
+      grpcAddress: '127.0.0.1:50051',
+      storage: { kind: 'embedded', dir: join(dir, 'hub-data') },
+      heartbeatIntervalMs: 5000,
+      inactiveAfterMissed: 3,
+    });
+    const shipped = await loadHubConfig(join(ROOT, 'configs/governance/hub.yaml'));
+    assert.deepEqual(shipped.storage, { kind: 'embedded', dir: join(ROOT, 'configs/governance/hub-data') });
+  });
+
+  it('takes PostgreSQL and TLS', async () => {
+    const c = await loadHubConfig(
+      write('storage: { postgres: { url: "postgres://hub@db/hub" } }\ngrpc: { address: 0.0.0.0:443, tls: { cert_file: c.pem, key_file: k.pem } }\n'),
+    );
+    assert.deepEqual(c.storage, { kind: 'postgres', url: 'postgres://hub@db/hub' });
+    assert.deepEqual(c.tls, { certFile: join(dir, 'c.pem'), keyFile: join(dir, 'k.pem') });
+  });
+
+  for (const [text, message] of [
+    ['http: { adress: x }\n', /:1:9: unknown field "http.adress" \(expected one of address\)$/],
+    ['agents: { heartbeat_interval: soon }\n', /:1:31: agents\.heartbeat_interval: expected a duration such as 5s$/],
+    ['agents: { inactive_after_missed: 0 }\n', /:1:34: agents\.inactive_after_missed: expected a whole number of at least 1$/],
+    ['grpc: { tls: { cert_file: c.pem } }\n', /grpc\.tls needs both cert_file and key_file$/],
+    ['http: [\n', /:2:1: /],
+  ] as const) {
+    it(`refuses ${JSON.stringify(text.trim())} with where and why`, async () => {
+      await assert.rejects(loadHubConfig(write(text)), (err: Error) => err instanceof HubConfigError && message.test(err.message));
+    });
+  }
+});
