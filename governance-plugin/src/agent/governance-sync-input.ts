@@ -27,7 +27,12 @@ export interface GovernanceSyncOptions {
   log: Logger;
 }
 
+/** APIs per transaction. */
+const BATCH = 100;
+
 export class GovernanceSyncInput implements Input {
+  /** Each API is acked on its own and the hub applies a sync whole at its end: order means nothing, so many go at once. */
+  readonly concurrency = 256;
   private readonly hub: HubConnection;
   private readonly queue: Transaction[] = [];
   private reader: ((t: Transaction | EndOfInput) => void) | undefined;
@@ -94,17 +99,27 @@ export class GovernanceSyncInput implements Input {
     for (const provider of this.opts.providers) {
       if (this.closing || this.hub.currentSync !== id) return;
       let count = 0;
+      // APIs travel in transactions of up to BATCH: a provider with thousands is not thousands of round trips.
+      let batch: Message[] = [];
+      const flush = async () => {
+        if (batch.length === 0) return;
+        const out = batch;
+        batch = [];
+        let settle!: (err?: Error) => void;
+        delivered.push(new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve()))));
+        await this.offer({ batch: out, ack: (err) => settle(err) });
+      };
       try {
         await provider.list(async (api) => {
           const msg = new Message(Buffer.from(JSON.stringify(api)));
           msg.setMeta('sync_id', id);
           msg.setMeta('provider_name', provider.name);
           msg.setMeta('provider_type', provider.type);
-          let settle!: (err?: Error) => void;
-          delivered.push(new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve()))));
           count++;
-          await this.offer({ batch: [msg], ack: (err) => settle(err) });
+          batch.push(msg);
+          if (batch.length >= BATCH) await flush();
         });
+        await flush();
         this.status.set(provider.name, { name: provider.name, type: provider.type, status: 'UP', error: '' });
         results.push({ provider_name: provider.name, api_count: count, error: '' });
       } catch (err) {

@@ -165,13 +165,14 @@ export class AgentStreams {
       c.staged.delete(sync_id);
       const ok = (providers ?? []).filter((p) => !p.error).map((p) => p.provider_name);
       try {
+        const started = Date.now();
         const stored = await this.store.applySync(c.agentId, staged, ok);
         this.owed.delete(c.agentId);
         this.progress(sync_id, c, 'complete', stored);
         call.write({ sync_ack: { sync_id, stored } });
         const failed = (providers ?? []).filter((p) => p.error);
         this.log.info(
-          `agent ${c.name}: sync ${sync_id} applied, ${stored} API(s)${failed.length ? `; ${failed.map((p) => `${p.provider_name} failed: ${p.error}`).join('; ')}` : ''}`,
+          `agent ${c.name}: sync ${sync_id} applied, ${stored} API(s) in ${Date.now() - started} ms${failed.length ? `; ${failed.map((p) => `${p.provider_name} failed: ${p.error}`).join('; ')}` : ''}`,
         );
       } catch (err) {
         this.progress(sync_id, c, 'failed', 0, err instanceof Error ? err.message : String(err));

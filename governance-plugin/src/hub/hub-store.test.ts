@@ -112,6 +112,8 @@ for (const backend of backends) {
         rows.map((r) => `${r.provider_name}/${r.api_id}:${r.name}`),
         ['gw/b:b renamed', 'aws/x:x API'],
       );
+      // The same API twice in one sync: the last one counts.
+      assert.equal(await store.applySync(agent.id, [api('gw', 'b', 'first'), api('gw', 'b', 'b renamed')], ['gw']), 1);
       // A write that fails half-way (a name the schema refuses) leaves the repository as it was.
       const broken = { ...api('gw', 'c'), name: null as unknown as string };
       await assert.rejects(store.applySync(agent.id, [api('gw', 'new'), broken], ['gw']));

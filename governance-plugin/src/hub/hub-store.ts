@@ -58,6 +58,9 @@ export interface StoredApi {
   updated_at: Date | null;
 }
 
+/** APIs per insert statement when a sync is applied. */
+const SYNC_CHUNK = 500;
+
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export class HubStore {
@@ -125,26 +128,29 @@ export class HubStore {
 
   /**
    * Applies one agent's sync in one transaction: for every provider that reported no error, its
-   * APIs are replaced by the ones synced; a provider that failed keeps what it had.
+   * APIs are replaced by the ones synced; a provider that failed keeps what it had. Rows go in
+   * 500 to a statement (one JSON parameter each), not one statement per API.
    */
   async applySync(agentId: string, apis: StoredApi[], okProviders: string[]): Promise<number> {
     const now = new Date().toISOString();
+    // One row per (provider, API id), the last one sent winning: a statement may not touch a row twice.
+    const rows = [...new Map(apis.filter((a) => okProviders.includes(a.provider_name)).map((a) => [`${a.provider_name}\u0000${a.api_id}`, a])).values()];
     return this.sql.transaction(async (tx) => {
       for (const p of okProviders) await tx.query('delete from apis where agent_id = $1 and provider_name = $2', [agentId, p]);
-      let stored = 0;
-      for (const a of apis) {
-        if (!okProviders.includes(a.provider_name)) continue;
+      for (let i = 0; i < rows.length; i += SYNC_CHUNK) {
+        const chunk = rows.slice(i, i + SYNC_CHUNK).map((a) => ({ ...a, updated_at: a.updated_at?.toISOString() ?? null }));
         await tx.query(
           `insert into apis (agent_id, provider_name, api_id, provider_type, name, kind, version, base_path, definition, updated_at, synced_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+           select $1::uuid, r.provider_name, r.api_id, r.provider_type, r.name, r.kind, r.version, r.base_path, r.definition, r.updated_at, $3::timestamptz
+           from jsonb_to_recordset($2::jsonb) as r(provider_name text, api_id text, provider_type text, name text, kind text, version text,
+             base_path text, definition text, updated_at timestamptz)
            on conflict (agent_id, provider_name, api_id) do update set provider_type = excluded.provider_type, name = excluded.name,
              kind = excluded.kind, version = excluded.version, base_path = excluded.base_path, definition = excluded.definition,
              updated_at = excluded.updated_at, synced_at = excluded.synced_at`,
-          [agentId, a.provider_name, a.api_id, a.provider_type, a.name, a.kind, a.version, a.base_path, a.definition, a.updated_at?.toISOString() ?? null, now],
+          [agentId, JSON.stringify(chunk), now],
         );
-        stored++;
       }
-      return stored;
+      return rows.length;
     });
   }
 
