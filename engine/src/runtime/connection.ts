@@ -12,6 +12,12 @@ export class Connection {
   connected = false;
   private connecting: Promise<void> | undefined;
   private readonly backoff = new Backoff(100, 30_000);
+  /**
+   * Back-off between reconnects after losses: a component that connects at once but keeps
+   * reporting the connection lost (its peer is away) must not spin. Reset by `working()`.
+   */
+  private readonly lossBackoff = new Backoff(100, 5_000);
+  private afterLoss = false;
   private readonly closing = new AbortController();
 
   constructor(
@@ -38,6 +44,10 @@ export class Connection {
   }
 
   private async loop(): Promise<void> {
+    if (this.afterLoss) {
+      this.afterLoss = false;
+      await sleep(this.lossBackoff.next(), this.closing.signal);
+    }
     while (!this.connected && !this.closed) {
       try {
         await this.connectOnce();
@@ -62,7 +72,13 @@ export class Connection {
     this.connected = false;
     this.status.connected = false;
     this.status.reason = errorMessage(err);
+    this.afterLoss = true;
     this.log.warn(`Lost connection, reconnecting: ${errorMessage(err)}`);
+  }
+
+  /** The component read or wrote again after a loss: the next loss waits the shortest step again. */
+  working(): void {
+    if (this.lossBackoff.attempts > 0) this.lossBackoff.reset();
   }
 
   /** Waits the next back-off step after a failure that is not a lost connection. */

@@ -50,6 +50,7 @@ export class ManagedInput implements Source {
       }
       try {
         const tx = await this.inner.read();
+        conn.working();
         if (tx === END_OF_INPUT || tx === FLUSH) return tx;
         const owed = this.ledger ? this.ledger.track(tx) : tx;
         return this.probe === undefined ? owed : this.probe.read(owed);

@@ -134,3 +134,19 @@ describe('OutputSink and BatchError', () => {
     assert.deepEqual(new BatchError(4, 'x').failed(3, new Error('a')).failed(1, new Error('b')).indexes(), [1, 3]);
   });
 });
+
+describe('OutputSink and a peer that stays away', () => {
+  it('backs off between reconnects when the output connects at once but every write says it is not connected (no spin: timers still run)', async () => {
+    let away = true;
+    const output = new ScriptedOutput(() => (away ? new NotConnectedError('the peer is away') : undefined));
+    const sink = sinkFor(output);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 50);
+    setTimeout(() => (away = false), 1000);
+    assert.equal(await send(sink, ['m']), undefined);
+    clearInterval(timer);
+    assert.ok(ticks >= 15, `timers ran while the output was away (${ticks} ticks)`);
+    assert.ok(output.writes.length >= 3 && output.writes.length <= 15, `${output.writes.length} writes in about a second: backed off, not spinning`);
+    assert.deepEqual(output.delivered, ['m']);
+  });
+});

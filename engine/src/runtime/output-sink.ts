@@ -81,6 +81,7 @@ export class OutputSink implements Sink {
         const weight = probe !== undefined ? probe.weight : 0;
         try {
           await this.output.write(pending);
+          conn.working();
           if (probe !== undefined) {
             probe.attempted(pending.length, t0, weight, undefined);
             probe.finished(spans, undefined);

@@ -1,8 +1,8 @@
 /**
  * The `governance_hub` output: sends each API message to the hub on the sync stream of the
  * `governance_sync` input's connection, and resolves once the hub acked it (the message is then
- * acked back to the input). A message of a sync that is no longer current (the connection was
- * lost and the sync will be redone) is dropped, not resent.
+ * acked back to the input). A message of a sync run that is no longer current (the connection
+ * was lost and the sync is run again once the agent is back) is dropped, not resent.
  */
 import { NotConnectedError, type Batch, type Output } from '@svc/engine';
 import type { ProvidedApi } from '../providers/provider.js';
@@ -18,7 +18,7 @@ export class GovernanceHubOutput implements Output {
     await Promise.all(
       batch.map((msg) => {
         const syncId = String(msg.getMeta('sync_id') ?? '');
-        if (syncId === '' || syncId !== hub.currentSync) return undefined;
+        if (syncId === '' || syncId !== hub.currentSync || Number(msg.getMeta('sync_run')) !== hub.syncRun) return undefined;
         const api = msg.json() as ProvidedApi;
         return hub.sendApi({
           sync_id: syncId,

@@ -1,7 +1,7 @@
 /**
  * The `governance_sync` input: holds the agent's connection to the hub and, on each sync request,
  * lists every provider instance, one message per API (content: the API normalised to the wire's
- * fields, JSON; metadata: `sync_id`, `provider_name`, `provider_type`). A provider that fails is
+ * fields, JSON; metadata: `sync_id`, `sync_run`, `provider_name`, `provider_type`). A provider that fails is
  * reported in the sync's completion and the others still sync. Once every message of a sync was
  * delivered (the `governance_hub` output has the hub's ack for each), the input completes the
  * sync with the hub. A sync cut off by a lost connection is dropped here and asked for again by
@@ -52,8 +52,8 @@ export class GovernanceSyncInput implements Input {
       providers: () => [...this.status.values()],
       log: opts.log,
     });
-    this.hub.on('sync', (id: string) => {
-      this.running = this.running.then(() => this.sync(id));
+    this.hub.on('sync', (id: string, run: number) => {
+      this.running = this.running.then(() => this.sync(id, run));
     });
   }
 
@@ -89,15 +89,16 @@ export class GovernanceSyncInput implements Input {
     return new Promise((resolve) => (this.reader = resolve));
   }
 
-  private async sync(id: string): Promise<void> {
-    if (this.hub.currentSync !== id) return;
+  private async sync(id: string, run: number): Promise<void> {
+    const current = () => this.hub.currentSync === id && this.hub.syncRun === run;
+    if (!current()) return;
     const log = this.opts.log;
     log.info(`sync ${id}: listing ${this.opts.providers.length} provider(s)`);
     const results: ProviderResult[] = [];
     const delivered: Promise<void>[] = [];
     let total = 0;
     for (const provider of this.opts.providers) {
-      if (this.closing || this.hub.currentSync !== id) return;
+      if (this.closing || !current()) return;
       let count = 0;
       // APIs travel in transactions of up to BATCH: a provider with thousands is not thousands of round trips.
       let batch: Message[] = [];
@@ -115,6 +116,7 @@ export class GovernanceSyncInput implements Input {
           msg.setMeta('sync_id', id);
           msg.setMeta('provider_name', provider.name);
           msg.setMeta('provider_type', provider.type);
+          msg.setMeta('sync_run', String(run));
           count++;
           batch.push(msg);
           if (batch.length >= BATCH) await flush();
@@ -132,7 +134,7 @@ export class GovernanceSyncInput implements Input {
     }
     try {
       await Promise.all(delivered);
-      if (this.hub.currentSync !== id) return;
+      if (!current()) return;
       await this.hub.complete(id, total, results);
       log.info(`sync ${id}: ${total} API(s) synced to the hub; waiting for sync requests`);
     } catch (err) {

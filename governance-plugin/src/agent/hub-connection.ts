@@ -36,6 +36,9 @@ interface Pending {
   reject(err: Error): void;
 }
 
+/** How long a new connection may take to answer its first heartbeat. */
+const ANSWER_MS = 10_000;
+
 export class HubConnection extends EventEmitter {
   private client: grpc.Client | undefined;
   private health: grpc.ClientDuplexStream<unknown, unknown> | undefined;
@@ -46,18 +49,30 @@ export class HubConnection extends EventEmitter {
   private closed = false;
   healthUp = false;
   syncUp = false;
-  /** The sync being answered now ('' when none). */
+  /** The sync being answered now ('' when none), and which run of it (a sync cut short is run again). */
   currentSync = '';
+  syncRun = 0;
+  /** A sync asked for and not yet acked by the hub: redone once the agent is registered again. */
+  private unfinished = '';
+  private answerTimer: NodeJS.Timeout | undefined;
   private readonly acks = new Map<string, Pending>();
   private heartbeatMs: number;
 
   constructor(private readonly opts: HubConnectionOptions) {
     super();
     this.heartbeatMs = opts.heartbeatMs;
-    const host = opts.address.slice(0, opts.address.lastIndexOf(':'));
+  }
+
+  /** A fresh channel per attempt: grpc-js's own reconnect state of a channel to a hub that died is not trusted. */
+  private newClient(): grpc.Client {
+    this.client?.close();
+    const host = this.opts.address.slice(0, this.opts.address.lastIndexOf(':'));
     const credentials = isLoopbackHost(host) ? grpc.credentials.createInsecure() : grpc.credentials.createSsl();
     const Client = governanceClient();
-    this.client = new Client(opts.address, credentials, { 'grpc.keepalive_time_ms': 30_000, 'grpc.max_send_message_length': 16 * 1024 * 1024 });
+    return (this.client = new Client(this.opts.address, credentials, {
+      'grpc.keepalive_time_ms': 30_000,
+      'grpc.max_send_message_length': 16 * 1024 * 1024,
+    }));
   }
 
   get up(): boolean {
@@ -77,12 +92,19 @@ export class HubConnection extends EventEmitter {
 
   private open(): void {
     if (this.closed) return;
-    const client = this.client as unknown as {
+    // A hub that takes the connection but never answers counts as gone.
+    clearTimeout(this.answerTimer);
+    this.answerTimer = setTimeout(() => {
+      if (!this.healthUp) this.lost(new Error(`no answer within ${ANSWER_MS / 1000} s`));
+    }, ANSWER_MS);
+    this.answerTimer.unref();
+    const client = this.newClient() as unknown as {
       Health(m: grpc.Metadata): grpc.ClientDuplexStream<unknown, unknown>;
       Sync(m: grpc.Metadata): grpc.ClientDuplexStream<unknown, HubMessage>;
     };
     const health = (this.health = client.Health(this.metadata()));
     health.on('data', () => {
+      clearTimeout(this.answerTimer);
       if (!this.healthUp) {
         this.healthUp = true;
         this.opts.log.info('health stream established');
@@ -125,18 +147,29 @@ export class HubConnection extends EventEmitter {
       this.opts.log.info(`agent registered with sync stream established (agent ${m.registered.agent_name}, ${m.registered.agent_id})`);
       this.opts.log.info('waiting for sync requests');
       this.emit('up');
+      if (this.unfinished !== '') {
+        this.opts.log.info(`sync ${this.unfinished} was cut short when the hub went away: running it again`);
+        this.startSync(this.unfinished);
+      }
       return;
     }
     if (m.sync_request) {
-      this.currentSync = m.sync_request.sync_id;
-      this.emit('sync', m.sync_request.sync_id);
+      // The hub asks again for a sync this agent is already redoing: one run is enough.
+      if (m.sync_request.sync_id !== this.currentSync) this.startSync(m.sync_request.sync_id);
       return;
     }
+    if (m.sync_ack && m.sync_ack.sync_id === this.unfinished) this.unfinished = '';
     const key = m.api_ack ? `api:${m.api_ack.sync_id}:${m.api_ack.provider_name}:${m.api_ack.api_id}` : m.sync_ack ? `sync:${m.sync_ack.sync_id}` : undefined;
     if (key === undefined) return;
     const p = this.acks.get(key);
     this.acks.delete(key);
     p?.resolve();
+  }
+
+  private startSync(id: string): void {
+    this.currentSync = id;
+    this.unfinished = id;
+    this.emit('sync', id, ++this.syncRun);
   }
 
   private waitAck(key: string, send: () => void): Promise<void> {
@@ -165,6 +198,7 @@ export class HubConnection extends EventEmitter {
     this.syncUp = false;
     this.currentSync = '';
     clearInterval(this.beat);
+    clearTimeout(this.answerTimer);
     for (const s of [this.health, this.sync]) {
       s?.removeAllListeners();
       s?.on('error', () => undefined);
@@ -190,6 +224,7 @@ export class HubConnection extends EventEmitter {
   close(): void {
     this.closed = true;
     clearInterval(this.beat);
+    clearTimeout(this.answerTimer);
     clearTimeout(this.retry);
     for (const s of [this.health, this.sync]) {
       s?.removeAllListeners();
