@@ -1,11 +1,12 @@
 /**
  * The `governance_sync` input: holds the agent's connection to the hub and, on each sync request,
- * lists every provider instance, one message per API (content: the API normalised to the wire's
- * fields, JSON; metadata: `sync_id`, `sync_run`, `provider_name`, `provider_type`). A provider that fails is
- * reported in the sync's completion and the others still sync. Once every message of a sync was
- * delivered (the `governance_hub` output has the hub's ack for each), the input completes the
- * sync with the hub. A sync cut off by a lost connection is dropped here and asked for again by
- * the hub when the agent is back.
+ * lists every provider instance, one message per API in transactions of up to 100 (content: the
+ * API normalised to the wire's fields, JSON; metadata: `sync_id`, `sync_run`, `provider_name`,
+ * `provider_type`). A provider that fails is reported in the sync's completion and the others
+ * still sync. Once every message of a sync was delivered (the `governance_hub` output has the
+ * hub's ack for each), the input completes the sync with the hub. A sync cut off by a lost
+ * connection is dropped here (its messages are acked without being sent) and run again from the
+ * start once the agent is registered again, whether or not the hub asks for it.
  */
 import { END_OF_INPUT, Message, type EndOfInput, type Input, type Logger, type Transaction } from '@svc/engine';
 import type { Provider, ProviderResult } from '../wire/governance-wire.js';
