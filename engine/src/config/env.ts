@@ -15,6 +15,9 @@
 export interface EnvProblem {
   /** 0-based offset into the text. */
   offset: number;
+  /** Where that is in the text as written, 1-based (substitution never moves a line). */
+  line: number;
+  col: number;
   message: string;
 }
 
@@ -29,6 +32,13 @@ export function escapeEnvValue(value: string): string {
   return value.replace(LINE_BREAK_RE, (c) => ESCAPES[c]!);
 }
 
+/** The 1-based line that starts at `lineStart`. */
+function countLines(text: string, lineStart: number): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < lineStart; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 export function substituteEnv(text: string, env: Record<string, string | undefined> = process.env): { text: string; problems: EnvProblem[] } {
   const problems: EnvProblem[] = [];
   const out = text.replace(ENV_RE, (match, escaped: string | undefined, name: string | undefined, def: string | undefined, offset: number) => {
@@ -36,8 +46,11 @@ export function substituteEnv(text: string, env: Record<string, string | undefin
     const value = env[name!];
     if (value !== undefined && value !== '') return escapeEnvValue(value);
     if (def !== undefined) return escapeEnvValue(def);
+    const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
     problems.push({
       offset,
+      line: countLines(text, lineStart),
+      col: offset - lineStart + 1,
       message: `environment variable ${name} is not set and ${match} has no default: set it, or write \${${name}:default}`,
     });
     return '';

@@ -28,12 +28,9 @@ export function parseConfig(text: string, file: string, env: Record<string, stri
   const lines = new LineCounter();
   const issues: ConfigIssue[] = [];
   const sub = substituteEnv(text, env);
-  // Positions come from the original text for env problems; substitution keeps line numbers
-  // (a substituted value never spans lines: see env.ts).
-  if (sub.problems.length) {
-    const originalLines = lineCounter(text);
-    for (const p of sub.problems) issues.push({ file, ...position(originalLines, p.offset), message: p.message });
-  }
+  // Env problems are placed in the original text; substitution keeps line numbers (a substituted
+  // value never spans lines: see env.ts).
+  for (const p of sub.problems) issues.push({ file, line: p.line, col: p.col, message: p.message });
   const doc = parseYamlDocument(sub.text, lines);
   for (const e of doc.errors) {
     const pos = position(lines, e.pos[0]);
@@ -48,14 +45,6 @@ export function parseConfig(text: string, file: string, env: Record<string, stri
     issues.push({ file, line: 1, col: 1, message: 'a config must be a YAML object (input:, pipeline:, output:, ...)' });
   }
   return { file, doc, lines, issues };
-}
-
-/** The line starts of `text`, for positions in text that is not parsed. */
-function lineCounter(text: string): LineCounter {
-  const lc = new LineCounter();
-  lc.addNewLine(0);
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lc.addNewLine(i + 1);
-  return lc;
 }
 
 /** Reads and parses a config file. A missing or unreadable file is a ConfigError. */
@@ -112,10 +101,8 @@ export function validateConfig(parsed: ParsedConfig, registry: Registry, resourc
   const v = new Validator(registry, parsed.file, parsed.lines, resolveAliases(parsed.doc.contents as Node | null, parsed.file, parsed.lines, issues));
   const config = v.value(parsed.doc.contents as Node | null, rootSpec, 'root') as RootConfig | undefined;
   issues.push(...v.issues);
-  if (config === undefined || config === null || typeof config !== 'object' || Array.isArray(config)) {
-    if (issues.length === 0) issues.push({ file: parsed.file, line: 1, col: 1, message: 'a config is a mapping of sections (input, pipeline, output, ...)' });
-    return { config: {} as RootConfig, issues };
-  }
+  // Not a mapping: parsing and the validator said so already; there is nothing more to check.
+  if (config === undefined || config === null || typeof config !== 'object' || Array.isArray(config)) return { config: {} as RootConfig, issues };
   for (const r of resourceFiles) {
     issues.push(...r.issues);
     const rv = new Validator(registry, r.file, r.lines, resolveAliases(r.doc.contents as Node | null, r.file, r.lines, issues));

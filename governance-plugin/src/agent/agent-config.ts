@@ -28,18 +28,7 @@ export function parseAgentConfig(text: string, file: string, env: NodeJS.Process
   const lines = new LineCounter();
   // ${VAR} and ${VAR:default} as in the engine's configs, so secrets can stay out of the file.
   const substituted = substituteEnv(text, env);
-  if (substituted.problems.length > 0) {
-    const raw = new LineCounter();
-    parseDocument(text, { lineCounter: raw });
-    throw new AgentConfigError(
-      substituted.problems
-        .map((p) => {
-          const at = raw.linePos(p.offset);
-          return `${file}:${at.line}:${at.col}: ${p.message}`;
-        })
-        .join('\n'),
-    );
-  }
+  if (substituted.problems.length > 0) throw new AgentConfigError(substituted.problems.map((p) => `${file}:${p.line}:${p.col}: ${p.message}`).join('\n'));
   const doc = parseDocument(substituted.text, { lineCounter: lines });
   const at = (node: Node | null | undefined): string => {
     const p = node?.range ? lines.linePos(node.range[0]) : { line: 1, col: 1 };
