@@ -46,13 +46,7 @@ function start(args, cwd) {
   return { child, waitFor, stop, out: () => out };
 }
 
-async function rest(base, method, path, { key, cookie, body } = {}) {
-  const headers = { 'content-type': 'application/json' };
-  if (key) headers['x-api-key'] = key;
-  if (cookie) headers.cookie = cookie;
-  const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: r.status, headers: r.headers, body: await r.json() };
-}
+const { adminKey, rest } = await gov('testing/hub-client.js');
 
 /** A started hub in its own folder, its admin's access key and a license. */
 async function startHub(dir) {
@@ -65,10 +59,7 @@ async function startHub(dir) {
   const pw = (await hub.waitFor(/first login\): (\S+)/))[1];
   await hub.waitFor(/hub listening/);
   const base = `http://127.0.0.1:${httpPort}`;
-  const login = await rest(base, 'POST', '/api/login/', { body: { username: 'admin', password: pw } });
-  const cookie = login.headers.get('set-cookie').split(';')[0];
-  await rest(base, 'POST', '/api/users/me/password/', { cookie, body: { current_password: pw, new_password: 'bench-password-long' } });
-  const key = (await rest(base, 'POST', '/api/users/me/keys/', { cookie, body: { name: 'bench' } })).body.key;
+  const key = await adminKey(base, pw);
   const license = (await rest(base, 'POST', '/api/licenses/', { key, body: { sub: 'bench', days: 1 } })).body.license;
   const agent = async (name) => {
     const { id } = (await rest(base, 'POST', '/api/agents/', { key, body: { name } })).body;

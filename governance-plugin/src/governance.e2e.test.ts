@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort, serviceAddress, waitFor } from '@svc/engine/testing';
 import { startGateway, svcInstance, writeAgentYaml, writeHubYaml } from './testing/fixtures.js';
-import { adminKey, engine, rest, type Proc } from './testing/processes.js';
+import { adminKey, rest } from './testing/hub-client.js';
+import { engine, type Proc } from './testing/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-governance-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort, waitFor } from '@svc/engine/testing';
 import { svcInstance, writeAgentYaml, writeHubYaml } from './testing/fixtures.js';
-import { adminKey, engine, rest } from './testing/processes.js';
+import { adminKey, rest } from './testing/hub-client.js';
+import { engine } from './testing/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-governance-cut-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

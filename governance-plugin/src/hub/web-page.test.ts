@@ -12,7 +12,8 @@ import { after, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { freePort } from '@svc/engine/testing';
 import { startGateway, svcInstance, writeAgentYaml, writeHubYaml } from '../testing/fixtures.js';
-import { accessKey, engine, login, rest } from '../testing/processes.js';
+import { accessKey, login, rest } from '../testing/hub-client.js';
+import { engine } from '../testing/processes.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'svc-hub-page-'));
