@@ -74,7 +74,7 @@ export class Hub implements Lifecycle {
       resync: () => streams.resync(),
       syncProgress: (id) => streams.syncProgress(id),
       disconnect: (id) => streams.disconnect(id),
-      license: async (sub, seconds) => issueLicense(issuerKey, sub, seconds),
+      license: (sub, seconds) => issueLicense(issuerKey, sub, seconds),
     });
     const page = await Promise.all(['index.html', 'hub.js'].map((f) => readFile(WEB + f)));
     this.http = new HttpListener({

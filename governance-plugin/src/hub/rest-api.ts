@@ -37,7 +37,7 @@ export interface HubActions {
   /** Closes the streams of a deleted agent. */
   disconnect(agentId: string): void;
   /** A governance license signed by this hub's issuer key. */
-  license(sub: string, validForSeconds: number): Promise<string>;
+  license(sub: string, validForSeconds: number): string;
 }
 
 interface Session {
@@ -75,6 +75,13 @@ function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
     });
     req.on('error', () => reject(new HttpError(400, 'the request body could not be read')));
   });
+}
+
+/** A body field that must be a non-empty string of at most 200 characters; trimmed. */
+function requiredText(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > 200)
+    throw new HttpError(400, `${field} must be a non-empty string of at most 200 characters`);
+  return value.trim();
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -143,10 +150,7 @@ export class RestApi {
     const user = await this.caller(req);
     if (path === '/api/agents/' && method === 'POST') {
       const body = await readJson(req);
-      const name = body.name;
-      if (typeof name !== 'string' || name.trim() === '' || name.length > 200)
-        throw new HttpError(400, 'name must be a non-empty string of at most 200 characters');
-      const row = await store.createAgent(name.trim());
+      const row = await store.createAgent(requiredText(body.name, 'name'));
       return send(res, 201, agentRecord(row, this.hub.heartbeatIntervalMs, this.hub.inactiveAfterMissed));
     }
     if (path === '/api/agents/' && method === 'GET') {
@@ -211,10 +215,9 @@ export class RestApi {
     if (path === '/api/licenses/' && method === 'POST') {
       const body = await readJson(req);
       const days = body.days ?? 365;
-      if (typeof body.sub !== 'string' || body.sub.trim() === '' || body.sub.length > 200)
-        throw new HttpError(400, 'sub must be a non-empty string of at most 200 characters');
+      const sub = requiredText(body.sub, 'sub');
       if (typeof days !== 'number' || !(days > 0 && days <= 36500)) throw new HttpError(400, 'days must be a number above 0 and at most 36500');
-      return send(res, 201, { license: await this.hub.license(body.sub.trim(), Math.round(days * 86400)) });
+      return send(res, 201, { license: this.hub.license(sub, Math.round(days * 86400)) });
     }
     if (path === '/api/users/me/keys/' && method === 'POST') {
       const body = await readJson(req);
