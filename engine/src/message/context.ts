@@ -67,7 +67,9 @@ export function contextKey<T>(name: string, opts: ContextKeyOptions = {}): Conte
 /** The values of one message's ctx (and of its copies). */
 export class MessageContext {
   private readonly values = new Map<ContextKey<unknown>, unknown>();
-  /** Keys set or deleted since `trackWrites()` (a worker reports those back). */
+  /** Whether writes are remembered (see `trackWrites()`). */
+  private tracking = false;
+  /** Keys set or deleted since `trackWrites()` (a worker reports those back); made at the first. */
   private written: Set<ContextKey<unknown>> | undefined;
 
   get<T>(key: ContextKey<T>): T | undefined {
@@ -81,11 +83,11 @@ export class MessageContext {
   /** Sets a value; set it again after changing a value object in place, so that the change crosses back. */
   set<T>(key: ContextKey<T>, value: T): void {
     this.values.set(key as ContextKey<unknown>, value);
-    this.written?.add(key as ContextKey<unknown>);
+    if (this.tracking) (this.written ??= new Set()).add(key as ContextKey<unknown>);
   }
 
   delete(key: ContextKey<unknown>): void {
-    if (this.values.delete(key)) this.written?.add(key);
+    if (this.values.delete(key) && this.tracking) (this.written ??= new Set()).add(key);
   }
 
   /** The crossing values, by key name, as they go to a worker (undefined when there are none). For the runtime. */
@@ -97,7 +99,8 @@ export class MessageContext {
 
   /** From now on, remembers which keys are set or deleted (a worker, for what goes back). For the runtime. */
   trackWrites(): void {
-    this.written = new Set();
+    this.tracking = true;
+    this.written = undefined;
   }
 
   /**
@@ -105,7 +108,7 @@ export class MessageContext {
    * `[name]` for one deleted (undefined when none). For the runtime.
    */
   crossingWrites(): CtxWrites | undefined {
-    if (this.written === undefined || this.written.size === 0) return undefined;
+    if (this.written === undefined) return undefined;
     let out: CtxWrites | undefined;
     for (const k of this.written) {
       if (!k.crossesThreads) continue;

@@ -13,11 +13,14 @@ const POOL_SAMPLE_EVERY = 4096;
 const WARM_UP = 8;
 
 /**
- * Where a pipeline batch runs when `threads` > 1: inline on this thread while processing a
- * batch costs less than a round trip to a worker would add (the pool's measured hop cost), on
- * the pool when it costs more. A noop pipeline so never pays a hop it cannot win back, and a
- * CPU-heavy one spreads over the workers. Both costs are measured as batches run, and the road
- * not taken is sampled now and then, so the choice follows the load.
+ * Where a pipeline batch runs when `threads` > 1. This thread is one of the pipelines and the
+ * pool holds the others (threads - 1 workers): a batch runs inline while processing it costs
+ * less than a round trip to a worker would add (the pool's measured hop cost), so a noop
+ * pipeline never pays a hop it cannot win back; when it costs more, it goes to an idle worker,
+ * and when every worker is busy this thread processes it itself. So N threads are N pipelines on
+ * N cores, not N workers contending with a main thread that has little to do. Both costs are
+ * measured as batches run, and the road not taken is sampled now and then, so the choice follows
+ * the load.
  *
  * Inline cost is the synchronous time the chain takes: a processor that waits on I/O costs this
  * thread little and stays inline, which is right, since a worker would wait the same.
@@ -35,7 +38,7 @@ export class PipelineDispatch {
   process(batch: Batch): Promise<Batch[]> {
     const n = ++this.batches;
     const cheaper = this.inlineNs < this.pool.hopNs;
-    const inline = n <= WARM_UP || (cheaper ? n % POOL_SAMPLE_EVERY !== 0 : n % INLINE_SAMPLE_EVERY === 0);
+    const inline = n <= WARM_UP || (cheaper ? n % POOL_SAMPLE_EVERY !== 0 : n % INLINE_SAMPLE_EVERY === 0 || this.pool.busy);
     if (!inline) return this.pool.process(batch);
     const t0 = process.hrtime.bigint();
     const out = runProcessors(this.processors, batch);
@@ -45,6 +48,12 @@ export class PipelineDispatch {
     // any one batch; a chain that really got dearer shows it batch after batch).
     const prev = this.inlineNs;
     this.inlineNs = prev < 0 || ns < prev ? ns : Math.min(prev * 1.25, prev + (ns - prev) / 8);
-    return out;
+    // While workers hold batches, their results get in (a macrotask) before this thread takes
+    // more work: a chain of inline batches runs in microtasks and would keep them out.
+    return this.pool.working ? out.then(afterMacrotask) : out;
   }
+}
+
+function afterMacrotask<T>(value: T): Promise<T> {
+  return new Promise((resolve) => setImmediate(resolve, value));
 }

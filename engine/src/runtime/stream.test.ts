@@ -230,7 +230,7 @@ output: { test_sink: { name: t1 } }
 });
 
 describe('stream: worker threads', () => {
-  it('dispatch auto: a cheap chain runs inline (no hop), a CPU-heavy one moves to the workers', async () => {
+  it('dispatch auto: a cheap chain runs inline (no hop), a CPU-heavy one is shared by the worker and this thread', async () => {
     const cheap = streamOf(`
 input: { test_source: { name: da1, count: 2000, batch_size: 10 } }
 pipeline: { threads: 2, processors: [ { test_upper: {} } ] }
@@ -253,7 +253,10 @@ output: { test_sink: { name: da2 } }
     const heavyOut = all('da2');
     assert.equal(heavyOut.length, 1200);
     const onWorkers = heavyOut.filter((x) => x.split('@')[1] !== '0').length;
-    assert.ok(onWorkers >= 1200 * 0.75, `a heavy chain goes to the workers: ${onWorkers} of 1200`);
+    // threads 2 is one worker and this thread: the worker holds two batches, this thread runs the
+    // third when it comes (both share the work, neither takes all of it).
+    assert.ok(onWorkers >= 1200 * 0.25, `a heavy chain goes to the workers: ${onWorkers} of 1200`);
+    assert.ok(onWorkers <= 1200 * 0.9, `this thread processes a heavy chain too while the worker is busy: ${1200 - onWorkers} of 1200`);
   });
 
   it('a processor that cannot be built on a worker thread is a start-up error naming it', async () => {

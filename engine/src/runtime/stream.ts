@@ -129,10 +129,12 @@ export class Stream implements Lifecycle {
       telemetry: { metrics: obs.metrics.enabled, tracing: obs.tracer.enabled },
     };
     // Workers' counts and processor spans come back with each result to this thread's registry.
-    this.pool = new WorkerPool(this.threads, data, obs.active ? obs : undefined);
+    // dispatch pool: every batch on `threads` workers; auto: this thread is one of the pipelines.
+    const toPool = c.pipeline.dispatch === 'pool';
+    this.pool = new WorkerPool(toPool ? this.threads : this.threads - 1, data, obs.active ? obs : undefined);
     const pool = this.pool;
-    if (c.pipeline.dispatch === 'pool') return (b) => pool.process(b);
-    // Inline while a batch costs less than the hop, on the pool when it costs more (measured).
+    if (toPool) return (b) => pool.process(b);
+    // Inline while a batch costs less than the hop; else on an idle worker, or here when all are busy.
     const dispatch = new PipelineDispatch(processors, pool);
     return (b) => dispatch.process(b);
   }
@@ -176,9 +178,10 @@ export class Stream implements Lifecycle {
     const sink = this.sink!;
     try {
       let failure: InputFailedError | undefined;
-      // Lanes: transactions processed at once (pool: two per worker; an input whose transactions
-      // are independent may ask for more, on this thread too).
-      const lanes = Math.max(this.pool ? this.threads * 2 : 1, input.concurrency ?? 1);
+      // Lanes: transactions processed at once (what the workers hold, and one more for this thread
+      // when it is a pipeline too; an input whose transactions are independent may ask for more).
+      const pipelines = this.pool ? this.pool.capacity + (this.opts.config.pipeline.dispatch === 'pool' ? 0 : 1) : 1;
+      const lanes = Math.max(pipelines, input.concurrency ?? 1);
       this.loop = lanes > 1 ? this.runLanes(input, sink, process, lanes) : this.runInline(input, sink, process);
       try {
         await this.loop;

@@ -33,8 +33,8 @@ export interface EncodedResult {
    * ctx on the main thread (so a result stored for a message that was then filtered comes back too).
    */
   ctx?: Array<CtxWrites | undefined>;
-  /** Nanoseconds the worker spent in the processors: the rest of the round trip is the hop. */
-  workNs?: number;
+  /** Nanoseconds the worker spent on the task around them (decoding, ctx, encoding): its share of the hop. */
+  overheadNs?: number;
 }
 
 /** Encodes a batch; `originOf` gives each message's origin index (only on the way back). */

@@ -6,6 +6,9 @@ import { crossingCtxOf, decodeBatch, encodeBatch, type EncodedResult } from './b
 import { spansFromCalls } from './call-log.js';
 import type { WorkerData } from './worker-data.js';
 
+/** Tasks a worker holds at once: the one it runs and the next. */
+const TASKS_PER_WORKER = 2;
+
 /**
  * The pipeline processors on a piscina pool: created once, each worker builds its chain once,
  * and whole batches travel (contents as one transferred buffer). Of each message's ctx only
@@ -16,16 +19,19 @@ import type { WorkerData } from './worker-data.js';
 export class WorkerPool {
   private readonly pool: Piscina;
   /**
-   * What a round trip costs beyond the processors' own work (encoding, message passing,
-   * decoding), in nanoseconds; 30 µs, as measured here, until a task says (see sampleHop).
+   * What a round trip costs in CPU beyond the processors' own work: encoding, posting and decoding
+   * here, decoding and encoding on the worker; in nanoseconds. 30 µs, as measured here, until a
+   * task says. CPU, not latency: while this thread is busy a result waits, but that wait costs
+   * nothing.
    */
   hopNs = 30_000;
-  /** Tasks sent and not yet back: a task that had to queue for a worker says nothing about the hop. */
+  /** Tasks sent and not yet back. */
   private inFlight = 0;
 
   /** `obs` receives the workers' metric deltas and processor spans with each result. */
   constructor(
-    private readonly threads: number,
+    /** The number of workers. */
+    readonly threads: number,
     data: WorkerData,
     private readonly obs?: Observability,
   ) {
@@ -37,16 +43,31 @@ export class WorkerPool {
       // Plain message passing: an idle worker's event loop keeps running its timers (Atomics
       // waits would freeze it), and measured as fast as 'sync' for batch-sized tasks.
       atomics: 'disabled',
+      // A worker holds its next task while it runs one: it never idles waiting for this thread
+      // (busy with an inline batch or the input) to take a result and send more.
+      concurrentTasksPerWorker: TASKS_PER_WORKER,
       workerData: data,
     });
   }
 
-  /**
-   * A round trip also waits for this thread whenever it was busy (an inline batch, the input), so
-   * samples run high by noise: the estimate follows a lower sample at once and a higher one slowly.
-   */
+  /** The hop estimate follows a lower sample at once, a higher one slowly (a GC can land in any one task). */
   private sampleHop(ns: number): void {
     this.hopNs = ns < this.hopNs ? ns : this.hopNs + (ns - this.hopNs) / 64;
+  }
+
+  /** The tasks the workers hold at once. */
+  get capacity(): number {
+    return this.threads * TASKS_PER_WORKER;
+  }
+
+  /** True while every worker has its tasks (another one would queue). */
+  get busy(): boolean {
+    return this.inFlight >= this.capacity;
+  }
+
+  /** True while some task is out on a worker. */
+  get working(): boolean {
+    return this.inFlight > 0;
   }
 
   /**
@@ -64,16 +85,17 @@ export class WorkerPool {
 
   async process(batch: Batch): Promise<Batch[]> {
     const t0 = process.hrtime.bigint();
-    const clean = this.inFlight < this.threads;
     const task = encodeBatch(batch);
     const ctx = crossingCtxOf(batch);
     if (ctx) task.ctx = ctx;
     if (this.obs?.traced(batch)) task.trace = true;
     let result: EncodedResult;
     this.inFlight++;
+    let sent = 0n;
     try {
-      result = (await this.pool.run(task, { transferList: [task.buf] })) as EncodedResult;
-      if (clean && result.workNs !== undefined) this.sampleHop(Math.max(0, Number(process.hrtime.bigint() - t0) - result.workNs));
+      const running = this.pool.run(task, { transferList: [task.buf] });
+      sent = process.hrtime.bigint() - t0;
+      result = (await running) as EncodedResult;
     } catch (err) {
       if (err instanceof Error && err.name === 'DataCloneError') {
         throw new SvcError(
@@ -86,6 +108,7 @@ export class WorkerPool {
     } finally {
       this.inFlight--;
     }
+    const t1 = process.hrtime.bigint();
     if (result.metrics !== undefined) this.obs?.fromWorker(result.metrics);
     if (result.calls !== undefined && this.obs?.tracer.enabled) spansFromCalls(this.obs.tracer, batch, result.calls);
     if (result.ctx) {
@@ -105,6 +128,7 @@ export class WorkerPool {
       }
       out.push(b);
     }
+    if (result.overheadNs !== undefined) this.sampleHop(Number(sent + process.hrtime.bigint() - t1) + result.overheadNs);
     return out;
   }
 

@@ -60,6 +60,7 @@ export default async function process(task: EncodedBatch | Warmup): Promise<unkn
     return threadId;
   }
   const processors = await (chain ??= build());
+  const start = hrtime.bigint();
   const batch = decodeBatch(task);
   // Each message gets a ctx of its own here: its origin, the task's call log when traced, and the
   // crossing values it had on the main thread. What processors then set or delete on it goes back.
@@ -77,7 +78,7 @@ export default async function process(task: EncodedBatch | Warmup): Promise<unkn
   const t0 = hrtime.bigint();
   const out = await runProcessors(processors, batch);
   const workNs = Number(hrtime.bigint() - t0);
-  const result: EncodedResult = { batches: out.map((b) => encodeBatch(b, originOf)), workNs };
+  const result: EncodedResult = { batches: out.map((b) => encodeBatch(b, originOf)) };
   let writes: Array<CtxWrites | undefined> | undefined;
   for (let i = 0; i < ctxs.length; i++) {
     const w = ctxs[i]!.crossingWrites();
@@ -87,5 +88,6 @@ export default async function process(task: EncodedBatch | Warmup): Promise<unkn
   const delta = recorder?.drain();
   if (delta) result.metrics = delta;
   if (calls?.length) result.calls = calls;
+  result.overheadNs = Number(hrtime.bigint() - start) - workNs;
   return transferable(result);
 }
