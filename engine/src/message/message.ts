@@ -45,6 +45,18 @@ export class Message {
   }
 
   /**
+   * A message with `metadata` shared copy-on-write (no copy now; the first write copies it): for
+   * an input that gives many messages the same metadata, or builds a Map for a message anyway.
+   * The caller must not change the map afterwards.
+   */
+  static sharingMeta(content: Buffer | string, metadata: Map<string, MetaValue>): Message {
+    const m = new Message(content);
+    m._meta = metadata;
+    m._metaShared = true;
+    return m;
+  }
+
+  /**
    * A message whose content is `buf[start, end)`, without making a Buffer view for it until
    * someone reads `content` (inputs that split big chunks, and the thread codec, use it).
    */

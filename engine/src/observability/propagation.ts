@@ -70,13 +70,13 @@ export function formatUberTraceId(ctx: TraceContext): string {
 /** Headers as node's `IncomingHttpHeaders`, a plain record in any case, or a fetch `Headers`. */
 export type HeaderCarrier = Record<string, string | string[] | undefined> | { get(name: string): string | null | undefined };
 
-function header(headers: HeaderCarrier, name: string): string | undefined {
+function header(headers: HeaderCarrier, name: string, keysLowerCase: boolean): string | undefined {
   if (typeof (headers as { get?: unknown }).get === 'function') {
     return (headers as { get(name: string): string | null | undefined }).get(name) ?? undefined;
   }
   const rec = headers as Record<string, string | string[] | undefined>;
   let v = rec[name];
-  if (v === undefined) {
+  if (v === undefined && !keysLowerCase) {
     for (const k in rec) {
       if (k.toLowerCase() === name) {
         v = rec[k];
@@ -90,10 +90,14 @@ function header(headers: HeaderCarrier, name: string): string | undefined {
 
 /**
  * Extracts the remote parent from HTTP headers: W3C `traceparent` (with `tracestate`) first,
- * else `uber-trace-id`. Undefined when neither holds a valid context.
+ * else `uber-trace-id`. Undefined when neither holds a valid context. `keysLowerCase`: the
+ * record's names are lower-case already (node's `req.headers`), so an absent header is not
+ * looked for in other cases (a request without trace headers costs three lookups, not a scan).
  */
-export function extractTraceHeaders(headers: HeaderCarrier): TraceContext | undefined {
-  return parseTraceparent(header(headers, 'traceparent'), header(headers, 'tracestate')) ?? parseUberTraceId(header(headers, 'uber-trace-id'));
+export function extractTraceHeaders(headers: HeaderCarrier, keysLowerCase = false): TraceContext | undefined {
+  const traceparent = header(headers, 'traceparent', keysLowerCase);
+  const w3c = traceparent === undefined ? undefined : parseTraceparent(traceparent, header(headers, 'tracestate', keysLowerCase));
+  return w3c ?? parseUberTraceId(header(headers, 'uber-trace-id', keysLowerCase));
 }
 
 /** The propagation fields of a context, as a text map: `traceparent`, `tracestate`, `uber-trace-id`. */

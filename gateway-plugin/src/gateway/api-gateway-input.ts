@@ -251,7 +251,7 @@ export class ApiGatewayInput implements Input {
     exchange.loop = (from, body) => this.loop(exchange, from, body);
     msg.ctx.set(LIVE_EXCHANGE, exchange);
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
-    const parent = extractTraceHeaders(req.headers);
+    const parent = extractTraceHeaders(req.headers, true);
     if (parent) setTraceParent(msg, parent);
     res.once('finish', () => this.metrics.answered(api.id, res.statusCode, started));
     if (

@@ -141,7 +141,8 @@ function lengthRequired(req: Req): boolean {
 function sendRendered(req: Req, res: Res, r: RenderedResponse, close: boolean): void {
   if (res.headersSent || (res as { writableEnded?: boolean }).writableEnded) return;
   const headers: Record<string, string | string[] | number> = {};
-  for (const [k, v] of Object.entries(r.headers)) {
+  for (const k in r.headers) {
+    const v = r.headers[k]!;
     const lk = k.toLowerCase();
     // Connection-level headers are HTTP/1 only (HTTP/2 refuses them).
     if (req.httpVersionMajor >= 2 && (lk === 'connection' || lk === 'keep-alive' || lk === 'transfer-encoding')) continue;
@@ -306,7 +307,8 @@ export class HttpServerInput implements Input {
     void this.handle(
       req,
       res,
-      { method: (req.method ?? 'GET').toUpperCase(), path, query, headers: req.headers, remoteAddress: req.socket?.remoteAddress, socket: req.socket },
+      // node:http and node:http2 give the method as sent, and accept upper-case methods only.
+      { method: req.method ?? 'GET', path, query, headers: req.headers, remoteAddress: req.socket?.remoteAddress, socket: req.socket },
       params,
     );
   }
@@ -338,7 +340,7 @@ export class HttpServerInput implements Input {
       return answer(req, res, 400, 'Bad request\n');
     }
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of each message's root span.
-    const parent = extractTraceHeaders(req.headers);
+    const parent = extractTraceHeaders(req.headers, true);
     if (parent) for (const m of batch) setTraceParent(m, parent);
     this.deliver(req, res, batch, deadline);
   }
@@ -348,7 +350,7 @@ export class HttpServerInput implements Input {
     const type = req.headers['content-type'];
     const contents = isMultipart(type) ? parseMultipart(body, type!).map((p) => p.body) : [body];
     const batch: Batch = new Array(contents.length);
-    for (let i = 0; i < contents.length; i++) batch[i] = new Message(contents[i]!, meta);
+    for (let i = 0; i < contents.length; i++) batch[i] = Message.sharingMeta(contents[i]!, meta);
     return batch;
   }
 

@@ -15,14 +15,15 @@ export interface RequestInfo {
   method: string;
   /** The decoded path. */
   path: string;
-  query: URLSearchParams;
+  /** The query parameters; undefined when the target has no query. */
+  query: URLSearchParams | undefined;
   headers: IncomingHttpHeaders;
   remoteAddress: string | undefined;
   socket: unknown;
 }
 
 /** Splits a request target into its decoded path and its query. */
-export function splitTarget(url: string | undefined): { path: string; query: URLSearchParams } {
+export function splitTarget(url: string | undefined): { path: string; query: URLSearchParams | undefined } {
   let target = url ?? '/';
   if (!target.startsWith('/')) {
     try {
@@ -35,10 +36,8 @@ export function splitTarget(url: string | undefined): { path: string; query: URL
   const hash = target.indexOf('#');
   if (hash >= 0) target = target.slice(0, hash);
   const q = target.indexOf('?');
-  return {
-    path: safeDecode(q < 0 ? target : target.slice(0, q)),
-    query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)),
-  };
+  if (q < 0) return { path: target.includes('%') ? safeDecode(target) : target, query: undefined };
+  return { path: safeDecode(target.slice(0, q)), query: new URLSearchParams(target.slice(q + 1)) };
 }
 
 /** `::ffff:127.0.0.1` (an IPv4 client of a dual-stack socket) is `127.0.0.1`, as Go reports it. */
@@ -83,38 +82,42 @@ function canonical(name: string): string {
   return c;
 }
 
-/** Fills `meta` for a request (`withRequestLine`: path, verb and remote IP, not for websockets). */
-export function requestMetadata(info: RequestInfo, params: Record<string, string>, withRequestLine: boolean): Record<string, MetaValue> {
-  const meta: Record<string, MetaValue> = {};
-  meta['http_server_user_agent'] = (info.headers['user-agent'] as string | undefined) ?? '';
+/** The metadata of a request (`withRequestLine`: path, verb and remote IP, not for websockets). */
+export function requestMetadata(info: RequestInfo, params: Record<string, string>, withRequestLine: boolean): Map<string, MetaValue> {
+  const meta = new Map<string, MetaValue>();
+  meta.set('http_server_user_agent', (info.headers['user-agent'] as string | undefined) ?? '');
   if (withRequestLine) {
-    meta['http_server_request_path'] = info.path;
-    meta['http_server_verb'] = info.method;
+    meta.set('http_server_request_path', info.path);
+    meta.set('http_server_verb', info.method);
     const ip = plainIp(info.remoteAddress);
-    if (ip) meta['http_server_remote_ip'] = ip;
+    if (ip) meta.set('http_server_remote_ip', ip);
   }
   const tls = info.socket as Partial<TLSSocket> | undefined;
   if (withRequestLine && tls && typeof tls.getProtocol === 'function' && tls.encrypted) {
-    meta['http_server_tls_version'] = tls.getProtocol() ?? '';
+    meta.set('http_server_tls_version', tls.getProtocol() ?? '');
     const cipher = tls.getCipher?.();
-    if (cipher) meta['http_server_tls_cipher_suite'] = cipher.standardName || cipher.name;
+    if (cipher) meta.set('http_server_tls_cipher_suite', cipher.standardName || cipher.name);
     if (tls.authorized) {
       const peer = tls.getPeerCertificate?.();
-      if (peer && peer.subject) meta['http_server_tls_subject'] = subjectString(peer.subject as unknown as Record<string, string>);
+      if (peer && peer.subject) meta.set('http_server_tls_subject', subjectString(peer.subject as unknown as Record<string, string>));
     }
   }
-  for (const [k, v] of Object.entries(info.headers)) {
-    if (v === undefined || k.startsWith(':')) continue;
-    meta[canonical(k)] = Array.isArray(v) ? (v[0] ?? '') : v;
+  const headers = info.headers;
+  for (const k in headers) {
+    const v = headers[k];
+    if (v === undefined || k.charCodeAt(0) === 58 /* ':' */) continue;
+    meta.set(canonical(k), Array.isArray(v) ? (v[0] ?? '') : v);
   }
-  const seen = new Set<string>();
-  if (info.query.size)
+  if (info.query?.size) {
+    const seen = new Set<string>();
     for (const [k, v] of info.query) {
       if (seen.has(k)) continue;
       seen.add(k);
-      meta[k] = v;
+      meta.set(k, v);
     }
-  for (const [k, v] of Object.entries(params)) meta[k] = v;
-  for (const [k, v] of parseCookies(info.headers.cookie as string | undefined)) meta[k] = v;
+  }
+  for (const k in params) meta.set(k, params[k]!);
+  const cookie = headers.cookie as string | undefined;
+  if (cookie) for (const [k, v] of parseCookies(cookie)) meta.set(k, v);
   return meta;
 }

@@ -81,6 +81,9 @@ export function detectContentType(body: Buffer): string {
   return 'text/plain; charset=utf-8';
 }
 
+/** The answer of a request without replies (shared: never changed). */
+const EMPTY_200: RenderedResponse = Object.freeze({ status: 200, headers: Object.freeze({}), body: Buffer.alloc(0) });
+
 /** Turns stored replies into the answer of one request, with the input's `sync_response` config. */
 export class ResponseRenderer {
   private readonly status: Interpolation;
@@ -102,7 +105,7 @@ export class ResponseRenderer {
    * interpolation fails or is not a number (the caller answers 502).
    */
   render(replies: Answer[]): RenderedResponse {
-    if (replies.length === 0) return { status: 200, headers: {}, body: Buffer.alloc(0) };
+    if (replies.length === 0) return EMPTY_200;
     const first = replies[0]!;
     if (!isResponseReply(first)) return { status: first.status, headers: { ...(first.headers ?? {}) }, body: bodyBuffer(first.body) };
     const batch = replies.map((r) => (isResponseReply(r) ? responseMessage(r) : new Message(bodyBuffer(r.body))));

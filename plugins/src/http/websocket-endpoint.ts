@@ -50,7 +50,7 @@ export class WebsocketEndpoint {
     });
   }
 
-  private async serve(ws: WebSocket, meta: Record<string, MetaValue>): Promise<void> {
+  private async serve(ws: WebSocket, meta: Map<string, MetaValue>): Promise<void> {
     const log = this.opts.log;
     if (this.opts.welcome)
       ws.send(Buffer.from(this.opts.welcome), { binary: true }, (err) => err && log.error(`Failed to send welcome message: ${err.message}`));
@@ -82,7 +82,7 @@ export class WebsocketEndpoint {
       }
       // Delivered at least once: a nacked payload is sent again until it is acked or the socket goes.
       for (;;) {
-        const msg = new Message(payload, meta);
+        const msg = Message.sharingMeta(payload, meta);
         const store = new ResultStore<Answer>([msg]);
         const err = await new Promise<Error | undefined>((resolve) => this.opts.submit({ batch: [msg], ack: (e?: Error) => resolve(e) }));
         if (!err) {
