@@ -25,6 +25,7 @@ import {
   redactUrl,
 } from '@svc/engine';
 import { BasicAuth } from './basic-auth.js';
+import { dispatchBuffered, type BufferedResponse } from './buffered-response.js';
 import type { clientFields } from './client-spec.js';
 import { RequestFailedError, ResponseTooLargeError, UnexpectedStatusError } from './errors.js';
 import { JwtAuth } from './jwt-auth.js';
@@ -43,11 +44,7 @@ export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 /** Idle keep-alive connections are kept this long. */
 const KEEP_ALIVE_MS = 30_000;
 
-export interface ClientResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
+export type ClientResponse = BufferedResponse;
 
 export interface StreamResponse {
   status: number;
@@ -176,42 +173,23 @@ export class HttpClient {
     this.dump?.(dumpRequest(req));
     const started = this.timeoutMs > 0 ? Date.now() : 0;
     try {
-      const res = await this.dispatcher.request({
-        origin: req.url.origin,
-        path: req.url.pathname + req.url.search,
-        method: req.method as Dispatcher.HttpMethod,
-        headers: req.headers,
-        body: req.body,
-        headersTimeout: this.timeoutMs || undefined,
-        bodyTimeout: this.timeoutMs || undefined,
-      });
-      const lengthHeader = res.headers['content-length'];
-      const declared = typeof lengthHeader === 'string' && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : -1;
-      if (declared > MAX_RESPONSE_BYTES) {
-        res.body.destroy();
-        throw new ResponseTooLargeError(target(), MAX_RESPONSE_BYTES);
-      }
-      let body: Buffer;
-      if (declared >= 0) {
-        // The length is known and within the limit: undici's own consumer is the fastest way.
-        body = Buffer.from(await res.body.arrayBuffer());
-      } else {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const c of res.body) {
-          size += (c as Buffer).length;
-          if (size > MAX_RESPONSE_BYTES) {
-            res.body.destroy();
-            throw new ResponseTooLargeError(target(), MAX_RESPONSE_BYTES);
-          }
-          chunks.push(c as Buffer);
-        }
-        body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      }
+      const res = await dispatchBuffered(
+        this.dispatcher,
+        {
+          origin: req.url.origin,
+          path: req.url.pathname + req.url.search,
+          method: req.method as Dispatcher.HttpMethod,
+          headers: req.headers,
+          body: req.body,
+          headersTimeout: this.timeoutMs || undefined,
+          bodyTimeout: this.timeoutMs || undefined,
+        },
+        MAX_RESPONSE_BYTES,
+        () => new ResponseTooLargeError(target(), MAX_RESPONSE_BYTES),
+      );
       if (started && Date.now() - started > this.timeoutMs) throw new Error(`timed out after ${this.timeoutMs}ms`);
-      const out = { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body };
-      this.dump?.(dumpResponse(out));
-      return out;
+      this.dump?.(dumpResponse(res));
+      return res;
     } catch (err) {
       if (err instanceof ResponseTooLargeError) throw err;
       const code = (err as { code?: string }).code;
