@@ -64,7 +64,10 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
     if (this.body !== undefined && end <= this.body.length) chunk.copy(this.body, this.size);
     else {
       // No length, or more bytes than it declared (undici refuses those; kept safe anyway).
-      if (this.body !== undefined) ((this.chunks = [this.body.subarray(0, this.size)]), (this.body = undefined));
+      if (this.body !== undefined) {
+        this.chunks = [this.body.subarray(0, this.size)];
+        this.body = undefined;
+      }
       (this.chunks ??= []).push(chunk);
     }
     this.size = end;
