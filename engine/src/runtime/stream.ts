@@ -8,7 +8,7 @@ import type { Observability } from '../observability/observability.js';
 import type { Lifecycle } from '../plugin/lifecycle.js';
 import type { Registry } from '../plugin/registry.js';
 import type { Processor, ServiceRoutes } from '../plugin/types.js';
-import { WorkerPool } from '../workers/worker-pool.js';
+import type { WorkerPool } from '../workers/worker-pool.js';
 import { Builder } from './builder.js';
 import { Channel } from './channel.js';
 import { PipelineDispatch } from './pipeline-dispatch.js';
@@ -103,7 +103,7 @@ export class Stream implements Lifecycle {
       const processors = await this.builder.processors(c.pipeline.processors);
       this.sink = await this.builder.sink(c.output);
       this.input = await this.builder.source(c.input);
-      this.process = this.pipeline(processors);
+      this.process = await this.pipeline(processors);
       await this.pool?.ready();
       if (!this.opts.observability) await this.builder.obs.start();
     } catch (err) {
@@ -112,7 +112,7 @@ export class Stream implements Lifecycle {
     }
   }
 
-  private pipeline(processors: Processor[]): Process {
+  private async pipeline(processors: Processor[]): Promise<Process> {
     const c = this.opts.config;
     const procs = c.pipeline.processors;
     const obs = this.builder.obs;
@@ -131,6 +131,8 @@ export class Stream implements Lifecycle {
     // Workers' counts and processor spans come back with each result to this thread's registry.
     // dispatch pool: every batch on `threads` workers; auto: this thread is one of the pipelines.
     const toPool = c.pipeline.dispatch === 'pool';
+    // piscina loads only for a stream that has workers (it costs every other one start-up time).
+    const { WorkerPool } = await import('../workers/worker-pool.js');
     this.pool = new WorkerPool(toPool ? this.threads : this.threads - 1, data, obs.active ? obs : undefined);
     const pool = this.pool;
     if (toPool) return (b) => pool.process(b);

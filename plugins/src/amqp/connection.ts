@@ -3,7 +3,8 @@
  * broker: URLs tried in order until one connects (failover), with the password redacted from
  * every error. The runtime owns reconnection (NotConnectedError, back-off); this only dials.
  */
-import amqplib, { type ChannelModel } from 'amqplib';
+import type * as Amqplib from 'amqplib';
+import type { ChannelModel } from 'amqplib';
 import { ErrorCode, SvcError, errorMessage, f, redactUrl, scrubSecrets, type Logger } from '@svc/engine';
 import { tlsConnectOptions, tlsSpec, type TlsConfig } from '../tls/tls-options.js';
 
@@ -83,9 +84,11 @@ export class Dialer {
   /** Connects to the first URL that answers; throws naming every URL tried (redacted) and why. */
   async dial(): Promise<{ model: ChannelModel; url: string }> {
     const failures: string[] = [];
+    // Loaded at the first dial, not at start-up (a stream without amqp has no use for it).
+    const amqplib = (await import('amqplib')).default as unknown as typeof Amqplib;
     for (const url of this.urls) {
       try {
-        const model = await amqplib.connect(withHeartbeat(url), this.socketOptions(url));
+        const model = await amqplib.connect(withHeartbeat(url), this.socketOptions(amqplib, url));
         return { model, url };
       } catch (err) {
         failures.push(`${redactUrl(url)}: ${describeBrokerError(this.scrub(errorMessage(err)))}`);
@@ -96,14 +99,14 @@ export class Dialer {
     return Promise.reject(new Error(`${this.component}: ${which} ${failures.join('; ')}`));
   }
 
-  private socketOptions(url: string): Parameters<typeof amqplib.connect>[1] {
+  private socketOptions(amqplib: typeof Amqplib, url: string): Parameters<typeof Amqplib.connect>[1] {
     const opts: Record<string, unknown> = { timeout: CONNECT_TIMEOUT_MS, noDelay: true };
     if (this.tls && /^amqps:/i.test(url)) {
       Object.assign(opts, this.tls);
       // Client certificates and no user in the URL: authenticate with the certificate.
       if (this.tls.cert !== undefined && !/^amqps:\/\/[^/?#]*@/i.test(url)) opts.credentials = amqplib.credentials.external();
     }
-    return opts as Parameters<typeof amqplib.connect>[1];
+    return opts as Parameters<typeof Amqplib.connect>[1];
   }
 }
 

@@ -4,7 +4,8 @@
  * member leads the group hands every member exactly those. Offsets are then committed under
  * the group like any member's, and members asking for different partitions share one group.
  */
-import { AssignerProtocol, type Assigner, type PartitionAssigner } from 'kafkajs';
+import type { Assigner, PartitionAssigner } from 'kafkajs';
+import { kafkajs } from './kafkajs.js';
 
 /** The protocol name every explicit-partition member of a group announces. */
 export const EXPLICIT_ASSIGNER = 'SvcExplicitPartitions';
@@ -34,7 +35,7 @@ export function explicitAssigner(wanted: ReadonlyMap<string, readonly number[]>)
     version: VERSION,
     async assign({ members }) {
       return members.map(({ memberId, memberMetadata }) => {
-        const asked = decodeWanted(AssignerProtocol.MemberMetadata.decode(memberMetadata)?.userData ?? Buffer.alloc(0));
+        const asked = decodeWanted(kafkajs().AssignerProtocol.MemberMetadata.decode(memberMetadata)?.userData ?? Buffer.alloc(0));
         const assignment: Wanted = {};
         for (const [topic, parts] of Object.entries(asked)) {
           // Only partitions that exist: a member asking for more was told so when it connected.
@@ -42,11 +43,11 @@ export function explicitAssigner(wanted: ReadonlyMap<string, readonly number[]>)
           const given = parts.filter((p) => known.has(p));
           if (given.length > 0) assignment[topic] = given;
         }
-        return { memberId, memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: VERSION, assignment, userData: Buffer.alloc(0) }) };
+        return { memberId, memberAssignment: kafkajs().AssignerProtocol.MemberAssignment.encode({ version: VERSION, assignment, userData: Buffer.alloc(0) }) };
       });
     },
     protocol({ topics }) {
-      return { name: EXPLICIT_ASSIGNER, metadata: AssignerProtocol.MemberMetadata.encode({ version: VERSION, topics, userData }) };
+      return { name: EXPLICIT_ASSIGNER, metadata: kafkajs().AssignerProtocol.MemberMetadata.encode({ version: VERSION, topics, userData }) };
     },
   });
 }

@@ -3,7 +3,8 @@
  * (`addresses`, `client_id`, `target_version`, `rack_id`, `tls`, `sasl`) and the kafkajs client
  * built from them, logging through the component's logger with secrets left out.
  */
-import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
+import type { Kafka, KafkaConfig, LogEntry, SASLOptions } from 'kafkajs';
+import { kafkajs } from './kafkajs.js';
 import { ErrorCode, SvcError, f, type Infer, type Logger } from '@svc/engine';
 import { tlsConnectOptions, tlsSpec } from '../tls/tls-options.js';
 import { registerCompressionCodecs } from './compression.js';
@@ -76,11 +77,12 @@ function sasl(conf: ClientConfig['sasl']): SASLOptions | undefined {
 }
 
 type Level = 'warn' | 'debug' | 'trace';
+/** Our level for a kafkajs level (its `logLevel` numbers: ERROR 1, WARN 2, INFO 4, DEBUG 5). */
 const levels: Record<number, Level> = {
-  [logLevel.ERROR]: 'warn',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'debug', // kafkajs is chatty at info (every join, every commit): our debug
-  [logLevel.DEBUG]: 'trace',
+  1: 'warn',
+  2: 'warn',
+  4: 'debug', // kafkajs is chatty at info (every join, every commit): our debug
+  5: 'trace',
 };
 const levelNames = { warn: 'WARN', debug: 'DEBUG', trace: 'TRACE' } as const;
 
@@ -115,7 +117,7 @@ export function kafkaOptions(conf: ClientConfig, logger: Logger, extra: Partial<
     brokers,
     ...(ssl ? { ssl } : {}),
     ...(conf.sasl.mechanism !== 'none' ? { sasl: sasl(conf.sasl) } : {}),
-    logLevel: logLevel.WARN,
+    logLevel: kafkajs().logLevel.WARN,
     logCreator: logCreator(logger),
     ...extra,
   };
@@ -124,5 +126,5 @@ export function kafkaOptions(conf: ClientConfig, logger: Logger, extra: Partial<
 /** A kafkajs client for a component's connection fields, able to read and write every codec. */
 export function kafkaClient(conf: ClientConfig, logger: Logger, extra: Partial<KafkaConfig> = {}): Kafka {
   registerCompressionCodecs();
-  return new Kafka(kafkaOptions(conf, logger, extra));
+  return new (kafkajs().Kafka)(kafkaOptions(conf, logger, extra));
 }

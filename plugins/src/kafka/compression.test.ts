@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import kafkajs from 'kafkajs';
 import { lz4Compress, lz4Decompress, registerCompressionCodecs, snappyCompress, snappyDecompress, zstdCompress, zstdDecompress } from './compression.js';
+import { loadKafkajs } from './kafkajs.js';
 
 const require = createRequire(import.meta.url);
 
@@ -79,6 +80,7 @@ describe('compression: zstd', () => {
 
 describe('compression: registration with kafkajs', () => {
   it('makes snappy, lz4 and zstd available to every kafkajs client in the process', async () => {
+    await loadKafkajs();
     registerCompressionCodecs();
     const { CompressionCodecs, CompressionTypes } = kafkajs;
     const data = Buffer.from('hello kafka '.repeat(100));

@@ -11,16 +11,17 @@
  *   client streams them) are decoded into a growing buffer.
  */
 import { createRequire } from 'node:module';
-import kafkajs from 'kafkajs';
+import type { CompressionTypes as CompressionType } from 'kafkajs';
+import { kafkajs } from './kafkajs.js';
 
-const { CompressionCodecs, CompressionTypes } = kafkajs;
 const require = createRequire(import.meta.url);
 
 export const COMPRESSIONS = ['none', 'snappy', 'lz4', 'gzip', 'zstd'] as const;
 export type CompressionName = (typeof COMPRESSIONS)[number];
 
 /** The kafkajs compression type of a `compression` setting. */
-export function compressionType(name: CompressionName): kafkajs.CompressionTypes {
+export function compressionType(name: CompressionName): CompressionType {
+  const { CompressionTypes } = kafkajs();
   switch (name) {
     case 'none':
       return CompressionTypes.None;
@@ -181,6 +182,7 @@ let registered = false;
 export function registerCompressionCodecs(): void {
   if (registered) return;
   registered = true;
+  const { CompressionCodecs, CompressionTypes } = kafkajs();
   const codecs = CompressionCodecs as Record<
     number,
     () => { compress(encoder: { buffer: Buffer }): Promise<Buffer>; decompress(data: Buffer): Promise<Buffer> }

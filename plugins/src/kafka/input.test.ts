@@ -10,6 +10,7 @@ import { waitFor } from '@svc/engine/testing';
 import kafkajs from 'kafkajs';
 import { registerCompressionCodecs } from './compression.js';
 import { KafkaFixture, connectInput, readMessages, readWithin, sleep, texts, uid } from './input-test-support.js';
+import { loadKafkajs } from './kafkajs.js';
 
 const kafka = new KafkaFixture();
 const open: Input[] = [];
@@ -249,6 +250,7 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
   });
 
   it('reads compressed record batches (gzip, snappy, lz4, zstd)', async () => {
+    await loadKafkajs();
     registerCompressionCodecs();
     const topic = await kafka.topic('compressed', 1);
     const producer = kafka.kafka.producer();

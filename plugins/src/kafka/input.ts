@@ -38,6 +38,7 @@ import { recordMessage } from './input-message.js';
 import { inputSpec, type InputConfig } from './input-spec.js';
 import { parseTopics } from './input-topics.js';
 import { lagGauge } from './lag.js';
+import { loadKafkajs } from './kafkajs.js';
 
 /** The most records one transaction carries without `batching`. */
 const MAX_CHUNK = 4096;
@@ -228,6 +229,7 @@ export class LogbusInput implements Input {
  * The factory. The policy in `batching` is applied by the input, per partition (`batchesItself`).
  */
 async function create(conf: InputConfig, ctx: ComponentContext): Promise<Input> {
+  await loadKafkajs();
   // What only the client options can tell (TLS files, sasl.token_cache) fails the build, not each connect.
   kafkaOptions(conf, ctx.logger);
   const policy = conf.batching;

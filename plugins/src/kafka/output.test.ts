@@ -20,6 +20,7 @@ import { KafkaOutput, type KafkaOutputConfig } from './output.js';
 import { fnv1aPartition, murmur2Partition } from './partitioner.js';
 import { TcpOutage } from '../testing/tcp-outage.js';
 import { createServedTopics } from './topic-test-support.js';
+import { loadKafkajs } from './kafkajs.js';
 
 const { Kafka, logLevel } = kafkajs;
 const BROKERS = serviceAddress('SVC_KAFKA_BROKERS');
@@ -531,6 +532,7 @@ describe('kafka output: retries', () => {
       const socketFactory = ({ onConnect }: { onConnect: () => void }) => connect({ host: '127.0.0.1', port }, onConnect);
       const ctx = testContext({ type: 'kafka', path: 'root.output' });
       const conf = withDefaults(registry().get('output', 'kafka')!.spec.config, { addresses: [BROKERS], topic: t, key: '${! content() }' });
+      await loadKafkajs(); // as the factory does before it constructs
       const o = new KafkaOutput(conf as KafkaOutputConfig, ctx, { socketFactory });
       opened.push(o);
       await o.connect();

@@ -34,6 +34,7 @@ import { KafkaWriteError, describeKafkaError, isAuthFailure, isConnectionLoss, i
 import { buildChunks, staticHeaderBytes, staticPartitionProblem, type RecordChunk, type RecordTemplate } from './output-records.js';
 import { PARTITIONERS, partitionerFor } from './partitioner.js';
 import { TopicAdmin } from './topic-admin.js';
+import { loadKafkajs } from './kafkajs.js';
 
 const customTopicSpec = f
   .object({
@@ -427,6 +428,9 @@ for (const name of ['logbus', 'kafka']) {
     description,
     config: kafkaOutputSpec,
     examples,
-    factory: (conf, ctx) => new KafkaOutput(conf, ctx),
+    factory: async (conf, ctx) => {
+      await loadKafkajs();
+      return new KafkaOutput(conf, ctx);
+    },
   });
 }
