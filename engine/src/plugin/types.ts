@@ -34,7 +34,8 @@ export interface Input {
 
 /**
  * An output: `write(batch)` resolves when the batch is delivered and rejects when it was not
- * (the transaction is then nacked back to its input). When only some messages of the batch
+ * (the transaction is then nacked back to its input). It reads the messages and never changes
+ * them: a nacked batch is replayed as it was read. When only some messages of the batch
  * failed, reject with a `BatchError` naming them: the runtime retries those alone, so the
  * delivered ones are not written twice. Up to `max_in_flight` (a field of the output's
  * config, if it declares one) writes run at once.

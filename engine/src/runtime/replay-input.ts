@@ -13,7 +13,8 @@ interface Pending {
 /**
  * `auto_replay_nacks: true`: a nacked transaction is served again (before new reads) until it
  * is delivered, so nothing is lost. The pipeline works on copies, so the replay sends what the
- * input read, not what processors made of it. Replays back off (up to 1s) while the cause
+ * input read, not what processors made of it (without processors in the stream, outputs and
+ * brokers only read a batch, and it is handed out itself). Replays back off (up to 1s) while the cause
  * persists; that is back-pressure, as in Benthos. A finite input ends only once every
  * transaction it gave is acked, and so does a closed one: close() stops new reads, not replays,
  * so a shutdown drain delivers what is waiting for a replay (or runs out of time and says so);
@@ -36,6 +37,8 @@ export class ReplayInput implements Source {
   constructor(
     private readonly inner: Source,
     private readonly log: Logger,
+    /** Hand out copies, so that what processors change is not what a replay sends (see BuildEnv.messagesChange). */
+    private readonly copies = true,
   ) {}
 
   connect(): Promise<void> {
@@ -120,7 +123,7 @@ export class ReplayInput implements Source {
     this.hinted = false;
     let settled = false;
     return {
-      batch: copyBatch(p.original),
+      batch: this.copies ? copyBatch(p.original) : p.original,
       ack: (err?: Error) => {
         if (settled) return;
         settled = true;

@@ -68,6 +68,21 @@ output: { test_sink: { name: r1, fail_writes: 5 } }
     assert.equal(seen.acks.get('r1')!.nack, 0, 'replayed nacks never reach the input');
   });
 
+  it('a replay sends what the input read, not what processors made of it (they run again on a copy)', async () => {
+    const s = streamOf(`
+input: { test_source: { name: r2, count: 20, batch_size: 2 } }
+pipeline: { threads: 1, processors: [ { test_upper: {} } ] }
+output: { test_sink: { name: r2, fail_writes: 5 } }
+`);
+    await s.run();
+    const out = all('r2');
+    assert.equal(out.length, 20);
+    assert.ok(
+      out.every((x) => x.split('@').length === 2),
+      `processed once each: ${out.filter((x) => x.split('@').length !== 2).join(', ')}`,
+    );
+  });
+
   it('an input that fails (InputFailedError) ends run() with it, once everything read before, replays included, is delivered', async () => {
     const source = (name: string) => `test_source: { name: ${name}, count: 10, batch_size: 3, fail_at_end: "cannot go on (test)" }`;
     const inputs = [

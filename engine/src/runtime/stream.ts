@@ -76,6 +76,7 @@ export class Stream implements Lifecycle {
       status: this.status,
       ledger: this.ledger,
       obs: opts.observability,
+      messagesChange: hasProcessors(opts.config),
     });
   }
 
@@ -339,4 +340,18 @@ export class Stream implements Lifecycle {
   get inFlight(): number {
     return this.outstanding;
   }
+}
+
+/**
+ * Whether a config runs processors anywhere: the pipeline's, an input's or output's own, a
+ * batching policy's, a broker child's (any non-empty `processors` list, at any depth).
+ */
+function hasProcessors(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasProcessors);
+  if (node === null || typeof node !== 'object') return false;
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'processors' && Array.isArray(v) && v.length > 0) return true;
+    if (hasProcessors(v)) return true;
+  }
+  return false;
 }
