@@ -26,12 +26,16 @@ export async function run({ quick = false } = {}) {
   );
   const cat = best(3, () => timeShell(`cat ${file} | cat > /dev/null`));
   const engine = best(3, () => timeShell(`cat ${file} | node ${ENGINE} -c ${cfg} | cat > /dev/null`));
+  // The ratio is judged on the whole process, start-up included (cat has next to none); the
+  // steady rate, start-up (an empty stdin) subtracted, is shown beside it.
+  const startup = best(3, () => timeShell(`node ${ENGINE} -c ${cfg} < /dev/null | cat > /dev/null`));
   const rate = lines / engine;
+  const steady = lines / Math.max(1e-3, engine - startup);
   const benthos = benthosLines(bytes / 10, cfg);
   return [
     {
       bench: 'stdin → stdout, 100-byte lines, piped',
-      result: `${fmt(rate)} lines/s, ${fmt(bytes / engine)}B/s`,
+      result: `${fmt(rate)} lines/s, ${fmt(bytes / engine)}B/s whole process (start-up ${Math.round(startup * 1000)} ms; without it ${fmt(steady)} lines/s, ${((cat / (engine - startup)) * 100).toFixed(0)}% of cat)`,
       baseline: `cat piped to cat ${fmt(bytes / cat)}B/s`,
       ratio: cat / engine,
       target: '≥ 2.5 M lines/s and ≥ 40% of cat',

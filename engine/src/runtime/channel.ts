@@ -17,7 +17,15 @@ export class Channel<T> {
     return this.items.length - this.head;
   }
 
-  async push(item: T): Promise<void> {
+  /** Adds an item; returns a promise to wait on only when the channel is full (or closed: it rejects). */
+  push(item: T): Promise<void> | void {
+    if (this.size >= this.capacity || this.closed) return this.pushLater(item);
+    const taker = this.takers.shift();
+    if (taker) taker(item);
+    else this.items.push(item);
+  }
+
+  private async pushLater(item: T): Promise<void> {
     while (this.size >= this.capacity && !this.closed) {
       await new Promise<void>((r) => this.putters.push(r));
     }

@@ -11,6 +11,8 @@ const INLINE_SAMPLE_EVERY = 64;
 const POOL_SAMPLE_EVERY = 4096;
 /** The first batches run inline, to measure what the chain costs before choosing. */
 const WARM_UP = 8;
+/** While inline is cheaper, one batch in this many is timed (two clock reads cost about what a noop batch does). */
+const TIME_CHEAP_EVERY = 16;
 
 /**
  * Where a pipeline batch runs when `threads` > 1. This thread is one of the pipelines and the
@@ -35,11 +37,17 @@ export class PipelineDispatch {
     private readonly pool: WorkerPool,
   ) {}
 
+  /** True while batches run inline (warming up, or cheaper than a hop) and no worker holds one. */
+  get inlineNow(): boolean {
+    return (this.batches < WARM_UP || this.inlineNs < this.pool.hopNs) && !this.pool.working;
+  }
+
   process(batch: Batch): Promise<Batch[]> {
     const n = ++this.batches;
     const cheaper = this.inlineNs < this.pool.hopNs;
     const inline = n <= WARM_UP || (cheaper ? n % POOL_SAMPLE_EVERY !== 0 : n % INLINE_SAMPLE_EVERY === 0 || this.pool.busy);
     if (!inline) return this.pool.process(batch);
+    if (cheaper && n > WARM_UP && n % TIME_CHEAP_EVERY !== 0) return this.settle(runProcessors(this.processors, batch));
     const t0 = process.hrtime.bigint();
     const out = runProcessors(this.processors, batch);
     const ns = Number(process.hrtime.bigint() - t0);
@@ -48,8 +56,14 @@ export class PipelineDispatch {
     // any one batch; a chain that really got dearer shows it batch after batch).
     const prev = this.inlineNs;
     this.inlineNs = prev < 0 || ns < prev ? ns : Math.min(prev * 1.25, prev + (ns - prev) / 8);
-    // While workers hold batches, their results get in (a macrotask) before this thread takes
-    // more work: a chain of inline batches runs in microtasks and would keep them out.
+    return this.settle(out);
+  }
+
+  /**
+   * While workers hold batches, their results get in (a macrotask) before this thread takes more
+   * work: a chain of inline batches runs in microtasks and would keep them out.
+   */
+  private settle(out: Promise<Batch[]>): Promise<Batch[]> {
     return this.pool.working ? out.then(afterMacrotask) : out;
   }
 }

@@ -54,6 +54,8 @@ export class Stream implements Lifecycle {
   private sink: Sink | undefined;
   private pool: WorkerPool | undefined;
   private process: Process | undefined;
+  /** Where pipeline batches run, with threads > 1 and dispatch auto. */
+  private dispatch: PipelineDispatch | undefined;
   private outstanding = 0;
   private idleWaiters: Array<() => void> = [];
   private stopping = false;
@@ -139,6 +141,7 @@ export class Stream implements Lifecycle {
     if (toPool) return (b) => pool.process(b);
     // Inline while a batch costs less than the hop; else on an idle worker, or here when all are busy.
     const dispatch = new PipelineDispatch(processors, pool);
+    this.dispatch = dispatch;
     return (b) => dispatch.process(b);
   }
 
@@ -248,21 +251,33 @@ export class Stream implements Lifecycle {
 
   private async runLanes(input: Source, sink: Sink, process: Process, lanes: number): Promise<void> {
     const queue = new Channel<Transaction>(lanes);
+    /** Lanes delivering a transaction now. */
+    let busy = 0;
     const workers = Array.from({ length: lanes }, async () => {
       for (;;) {
         const r = queue.pop();
         const tx = r instanceof Promise ? await r : r;
         if (tx === END_OF_INPUT) return;
+        busy++;
         await this.deliver(tx, sink, process);
+        busy--;
       }
     });
+    const dispatch = this.dispatch;
     try {
       for (;;) {
         const r = input.read();
         const tx = r instanceof Promise ? await r : r;
         if (tx === END_OF_INPUT) break;
         if (tx === FLUSH) continue;
-        await queue.push(tx);
+        // A cheap chain that runs inline anyway, with no lane busy: delivered here as with one
+        // lane (in order), without the hand-over to a lane.
+        if (busy === 0 && queue.size === 0 && dispatch?.inlineNow) {
+          await this.deliver(tx, sink, process);
+          continue;
+        }
+        const pushed = queue.push(tx);
+        if (pushed) await pushed;
       }
     } finally {
       queue.close();
