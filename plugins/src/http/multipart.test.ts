@@ -57,6 +57,14 @@ describe('path patterns', () => {
     assert.throws(() => new PathPattern('/u/{id'), /unclosed/);
     assert.throws(() => new PathPattern('nope'), /must start/);
   });
+
+  it('matches a parameter regex with RE2: a hostile path against a backtracking pattern answers at once', () => {
+    // As a backtracking regex, (a+)+b on 40 a's and no b would not finish within the test's life.
+    const p = new PathPattern('/x/{v:(a+)+b}');
+    assert.equal(p.match(`/x/${'a'.repeat(40)}!`), undefined);
+    assert.deepEqual(p.match('/x/aab'), { v: 'aab' });
+    assert.throws(() => new PathPattern('/x/{v:(?<=a)b}'), /./, 'RE2 refuses what it cannot run in linear time');
+  });
 });
 
 describe('retry rules', () => {

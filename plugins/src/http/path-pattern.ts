@@ -3,9 +3,12 @@
  * path segment (`{name:regex}` one matching the regex) and become metadata; a path ending in
  * `/` matches every path under it.
  */
+import { RE2JS } from 're2js';
+
 export class PathPattern {
   readonly names: string[] = [];
-  private readonly re: RegExp | undefined;
+  /** RE2 (a parameter's own regex comes from the config, the path from any client: no backtracking). */
+  private readonly re: RE2JS | undefined;
   /** The longest leading part with no parameter, ending at a '/': where a prefix route mounts. */
   readonly staticPrefix: string;
   readonly isPrefix: boolean;
@@ -47,7 +50,7 @@ export class PathPattern {
       src += colon < 0 ? '([^/]+)' : `(${inner.slice(colon + 1)})`;
       i = close + 1;
     }
-    this.re = new RegExp(this.isPrefix ? src : src + '$');
+    this.re = RE2JS.compile(this.isPrefix ? src : src + '$');
   }
 
   /** The path parameters when `pathname` matches, else undefined. */
@@ -56,10 +59,10 @@ export class PathPattern {
       if (this.isPrefix ? pathname.startsWith(this.path) : pathname === this.path) return {};
       return undefined;
     }
-    const m = this.re.exec(pathname);
-    if (!m) return undefined;
+    const m = this.re.matcher(pathname);
+    if (!m.lookingAt()) return undefined;
     const params: Record<string, string> = {};
-    for (let i = 0; i < this.names.length; i++) params[this.names[i]!] = safeDecode(m[i + 1]!);
+    for (let i = 0; i < this.names.length; i++) params[this.names[i]!] = safeDecode(m.group(i + 1) ?? '');
     return params;
   }
 }

@@ -47,14 +47,15 @@ export function readBody(req: Readable & { headers: Record<string, unknown> }, l
       if (done) return;
       done = true;
       deadline.on(undefined);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
       const body = buf;
       buf = undefined;
       if (err) {
         // Stop reading what the client still sends; the connection is closed after the answer.
+        // (After 'end' the request emits nothing more: its listeners go with it.)
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('aborted', onAborted);
         req.pause();
         reject(err);
       } else if (body === undefined) resolve(Buffer.alloc(0));
