@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
-import { ENGINE, config, fmt, freePort } from './lib.mjs';
+import { ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
 import { benthosBinary } from './peers.mjs';
 
 const BODY = JSON.stringify({ id: 42, name: 'svc', tags: ['a', 'b'] });
@@ -23,6 +23,28 @@ http.createServer((req, res) => {
   req.on('data', () => {});
   req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': ${Buffer.byteLength(reply)} }); res.end(${JSON.stringify(reply)}); });
 }).listen(${port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
+`;
+
+/**
+ * A bare proxy: node:http in, undici out (one keep-alive pool), the answer passed back. What any
+ * Node proxy costs at least, with nothing of an engine around it.
+ */
+const BARE_PROXY = (port, upstreamPort) => `
+import http from 'node:http';
+import { Agent } from 'undici';
+const agent = new Agent({ keepAliveTimeout: 30000 });
+http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', async () => {
+    try {
+      const r = await agent.request({ origin: 'http://127.0.0.1:${upstreamPort}', path: req.url, method: req.method, headers: { 'content-type': req.headers['content-type'] ?? 'application/octet-stream' }, body: Buffer.concat(chunks) });
+      const body = Buffer.from(await r.body.arrayBuffer());
+      res.writeHead(r.statusCode, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+      res.end(body.toString('latin1'), 'latin1');
+    } catch { res.writeHead(502).end(); }
+  });
+}).listen(${port}, '127.0.0.1');
 `;
 
 async function waitReady(url, child) {
@@ -40,8 +62,8 @@ async function waitReady(url, child) {
   }
 }
 
-function start(args, bin = process.execPath) {
-  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+function start(args, bin = process.execPath, cwd = undefined) {
+  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'inherit'], cwd });
   return { child, stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGINT')))) };
 }
 
@@ -132,13 +154,11 @@ output:
     });
   }
 
-  // 2. http_server → http_client (propagate_response) → upstream, against the upstream directly.
+  // 2. http_server → http_client (propagate_response) → upstream, against the upstream directly,
+  // a bare node:http + undici proxy (the floor of any Node proxy) and Benthos on the same YAML.
   const upPort = await freePort();
   const up = start(['-e', BARE(upPort, '{"ok":true}')]);
-  const proxyPort = await freePort();
-  const proxyCfg = config(
-    'http-proxy',
-    `http: { address: 127.0.0.1:${proxyPort} }
+  const proxyYaml = (port) => `http: { address: 127.0.0.1:${port} }
 logger: { level: WARN }
 input:
   http_server:
@@ -152,20 +172,27 @@ output:
     verb: POST
     propagate_response: true
     max_in_flight: 64
-`,
-  );
-  const proxy = start([ENGINE, '-c', proxyCfg]);
+`;
+  const proxyPort = await freePort();
+  const proxy = start([ENGINE, '-c', config('http-proxy', proxyYaml(proxyPort))]);
+  const bareProxyPort = await freePort();
+  const bareProxy = start(['--input-type=module', '-e', BARE_PROXY(bareProxyPort, upPort)], process.execPath, ROOT);
+  const benthosProxyPort = benthosBin ? await freePort() : 0;
+  const benthosProxy = benthosBin ? start(['-c', config('http-proxy-benthos', proxyYaml(benthosProxyPort))], benthosBin) : undefined;
   await waitReady(`http://127.0.0.1:${upPort}/`, up.child);
   await waitReady(`http://127.0.0.1:${proxyPort}/ping`, proxy.child);
-  const [direct, via] = await interleaved(
-    [
-      [`http://127.0.0.1:${upPort}/api`, up.child],
-      [`http://127.0.0.1:${proxyPort}/api`, proxy.child],
-    ],
-    seconds,
-    rounds,
-  );
-  await proxy.stop();
+  await waitReady(`http://127.0.0.1:${bareProxyPort}/`, bareProxy.child);
+  const proxied = [
+    [`http://127.0.0.1:${upPort}/api`, up.child],
+    [`http://127.0.0.1:${proxyPort}/api`, proxy.child],
+    [`http://127.0.0.1:${bareProxyPort}/api`, bareProxy.child],
+  ];
+  if (benthosProxy) {
+    await waitReady(`http://127.0.0.1:${benthosProxyPort}/ping`, benthosProxy.child);
+    proxied.push([`http://127.0.0.1:${benthosProxyPort}/api`, benthosProxy.child]);
+  }
+  const [direct, via, floor, peerProxy] = await interleaved(proxied, seconds, rounds);
+  await Promise.all([proxy.stop(), bareProxy.stop(), benthosProxy?.stop()]);
   await up.stop();
   rows.push({
     bench: `http_server → http_client (propagate_response) → upstream, ${CONNECTIONS} connections`,
@@ -174,6 +201,14 @@ output:
     ratio: via.rps / direct.rps,
     target: '≥ 0.50× req/s',
     pass: via.rps / direct.rps >= 0.5,
+    ...(peerProxy ? { peer: show(peerProxy), peerRatio: via.rps / peerProxy.rps } : {}),
+  });
+  rows.push({
+    bench: `http_server → http_client (propagate_response) vs a bare node:http + undici proxy, ${CONNECTIONS} connections`,
+    result: show(via),
+    baseline: `bare proxy ${show(floor)} (${(floor.rps / direct.rps).toFixed(2)}× the upstream direct)`,
+    ratio: via.rps / floor.rps,
+    target: '',
   });
   return rows;
 }

@@ -118,7 +118,8 @@ async function stdinMappings(quick) {
     result: `${fmt(svc[2])} msg/s`,
     baseline: `threads 1 ${fmt(svc[1])} msg/s`,
     ratio: speedup,
-    target: '',
+    target: '≥ 1.7× threads 1, ≥ Benthos',
+    pass: speedup >= 1.7 && (benthos[2] === undefined || svc[2] >= benthos[2]),
     ...peerCells(svc[2], benthos[2], 'msg/s', bin && `${fmt(benthos[2])} msg/s; threads 1 ${fmt(benthos[1])} msg/s (svc ${(svc[1] / benthos[1]).toFixed(2)}×)`),
   };
 }
