@@ -158,15 +158,40 @@ export class InputProbe {
     return { batch, ack: wrapped };
   }
 
+  /**
+   * Parentless roots the tracer already sampled out for this input (`skipRoots`), carried from
+   * batch to batch: they start no span and cost no call.
+   */
+  private skip = 0;
+
   /** Root spans for the messages that have none yet (a broker's children started theirs). */
   private startRoots(tracer: Tracer, batch: Batch): Array<Span | undefined> | undefined {
+    const n = batch.length;
+    if (tracer.skipRoots !== undefined && this.skip < n) this.skip += tracer.skipRoots(n - this.skip);
+    // The whole batch sampled out and no message with a parent or a span (only a ctx holds
+    // those): nothing to start, and one look at each message.
+    if (this.skip >= n) {
+      let i = 0;
+      while (i < n && !batch[i]!.hasCtx()) i++;
+      if (i === n) {
+        this.skip -= n;
+        return undefined;
+      }
+    }
     let spans: Array<Span | undefined> | undefined;
-    for (let i = 0; i < batch.length; i++) {
+    for (let i = 0; i < n; i++) {
       const m: Message = batch[i]!;
       let parent: TraceContext | undefined;
       if (m.hasCtx()) {
         if (m.ctx.has(SPAN_KEY)) continue;
         parent = m.ctx.get(PARENT_KEY);
+      }
+      if (parent === undefined) {
+        if (this.skip === 0 && tracer.skipRoots !== undefined) this.skip = tracer.skipRoots(batch.length - i);
+        if (this.skip > 0) {
+          this.skip--;
+          continue;
+        }
       }
       // Most messages have no parent: their options are made once, not per message.
       const s = tracer.startSpan(this.c.label, parent === undefined ? this.rootOptions : { parent, attributes: this.attributes });
@@ -204,7 +229,8 @@ export class OutputProbe {
   private readonly timer: StageTimer;
   private readonly retry: Gauge;
   private readonly running: Gauge;
-  readonly tracing: boolean;
+  /** A tracer is configured. */
+  private readonly traced: boolean;
   private readonly attributes: SpanAttributes;
 
   constructor(private readonly c: Common) {
@@ -218,12 +244,21 @@ export class OutputProbe {
     this.running = m.standard('output_running', c.path, c.label);
     m.standard<Gauge>('output_count', c.path, c.label).set(1);
     this.running.set(1);
-    this.tracing = c.tracer !== undefined;
+    this.traced = c.tracer !== undefined;
     this.attributes = attributesOf('output', c);
   }
 
   watch(status: ComponentStatus): void {
     mirrorConnection(status, this.c.metrics.standard('output_connection_up', this.c.path, this.c.label));
+  }
+
+  /**
+   * True when a batch may carry spans: a tracer is configured and some root span is open on this
+   * thread. Checked before any call, so that a stream whose every trace is sampled out pays one
+   * comparison a write for tracing.
+   */
+  get tracing(): boolean {
+    return this.traced && liveRoots > 0;
   }
 
   /** Starts the write spans of a batch (call only when `tracing`). */
@@ -309,7 +344,8 @@ export class ProcessorProbe {
         // Messages this call flags: the thread's flag count after minus before, no scan. (An
         // async processor's count may take in flags another one set on this thread meanwhile.)
         const errs = flaggedCount();
-        const spans = tracer !== undefined ? childSpans(tracer, probe.c.label, probe.attributes, batch) : undefined;
+        // Checked here, before any call: with every trace sampled out, tracing costs this comparison.
+        const spans = tracer !== undefined && liveRoots > 0 ? childSpans(tracer, probe.c.label, probe.attributes, batch) : undefined;
         const log = calls !== undefined ? calls.start(batch, probe.c) : undefined;
         const t0 = probe.timer.begin();
         const w = probe.timer.weight;

@@ -48,6 +48,13 @@ export interface Tracer {
   readonly enabled: boolean;
   /** Starts a span, or returns undefined when its trace is not sampled. */
   startSpan(name: string, options?: SpanOptions): Span | undefined;
+  /**
+   * Optional: decides for up to `n` next parentless root spans at once, returning how many of
+   * them in a row, from the first, are sampled out (the caller starts none for them); 0 when the
+   * next one is sampled or the tracer cannot tell ahead. An input then pays nothing per
+   * sampled-out message (not even a call).
+   */
+  skipRoots?(n: number): number;
   /** Sends what is buffered. */
   flush?(): Promise<void>;
   /** Flushes and releases the backend's clients. */

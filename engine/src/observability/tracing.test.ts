@@ -128,6 +128,26 @@ tracer: { test_memory: { every: 3 } }
     assert.equal(all.length, 30, 'each sampled message: root, processor, write');
   });
 
+  it('a tracer that decides ahead (skipRoots) samples the same messages, and never skips one with a parent', async () => {
+    const { roots, all, delivered } = await traced(`
+input: { test_source: { name: tr7, count: 30, batch_size: 10 } }
+pipeline: { threads: 1, processors: [ { test_upper: {} } ] }
+output: { test_sink: { name: tr7 } }
+tracer: { test_memory: { every: 3, skip_ahead: true } }
+`);
+    assert.equal(delivered.length, 30);
+    assert.equal(roots.length, 10);
+    assert.equal(all.length, 30, 'each sampled message: root, processor, write');
+    // Messages whose remote parent was sampled are traced whatever the head sampler skips.
+    const parented = await traced(`
+input: { test_source: { name: tr8, count: 12, batch_size: 4, traceparent: "00-${TRACE}-${PARENT}-01" } }
+pipeline: { threads: 1 }
+output: { test_sink: { name: tr8 } }
+tracer: { test_memory: { every: 1000, offset: 1, skip_ahead: true } }
+`);
+    assert.equal(parented.roots.length, 12);
+  });
+
   it('with tracer none, adds nothing to the messages', async () => {
     const s = streamOf(`
 input: { test_source: { name: tr6, count: 3 } }

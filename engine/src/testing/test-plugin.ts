@@ -94,12 +94,25 @@ export class MemorySpan implements Span {
 }
 
 registerTracer('test_memory', {
-  summary: 'Test tracer: keeps finished spans in memory; samples every `every`-th root.',
-  config: f.object({ every: f.int().default(1) }),
+  summary:
+    'Test tracer: keeps finished spans in memory; samples every `every`-th root, counting from `offset` (`skip_ahead`: says ahead which are not, as a ratio sampler does).',
+  config: f.object({ every: f.int().default(1), offset: f.int().default(0), skip_ahead: f.bool().default(false) }),
   factory: (conf) => {
-    let n = 0;
+    let n = conf.offset;
     return {
       enabled: true,
+      ...(conf.skip_ahead
+        ? {
+            skipRoots(k: number): number {
+              let taken = 0;
+              while (taken < k && n % conf.every !== 0) {
+                n++;
+                taken++;
+              }
+              return taken;
+            },
+          }
+        : {}),
       startSpan(name, opts = {}) {
         const parent = opts.parent as MemorySpan | TraceContext | undefined;
         if (parent === undefined && n++ % conf.every !== 0) return undefined;

@@ -109,6 +109,10 @@ export class JaegerTracer implements Tracer {
     private readonly drained?: () => Promise<void>,
   ) {}
 
+  skipRoots(n: number): number {
+    return this.sampler === undefined ? 0 : this.sampler.skip(n);
+  }
+
   startSpan(name: string, options: SpanOptions = {}): Span | undefined {
     const parent = options.parent;
     let childOf: JaegerSpan | ReturnType<JTracer['extract']> | undefined;

@@ -111,6 +111,10 @@ export class OtelTracer implements Tracer {
     this.tracer = provider.getTracer('svc');
   }
 
+  skipRoots(n: number): number {
+    return this.sampler.skip(n);
+  }
+
   startSpan(name: string, options: SpanOptions = {}): Span | undefined {
     const api = this.api;
     const parent = options.parent;
