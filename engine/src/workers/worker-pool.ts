@@ -71,8 +71,9 @@ export class WorkerPool {
   }
 
   /**
-   * Has every worker build its processor chain now (one warm-up task each, all at once, so each
-   * idle worker takes one): a processor that cannot be built on a worker is a start-up error,
+   * Has every worker build its processor chain now (one warm-up task each, all at once: piscina
+   * hands each to the least busy worker, so each takes one even though a worker may hold two
+   * tasks): a processor that cannot be built on a worker is a start-up error,
    * never a batch that fails and replays forever.
    */
   async ready(): Promise<void> {
