@@ -54,9 +54,11 @@ function unflagged(batch: Batch): number {
  */
 let liveRoots = 0;
 
-/** Child spans (of each message's root span) for a batch; undefined when no message is traced. */
+/**
+ * Child spans (of each message's root span) for a batch; undefined when no message is traced.
+ * Callers check `liveRoots > 0` first, so that nothing is called while every trace is sampled out.
+ */
 function childSpans(tracer: Tracer, name: string, attributes: SpanAttributes, batch: Batch): Array<Span | undefined> | undefined {
-  if (liveRoots === 0) return undefined;
   let spans: Array<Span | undefined> | undefined;
   for (let i = 0; i < batch.length; i++) {
     const m = batch[i]!;
@@ -187,7 +189,7 @@ export class InputProbe {
         parent = m.ctx.get(PARENT_KEY);
       }
       if (parent === undefined) {
-        if (this.skip === 0 && tracer.skipRoots !== undefined) this.skip = tracer.skipRoots(batch.length - i);
+        if (this.skip === 0 && tracer.skipRoots !== undefined) this.skip = tracer.skipRoots(n - i);
         if (this.skip > 0) {
           this.skip--;
           continue;

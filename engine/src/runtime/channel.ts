@@ -30,9 +30,7 @@ export class Channel<T> {
       await new Promise<void>((r) => this.putters.push(r));
     }
     if (this.closed) throw new Error('channel closed');
-    const taker = this.takers.shift();
-    if (taker) taker(item);
-    else this.items.push(item);
+    this.push(item); // not full now: added at once
   }
 
   pop(): Promise<T | EndOfInput> | T | EndOfInput {

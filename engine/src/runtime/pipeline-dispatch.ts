@@ -37,14 +37,19 @@ export class PipelineDispatch {
     private readonly pool: WorkerPool,
   ) {}
 
+  /** True while a batch costs less inline than a hop to a worker (as last measured). */
+  private get cheaper(): boolean {
+    return this.inlineNs < this.pool.hopNs;
+  }
+
   /** True while batches run inline (warming up, or cheaper than a hop) and no worker holds one. */
   get inlineNow(): boolean {
-    return (this.batches < WARM_UP || this.inlineNs < this.pool.hopNs) && !this.pool.working;
+    return (this.batches < WARM_UP || this.cheaper) && !this.pool.working;
   }
 
   process(batch: Batch): Promise<Batch[]> {
     const n = ++this.batches;
-    const cheaper = this.inlineNs < this.pool.hopNs;
+    const cheaper = this.cheaper;
     const inline = n <= WARM_UP || (cheaper ? n % POOL_SAMPLE_EVERY !== 0 : n % INLINE_SAMPLE_EVERY === 0 || this.pool.busy);
     if (!inline) return this.pool.process(batch);
     if (cheaper && n > WARM_UP && n % TIME_CHEAP_EVERY !== 0) return this.settle(runProcessors(this.processors, batch));

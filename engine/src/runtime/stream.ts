@@ -186,7 +186,7 @@ export class Stream implements Lifecycle {
       let failure: InputFailedError | undefined;
       // Lanes: transactions processed at once (what the workers hold, and one more for this thread
       // when it is a pipeline too; an input whose transactions are independent may ask for more).
-      const pipelines = this.pool ? this.pool.capacity + (this.opts.config.pipeline.dispatch === 'pool' ? 0 : 1) : 1;
+      const pipelines = this.pool ? this.pool.capacity + (this.dispatch ? 1 : 0) : 1;
       const lanes = Math.max(pipelines, input.concurrency ?? 1);
       this.loop = lanes > 1 ? this.runLanes(input, sink, process, lanes) : this.runInline(input, sink, process);
       try {

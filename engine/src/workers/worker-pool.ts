@@ -31,7 +31,7 @@ export class WorkerPool {
   /** `obs` receives the workers' metric deltas and processor spans with each result. */
   constructor(
     /** The number of workers. */
-    readonly threads: number,
+    private readonly threads: number,
     data: WorkerData,
     private readonly obs?: Observability,
   ) {
