@@ -9,6 +9,13 @@ import { runProcessors } from './processor-chain.js';
  */
 const INLINE_SAMPLE_EVERY = 64;
 const POOL_SAMPLE_EVERY = 4096;
+/**
+ * The workers start, and while inline the pool is sampled, only once a batch costs at least this
+ * share of a hop: a chain far cheaper than a hop could not win on a worker whatever a sample said,
+ * every sample costs this thread a wait for the worker's answer (batches run after a macrotask
+ * meanwhile), and a worker costs start-up time and memory.
+ */
+const SAMPLE_ABOVE_HOP_SHARE = 0.25;
 /** The first batches run inline, to measure what the chain costs before choosing. */
 const WARM_UP = 8;
 /** While inline is cheaper, one batch in this many is timed (two clock reads cost about what a noop batch does). */
@@ -22,7 +29,8 @@ const TIME_CHEAP_EVERY = 16;
  * and when every worker is busy this thread processes it itself. So N threads are N pipelines on
  * N cores, not N workers contending with a main thread that has little to do. Both costs are
  * measured as batches run, and the road not taken is sampled now and then, so the choice follows
- * the load.
+ * the load. The workers themselves start only when a batch first costs a fair share of a hop: a
+ * light pipeline runs exactly as with one thread, without their start-up time and memory.
  *
  * Inline cost is the synchronous time the chain takes: a processor that waits on I/O costs this
  * thread little and stays inline, which is right, since a worker would wait the same.
@@ -32,9 +40,14 @@ export class PipelineDispatch {
   private inlineNs = -1;
   private batches = 0;
 
+  /** True once the workers were asked to start. */
+  private starting = false;
+
   constructor(
     private readonly processors: Processor[],
     private readonly pool: WorkerPool,
+    /** Starts the workers (the stream's: a worker that cannot build its chain ends the stream). */
+    private readonly startWorkers: () => void,
   ) {}
 
   /** True while a batch costs less inline than a hop to a worker (as last measured). */
@@ -42,15 +55,18 @@ export class PipelineDispatch {
     return this.inlineNs < this.pool.hopNs;
   }
 
-  /** True while batches run inline (warming up, or cheaper than a hop) and no worker holds one. */
+  /** True while batches run inline (warming up, workers starting, or cheaper than a hop) and no worker holds one. */
   get inlineNow(): boolean {
-    return (this.batches < WARM_UP || this.cheaper) && !this.pool.working;
+    return (this.batches < WARM_UP || !this.pool.started || this.cheaper) && !this.pool.working;
   }
 
   process(batch: Batch): Promise<Batch[]> {
     const n = ++this.batches;
     const cheaper = this.cheaper;
-    const inline = n <= WARM_UP || (cheaper ? n % POOL_SAMPLE_EVERY !== 0 : n % INLINE_SAMPLE_EVERY === 0 || this.pool.busy);
+    const inline =
+      n <= WARM_UP ||
+      !this.pool.started ||
+      (cheaper ? n % POOL_SAMPLE_EVERY !== 0 || this.inlineNs < this.pool.hopNs * SAMPLE_ABOVE_HOP_SHARE : n % INLINE_SAMPLE_EVERY === 0 || this.pool.busy);
     if (!inline) return this.pool.process(batch);
     if (cheaper && n > WARM_UP && n % TIME_CHEAP_EVERY !== 0) return this.settle(runProcessors(this.processors, batch));
     const t0 = process.hrtime.bigint();
@@ -61,15 +77,19 @@ export class PipelineDispatch {
     // any one batch; a chain that really got dearer shows it batch after batch).
     const prev = this.inlineNs;
     this.inlineNs = prev < 0 || ns < prev ? ns : Math.min(prev * 1.25, prev + (ns - prev) / 8);
+    if (!this.starting && n > WARM_UP && this.inlineNs >= this.pool.hopNs * SAMPLE_ABOVE_HOP_SHARE) {
+      this.starting = true;
+      this.startWorkers();
+    }
     return this.settle(out);
   }
 
   /**
-   * While workers hold batches, their results get in (a macrotask) before this thread takes more
-   * work: a chain of inline batches runs in microtasks and would keep them out.
+   * While workers hold batches, or are starting, their messages get in (a macrotask) before this
+   * thread takes more work: a chain of inline batches runs in microtasks and would keep them out.
    */
   private settle(out: Promise<Batch[]>): Promise<Batch[]> {
-    return this.pool.working ? out.then(afterMacrotask) : out;
+    return this.pool.working || (this.starting && !this.pool.started) ? out.then(afterMacrotask) : out;
   }
 }
 

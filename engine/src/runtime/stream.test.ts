@@ -264,6 +264,8 @@ input: { test_source: { name: da2, count: 1200, batch_size: 20 } }
 pipeline: { threads: 2, processors: [ { test_busy: { micros: 1000 } }, { test_upper: {} } ] }
 output: { test_sink: { name: da2 } }
 `);
+    // The worker starts once a batch proves dear (batches run here meanwhile): this measures the split once it is up.
+    await heavy.startWorkers();
     await heavy.run();
     const heavyOut = all('da2');
     assert.equal(heavyOut.length, 1200);
@@ -274,20 +276,52 @@ output: { test_sink: { name: da2 } }
     assert.ok(onWorkers <= 1200 * 0.9, `this thread processes a heavy chain too while the worker is busy: ${1200 - onWorkers} of 1200`);
   });
 
-  it('a processor that cannot be built on a worker thread is a start-up error naming it', async () => {
+  const namesTheProcessor = (err: Error) => {
+    assert.match(err.message, /pipeline worker thread cannot build its processors/);
+    assert.match(err.message, /root\.pipeline\.processors\.\d: cannot create processor test_worker_refuses/);
+    assert.match(err.message, /cannot open the model file/);
+    return true;
+  };
+
+  it('dispatch pool: a processor that cannot be built on a worker thread is a start-up error naming it', async () => {
     const s = streamOf(`
 input: { test_source: { name: wr1, count: 5 } }
 pipeline:
   threads: 2
+  dispatch: pool
   processors: [ { test_worker_refuses: {} } ]
 output: { test_sink: { name: wr1 } }
 `);
-    await assert.rejects(s.build(), (err: Error) => {
-      assert.match(err.message, /pipeline worker thread cannot build its processors/);
-      assert.match(err.message, /root\.pipeline\.processors\.0/);
-      assert.match(err.message, /cannot open the model file/);
-      return true;
-    });
+    await assert.rejects(s.build(), namesTheProcessor);
+  });
+
+  it('dispatch auto: a light chain starts no worker; a dear one starts them, and one that cannot build its chain ends the stream with that error, nothing lost', async () => {
+    const light = streamOf(`
+input: { test_source: { name: wr2, count: 500, batch_size: 10, hold: true } }
+pipeline:
+  threads: 2
+  processors: [ { test_worker_refuses: {} } ]
+output: { test_sink: { name: wr2 } }
+`);
+    const running = light.run();
+    // Long enough for a worker to start and fail, had one been started (one starts in ~0.2 s).
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await light.stop(5000), true);
+    await running;
+    assert.deepEqual(all('wr2'), range(500));
+
+    const dear = streamOf(`
+input: { test_source: { name: wr3, count: 50, batch_size: 5, hold: true } }
+pipeline:
+  threads: 2
+  processors: [ { test_busy: { micros: 2000 } }, { test_worker_refuses: {} } ]
+output: { test_sink: { name: wr3 } }
+`);
+    await dear.build();
+    await assert.rejects(dear.run(), namesTheProcessor);
+    // Everything read before the failure was processed on this thread and delivered, then acked.
+    assert.deepEqual(all('wr3'), range(50));
+    assert.deepEqual(seen.acks.get('wr3'), { ok: 10, nack: 0 });
   });
 });
 

@@ -107,7 +107,10 @@ export class Stream implements Lifecycle {
       this.sink = await this.builder.sink(c.output);
       this.input = await this.builder.source(c.input);
       this.process = await this.pipeline(processors);
-      await this.pool?.ready();
+      // dispatch pool: the workers are the pipeline, so the stream starts once they are (a
+      // processor they cannot build is a start-up error). auto: they start when a batch first
+      // costs enough to be worth a hop (see PipelineDispatch).
+      if (this.pool && !this.dispatch) await this.pool.start();
       if (!this.opts.observability) await this.builder.obs.start();
     } catch (err) {
       await this.shutdownComponents();
@@ -140,7 +143,7 @@ export class Stream implements Lifecycle {
     const pool = this.pool;
     if (toPool) return (b) => pool.process(b);
     // Inline while a batch costs less than the hop; else on an idle worker, or here when all are busy.
-    const dispatch = new PipelineDispatch(processors, pool);
+    const dispatch = new PipelineDispatch(processors, pool, () => void this.startWorkers().catch((err: unknown) => this.fail(err)));
     this.dispatch = dispatch;
     return (b) => dispatch.process(b);
   }
@@ -197,9 +200,43 @@ export class Stream implements Lifecycle {
       }
       await this.drained();
       if (failure) throw failure;
+      if (this.failure) throw this.failure.error;
     } finally {
       await this.shutdownComponents();
     }
+  }
+
+  /**
+   * Starts the pipeline's worker threads now (with `dispatch: auto` they start when a batch first
+   * costs enough to be worth a hop: this thread runs every batch until they are up, and a pipeline
+   * that stays light never starts them). Settles once each built its processor chain, at once for
+   * a stream without workers; rejects with why one could not, which also ends the stream.
+   */
+  async startWorkers(): Promise<void> {
+    await this.build();
+    await this.pool?.start();
+  }
+
+  /** Why the stream must end though its input did not (a pipeline worker that could not start). */
+  private failure: { error: unknown } | undefined;
+
+  /** Ends the stream with `error`: reading stops, what was read is delivered, then run() rejects with it. */
+  private fail(error: unknown): void {
+    // After the end (a short stream can finish inline before its workers have started) nothing is owed.
+    if (this.closed) return;
+    this.failure ??= { error };
+    void this.closeInput();
+  }
+
+  private inputClosing: Promise<void> | undefined;
+
+  /** Closes the input once (a stop and a failure may both ask), after a build under way. */
+  private closeInput(): Promise<void> {
+    return (this.inputClosing ??= (async () => {
+      // Stopped while still building: close the input once it exists.
+      await this.building?.catch(() => undefined);
+      await this.input?.close();
+    })().catch((err: unknown) => this.log.warn(`Error closing input: ${errorMessage(err)}`)));
   }
 
   private track(ack: Ack): Ack {
@@ -296,11 +333,7 @@ export class Stream implements Lifecycle {
     if (this.stopping) return false;
     this.stopping = true;
     this.log.info('Shutting down: stopping the input and draining in-flight messages');
-    const closeInput = (async () => {
-      // Stopped while still building (workers starting): close the input once it exists.
-      await this.building?.catch(() => undefined);
-      await this.input?.close();
-    })().catch((err: unknown) => this.log.warn(`Error closing input: ${errorMessage(err)}`));
+    const closeInput = this.closeInput();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
     const done = (async () => {
@@ -334,7 +367,8 @@ export class Stream implements Lifecycle {
   private async shutdownComponents(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (!this.stopping) await this.input?.close().catch(() => undefined);
+    // Closed already by stop() or a failure (not awaited: that close may wait for this build).
+    if (!this.inputClosing) await this.input?.close().catch(() => undefined);
     try {
       await this.sink?.close();
     } catch (err) {

@@ -46,7 +46,7 @@ output: { test_sink: {} }
   after(() => pool.close());
 
   it('carries contents, metadata and flags, re-attaches ctx, applies crossing writes and results', async () => {
-    await pool.ready();
+    await pool.start();
     const texts = ['a', 'answer', 'drop', 'b'];
     const batch = texts.map((t, i) => new Message(t, { i: String(i), nested: { n: i } }));
     batch[3]!.error = 'failed earlier';

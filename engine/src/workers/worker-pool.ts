@@ -17,7 +17,9 @@ const TASKS_PER_WORKER = 2;
  * (a result stored for a request among them).
  */
 export class WorkerPool {
-  private readonly pool: Piscina;
+  /** Made by start(): a stream whose batches never need a worker starts no thread. */
+  private pool: Piscina | undefined;
+  private starting: Promise<void> | undefined;
   /**
    * What a round trip costs in CPU beyond the processors' own work: encoding, posting and decoding
    * here, decoding and encoding on the worker; in nanoseconds. 30 µs, as measured here, until a
@@ -27,28 +29,16 @@ export class WorkerPool {
   hopNs = 30_000;
   /** Tasks sent and not yet back. */
   private inFlight = 0;
+  /** True once every worker built its chain (see start()); until then no task is sent. */
+  started = false;
 
   /** `obs` receives the workers' metric deltas and processor spans with each result. */
   constructor(
     /** The number of workers. */
     private readonly threads: number,
-    data: WorkerData,
+    private readonly data: WorkerData,
     private readonly obs?: Observability,
-  ) {
-    this.pool = new Piscina({
-      filename: new URL('./worker.js', import.meta.url).href,
-      minThreads: threads,
-      maxThreads: threads,
-      idleTimeout: 2 ** 31 - 1,
-      // Plain message passing: an idle worker's event loop keeps running its timers (Atomics
-      // waits would freeze it), and measured as fast as 'sync' for batch-sized tasks.
-      atomics: 'disabled',
-      // A worker holds its next task while it runs one: it never idles waiting for this thread
-      // (busy with an inline batch or the input) to take a result and send more.
-      concurrentTasksPerWorker: TASKS_PER_WORKER,
-      workerData: data,
-    });
-  }
+  ) {}
 
   /** The hop estimate follows a lower sample at once, a higher one slowly (a GC can land in any one task). */
   private sampleHop(ns: number): void {
@@ -71,14 +61,34 @@ export class WorkerPool {
   }
 
   /**
-   * Has every worker build its processor chain now (one warm-up task each, all at once: piscina
-   * hands each to the least busy worker, so each takes one even though a worker may hold two
-   * tasks): a processor that cannot be built on a worker is a start-up error,
-   * never a batch that fails and replays forever.
+   * Starts the workers, once, and has each build its processor chain (one warm-up task each, all
+   * at once: piscina hands each to the least busy worker, so each takes one even though a worker
+   * may hold two tasks). Settles when every chain is built; rejects naming the processor that
+   * cannot be built on a worker, so that it is an error of its own, never a batch that fails and
+   * replays forever.
    */
-  async ready(): Promise<void> {
+  start(): Promise<void> {
+    return (this.starting ??= this.startOnce());
+  }
+
+  private async startOnce(): Promise<void> {
+    const pool = new Piscina({
+      filename: new URL('./worker.js', import.meta.url).href,
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      idleTimeout: 2 ** 31 - 1,
+      // Plain message passing: an idle worker's event loop keeps running its timers (Atomics
+      // waits would freeze it), and measured as fast as 'sync' for batch-sized tasks.
+      atomics: 'disabled',
+      // A worker holds its next task while it runs one: it never idles waiting for this thread
+      // (busy with an inline batch or the input) to take a result and send more.
+      concurrentTasksPerWorker: TASKS_PER_WORKER,
+      workerData: this.data,
+    });
+    this.pool = pool;
     try {
-      await Promise.all(Array.from({ length: this.threads }, () => this.pool.run({ warmup: true })));
+      await Promise.all(Array.from({ length: this.threads }, () => pool.run({ warmup: true })));
+      this.started = true;
     } catch (err) {
       throw new SvcError(ErrorCode.Worker, `a pipeline worker thread cannot build its processors: ${errorMessage(err)}`, { cause: err });
     }
@@ -94,7 +104,8 @@ export class WorkerPool {
     this.inFlight++;
     let sent = 0n;
     try {
-      const running = this.pool.run(task, { transferList: [task.buf] });
+      if (!this.started) throw new SvcError(ErrorCode.Worker, 'the pipeline workers have not started');
+      const running = this.pool!.run(task, { transferList: [task.buf] });
       sent = process.hrtime.bigint() - t0;
       result = (await running) as EncodedResult;
     } catch (err) {
@@ -134,6 +145,6 @@ export class WorkerPool {
   }
 
   async close(): Promise<void> {
-    await this.pool.destroy();
+    await this.pool?.destroy();
   }
 }

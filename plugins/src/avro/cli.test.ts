@@ -54,6 +54,7 @@ input:
 ${GENERATE.replace(/^/gm, '      ')}
 pipeline:
   threads: 2
+  dispatch: pool # the workers start with the stream (auto starts them once a batch proves dear)
   processors:
     - try:
         - avro: { operator: from_json, encoding: single, schema_path: 'file://${schemaFile}' }
