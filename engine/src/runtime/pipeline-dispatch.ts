@@ -68,6 +68,17 @@ export class PipelineDispatch {
       !this.pool.started ||
       (cheaper ? n % POOL_SAMPLE_EVERY !== 0 || this.inlineNs < this.pool.hopNs * SAMPLE_ABOVE_HOP_SHARE : n % INLINE_SAMPLE_EVERY === 0 || this.pool.busy);
     if (!inline) return this.pool.process(batch);
+    // A dear batch about to run here because the workers are full: first let their results in (a
+    // macrotask; other lanes may have run batches here in the same turn, and a worker that
+    // finished waits for this thread), then it goes to a worker that has room after all.
+    if (!cheaper && this.pool.busy && n % INLINE_SAMPLE_EVERY !== 0) {
+      return afterMacrotask(undefined).then(() => (this.pool.busy ? this.runHere(batch, n, cheaper) : this.pool.process(batch)));
+    }
+    return this.runHere(batch, n, cheaper);
+  }
+
+  /** Runs the batch on this thread, timing it (always while dear, one in TIME_CHEAP_EVERY while cheap). */
+  private runHere(batch: Batch, n: number, cheaper: boolean): Promise<Batch[]> {
     if (cheaper && n > WARM_UP && n % TIME_CHEAP_EVERY !== 0) return this.settle(runProcessors(this.processors, batch));
     const t0 = process.hrtime.bigint();
     const out = runProcessors(this.processors, batch);
