@@ -3,11 +3,11 @@
  * fingerprint of that form (what single-object encoded messages carry), and what the encoders
  * need to know about its shape. Compiled once per processor, so once per worker thread.
  */
-import avsc from 'avsc';
-import { keySafeMaps } from './map-keys.js';
+import type Avsc from 'avsc';
+import { avsc, keySafeMaps } from './map-keys.js';
 import { rabinFingerprint } from './rabin.js';
 
-type Type = avsc.Type;
+type Type = Avsc.Type;
 
 export class AvroSchema {
   /** The record's full name, or the type's name for an unnamed top-level type. */
@@ -48,7 +48,7 @@ export class AvroSchema {
     try {
       // Unions always wrapped ({"branch": value}): one form for every schema, which is also
       // Avro's JSON encoding, so decoded values print as the JSON encoding needs.
-      type = avsc.Type.forSchema(json as avsc.Schema, { wrapUnions: 'always', typeHook: keySafeMaps });
+      type = avsc().Type.forSchema(json as Avsc.Schema, { wrapUnions: 'always', typeHook: keySafeMaps });
     } catch (err) {
       throw new Error(`the schema is not a valid Avro schema: ${(err as Error).message}`);
     }
@@ -68,7 +68,7 @@ function typesIn(root: Type): Set<Type> {
     if (seen.has(t)) return;
     seen.add(t);
     const any = t as unknown as {
-      fields?: avsc.types.Field[];
+      fields?: Avsc.types.Field[];
       itemsType?: Type;
       valuesType?: Type;
       types?: Type[];

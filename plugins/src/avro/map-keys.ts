@@ -7,7 +7,20 @@
  * The reader is avsc's own loop over its Tap (`readLong`, `skipLong`, `readString`, the
  * values type's `_read`): avsc internals, which is why avsc is pinned (5.7.9) in package.json.
  */
-import avsc from 'avsc';
+import { createRequire } from 'node:module';
+import type Avsc from 'avsc';
+
+type AvscModule = typeof Avsc;
+let avscModule: AvscModule | undefined;
+
+/**
+ * avsc, loaded on first use (a schema compiled, or checked by lint): it costs ~15 ms of every
+ * engine start and every worker thread's, avro or not. It is CommonJS, so a synchronous require
+ * serves lint's synchronous checks.
+ */
+export function avsc(): AvscModule {
+  return (avscModule ??= createRequire(import.meta.url)('avsc') as AvscModule);
+}
 
 interface Tap {
   readLong(): number;
@@ -19,30 +32,36 @@ interface Readable {
   _read(tap: Tap): unknown;
 }
 
-class KeySafeMapType extends avsc.types.MapType {
-  _read(tap: Tap): unknown {
-    const values = this.valuesType as Readable;
-    const out: Record<string, unknown> = {};
-    for (;;) {
-      // A block: its item count (negative when its size in bytes follows), then the items.
-      let n = tap.readLong();
-      if (n === 0) return out;
-      if (n < 0) {
-        n = -n;
-        tap.skipLong();
-      }
-      while (n-- > 0) {
-        const key = tap.readString();
-        const value = values._read(tap);
-        if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-        else out[key] = value;
+/** The map type, defined once avsc is loaded (it extends avsc's). */
+let keySafeMapType: (new (schema: Avsc.Schema, opts: unknown) => Avsc.Type) | undefined;
+
+function defineKeySafeMapType(): new (schema: Avsc.Schema, opts: unknown) => Avsc.Type {
+  return class KeySafeMapType extends avsc().types.MapType {
+    _read(tap: Tap): unknown {
+      const values = this.valuesType as Readable;
+      const out: Record<string, unknown> = {};
+      for (;;) {
+        // A block: its item count (negative when its size in bytes follows), then the items.
+        let n = tap.readLong();
+        if (n === 0) return out;
+        if (n < 0) {
+          n = -n;
+          tap.skipLong();
+        }
+        while (n-- > 0) {
+          const key = tap.readString();
+          const value = values._read(tap);
+          if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+          else out[key] = value;
+        }
       }
     }
-  }
+  };
 }
 
 /** A `typeHook` for `Type.forSchema`: maps become KeySafeMapType, everything else is avsc's. */
-export function keySafeMaps(schema: avsc.Schema, opts: unknown): avsc.Type | undefined {
+export function keySafeMaps(schema: Avsc.Schema, opts: unknown): Avsc.Type | undefined {
   const s = schema as { type?: unknown };
-  return s !== null && typeof s === 'object' && s.type === 'map' ? new KeySafeMapType(schema, opts) : undefined;
+  if (s === null || typeof s !== 'object' || s.type !== 'map') return undefined;
+  return new (keySafeMapType ??= defineKeySafeMapType())(schema, opts);
 }
