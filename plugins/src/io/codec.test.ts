@@ -6,6 +6,7 @@ import {
   CodecReader,
   MAX_BATCH,
   StreamChunks,
+  batchViews,
   encodeBatch,
   parseReadCodec,
   parseWriteCodec,
@@ -273,6 +274,31 @@ test('encodeBatch re-joins what a reader split: output identical to input', asyn
   const parts: Buffer[] = [];
   for (const batch of await readAll(r)) parts.push(encodeBatch(msgs(batch), Buffer.from('\n')));
   assert.ok(Buffer.concat(parts).equals(data));
+});
+
+test('batchViews: what a reader split, as views of its chunks (no copy), byte-identical; small pieces are left to a copy', async () => {
+  const rand = rng(11);
+  let s = '';
+  while (s.length < 600_000) s += 'line ' + Math.floor(rand() * 1e9) + (rand() < 0.05 ? '\n\n' : '\n');
+  const data = Buffer.from(s);
+  const chunks = chunked(data, () => 65536);
+  const r = new CodecReader(source(chunks), readCodec('lines'), 1 << 20);
+  const parts: Buffer[] = [];
+  let viewed = 0;
+  for (const batch of await readAll(r)) {
+    // As stdout writes: the views when there are, else one copy.
+    const views = batchViews(msgs(batch), Buffer.from('\n')) ?? [encodeBatch(msgs(batch), Buffer.from('\n'))];
+    for (const v of views) if (chunks.some((c) => c.buffer === v.buffer)) viewed += v.length;
+    parts.push(...views);
+  }
+  assert.ok(Buffer.concat(parts).equals(data));
+  assert.ok(viewed > data.length * 0.95, `almost every byte is a view of a chunk: ${viewed} of ${data.length}`);
+  // Messages of their own (a generator's, a processor's): one small view each would cost more than a copy.
+  assert.equal(batchViews(msgs([Buffer.from('a'), Buffer.from('b')]), Buffer.from('\n')), undefined);
+  // More runs than allowed: copied.
+  const big = Array.from({ length: 5 }, () => Buffer.alloc(8192, 'x'));
+  assert.equal(batchViews(msgs(big), Buffer.from('\n'), 4), undefined);
+  assert.equal(Buffer.concat(batchViews(msgs(big), Buffer.from('\n'))!).toString(), big.map((b) => b.toString() + '\n').join(''));
 });
 
 test('StreamChunks: chunks as written, back-pressure past ~1 MiB, errors surface', async () => {

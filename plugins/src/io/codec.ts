@@ -660,6 +660,40 @@ export function encodeBatch(batch: Batch, suffix: Buffer): Buffer {
   return out;
 }
 
+/**
+ * The bytes of a batch as views of the memory its messages already share, with no copy: when the
+ * batch is at most `maxRuns` runs of adjacent slices, each followed in that memory by `suffix`
+ * (what the `stdin` and `file` readers make of a chunk; a line joined across two chunks is its
+ * own run, its suffix a view of `suffix`). Undefined when it is not, or when a view would be
+ * smaller than a copy is worth: encodeBatch then copies.
+ */
+export function batchViews(batch: Batch, suffix: Buffer, maxRuns = 64): Buffer[] | undefined {
+  const n = batch.length;
+  const d = suffix.length;
+  const views: Buffer[] = [];
+  let bytes = 0;
+  for (let i = 0; i < n;) {
+    const m = batch[i]!;
+    const src = m.rangeSource;
+    const start = m.rangeStart;
+    let end = m.rangeEnd;
+    let j = i + 1;
+    while (j < n) {
+      const next = batch[j]!;
+      if (next.rangeSource !== src || next.rangeStart !== end + d || !hasAt(src, end, suffix)) break;
+      end = next.rangeEnd;
+      j++;
+    }
+    if (end + d <= src.length && hasAt(src, end, suffix)) views.push(src.subarray(start, end + d));
+    else views.push(src.subarray(start, end), suffix);
+    bytes += end - start + d;
+    if (views.length > maxRuns) return undefined;
+    i = j;
+  }
+  // Many small views cost more (a buffer each, an iovec each) than one copy.
+  return views.length > 0 && bytes / views.length >= 4096 ? views : undefined;
+}
+
 /** True when `buf` holds `bytes` at `at`. */
 function hasAt(buf: Buffer, at: number, bytes: Buffer): boolean {
   for (let k = 0; k < bytes.length; k++) if (buf[at + k] !== bytes[k]) return false;

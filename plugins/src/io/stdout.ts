@@ -1,13 +1,14 @@
 /**
  * The `stdout` output: writes messages to the process's standard output with a codec.
  *
- * One write call per batch, from one Buffer: runs of messages that are adjacent slices of the
- * same chunk separated by the delimiter (what the `stdin` and `file` readers produce) are copied
- * in one go, so `stdin → stdout` moves a chunk with one memcpy.
+ * One write call per batch: runs of messages that are adjacent slices of the same chunk separated
+ * by the delimiter (what the `stdin` and `file` readers produce) are written from that chunk
+ * itself, corked into one writev, so `stdin → stdout` copies no byte in this process; other
+ * batches are copied into one Buffer.
  */
 import type { Writable } from 'node:stream';
 import { ErrorCode, SvcError, errorMessage, f, registerOutput, type Batch, type ComponentContext, type Infer, type Output } from '@svc/engine';
-import { encodeBatch, writeCodec, writeCodecField } from './codec.js';
+import { batchViews, encodeBatch, writeCodec, writeCodecField } from './codec.js';
 
 export const stdoutSpec = f.object({
   codec: writeCodecField('for stdout the same as `append`: the raw bytes of each message'),
@@ -68,16 +69,21 @@ export class StdoutOutput implements Output {
       this.broken = new SvcError(ErrorCode.Write, `${this.name} is closed: the batch was not written`);
       return Promise.reject(this.broken);
     }
-    const buf = encodeBatch(batch, this.suffix);
-    if (buf.length === 0) return Promise.resolve();
+    const views = batchViews(batch, this.suffix);
+    const last = views ? views.pop()! : encodeBatch(batch, this.suffix);
+    if (last.length === 0) return Promise.resolve();
     const p = new Promise<void>((resolve, reject) => {
-      // The callback fires once the bytes were handed to the OS (or failed): that is both the
-      // delivery guarantee and the back-pressure (a full pipe delays it, as 'drain' would).
-      s.write(buf, (err) => {
+      if (views) s.cork();
+      if (views) for (const v of views) s.write(v);
+      // The callback of the last part fires once every byte of the batch was handed to the OS (or
+      // failed): that is both the delivery guarantee and the back-pressure (a full pipe delays it,
+      // as 'drain' would).
+      s.write(last, (err) => {
         if (!err) return resolve();
         this.broken ??= this.describe(err);
         reject(this.broken);
       });
+      if (views) s.uncork();
     });
     this.inFlight = p.catch(() => {});
     return p;
