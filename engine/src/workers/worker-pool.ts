@@ -72,6 +72,8 @@ export class WorkerPool {
   }
 
   private async startOnce(): Promise<void> {
+    // A dear batch may ask while the stream drains and closes: no thread is started after close().
+    if (this.closed) throw new SvcError(ErrorCode.Worker, 'the pipeline workers were not started: the stream is closing');
     const pool = new Piscina({
       filename: new URL('./worker.js', import.meta.url).href,
       minThreads: this.threads,
@@ -144,7 +146,10 @@ export class WorkerPool {
     return out;
   }
 
+  private closed = false;
+
   async close(): Promise<void> {
+    this.closed = true;
     await this.pool?.destroy();
   }
 }
