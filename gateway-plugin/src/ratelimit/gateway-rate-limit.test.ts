@@ -288,16 +288,21 @@ describe('gateway_rate_limit when Redis goes away (a redis-server of its own, ki
       const storage = { type: 'redis', host: '127.0.0.1', port: redis.port, username: '', password: '', database: 0, enable_cluster: false, addrs: [] };
       writeGateway(dir, gatewayConfig(port, { storage, enable_shared_store_rolling_limiter: true, rate_limit_fail_open: failOpen }), [
         apiSpec('r', '/r', { disableRateLimit: false, globalRateLimit: { rate: 2, per: 60 } }),
+        apiSpec('probe', '/probe', { disableRateLimit: false, globalRateLimit: { rate: 2, per: 60 } }),
       ]);
       const engine = await runGateway(dir, port, CHAIN);
       try {
         // The limiter's first connection to Redis may still be under way when the gateway answers:
-        // until then requests are not counted (failing open or closed, as configured).
-        let first: number[] = [];
-        for (let i = 0; i < 50 && !(first.includes(200) && first.includes(429)); i++) {
-          first = statuses(await Promise.all(Array.from({ length: 3 }, () => call(port, 'GET', '/r/x'))));
-          if (!first.includes(429) || !first.includes(200)) await new Promise((r) => setTimeout(r, 200));
+        // until then requests are not counted (failing open or closed, as configured). An API of
+        // its own (its own bucket) is called until it has answered both 200 and 429, which only a
+        // counting limiter does (fail open: 200 until counted; fail closed: 429 until connected).
+        const seen = new Set<number>();
+        for (let i = 0; i < 100 && !(seen.has(200) && seen.has(429)); i++) {
+          seen.add((await call(port, 'GET', '/probe/x')).status);
+          if (!(seen.has(200) && seen.has(429))) await new Promise((r) => setTimeout(r, 100));
         }
+        assert.ok(seen.has(200) && seen.has(429), `the limiter counts in Redis: answers seen ${[...seen].join()}`);
+        const first = statuses(await Promise.all(Array.from({ length: 3 }, () => call(port, 'GET', '/r/x'))));
         assert.deepEqual(first, [200, 200, 429]);
         await redis.kill();
         const during = await Promise.all(Array.from({ length: 4 }, () => call(port, 'GET', '/r/x')));
