@@ -10,10 +10,9 @@ import { runProcessors } from './processor-chain.js';
 const INLINE_SAMPLE_EVERY = 64;
 const POOL_SAMPLE_EVERY = 4096;
 /**
- * The workers start, and while inline the pool is sampled, only once a batch costs at least this
- * share of a hop: a chain far cheaper than a hop could not win on a worker whatever a sample said,
- * every sample costs this thread a wait for the worker's answer (batches run after a macrotask
- * meanwhile), and a worker costs start-up time and memory.
+ * While inline, the pool is sampled only once a batch costs at least this share of a hop: a chain
+ * far cheaper than a hop could not win on a worker whatever a sample said, and every sample costs
+ * this thread a wait for the worker's answer (batches run after a macrotask meanwhile).
  */
 const SAMPLE_ABOVE_HOP_SHARE = 0.25;
 /** The first batches run inline, to measure what the chain costs before choosing. */
@@ -29,8 +28,10 @@ const TIME_CHEAP_EVERY = 16;
  * and when every worker is busy this thread processes it itself. So N threads are N pipelines on
  * N cores, not N workers contending with a main thread that has little to do. Both costs are
  * measured as batches run, and the road not taken is sampled now and then, so the choice follows
- * the load. The workers themselves start only when a batch first costs a fair share of a hop: a
- * light pipeline runs exactly as with one thread, without their start-up time and memory.
+ * the load. The workers themselves start only when a batch first costs more than a hop (the
+ * estimate, until one is measured): a light pipeline runs exactly as with one thread, without their
+ * start-up time and memory, and a chain that could not win on a worker never makes a busy process
+ * start one (a gateway's chain of a few µs a request, say).
  *
  * Inline cost is the synchronous time the chain takes: a processor that waits on I/O costs this
  * thread little and stays inline, which is right, since a worker would wait the same.
@@ -88,7 +89,7 @@ export class PipelineDispatch {
     // any one batch; a chain that really got dearer shows it batch after batch).
     const prev = this.inlineNs;
     this.inlineNs = prev < 0 || ns < prev ? ns : Math.min(prev * 1.25, prev + (ns - prev) / 8);
-    if (!this.starting && n > WARM_UP && this.inlineNs >= this.pool.hopNs * SAMPLE_ABOVE_HOP_SHARE) {
+    if (!this.starting && n > WARM_UP && this.inlineNs >= this.pool.hopNs) {
       this.starting = true;
       this.startWorkers();
     }
