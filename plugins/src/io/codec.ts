@@ -639,20 +639,8 @@ export function encodeBatch(batch: Batch, suffix: Buffer): Buffer {
   const out = Buffer.allocUnsafe(total);
   let pos = 0;
   for (let i = 0; i < n;) {
-    const m = batch[i]!;
-    const src = m.rangeSource;
-    const start = m.rangeStart;
-    let end = m.rangeEnd;
-    // Extend the run while the next message starts right after `end` + a delimiter that is
-    // exactly the suffix, in the same source buffer.
-    let j = i + 1;
-    while (j < n) {
-      const next = batch[j]!;
-      if (next.rangeSource !== src || next.rangeStart !== end + d || !hasAt(src, end, suffix)) break;
-      end = next.rangeEnd;
-      j++;
-    }
-    pos += src.copy(out, pos, start, end);
+    const j = runAfter(batch, i, suffix);
+    pos += batch[i]!.rangeSource.copy(out, pos, batch[i]!.rangeStart, batch[j - 1]!.rangeEnd);
     if (d === 1) out[pos++] = suffix[0]!;
     else if (d > 1) pos += suffix.copy(out, pos);
     i = j;
@@ -673,17 +661,10 @@ export function batchViews(batch: Batch, suffix: Buffer, maxRuns = 64): Buffer[]
   const views: Buffer[] = [];
   let bytes = 0;
   for (let i = 0; i < n;) {
-    const m = batch[i]!;
-    const src = m.rangeSource;
-    const start = m.rangeStart;
-    let end = m.rangeEnd;
-    let j = i + 1;
-    while (j < n) {
-      const next = batch[j]!;
-      if (next.rangeSource !== src || next.rangeStart !== end + d || !hasAt(src, end, suffix)) break;
-      end = next.rangeEnd;
-      j++;
-    }
+    const j = runAfter(batch, i, suffix);
+    const src = batch[i]!.rangeSource;
+    const start = batch[i]!.rangeStart;
+    const end = batch[j - 1]!.rangeEnd;
     if (end + d <= src.length && hasAt(src, end, suffix)) views.push(src.subarray(start, end + d));
     else views.push(src.subarray(start, end), suffix);
     bytes += end - start + d;
@@ -692,6 +673,23 @@ export function batchViews(batch: Batch, suffix: Buffer, maxRuns = 64): Buffer[]
   }
   // Many small views cost more (a buffer each, an iovec each) than one copy.
   return views.length > 0 && bytes / views.length >= 4096 ? views : undefined;
+}
+
+/**
+ * The index after the run that starts at message `i`: the messages that follow it as adjacent
+ * slices of the same memory, each starting right after the previous one's end plus a delimiter
+ * that is exactly `suffix` there (what a reader splitting one chunk makes).
+ */
+function runAfter(batch: Batch, i: number, suffix: Buffer): number {
+  const src = batch[i]!.rangeSource;
+  let end = batch[i]!.rangeEnd;
+  let j = i + 1;
+  for (; j < batch.length; j++) {
+    const next = batch[j]!;
+    if (next.rangeSource !== src || next.rangeStart !== end + suffix.length || !hasAt(src, end, suffix)) break;
+    end = next.rangeEnd;
+  }
+  return j;
 }
 
 /** True when `buf` holds `bytes` at `at`. */
