@@ -89,7 +89,7 @@ export class PipelineDispatch {
     // any one batch; a chain that really got dearer shows it batch after batch).
     const prev = this.inlineNs;
     this.inlineNs = prev < 0 || ns < prev ? ns : Math.min(prev * 1.25, prev + (ns - prev) / 8);
-    if (!this.starting && n > WARM_UP && this.inlineNs >= this.pool.hopNs) {
+    if (!this.starting && n > WARM_UP && !this.cheaper) {
       this.starting = true;
       this.startWorkers();
     }

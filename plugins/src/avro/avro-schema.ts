@@ -4,7 +4,8 @@
  * need to know about its shape. Compiled once per processor, so once per worker thread.
  */
 import type Avsc from 'avsc';
-import { avsc, keySafeMaps } from './map-keys.js';
+import { avsc } from './avsc.js';
+import { keySafeMaps } from './map-keys.js';
 import { rabinFingerprint } from './rabin.js';
 
 type Type = Avsc.Type;

@@ -7,20 +7,8 @@
  * The reader is avsc's own loop over its Tap (`readLong`, `skipLong`, `readString`, the
  * values type's `_read`): avsc internals, which is why avsc is pinned (5.7.9) in package.json.
  */
-import { createRequire } from 'node:module';
 import type Avsc from 'avsc';
-
-type AvscModule = typeof Avsc;
-let avscModule: AvscModule | undefined;
-
-/**
- * avsc, loaded on first use (a schema compiled, or checked by lint): it costs ~15 ms of every
- * engine start and every worker thread's, avro or not. It is CommonJS, so a synchronous require
- * serves lint's synchronous checks.
- */
-export function avsc(): AvscModule {
-  return (avscModule ??= createRequire(import.meta.url)('avsc') as AvscModule);
-}
+import { avsc } from './avsc.js';
 
 interface Tap {
   readLong(): number;
