@@ -47,6 +47,8 @@ export const GATEWAY_CONFIG_SCHEMA: Schema = {
   hash_keys: bool(true),
   hash_key_function: str(),
   enable_shared_store_rolling_limiter: bool(),
+  // Tyk's own name of the same switch (tyk.conf): read into enable_shared_store_rolling_limiter.
+  enable_redis_rolling_limiter: bool(),
   enable_sentinel_rate_limiter: bool(),
   enable_non_transactional_rate_limiter: bool(),
   enable_fixed_window_rate_limiter: bool(),

@@ -144,7 +144,8 @@ export class ApiGatewayInput implements Input {
   }
 
   private async loadApis(config: GatewayConfig): Promise<ApiSpec[]> {
-    const { apis, errors } = await this.source.loadApis(config);
+    const { apis, errors, warnings } = await this.source.loadApis(config);
+    for (const w of warnings ?? []) this.log.warn(w);
     for (const e of errors) this.log.error(`API definition ${e.file}: ${e.message} (not loaded; the other APIs are)`);
     return apis.filter((api) => {
       const problem = this.chainProblem(api);
