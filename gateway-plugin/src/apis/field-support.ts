@@ -400,7 +400,10 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
       detailedActivityLogs: ignored('analytics'),
       detailedTracing: ignored('detailed tracing'),
       eventHandlers: ignored('event handlers (webhooks, logs of events)'),
-      ipAccessControl: unsupported('IP access control (allow and block lists)', (v) => isObject(v) && v['enabled'] !== false && (isSet(v['allow']) || isSet(v['block']))),
+      ipAccessControl: unsupported(
+        'IP access control (allow and block lists)',
+        (v) => isObject(v) && v['enabled'] !== false && (isSet(v['allow']) || isSet(v['block'])),
+      ),
       batchProcessing: enabledOn('batch requests'),
       protocol: unsupported('a protocol other than HTTP', (v) => typeof v === 'string' && !['', 'http', 'https'].includes(v)),
       port: unsupported('a listen port of its own for the API'),
@@ -461,7 +464,15 @@ export function checkFieldSupport(def: JsonObject, format: 'classic' | 'oas', fi
   walk(def, format === 'oas' ? OAS : CLASSIC, '', format, def, file, warn);
 }
 
-function walk(obj: JsonObject, table: FieldTable, path: string, place: string, root: JsonObject, file: string | undefined, warn: (message: string) => void): void {
+function walk(
+  obj: JsonObject,
+  table: FieldTable,
+  path: string,
+  place: string,
+  root: JsonObject,
+  file: string | undefined,
+  warn: (message: string) => void,
+): void {
   for (const key of Object.keys(obj)) {
     const v = obj[key];
     if (v === null || v === undefined) continue;
@@ -470,11 +481,12 @@ function walk(obj: JsonObject, table: FieldTable, path: string, place: string, r
     const rule = table[key];
     if (rule === undefined) {
       // Other OpenAPI extensions (x-...) belong to other tools.
-      if (!(place === 'oas' && key.startsWith('x-'))) once(where, () => warn(`${file ?? 'API definition'}: ${at}: not a field of Tyk's API definition (ignored)`));
+      if (!(place === 'oas' && key.startsWith('x-')))
+        once(where, () => warn(`${file ?? 'API definition'}: ${at}: not a field of Tyk's API definition (ignored)`));
       continue;
     }
     if (rule.support === 'ignored') {
-      if (isSet(v)) once(where, () => warn(`${file ?? 'API definition'}: ${at}: ${rule.feature} is not implemented by svc and is ignored`));
+      if (isSet(v)) once(where, () => warn(`${file ?? 'API definition'}: ${at}: ignored (${rule.feature}: not implemented by svc)`));
       continue;
     }
     if (rule.support === 'unsupported') {
@@ -491,7 +503,11 @@ function walk(obj: JsonObject, table: FieldTable, path: string, place: string, r
 }
 
 function unsupportedError(file: string | undefined, at: string, rule: FieldRule): DefinitionError {
-  return new DefinitionError(file, at, `not supported: ${rule.feature}; svc does not implement it and does not serve an API without it: remove the field or turn it off`);
+  return new DefinitionError(
+    file,
+    at,
+    `not supported: ${rule.feature}; svc does not implement it and does not serve an API without it: remove the field or turn it off`,
+  );
 }
 
 function once(key: string, say: () => void): void {
@@ -541,7 +557,10 @@ const CONF: FieldTable = {
   force_global_session_lifetime: unsupported('a global session lifetime (force_global_session_lifetime)'),
   global_session_lifetime: ignored('global session lifetime (only with force_global_session_lifetime, which is refused)'),
   ignore_endpoint_case: unsupported('case-insensitive endpoint matching'),
-  auth_override: unsupported('auth and session provider overrides', (v) => isObject(v) && (v['force_auth_provider'] === true || v['force_session_provider'] === true)),
+  auth_override: unsupported(
+    'auth and session provider overrides',
+    (v) => isObject(v) && (v['force_auth_provider'] === true || v['force_session_provider'] === true),
+  ),
   proxy_ssl_insecure_skip_verify: unsupported('skipping upstream TLS verification'),
   proxy_ssl_min_version: unsupported('an upstream TLS minimum version'),
   proxy_ssl_max_version: unsupported('an upstream TLS maximum version'),
@@ -583,7 +602,7 @@ const CONF: FieldTable = {
     ]
       .join(' ')
       .split(' ')
-      .map((k) => [k, ignored('a Tyk gateway setting svc does not use (logging, analytics, plugins, dashboards, connection tuning)')]),
+      .map((k) => [k, ignored('logging, analytics, plugins, dashboards or connection tuning')]),
   ),
 };
 

@@ -78,7 +78,8 @@ async function resolveReferences(config: GatewayConfig, log: Logger | undefined,
 /** One object of the config against its schema: typed values, defaults, a warning per unknown field. */
 function readSection(value: Record<string, unknown>, schema: Schema, path: string, file: string, warnings: string[]): Record<string, unknown> {
   for (const key of Object.keys(value)) {
-    if (!Object.hasOwn(schema, key) && !(path === '' && isKnownConfField(key))) warnings.push(`${file}: unknown field ${JSON.stringify(childPath(path, key))} (ignored)`);
+    if (!Object.hasOwn(schema, key) && !(path === '' && isKnownConfField(key)))
+      warnings.push(`${file}: unknown field ${JSON.stringify(childPath(path, key))} (ignored)`);
   }
   const out: Record<string, unknown> = {};
   for (const [key, type] of Object.entries(schema)) {

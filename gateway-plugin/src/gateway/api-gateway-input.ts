@@ -54,6 +54,7 @@ import { GATEWAY_STAGES, answeredByStage } from './stages.js';
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
+import { algorithmOf } from '../ratelimit/limiter.js';
 import { sharedWindowTable } from '../ratelimit/shared-table.js';
 import type { WindowTable } from '../ratelimit/window-table.js';
 
@@ -129,6 +130,7 @@ export class ApiGatewayInput implements Input {
     const { config, warnings } = await this.source.loadConfig(this.confPath);
     for (const w of warnings) this.log.warn(`svc.conf: ${w}`);
     this.rateLimiting ??= startRateLimiting(config, this.windows, (m) => this.log.info(m));
+    this.log.info(`Rate limits: ${algorithmOf(config)} limiter, counted ${config.storage === undefined ? 'in memory' : 'in Redis'}`);
     const [apis, policies, store] = await Promise.all([this.loadApis(config), this.loadPolicies(config), this.source.createSessions(config)]);
     const sessions = new SyncedSessionStore(store);
     const state = new GatewayState({ name: this.name, config, apis, policies, sessions });
@@ -149,7 +151,7 @@ export class ApiGatewayInput implements Input {
     for (const e of errors) this.log.error(`API definition ${e.file}: ${e.message} (not loaded; the other APIs are)`);
     return apis.filter((api) => {
       const problem = this.chainProblem(api);
-      if (problem !== undefined) this.log.error(`API definition ${api.file ?? api.id}: ${problem} (not loaded; the other APIs are)`);
+      if (problem !== undefined) this.log.error(`${problem} (not loaded; the other APIs are)`);
       return problem === undefined;
     });
   }

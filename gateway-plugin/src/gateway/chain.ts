@@ -115,7 +115,8 @@ export function chainProblem(api: ApiSpec, chain: readonly ChainStage[]): ChainP
         message: `${describe(api)}: ${need.field} needs ${STAGE_NAME[need.stage]} after ${STAGE_NAME[previous.stage]}, but ${early.path} runs it before ${STAGE_NAME[previous.stage]} (${previous.path}): ${fix}`,
       };
     }
-    const other = need.stage === 'api_limit' ? chain.find((s) => s.scope === 'key') : need.stage === 'key_limit' ? chain.find((s) => s.scope === 'api') : undefined;
+    const other =
+      need.stage === 'api_limit' ? chain.find((s) => s.scope === 'key') : need.stage === 'key_limit' ? chain.find((s) => s.scope === 'api') : undefined;
     const hint = other ? ` (${other.path} is gateway_rate_limit with scope: ${other.scope}${other.scope === 'key' ? ', the default' : ''})` : '';
     return {
       path: 'root.pipeline.processors',

@@ -65,7 +65,7 @@ function limited(r: { rate: number; per: number }): boolean {
 /** The definition field that makes an API need authentication. */
 function authField(api: ApiSpec): string {
   if (api.format === 'oas') return 'x-svc-api-gateway.server.authentication.enabled';
-  return api.jwt !== undefined ? 'enable_jwt' : 'use_keyless (false: requests need a key)';
+  return api.jwt !== undefined ? 'enable_jwt' : 'use_keyless: false';
 }
 
 /** The stages `api` needs, in the seed's order, each with the field that asks for it. */
