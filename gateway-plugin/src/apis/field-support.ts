@@ -281,7 +281,8 @@ const CLASSIC: FieldTable = {
   domain_disabled: ignored('switch of domain'),
   certificates: unsupported('TLS certificates of the API'),
   do_not_track: ignored('analytics'),
-  enable_context_vars: unsupported('context variables (enable_context_vars)'),
+  // Context variables are captured at the start of the chain for every request (the seed's rule): what rewrites read.
+  enable_context_vars: implemented(),
   config_data: ignored('plugin config data'),
   config_data_disabled: ignored('switch of config_data'),
   tag_headers: ignored('analytics tags'),
@@ -429,7 +430,7 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
           cache: ignored('response caching (requests go to the upstream)'),
           transformRequestHeaders: enabledOn('request header transforms'),
           transformResponseHeaders: enabledOn('response header transforms'),
-          contextVariables: enabledOn('context variables'),
+          contextVariables: implemented(),
           trafficLogs: ignored('analytics'),
           requestSizeLimit: enabledOn('a request size limit'),
           ignoreCase: enabledOn('case-insensitive endpoint matching'),
@@ -503,11 +504,7 @@ function walk(
 }
 
 function unsupportedError(file: string | undefined, at: string, rule: FieldRule): DefinitionError {
-  return new DefinitionError(
-    file,
-    at,
-    `not supported: ${rule.feature}; svc does not implement it and does not serve an API without it: remove the field or turn it off`,
-  );
+  return new DefinitionError(file, at, `not supported: ${rule.feature}; svc does not implement it: remove the field or turn it off`);
 }
 
 function once(key: string, say: () => void): void {
