@@ -118,6 +118,27 @@ const REFUSED: Array<[string, Def, Def]> = [
       { components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } } },
     ),
   ],
+  [
+    'x-svc-api-gateway.server.authentication.securitySchemes.jwt.allowedIssuers',
+    oas(
+      {
+        server: {
+          listenPath: { value: '/a/' },
+          authentication: { enabled: true, securitySchemes: { jwt: { enabled: true, source: 'eA==', signingMethod: 'hmac', allowedIssuers: ['me'] } } },
+        },
+      },
+      { components: { securitySchemes: { jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } },
+    ),
+    oas(
+      {
+        server: {
+          listenPath: { value: '/a/' },
+          authentication: { enabled: true, securitySchemes: { jwt: { enabled: true, source: 'eA==', signingMethod: 'hmac', allowedIssuers: [] } } },
+        },
+      },
+      { components: { securitySchemes: { jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } },
+    ),
+  ],
 ];
 
 for (const [field, on, off] of REFUSED) {

@@ -319,6 +319,47 @@ const schemeNotServed: TurnsOn = (v, _parent, root) => {
   });
 };
 
+/** A JWT scheme (Tyk's oas.JWT): what svc verifies, and the claims checks it does not make. */
+const OAS_JWT: FieldTable = {
+  ...Object.fromEntries(
+    [
+      'enabled',
+      'header',
+      'query',
+      'cookie',
+      'source',
+      'signingMethod',
+      'identityBaseField',
+      'policyFieldName',
+      'defaultPolicies',
+      'issuedAtValidationSkew',
+      'notBeforeValidationSkew',
+      'expiresAtValidationSkew',
+    ].map((k) => [k, implemented()]),
+  ),
+  scopes: implemented({
+    fields: { claimName: implemented(), scopeToPolicyMapping: implemented(), claims: unsupported('several scope claims (scopes.claims)') },
+  }),
+  jwksURIs: unsupported('several JWKS URIs (jwksURIs)'),
+  subjectClaims: unsupported('subject claims (subjectClaims)'),
+  skipKid: unsupported('skipKid'),
+  basePolicyClaims: unsupported('policy claims (basePolicyClaims)'),
+  clientBaseField: unsupported('the JWT client id claim (clientBaseField)'),
+  allowedIssuers: unsupported('an issuer check (allowedIssuers)'),
+  allowedAudiences: unsupported('an audience check (allowedAudiences)'),
+  allowedSubjects: unsupported('a subject check (allowedSubjects)'),
+  jtiValidation: enabledOn('a JWT id check (jtiValidation)'),
+  customClaimValidation: unsupported('claim checks (customClaimValidation)'),
+  idpClientIdMappingDisabled: ignored('client id mapping switch'),
+};
+
+/** An entry of `securitySchemes`: a key (Tyk's oas.Token) or a JWT. */
+const OAS_SCHEME: FieldTable = {
+  ...OAS_JWT,
+  enableClientCertificate: unsupported('the client certificate as the credential'),
+  signatureValidation: enabledOn('request signature validation of keys'),
+};
+
 const OAS_OPERATION: FieldTable = {
   rateLimit: implemented(),
   urlRewrite: implemented(),
@@ -382,8 +423,12 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
         fields: {
           enabled: implemented(),
           stripAuthorizationData: implemented(),
-          securitySchemes: unsupported('a security scheme other than an API key or a JWT (basic, OAuth, OpenID Connect, mutual TLS)', schemeNotServed),
-          jwt: implemented(),
+          securitySchemes: implemented({
+            feature: 'a security scheme other than an API key or a JWT (basic, OAuth, OpenID Connect, mutual TLS)',
+            on: schemeNotServed,
+            each: OAS_SCHEME,
+          }),
+          jwt: implemented({ fields: OAS_JWT }),
           baseIdentityProvider: ignored('the identity of several auth methods (one method is served)'),
           hmac: enabledOn('HMAC request signature authentication'),
           oidc: enabledOn('OpenID Connect authentication'),

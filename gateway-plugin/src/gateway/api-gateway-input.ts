@@ -145,13 +145,18 @@ export class ApiGatewayInput implements Input {
     this.log.info(`Gateway ${this.name}: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
   }
 
-  private async loadApis(config: GatewayConfig): Promise<ApiSpec[]> {
+  /** The APIs of `app_path` the chain can serve; each one refused is logged and added to `refused`. */
+  private async loadApis(config: GatewayConfig, refused: string[] = []): Promise<ApiSpec[]> {
     const { apis, errors, warnings } = await this.source.loadApis(config);
     for (const w of warnings ?? []) this.log.warn(w);
-    for (const e of errors) this.log.error(`API definition ${e.file}: ${e.message} (not loaded; the other APIs are)`);
+    const refuse = (message: string) => {
+      this.log.error(`${message} (not loaded; the other APIs are)`);
+      refused.push(message);
+    };
+    for (const e of errors) refuse(`API definition ${e.file}: ${e.message}`);
     return apis.filter((api) => {
       const problem = this.chainProblem(api);
-      if (problem !== undefined) this.log.error(`${problem} (not loaded; the other APIs are)`);
+      if (problem !== undefined) refuse(problem);
       return problem === undefined;
     });
   }
@@ -178,20 +183,28 @@ export class ApiGatewayInput implements Input {
     };
   }
 
-  private async loadPolicies(config: GatewayConfig) {
+  private async loadPolicies(config: GatewayConfig, refused: string[] = []) {
     const { policies, errors } = await this.source.loadPolicies(config);
-    for (const e of errors) this.log.error(`policy ${e.file}: ${e.message} (not loaded; the other policies are)`);
+    for (const e of errors) {
+      this.log.error(`policy ${e.file}: ${e.message} (not loaded; the other policies are)`);
+      refused.push(`policy ${e.file}: ${e.message}`);
+    }
     return policies;
   }
 
-  /** Re-reads `app_path` and the policies and swaps them in (requests in flight keep their API). */
-  async reload(): Promise<void> {
+  /**
+   * Re-reads `app_path` and the policies and swaps them in (requests in flight keep their API);
+   * resolves with what it refused (the rest is served).
+   */
+  async reload(): Promise<string[]> {
     const state = this.state;
-    if (!state) return;
-    const [apis, policies] = await Promise.all([this.loadApis(state.config), this.loadPolicies(state.config)]);
+    if (!state) return [];
+    const refused: string[] = [];
+    const [apis, policies] = await Promise.all([this.loadApis(state.config, refused), this.loadPolicies(state.config, refused)]);
     state.replaceApis(apis);
     state.replacePolicies(policies);
     this.log.info(`Gateway ${this.name} reloaded: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
+    return refused;
   }
 
   private async listen(): Promise<void> {

@@ -174,6 +174,10 @@ ${PROXY}`,
       );
       const reload = await call(port, 'GET', '/svc/reload', { headers: AUTH });
       assert.equal(reload.status, 200);
+      assert.match(
+        reload.body,
+        /^\{"status":"ok","message":"API \\"late\\" \(.*late\.json\): use_keyless: false needs gateway_auth, which the pipeline does not have/,
+      );
       await waitFor(
         () => /API \\?"late\\?" \(.*late\.json\): use_keyless: false needs gateway_auth.*\(not loaded; the other APIs are\)/.test(engine.log()),
         `the refusal in the log: ${engine.log()}`,
