@@ -176,6 +176,8 @@ test("svc.conf: an unsupported switch refuses the config; Tyk's enable_redis_rol
         err.message ===
         `${file}: enable_custom_domains: not supported: custom domains (enable_custom_domains: APIs answer on their domain only); svc does not implement it: remove the field or turn it off`,
     );
+    writeFileSync(file, JSON.stringify({ storage: { host: '127.0.0.1', use_ssl: true } }));
+    await assert.rejects(loadGatewayConfig(file, { env: {} }), (err: Error) => err.message.startsWith(`${file}: storage.use_ssl: not supported: TLS to Redis`));
     writeFileSync(file, JSON.stringify({ enable_custom_domains: false, enable_redis_rolling_limiter: true }));
     const { config, warnings } = await loadGatewayConfig(file, { env: {} });
     assert.equal(config.enable_shared_store_rolling_limiter, true);

@@ -518,6 +518,7 @@ function walk(
   root: JsonObject,
   file: string | undefined,
   warn: (message: string) => void,
+  unknown = true,
 ): void {
   for (const key of Object.keys(obj)) {
     const v = obj[key];
@@ -527,7 +528,7 @@ function walk(
     const rule = table[key];
     if (rule === undefined) {
       // Other OpenAPI extensions (x-...) belong to other tools.
-      if (!(place === 'oas' && key.startsWith('x-')))
+      if (unknown && !(place === 'oas' && key.startsWith('x-')))
         once(where, () => warn(`${file ?? 'API definition'}: ${at}: not a field of Tyk's API definition (ignored)`));
       continue;
     }
@@ -540,10 +541,10 @@ function walk(
       continue;
     }
     if (rule.on?.(v, obj, root) === true) throw unsupportedError(file, at, rule);
-    if (rule.fields && isObject(v)) walk(v, rule.fields, at, where, root, file, warn);
+    if (rule.fields && isObject(v)) walk(v, rule.fields, at, where, root, file, warn, unknown);
     if (rule.each) {
       const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((e, i) => [i, e]) : isObject(v) ? Object.entries(v) : [];
-      for (const [k, e] of entries) if (isObject(e)) walk(e, rule.each, childPath(at, k), `${where}.*`, root, file, warn);
+      for (const [k, e] of entries) if (isObject(e)) walk(e, rule.each, childPath(at, k), `${where}.*`, root, file, warn, unknown);
     }
   }
 }
@@ -563,7 +564,31 @@ function once(key: string, say: () => void): void {
  * Tyk's `config/config.go` (v5.14.0) that svc ignores (warned once when set) or does not implement
  * (the config is refused when it turns one on: the gateway does not start).
  */
+const REDIS_TLS = ignored('Redis TLS settings (only with use_ssl, which is refused)');
+
+/** `storage` (Tyk's StorageOptionsConf): the Redis the gateway keeps keys and limits in. */
+const STORAGE: FieldTable = {
+  ...Object.fromEntries(['type', 'host', 'port', 'addrs', 'username', 'password', 'database', 'enable_cluster'].map((k) => [k, implemented()])),
+  hosts: unsupported('Redis hosts as a map (hosts: use addrs)'),
+  master_name: unsupported('Redis Sentinel (master_name)'),
+  sentinel_password: ignored('Redis Sentinel (only with master_name, which is refused)'),
+  use_ssl: unsupported('TLS to Redis (use_ssl)'),
+  ssl_insecure_skip_verify: REDIS_TLS,
+  ca_file: REDIS_TLS,
+  cert_file: REDIS_TLS,
+  key_file: REDIS_TLS,
+  tls_max_version: REDIS_TLS,
+  tls_min_version: REDIS_TLS,
+  optimisation_max_idle: ignored('Redis connection tuning'),
+  optimisation_max_active: ignored('Redis connection tuning'),
+  timeout: ignored('Redis connection tuning'),
+  compress_api_definitions: ignored('compression of stored definitions'),
+  compress_policies: ignored('compression of stored policies'),
+  max_decompressed_size: ignored('compression of stored definitions'),
+};
+
 const CONF: FieldTable = {
+  storage: implemented({ fields: STORAGE }),
   enable_custom_domains: unsupported('custom domains (enable_custom_domains: APIs answer on their domain only)'),
   hostname: unsupported('a hostname the gateway answers on (hostname)'),
   control_api_hostname: unsupported('a hostname the control API answers on'),
@@ -654,14 +679,19 @@ const CONF: FieldTable = {
  * and says whether a field is known (else the loader warns it is unknown).
  */
 export function checkConfSupport(conf: JsonObject, file: string, warn: (message: string) => void): void {
-  for (const key of Object.keys(conf)) {
-    const rule = CONF[key];
-    if (rule === undefined) continue;
-    walk({ [key]: conf[key] }, CONF, '', 'conf', conf, file, (w) => warn(w.replace("Tyk's API definition", "Tyk's gateway config")));
-  }
+  // Fields in no list are the loader's to warn about (it knows the fields it reads).
+  walk(conf, CONF, '', 'conf', conf, file, warn, false);
 }
 
-/** Whether svc.conf's top-level `key` is one of Tyk's that svc knows it does not read. */
-export function isKnownConfField(key: string): boolean {
-  return Object.hasOwn(CONF, key);
+/** Whether svc.conf's `path` (`enable_analytics`, `storage.timeout`) is one of Tyk's fields in the lists. */
+export function isKnownConfField(path: string): boolean {
+  let table: FieldTable | undefined = CONF;
+  const parts = path.split('.');
+  for (let i = 0; i < parts.length; i++) {
+    const rule: FieldRule | undefined = table !== undefined && Object.hasOwn(table, parts[i]!) ? table[parts[i]!] : undefined;
+    if (rule === undefined) return false;
+    if (i === parts.length - 1) return true;
+    table = rule.fields;
+  }
+  return false;
 }

@@ -78,7 +78,7 @@ async function resolveReferences(config: GatewayConfig, log: Logger | undefined,
 /** One object of the config against its schema: typed values, defaults, a warning per unknown field. */
 function readSection(value: Record<string, unknown>, schema: Schema, path: string, file: string, warnings: string[]): Record<string, unknown> {
   for (const key of Object.keys(value)) {
-    if (!Object.hasOwn(schema, key) && !(path === '' && isKnownConfField(key)))
+    if (!Object.hasOwn(schema, key) && !isKnownConfField(childPath(path, key)))
       warnings.push(`${file}: unknown field ${JSON.stringify(childPath(path, key))} (ignored)`);
   }
   const out: Record<string, unknown> = {};
