@@ -9,11 +9,13 @@
  * is read.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { lintGateway, runGateway, writeGateway } from './engine-run.js';
 import { apiSpec, call, freePort, gatewayConfig, waitFor } from './test-support.js';
@@ -72,6 +74,20 @@ describe('fail closed at start-up: the chain against the definitions', () => {
     const before = hits;
     await assert.rejects(runGateway(dir, port, rest), /the config has \d problem\(s\) and was not run:[\s\S]*API "locked"[\s\S]*needs gateway_auth/);
     assert.equal(hits, before);
+  });
+
+  it("the issue's case: configs/gateway/ (secure.json, JWT) behind only gateway_url_rewrite is refused by lint naming enable_jwt", () => {
+    const dir = tempDir();
+    const file = join(dir, 'issue.yaml');
+    const conf = fileURLToPath(new URL('../../../configs/gateway/svc.conf', import.meta.url));
+    writeFileSync(file, `input:\n  api_gateway: { conf: ${JSON.stringify(conf)} }\npipeline:\n  processors: [ { gateway_url_rewrite: {} } ]\n${PROXY}\n`);
+    const r = spawnSync(process.execPath, [fileURLToPath(new URL('../../../engine/dist/cli/main.js', import.meta.url)), 'lint', file], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /issue\.yaml:4:\d+ API "secure" \(.*secure\.json\): enable_jwt needs gateway_auth, which the pipeline does not have/);
+    assert.doesNotMatch(r.stderr, /API "engine"/, 'the keyless API needs no stage');
   });
 
   it('gateway_rate_limit: {} is scope key: an API-level limit without scope api is an error; misordered stages are errors; gateway: {} passes', async () => {
