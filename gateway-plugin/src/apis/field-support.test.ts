@@ -71,8 +71,17 @@ const REFUSED: Array<[string, Def, Def]> = [
     classic({}, { global_size_limit: 10 }),
     classic({}, { global_size_limit: 10, global_size_limit_disabled: true }),
   ],
-  ['definition.location', classic({ definition: { location: 'url', key: 'v' } }), classic({ definition: { location: 'header', key: 'x-api-version' } })],
-  ['version_data.versions.Default.expires', classic({}, { expires: '2020-01-01 00:00' }), classic({}, { expires: '-1' })],
+  [
+    'definition.location',
+    { ...classic({ definition: { location: 'url', key: 'v' } }), version_data: { not_versioned: false, versions: { Default: { name: 'Default' } } } },
+    classic({ definition: { location: 'url', key: 'v' } }),
+  ],
+  [
+    'version_data.versions.Default.expires',
+    { ...classic(), version_data: { not_versioned: false, versions: { Default: { name: 'Default', expires: '2020-01-01 00:00' } } } },
+    // Not versioned: Tyk reads no version's expiry (its own sample apps carry one).
+    classic({}, { expires: '3000-01-02 15:04' }),
+  ],
   [
     'version_data',
     { ...classic(), version_data: { not_versioned: false, versions: { v1: { name: 'v1' }, v2: { name: 'v2' } } } },
@@ -83,7 +92,11 @@ const REFUSED: Array<[string, Def, Def]> = [
   ['domain', classic({ domain: 'api.example.com' }), classic({ domain: 'api.example.com', domain_disabled: true })],
   ['internal', classic({ internal: true }), classic({ internal: false })],
   ['use_oauth2', classic({ use_oauth2: true }), classic({ use_oauth2: false })],
-  ['custom_middleware', classic({ custom_middleware: { pre: [{ name: 'x' }] } }), classic({ custom_middleware: { pre: [], post: [] } })],
+  [
+    'custom_middleware',
+    classic({ custom_middleware: { pre: [{ name: 'x' }] } }),
+    classic({ custom_middleware: { pre: [], post: [], driver: 'otto', auth_check: { name: '' } } }),
+  ],
   ['version_data.versions.Default.extended_paths.virtual', classic({}, { extended_paths: { virtual: ep({ response_function_name: 'f' }) } }), classic()],
   [
     'x-svc-api-gateway.server.ipAccessControl',

@@ -68,6 +68,11 @@ const unlessOff =
     isSet(v) && parent[off] !== true;
 /** A date Tyk would expire on ('' and '-1' never expire). */
 const expires: TurnsOn = (v) => typeof v === 'string' && v !== '' && v !== '-1';
+/**
+ * A classic definition Tyk serves by version (`version_data.not_versioned` not true): only then does
+ * it read the version's `expires` and `definition.location` (Tyk's APISpec.Version and IsRequestValid).
+ */
+const versionedApi = (root: JsonObject): boolean => !(isObject(root['version_data']) && root['version_data']['not_versioned'] === true);
 
 const AUTH_CONFIG: FieldTable = {
   name: implemented(),
@@ -96,7 +101,7 @@ const PROXY: FieldTable = {
   listen_path: implemented(),
   target_url: implemented(),
   strip_listen_path: implemented(),
-  disable_strip_slash: unsupported('disable_strip_slash (paths joined without the slash rule)'),
+  disable_strip_slash: ignored('disable_strip_slash (the upstream path is joined with one slash)'),
   enable_load_balancing: unsupported('upstream load balancing (target_list)'),
   target_list: ignored('load balancing targets (only with enable_load_balancing, which is refused)'),
   check_host_against_uptime_tests: unsupported('skipping upstream hosts that fail uptime tests'),
@@ -144,7 +149,10 @@ const VERSION: FieldTable = {
   name: implemented(),
   use_extended_paths: implemented(),
   extended_paths: implemented({ fields: EXTENDED_PATHS }),
-  expires: unsupported('version expiry (expires: an expired version is refused)', expires),
+  expires: unsupported(
+    'version expiry of a versioned API (expires with not_versioned false)',
+    (v, _parent, root) => expires(v, _parent, root) && versionedApi(root),
+  ),
   paths: unsupported('the legacy ignored/white_list/black_list paths', (v) => isObject(v) && Object.values(v).some(isSet)),
   ignored: endpointList('legacy ignored paths'),
   white_list: endpointList('legacy allow-listed paths'),
@@ -232,14 +240,17 @@ const CLASSIC: FieldTable = {
   definition: implemented({
     fields: {
       enabled: unsupported('versioning (definition.enabled)'),
-      name: ignored('versioning settings (versioning is refused)'),
-      default: ignored('versioning settings (versioning is refused)'),
-      location: unsupported('versioning by URL or query parameter (definition.location)', (v) => v === 'url' || v === 'url-param'),
-      key: ignored('versioning settings (versioning is refused)'),
-      strip_path: ignored('versioning settings (versioning is refused)'),
-      strip_versioning_data: ignored('versioning settings (versioning is refused)'),
-      url_versioning_pattern: ignored('versioning settings (versioning is refused)'),
-      fallback_to_default: ignored('versioning settings (versioning is refused)'),
+      name: ignored('versioning settings'),
+      default: ignored('versioning settings'),
+      location: unsupported(
+        'versioning by URL or query parameter (definition.location of a versioned API)',
+        (v, _parent, root) => (v === 'url' || v === 'url-param') && versionedApi(root),
+      ),
+      key: ignored('versioning settings'),
+      strip_path: ignored('versioning settings'),
+      strip_versioning_data: ignored('versioning settings'),
+      url_versioning_pattern: ignored('versioning settings'),
+      fallback_to_default: ignored('versioning settings'),
       versions: unsupported('versioned APIs (definition.versions)'),
     },
   }),
@@ -256,7 +267,12 @@ const CLASSIC: FieldTable = {
   proxy: implemented({ fields: PROXY }),
   disable_rate_limit: implemented(),
   disable_quota: ignored('disable_quota (quotas are still enforced)'),
-  custom_middleware: unsupported('custom middleware (plugins)'),
+  // Dashboards export an empty section with a driver (`otto`): only a hook turns it on.
+  custom_middleware: unsupported(
+    'custom middleware (plugins)',
+    (v) =>
+      isObject(v) && (['pre', 'post', 'post_key_auth', 'response'].some((k) => isSet(v[k])) || (isObject(v['auth_check']) && isSet(v['auth_check']['name']))),
+  ),
   custom_middleware_bundle: unsupported('a plugin bundle', unlessOff('custom_middleware_bundle_disabled')),
   custom_middleware_bundle_disabled: ignored('switch of custom_middleware_bundle'),
   cache_options: ignored('response caching (requests go to the upstream)'),
