@@ -96,6 +96,35 @@ export interface SplitTokenEndpoint {
   tokenUrl: string;
 }
 
+/**
+ * An entry of the endpoint lists Tyk's VersionCheck reads (classic `extended_paths.ignored`,
+ * `black_list`, `white_list`, `internal`; OAS operations' `ignoreAuthentication`, `block`,
+ * `allow`, `internal`), in Tyk's order: ignored, then black, then white, then internal.
+ */
+export interface EndpointListEntry {
+  kind: 'ignored' | 'black' | 'white' | 'internal';
+  /** A pattern over the path (Tyk's `{id}` and `/*` widened), unanchored, as Tyk matches it. */
+  path: string;
+  /** As written ('' = every method, except for internal entries, which Tyk matches only with a method). */
+  method: string;
+  /** The entry's `ignore_case`, or the version's `ignore_endpoint_case`. */
+  ignoreCase: boolean;
+  /**
+   * Classic `method_actions` when the entry has them (Tyk then reads them instead of `method`):
+   * method → action (`no_action`; anything but `reply`, which is refused at load, forbids).
+   */
+  methodActions?: Record<string, string>;
+}
+
+/** A request size limit of an endpoint (classic `extended_paths.size_limits[]`, OAS `requestSizeLimit`). */
+export interface EndpointSizeLimit {
+  path: string;
+  /** Tyk matches these only with a method. */
+  method: string;
+  /** Bytes. */
+  limit: number;
+}
+
 export interface ApiSpec {
   id: string;
   name: string;
@@ -135,4 +164,17 @@ export interface ApiSpec {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
   splitToken: SplitTokenEndpoint[];
+
+  /**
+   * The client addresses or CIDRs allowed (`allowed_ips` when Tyk enables it: see classic.ts;
+   * OAS `server.ipAccessControl.allow`); absent or empty: no allow list.
+   */
+  ipAllow?: string[];
+  /** The client addresses or CIDRs refused (`blacklisted_ips`; OAS `ipAccessControl.block`). */
+  ipBlock?: string[];
+  /** The endpoint lists; absent or empty: none. */
+  endpointLists?: EndpointListEntry[];
+  /** The version's `global_size_limit` in bytes (0: none; OAS `middleware.global.requestSizeLimit`). */
+  globalSizeLimit?: number;
+  endpointSizeLimits?: EndpointSizeLimit[];
 }

@@ -3,10 +3,19 @@
  * Field names, defaults and fallbacks are Tyk v5's (`apidef/api_definitions.go`,
  * `gateway/middleware.go` getAuthToken).
  */
-import type { ApiSpec, CredentialSource, EndpointRateLimit, JwtSettings, SplitTokenEndpoint, UrlRewriteRule } from './api-spec.js';
+import type {
+  ApiSpec,
+  CredentialSource,
+  EndpointListEntry,
+  EndpointRateLimit,
+  EndpointSizeLimit,
+  JwtSettings,
+  SplitTokenEndpoint,
+  UrlRewriteRule,
+} from './api-spec.js';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
-import { endpointPattern, listenPathOf, checkedEndpointPattern, signingMethodOf, targetUrlOf } from './normalise.js';
+import { endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export function parseClassic(root: Fields, definition: unknown, file: string | undefined, fallbackId: string): ApiSpec {
   const proxy = root.obj('proxy') ?? root.fail('proxy', 'required (an object with listen_path and target_url)');
@@ -15,7 +24,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
   const jwt = jwtOn ? jwtSettings(root) : undefined;
   const id = root.str('api_id') || fallbackId;
   if (id === '') root.fail('api_id', 'required (a non-empty string)');
-  const { endpointRateLimits, urlRewrites, splitToken } = extendedPaths(root);
+  const { endpointRateLimits, urlRewrites, splitToken, endpointLists, endpointSizeLimits, globalSizeLimit } = extendedPaths(root);
   return {
     id,
     name: root.str('name'),
@@ -40,6 +49,27 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     endpointRateLimits,
     urlRewrites,
     splitToken,
+    ...ipLists(root),
+    endpointLists,
+    endpointSizeLimits,
+    globalSizeLimit,
+  };
+}
+
+/**
+ * `allowed_ips` and `blacklisted_ips` as Tyk v5.14 enables them (its IPWhiteListMiddleware's and
+ * IPBlackListMiddleware's EnabledForSpec): a list is on when it is not empty and either
+ * `ip_access_control_disabled` is not true or its own switch is on. Tyk does not migrate a classic
+ * definition it loads from a file, so `ip_access_control_disabled` is false unless written: a
+ * non-empty `allowed_ips` is enforced even with `enable_ip_whitelisting: false`.
+ */
+function ipLists(root: Fields): { ipAllow: string[]; ipBlock: string[] } {
+  const open = !root.bool('ip_access_control_disabled');
+  const allow = root.strings('allowed_ips');
+  const block = root.strings('blacklisted_ips');
+  return {
+    ipAllow: open || root.bool('enable_ip_whitelisting') ? allow : [],
+    ipBlock: open || root.bool('enable_ip_blacklisting') ? block : [],
   };
 }
 
@@ -90,12 +120,31 @@ function servedVersion(root: Fields): Fields | undefined {
   return pick?.[1];
 }
 
-function extendedPaths(root: Fields): { endpointRateLimits: EndpointRateLimit[]; urlRewrites: UrlRewriteRule[]; splitToken: SplitTokenEndpoint[] } {
-  const out = { endpointRateLimits: [] as EndpointRateLimit[], urlRewrites: [] as UrlRewriteRule[], splitToken: [] as SplitTokenEndpoint[] };
+interface ExtendedPaths {
+  endpointRateLimits: EndpointRateLimit[];
+  urlRewrites: UrlRewriteRule[];
+  splitToken: SplitTokenEndpoint[];
+  endpointLists: EndpointListEntry[];
+  endpointSizeLimits: EndpointSizeLimit[];
+  globalSizeLimit: number;
+}
+
+function extendedPaths(root: Fields): ExtendedPaths {
+  const out: ExtendedPaths = { endpointRateLimits: [], urlRewrites: [], splitToken: [], endpointLists: [], endpointSizeLimits: [], globalSizeLimit: 0 };
   const version = servedVersion(root);
-  if (!version || !version.bool('use_extended_paths')) return out;
+  if (!version) return out;
+  // Tyk's size limit middleware is on when the version has size_limits entries (any, even disabled
+  // or unused) or an enabled global limit; once on, it applies global_size_limit, switch or not.
+  const sizeEntries = version.obj('extended_paths')?.list('size_limits').length ?? 0;
+  if (sizeEntries > 0 || !version.bool('global_size_limit_disabled')) out.globalSizeLimit = version.count('global_size_limit');
+  if (!version.bool('use_extended_paths')) return out;
   const paths = version.obj('extended_paths');
   if (!paths) return out;
+  out.endpointLists = endpointLists(paths, version.bool('ignore_endpoint_case'));
+  for (const e of paths.list('size_limits')) {
+    if (e.bool('disabled')) continue;
+    out.endpointSizeLimits.push({ path: checkedListPattern(e, 'path'), method: e.str('method'), limit: e.count('size_limit') });
+  }
   for (const e of paths.list('rate_limit')) {
     // Tyk's classic field is `disabled`; the seed's table says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
@@ -119,6 +168,34 @@ function extendedPaths(root: Fields): { endpointRateLimits: EndpointRateLimit[];
       method: (e.str('method') || 'POST').toUpperCase(),
       tokenUrl: targetUrlOf(split, 'token_url'),
     });
+  }
+  return out;
+}
+
+const LISTS: Array<[EndpointListEntry['kind'], string]> = [
+  ['ignored', 'ignored'],
+  ['black', 'black_list'],
+  ['white', 'white_list'],
+  ['internal', 'internal'],
+];
+
+/** The endpoint lists in the order Tyk compiles them (ignored, black, white, internal); disabled entries left out as Tyk does. */
+function endpointLists(paths: Fields, ignoreEndpointCase: boolean): EndpointListEntry[] {
+  const out: EndpointListEntry[] = [];
+  for (const [kind, field] of LISTS) {
+    for (const e of paths.list(field)) {
+      if (e.bool('disabled')) continue;
+      const entry: EndpointListEntry = {
+        kind,
+        path: checkedListPattern(e, 'path'),
+        method: e.str('method'),
+        // Tyk compiles internal entries without ignore_case (neither the entry's nor the version's).
+        ignoreCase: kind !== 'internal' && (e.bool('ignore_case') || ignoreEndpointCase),
+      };
+      const actions = kind === 'internal' ? undefined : e.obj('method_actions');
+      if (actions) entry.methodActions = Object.fromEntries(Object.keys(actions.value).map((m) => [m, actions.obj(m)?.str('action') ?? '']));
+      out.push(entry);
+    }
   }
   return out;
 }

@@ -41,35 +41,14 @@ const ep = (more: Def = {}) => [{ path: '/x', method: 'GET', ...more }];
 /** [field path in the error, a definition turning it on, the same with it off]. */
 const REFUSED: Array<[string, Def, Def]> = [
   [
-    'enable_ip_whitelisting',
-    classic({ enable_ip_whitelisting: true, allowed_ips: ['10.9.9.9'] }),
-    classic({ enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'] }),
+    'version_data.versions.Default.extended_paths.white_list[0].method_actions',
+    classic({}, { extended_paths: { white_list: [{ path: '/x', method_actions: { GET: { action: 'reply', code: 200, data: 'mock' } } }] } }),
+    classic({}, { extended_paths: { white_list: [{ path: '/x', method_actions: { GET: { action: 'no_action' } } }] } }),
   ],
   [
-    'enable_ip_blacklisting',
-    classic({ enable_ip_blacklisting: true, blacklisted_ips: ['127.0.0.1'] }),
-    classic({ enable_ip_blacklisting: true, blacklisted_ips: [] }),
-  ],
-  [
-    'version_data.versions.Default.extended_paths.white_list',
-    classic({}, { extended_paths: { white_list: ep() } }),
-    classic({}, { extended_paths: { white_list: ep({ disabled: true }) } }),
-  ],
-  [
-    'version_data.versions.Default.extended_paths.black_list',
-    classic({}, { extended_paths: { black_list: ep() } }),
-    classic({}, { extended_paths: { black_list: [] } }),
-  ],
-  [
-    'version_data.versions.Default.extended_paths.internal',
-    classic({}, { extended_paths: { internal: ep() } }),
-    classic({}, { extended_paths: { internal: [] } }),
-  ],
-  ['version_data.versions.Default.extended_paths.size_limits', classic({}, { extended_paths: { size_limits: ep({ size_limit: 10 }) } }), classic()],
-  [
-    'version_data.versions.Default.global_size_limit',
-    classic({}, { global_size_limit: 10 }),
-    classic({}, { global_size_limit: 10, global_size_limit_disabled: true }),
+    'version_data.versions.Default.paths',
+    classic({}, { paths: { ignored: [], white_list: ['/x'], black_list: [] } }),
+    classic({}, { paths: { ignored: [], white_list: [], black_list: [] } }),
   ],
   [
     'definition.location',
@@ -98,26 +77,11 @@ const REFUSED: Array<[string, Def, Def]> = [
     classic({ custom_middleware: { pre: [], post: [], driver: 'otto', auth_check: { name: '' } } }),
   ],
   ['version_data.versions.Default.extended_paths.virtual', classic({}, { extended_paths: { virtual: ep({ response_function_name: 'f' }) } }), classic()],
-  [
-    'x-svc-api-gateway.server.ipAccessControl',
-    oas({ server: { listenPath: { value: '/a/' }, ipAccessControl: { enabled: true, allow: ['10.9.9.9'] } } }),
-    oas(),
-  ],
   ['x-svc-api-gateway.server.customDomain', oas({ server: { listenPath: { value: '/a/' }, customDomain: { enabled: true, name: 'api.example.com' } } }), oas()],
   [
     'x-svc-api-gateway.middleware.global.cors',
     oas({ middleware: { global: { cors: { enabled: true } } } }),
     oas({ middleware: { global: { cors: { enabled: false } } } }),
-  ],
-  [
-    'x-svc-api-gateway.middleware.operations.x.block',
-    oas({ middleware: { operations: { x: { block: { enabled: true } } } } }),
-    oas({ middleware: { operations: { x: { block: { enabled: false } } } } }),
-  ],
-  [
-    'x-svc-api-gateway.middleware.global.requestSizeLimit',
-    oas({ middleware: { global: { requestSizeLimit: { enabled: true, value: 10 } } } }),
-    oas({ middleware: { global: { requestSizeLimit: { enabled: false, value: 10 } } } }),
   ],
   ['x-svc-api-gateway.info.versioning', oas({ info: { id: 'a', versioning: { enabled: true, location: 'url' } } }), oas()],
   [
@@ -199,4 +163,48 @@ test("svc.conf: an unsupported switch refuses the config; Tyk's enable_redis_rol
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('IP lists, endpoint lists and size limits load and are read as Tyk reads them (issue 25)', async () => {
+  const parse = (def: Def) => parseApiDefinition(def, NO_REFERENCES, 'apps/a.json');
+  // Tyk 5.14 enables a non-empty list unless ip_access_control_disabled is true (a classic file is not migrated).
+  assert.deepEqual((await parse(classic({ enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'] }))).ipAllow, ['10.9.9.9']);
+  assert.deepEqual((await parse(classic({ allowed_ips: ['10.9.9.9'], ip_access_control_disabled: true }))).ipAllow, []);
+  assert.deepEqual((await parse(classic({ allowed_ips: ['1.1.1.1'], ip_access_control_disabled: true, enable_ip_whitelisting: true }))).ipAllow, ['1.1.1.1']);
+  const lists = await parse(
+    classic(
+      {},
+      {
+        ignore_endpoint_case: true,
+        extended_paths: { internal: ep(), white_list: ep(), black_list: ep({ disabled: true }), ignored: ep({ method: '' }) },
+      },
+    ),
+  );
+  assert.deepEqual(
+    lists.endpointLists?.map((e) => [e.kind, e.method, e.ignoreCase]),
+    [
+      ['ignored', '', true],
+      ['white', 'GET', true],
+      ['internal', 'GET', false],
+    ],
+  );
+  // The size middleware is on (a size_limits entry, even disabled): the global limit applies, its switch or not.
+  const sized = await parse(
+    classic({}, { global_size_limit: 10, global_size_limit_disabled: true, extended_paths: { size_limits: ep({ size_limit: 1, disabled: true }) } }),
+  );
+  assert.equal(sized.globalSizeLimit, 10);
+  assert.deepEqual(sized.endpointSizeLimits, []);
+  assert.equal((await parse(classic({}, { global_size_limit: 10, global_size_limit_disabled: true }))).globalSizeLimit, 0);
+  const oasSpec = await parse(
+    oas({
+      server: { listenPath: { value: '/a/' }, ipAccessControl: { enabled: true, allow: ['10.0.0.0/8'], block: ['10.1.1.1'] } },
+      middleware: {
+        global: { requestSizeLimit: { enabled: true, value: 9 } },
+        operations: { x: { block: { enabled: true }, requestSizeLimit: { enabled: true, value: 3 } } },
+      },
+    }),
+  );
+  assert.deepEqual([oasSpec.ipAllow, oasSpec.ipBlock, oasSpec.globalSizeLimit], [['10.0.0.0/8'], ['10.1.1.1'], 9]);
+  assert.deepEqual(oasSpec.endpointLists, [{ kind: 'black', path: '/x', method: 'GET', ignoreCase: false }]);
+  assert.deepEqual(oasSpec.endpointSizeLimits, [{ path: '/x', method: 'GET', limit: 3 }]);
 });

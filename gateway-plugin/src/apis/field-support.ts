@@ -56,11 +56,6 @@ const implemented = (more: Omit<FieldRule, 'support'> = {}): FieldRule => ({ sup
 const ignored = (feature: string): FieldRule => ({ support: 'ignored', feature });
 const unsupported = (feature: string, on?: TurnsOn): FieldRule => ({ support: 'unsupported', feature, ...(on ? { on } : {}) });
 
-/** `flag` is true and `list` (a sibling) is not empty, unless `off` (a sibling) is true: Tyk's EnabledForSpec of the IP lists. */
-const listOn =
-  (list: string, off?: string): TurnsOn =>
-  (v, parent) =>
-    v === true && isSet(parent[list]) && (off === undefined || parent[off] !== true);
 /** Set, unless the sibling `off` is true (`global_headers` + `global_headers_disabled`). */
 const unlessOff =
   (off: string): TurnsOn =>
@@ -113,6 +108,19 @@ const PROXY: FieldTable = {
 /** An extended_paths list: refused when it has an entry that is not disabled. */
 const endpointList = (feature: string): FieldRule => unsupported(feature);
 
+/** An entry of `ignored`, `white_list`, `black_list` (Tyk's EndPointMeta). */
+const ENDPOINT_META: FieldTable = {
+  path: implemented(),
+  method: implemented(),
+  ignore_case: implemented(),
+  disabled: implemented(),
+  // The deprecated per-method actions: no_action is the list's meaning; reply is a mock response.
+  method_actions: unsupported(
+    'mock replies (method_actions with action reply)',
+    (v, parent) => parent['disabled'] !== true && isObject(v) && Object.values(v).some((a) => isObject(a) && a['action'] === 'reply'),
+  ),
+};
+
 const EXTENDED_PATHS: FieldTable = {
   rate_limit: implemented(),
   url_rewrites: implemented(),
@@ -120,11 +128,11 @@ const EXTENDED_PATHS: FieldTable = {
   virtual: unsupported('virtual endpoints (JavaScript); only split_token ones are served', (v) =>
     Array.isArray(v) ? v.some((e) => isObject(e) && e['disabled'] !== true && !isObject(e['split_token'])) : false,
   ),
-  ignored: endpointList('ignored endpoints (served without authentication)'),
-  white_list: endpointList('allow-listed endpoints (white_list: every other path refused)'),
-  black_list: endpointList('block-listed endpoints (black_list: refused with 403)'),
-  internal: endpointList('internal endpoints (reachable only by looping)'),
-  size_limits: endpointList('per-endpoint request size limits (size_limits)'),
+  ignored: implemented({ each: ENDPOINT_META }),
+  white_list: implemented({ each: ENDPOINT_META }),
+  black_list: implemented({ each: ENDPOINT_META }),
+  internal: implemented({ each: { path: implemented(), method: implemented(), disabled: implemented() } }),
+  size_limits: implemented({ each: { path: implemented(), method: implemented(), size_limit: implemented(), disabled: implemented() } }),
   mock_response: endpointList('mock responses'),
   transform: endpointList('request body transforms'),
   transform_response: endpointList('response body transforms'),
@@ -163,9 +171,10 @@ const VERSION: FieldTable = {
   global_response_headers: unsupported('response headers injected for every endpoint', unlessOff('global_response_headers_disabled')),
   global_response_headers_remove: unsupported('response headers removed for every endpoint', unlessOff('global_response_headers_disabled')),
   global_response_headers_disabled: ignored('switch of global_response_headers'),
-  ignore_endpoint_case: unsupported('case-insensitive endpoint matching'),
-  global_size_limit: unsupported('a request size limit for the version (global_size_limit)', unlessOff('global_size_limit_disabled')),
-  global_size_limit_disabled: ignored('switch of global_size_limit'),
+  // Tyk applies it to the endpoint lists only (ignored, white_list, black_list).
+  ignore_endpoint_case: implemented(),
+  global_size_limit: implemented(),
+  global_size_limit_disabled: implemented(),
   global_enforce_timeout: unsupported('an upstream timeout for the version', unlessOff('global_enforce_timeout_disabled')),
   global_enforce_timeout_disabled: ignored('switch of global_enforce_timeout'),
   override_target: unsupported('a per-version upstream (override_target)'),
@@ -284,11 +293,11 @@ const CLASSIC: FieldTable = {
   session_provider: ignored('the session provider (the default one is served)'),
   event_handlers: ignored('event handlers (webhooks, logs of events)'),
   enable_batch_request_support: unsupported('batch requests'),
-  enable_ip_whitelisting: unsupported('an IP allow list (enable_ip_whitelisting with allowed_ips)', listOn('allowed_ips', 'ip_access_control_disabled')),
-  allowed_ips: ignored('the IP allow list (only with enable_ip_whitelisting, which is refused)'),
-  enable_ip_blacklisting: unsupported('an IP deny list (enable_ip_blacklisting with blacklisted_ips)', listOn('blacklisted_ips', 'ip_access_control_disabled')),
-  blacklisted_ips: ignored('the IP deny list (only with enable_ip_blacklisting, which is refused)'),
-  ip_access_control_disabled: ignored('switch of the IP lists'),
+  enable_ip_whitelisting: implemented(),
+  allowed_ips: implemented(),
+  enable_ip_blacklisting: implemented(),
+  blacklisted_ips: implemented(),
+  ip_access_control_disabled: implemented(),
   dont_set_quota_on_create: ignored('quota reset when a key is created through the dashboard'),
   expire_analytics_after: ignored('analytics'),
   response_processors: ignored('response processor names (their settings in extended_paths are checked there)'),
@@ -376,14 +385,19 @@ const OAS_SCHEME: FieldTable = {
   signatureValidation: enabledOn('request signature validation of keys'),
 };
 
+/** OAS `allow`, `block`, `ignoreAuthentication` (Tyk's Allowance). */
+const ALLOWANCE: FieldTable = { enabled: implemented(), ignoreCase: implemented() };
+/** OAS `requestSizeLimit` (operation and global). */
+const SIZE_LIMIT: FieldTable = { enabled: implemented(), value: implemented() };
+
 const OAS_OPERATION: FieldTable = {
   rateLimit: implemented(),
   urlRewrite: implemented(),
   splitToken: implemented(),
-  allow: enabledOn('allow-listed endpoints (allow)'),
-  block: enabledOn('block-listed endpoints (block)'),
-  ignoreAuthentication: enabledOn('endpoints without authentication (ignoreAuthentication)'),
-  internal: enabledOn('internal endpoints'),
+  allow: implemented({ fields: ALLOWANCE }),
+  block: implemented({ fields: ALLOWANCE }),
+  ignoreAuthentication: implemented({ fields: ALLOWANCE }),
+  internal: implemented({ fields: { enabled: implemented() } }),
   transformRequestMethod: enabledOn('method transforms'),
   transformRequestBody: enabledOn('request body transforms'),
   transformResponseBody: enabledOn('response body transforms'),
@@ -395,7 +409,7 @@ const OAS_OPERATION: FieldTable = {
   virtualEndpoint: enabledOn('virtual endpoints (JavaScript)'),
   postPlugins: unsupported('endpoint plugins'),
   circuitBreaker: enabledOn('circuit breakers'),
-  requestSizeLimit: enabledOn('per-endpoint request size limits'),
+  requestSizeLimit: implemented({ fields: SIZE_LIMIT }),
   scopeCheck: unsupported('scope checks'),
   exchange: unsupported('token exchange'),
   cache: ignored('response caching (requests go to the upstream)'),
@@ -462,10 +476,7 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
       detailedActivityLogs: ignored('analytics'),
       detailedTracing: ignored('detailed tracing'),
       eventHandlers: ignored('event handlers (webhooks, logs of events)'),
-      ipAccessControl: unsupported(
-        'IP access control (allow and block lists)',
-        (v) => isObject(v) && v['enabled'] !== false && (isSet(v['allow']) || isSet(v['block'])),
-      ),
+      ipAccessControl: implemented({ fields: { enabled: implemented(), allow: implemented(), block: implemented() } }),
       batchProcessing: enabledOn('batch requests'),
       protocol: unsupported('a protocol other than HTTP', (v) => typeof v === 'string' && !['', 'http', 'https'].includes(v)),
       port: unsupported('a listen port of its own for the API'),
@@ -493,8 +504,9 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
           transformResponseHeaders: enabledOn('response header transforms'),
           contextVariables: implemented(),
           trafficLogs: ignored('analytics'),
-          requestSizeLimit: enabledOn('a request size limit'),
-          ignoreCase: enabledOn('case-insensitive endpoint matching'),
+          requestSizeLimit: implemented({ fields: SIZE_LIMIT }),
+          // Tyk applies it to the endpoint lists only (allow, block, ignoreAuthentication).
+          ignoreCase: implemented({ fields: { enabled: implemented() } }),
         },
       }),
       operations: implemented({ each: OAS_OPERATION }),
@@ -626,7 +638,7 @@ const CONF: FieldTable = {
       max_response_body_size: unsupported('a response size limit'),
       skip_url_cleaning: unsupported('skip_url_cleaning'),
       skip_target_path_escaping: unsupported('skip_target_path_escaping'),
-      xff_depth: ignored('X-Forwarded-For depth (used by IP lists, which are refused)'),
+      xff_depth: implemented(),
       read_timeout: ignored("read timeout (the api_gateway input's request_timeout bounds a request)"),
       write_timeout: ignored('write timeout'),
       enable_http2: ignored('HTTP/2 to clients'),

@@ -60,6 +60,20 @@ export function checkedEndpointPattern(f: Fields, field: string, path: string): 
   return pattern;
 }
 
+/**
+ * An endpoint list's or size limit's path as Tyk compiles it (no `{id}` → `(.*)` first: only
+ * PreparePathRegexp's widening), checked at load; '' matches every path, as in Tyk.
+ */
+export function checkedListPattern(f: Fields, field: string): string {
+  const path = f.str(field);
+  try {
+    RE2JS.compile(preparePathRegexp(path));
+  } catch (err) {
+    f.fail(field, `not a valid regular expression (RE2 syntax): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return path;
+}
+
 const UNIT_SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
 
 /** Go's duration notation (`10s`, `1m30s`, `500ms`, `1.5h`, `0`) in seconds, as Tyk's ReadableDuration. */

@@ -4,10 +4,21 @@
  * where the seed is silent. Operations (`middleware.operations.<operationId>`) take their path and
  * method from the OpenAPI `paths`.
  */
-import type { ApiSpec, CredentialSource, EndpointRateLimit, JwtSettings, SplitTokenEndpoint, UrlRewriteRule } from './api-spec.js';
+import type {
+  ApiSpec,
+  CredentialSource,
+  EndpointListEntry,
+  EndpointRateLimit,
+  EndpointSizeLimit,
+  JwtSettings,
+  SplitTokenEndpoint,
+  UrlRewriteRule,
+} from './api-spec.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
 import { durationSeconds, endpointPattern, listenPathOf, checkedEndpointPattern, signingMethodOf, targetUrlOf } from './normalise.js';
+import { RE2JS } from 're2js';
+import { preparePathRegexp } from '../sessions/access-check.js';
 
 export const OAS_EXTENSION = 'x-svc-api-gateway';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -29,6 +40,9 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
   const auth = authentication(root, server);
   const rate = upstream.obj('rateLimit');
   const global = ext.obj('middleware')?.obj('global');
+  const ip = server.obj('ipAccessControl');
+  const ipOn = ip?.bool('enabled') ?? false;
+  const size = global?.obj('requestSizeLimit');
   return {
     id,
     name: info?.str('name') || root.obj('info')?.str('title') || '',
@@ -45,7 +59,13 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     // rateLimit.enabled false is Tyk's global_rate_limit.disabled: no API-level limit.
     globalRateLimit: rate && rate.bool('enabled') ? { rate: rate.count('rate'), per: durationSeconds(rate, 'per') } : { rate: 0, per: 0 },
     disableRateLimit: global?.bool('skipRateLimit') ?? false,
-    ...operations(root, ext),
+    // Tyk: ip_access_control_disabled = !enabled; a list is on when it is not empty.
+    ipAllow: ipOn ? ip!.strings('allow') : [],
+    ipBlock: ipOn ? ip!.strings('block') : [],
+    // Tyk applies the global limit whenever its size middleware is on: an operation with a
+    // requestSizeLimit (even disabled) turns it on as an enabled global limit does.
+    globalSizeLimit: size?.bool('enabled') || anySizeLimit(ext) ? (size?.count('value') ?? 0) : 0,
+    ...operations(root, ext, global?.obj('ignoreCase')?.bool('enabled') ?? false),
   };
 }
 
@@ -148,8 +168,24 @@ function pathOperations(root: Fields): Operation[] {
   return out;
 }
 
-function operations(root: Fields, ext: Fields): { endpointRateLimits: EndpointRateLimit[]; urlRewrites: UrlRewriteRule[]; splitToken: SplitTokenEndpoint[] } {
-  const out = { endpointRateLimits: [] as EndpointRateLimit[], urlRewrites: [] as UrlRewriteRule[], splitToken: [] as SplitTokenEndpoint[] };
+interface Operations {
+  endpointRateLimits: EndpointRateLimit[];
+  urlRewrites: UrlRewriteRule[];
+  splitToken: SplitTokenEndpoint[];
+  endpointLists: EndpointListEntry[];
+  endpointSizeLimits: EndpointSizeLimit[];
+}
+
+/** The operation fields that are endpoint list entries, in the order Tyk compiles the lists. */
+const LISTS: Array<[EndpointListEntry['kind'], string]> = [
+  ['ignored', 'ignoreAuthentication'],
+  ['black', 'block'],
+  ['white', 'allow'],
+  ['internal', 'internal'],
+];
+
+function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations {
+  const out: Operations = { endpointRateLimits: [], urlRewrites: [], splitToken: [], endpointLists: [], endpointSizeLimits: [] };
   const configured = ext.obj('middleware')?.obj('operations');
   if (!configured) return out;
   const known = pathOperations(root);
@@ -173,6 +209,37 @@ function operations(root: Fields, ext: Fields): { endpointRateLimits: EndpointRa
     if (rewrite?.bool('enabled')) out.urlRewrites.push(oasRewrite(rewrite, path, op.method));
     const split = mw.obj('splitToken');
     if (split?.bool('enabled')) out.splitToken.push({ path, method: op.method, tokenUrl: targetUrlOf(split, 'tokenUrl') });
+    const size = mw.obj('requestSizeLimit');
+    if (size?.bool('enabled')) out.endpointSizeLimits.push({ path: checkedOasPath(mw, op), method: op.method, limit: size.count('value') });
+  }
+  // Tyk extracts each operation's allowance into the classic lists, then compiles list by list.
+  for (const [kind, field] of LISTS) {
+    for (const op of known) {
+      const mw = configured.obj(op.id);
+      const allowance = mw?.obj(field);
+      if (!mw || !allowance?.bool('enabled')) continue;
+      out.endpointLists.push({
+        kind,
+        path: checkedOasPath(mw, op),
+        method: op.method,
+        ignoreCase: kind !== 'internal' && (allowance.bool('ignoreCase') || ignoreCase),
+      });
+    }
   }
   return out;
+}
+
+function anySizeLimit(ext: Fields): boolean {
+  const ops = ext.obj('middleware')?.obj('operations');
+  return ops !== undefined && Object.keys(ops.value).some((id) => ops.obj(id)?.obj('requestSizeLimit') !== undefined);
+}
+
+/** An operation's OpenAPI path as Tyk compiles it for its lists and size limits (PreparePathRegexp), checked at load. */
+function checkedOasPath(mw: Fields, op: Operation): string {
+  try {
+    RE2JS.compile(preparePathRegexp(op.path));
+  } catch (err) {
+    mw.fail('', `the path ${op.path} is not a valid regular expression (RE2 syntax): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return op.path;
 }

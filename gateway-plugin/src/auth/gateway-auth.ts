@@ -71,6 +71,15 @@ export class GatewayAuth implements Processor {
         markStage(msg, 'auth');
         return;
       }
+      // An ignored endpoint: no credential is asked for; Tyk still strips one if the API says so.
+      if (req.authIgnored === true) {
+        if (api.stripAuthData) {
+          stripCredential(req, api.credential);
+          msg.ctx.set(GATEWAY_REQUEST, req);
+        }
+        markStage(msg, 'auth');
+        return;
+      }
 
       const outcome = await authenticate(state, api, req, this.log);
       if (!outcome.ok) {

@@ -58,6 +58,8 @@ export const GATEWAY_CONFIG_SCHEMA: Schema = {
   rate_limit_response_headers: str('quotas'),
   // svc's own: what a request gets while the shared store cannot count it (false: 429, as Tyk).
   rate_limit_fail_open: bool(),
+  // Tyk's server options: only xff_depth is read (the client address of the IP lists); the others are in field-support.ts.
+  http_server_options: { kind: 'object', fields: { xff_depth: int(0) } },
   secrets: { kind: 'stringMap' },
   kv: {
     kind: 'object',

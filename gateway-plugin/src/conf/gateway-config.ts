@@ -65,6 +65,8 @@ export interface GatewayConfig {
   rate_limit_response_headers: string;
   /** While the shared store (Redis) cannot count a request: true admits it, false (default) answers 429 as Tyk does. */
   rate_limit_fail_open: boolean;
+  /** Tyk's `http_server_options` the gateway reads: `xff_depth`, which X-Forwarded-For entry is the client (0: the leftmost). Absent: 0. */
+  http_server_options?: { xff_depth: number };
   secrets: Record<string, string>;
   kv: { kvstore?: KvStoreConfig; secretstore?: SecretStoreConfig };
   /** The folder `conf` was read from: relative paths in it resolve against this. */

@@ -38,6 +38,7 @@ import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
 import { BAD_REQUEST, NOT_FOUND, answered, redirect, writeAnswer } from './answers.js';
+import { checkBeforeChain } from './before-chain.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
 import { GatewayMetrics } from './gateway-metrics.js';
@@ -283,6 +284,8 @@ export class ApiGatewayInput implements Input {
     if (this.closing) return this.answerSelf(req, res, SHUTTING_DOWN, started, api.id, true);
     const method = (req.method ?? 'GET').toUpperCase();
     const state = this.state!;
+    const checked = checkBeforeChain(api, req, method, t.path, false, state.config.http_server_options?.xff_depth ?? 0);
+    if (checked.refusal) return this.answerSelf(req, res, checked.refusal, started, api.id, checked.refusal.status !== 403);
     const gr: GatewayRequest = {
       gateway: this.name,
       version: state.version,
@@ -294,6 +297,7 @@ export class ApiGatewayInput implements Input {
       headers: req.headers,
       remoteAddress: req.socket.remoteAddress ?? '',
       tls: (req.socket as { encrypted?: boolean }).encrypted === true,
+      ...(checked.authIgnored ? { authIgnored: true } : {}),
     };
     const msg = new Message(Buffer.alloc(0));
     msg.ctx.set(GATEWAY_REQUEST, gr);
@@ -329,12 +333,17 @@ export class ApiGatewayInput implements Input {
       return writeAnswer(from.req, from.res, tykError(500, `Loop level too deep. Found more than ${limit} loops in single request`), this.closing);
     const api = l.target === 'self' ? from.api : findLoopTarget(state.allApis(), l.target);
     if (api === undefined) return writeAnswer(from.req, from.res, tykError(500, "Can't detect loop target"), this.closing);
+    const path = joinListenPath(api.listenPath, l.path);
+    const method = l.method || req.method;
+    // The target API's own checks, as Tyk runs its whole chain for a looped request (internal endpoints open to it).
+    const checked = checkBeforeChain(api, from.req, method, path, true, state.config.http_server_options?.xff_depth ?? 0);
+    if (checked.refusal) return writeAnswer(from.req, from.res, checked.refusal, this.closing);
     const looped: GatewayRequest = {
       gateway: req.gateway,
       version: state.version,
       apiId: api.id,
-      method: l.method || req.method,
-      path: joinListenPath(api.listenPath, l.path),
+      method,
+      path,
       upstreamPath: l.path,
       query: l.query,
       headers: req.headers,
@@ -343,6 +352,7 @@ export class ApiGatewayInput implements Input {
       loopLevel: level + 1,
       loopLimit: limit,
       checkLimits: l.checkLimits,
+      ...(checked.authIgnored ? { authIgnored: true } : {}),
     };
     const msg = new Message(body);
     msg.ctx.set(GATEWAY_REQUEST, looped);

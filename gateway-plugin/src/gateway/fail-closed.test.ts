@@ -220,22 +220,21 @@ describe('fields svc does not implement', () => {
     const port = await freePort();
     writeGateway(dir, gatewayConfig(port), [apiSpec('open', '/open', { targetUrl: target })]);
     writeFileSync(
-      join(dir, 'apps', 'allowlist.json'),
+      join(dir, 'apps', 'basic.json'),
       JSON.stringify({
-        api_id: 'allowlist',
-        use_keyless: true,
-        enable_ip_whitelisting: true,
-        allowed_ips: ['10.9.9.9'],
-        proxy: { listen_path: '/allowlist/', target_url: target },
+        api_id: 'basic',
+        use_keyless: false,
+        use_basic_auth: true,
+        proxy: { listen_path: '/basic/', target_url: target },
       }),
     );
     const engine = await runGateway(dir, port, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`);
     try {
       const before = hits;
-      assert.equal((await call(port, 'GET', '/allowlist/x')).status, 404, 'never served as if the allow list were absent');
+      assert.equal((await call(port, 'GET', '/basic/x')).status, 404, 'never served as if basic authentication were absent');
       assert.equal(hits, before);
       assert.equal((await call(port, 'GET', '/open/x')).status, 200);
-      assert.match(engine.log(), /allowlist\.json: enable_ip_whitelisting: not supported: an IP allow list/);
+      assert.match(engine.log(), /basic\.json: use_basic_auth: not supported: basic authentication/);
       const posted = await call(port, 'POST', '/svc/apis', {
         headers: AUTH,
         body: JSON.stringify({ api_id: 'cors', use_keyless: true, CORS: { enable: true }, proxy: { listen_path: '/cors/', target_url: target } }),

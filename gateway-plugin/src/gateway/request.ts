@@ -39,6 +39,11 @@ export interface GatewayRequest {
   tls: boolean;
   /** A full URL replacing the API's target for this request (a rewrite to another host). */
   upstreamUrl?: string;
+  /**
+   * Set by the input for an endpoint of the API's ignored list (Tyk's StatusOkAndIgnore): served
+   * without authentication and key-level limits; `gateway_auth` passes it without a session.
+   */
+  authIgnored?: boolean;
   /** Set by `gateway_auth`: the key (or JWT identity) and its session, after policies applied. */
   session?: { keyId: string; state: SessionState };
   /**

@@ -99,7 +99,8 @@ export function unmetStage(api: ApiSpec, req: GatewayRequest, stages: number | u
   if (needs === undefined) needed.set(api, (needs = stagesNeeded(api)));
   for (const need of needs) {
     if ((ran & BIT[need.stage]) === 0) return need;
-    if (need.stage === 'auth' && req.session === undefined) return need;
+    // An ignored endpoint (set by the input from the API's lists) is served without a session, as Tyk does.
+    if (need.stage === 'auth' && req.session === undefined && req.authIgnored !== true) return need;
   }
   return undefined;
 }

@@ -89,7 +89,7 @@ export class GatewayRateLimit implements Processor {
     const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
     if (api === undefined) return;
     // Key level before gateway_auth: there is no key to count yet, so this stage has not run.
-    if (this.scope === 'key' && req.session === undefined && !api.keyless) return;
+    if (this.scope === 'key' && req.session === undefined && !api.keyless && req.authIgnored !== true) return;
     const counting = this.countingFor(state);
     try {
       const refusal = this.scope === 'api' ? await this.apiLevel(counting, api, req) : await this.keyLevel(counting, api, req);

@@ -1,0 +1,79 @@
+/**
+ * An API's endpoint lists as Tyk v5.14.0's VersionCheck reads them (`gateway/api_definition.go`
+ * URLAllowedAndIgnored), before anything else of the chain:
+ *
+ * 1. an `internal` entry matching the path and the method (exactly: an internal entry without a
+ *    method matches nothing) forbids the request unless it came through a `svc://` loop;
+ * 2. then the first entry of the ignored, black and white lists (in that order) whose path
+ *    matches and whose method is the request's or empty (or, with classic `method_actions`, whose
+ *    actions name the method) decides: ignored → served without authentication, black →
+ *    forbidden, white → allowed;
+ * 3. with a white list (any entry), nothing else gets through: a path no white entry allows is
+ *    forbidden, except an internal entry reached through a loop.
+ *
+ * Paths are Tyk's patterns (`{id}` and `/*` widened), unanchored, tried on the path without the
+ * listen path and on the whole path, case-insensitively with `ignore_case`; matched with RE2.
+ */
+import { RE2JS } from 're2js';
+import type { ApiSpec, EndpointListEntry } from '../apis/api-spec.js';
+import { endpointPath } from '../apis/endpoints.js';
+import { preparePathRegexp } from '../sessions/access-check.js';
+
+/** What the lists say of a request. */
+export type EndpointStatus = 'ok' | 'ignored' | 'forbidden';
+
+/** Tyk's 403 text for a request the lists refuse. */
+export const ENDPOINT_FORBIDDEN = 'Requested endpoint is forbidden';
+
+interface Compiled {
+  entry: EndpointListEntry;
+  re: RE2JS;
+}
+
+const compiled = new WeakMap<ApiSpec, { entries: Compiled[]; whiteList: boolean }>();
+
+function listsOf(api: ApiSpec): { entries: Compiled[]; whiteList: boolean } {
+  let c = compiled.get(api);
+  if (c === undefined) {
+    const entries = (api.endpointLists ?? []).map((entry) => ({
+      entry,
+      // Checked at load (a pattern that does not compile refuses the definition).
+      re: RE2JS.compile(preparePathRegexp(entry.path), entry.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0),
+    }));
+    c = { entries, whiteList: entries.some((e) => e.entry.kind === 'white') };
+    compiled.set(api, c);
+  }
+  return c;
+}
+
+/** Tyk's matchesPath: the path without the listen path, then the whole path. */
+function matches(re: RE2JS, stripped: string, full: string): boolean {
+  return re.matcher(stripped).find() || (stripped !== full && re.matcher(full).find());
+}
+
+const DECISION: Record<EndpointListEntry['kind'], EndpointStatus> = { ignored: 'ignored', black: 'forbidden', white: 'ok', internal: 'ok' };
+
+/** What `api`'s endpoint lists say of `method` `path` (decoded, with the listen path); `looped`: it came through a loop. */
+export function endpointStatus(api: ApiSpec, method: string, path: string, looped: boolean): EndpointStatus {
+  if (api.endpointLists === undefined || api.endpointLists.length === 0) return 'ok';
+  const { entries, whiteList } = listsOf(api);
+  const stripped = endpointPath(api, path);
+  const hits = entries.filter((c) => matches(c.re, stripped, path));
+  if (!looped && hits.some((c) => c.entry.kind === 'internal' && c.entry.method === method)) return 'forbidden';
+  for (const { entry } of hits) {
+    if (entry.kind === 'internal') {
+      // Reached only when no ignored, black or white entry decided.
+      if (!whiteList) return 'ok';
+      return looped && entry.method === method ? 'ok' : 'forbidden';
+    }
+    if (entry.methodActions !== undefined) {
+      const action = entry.methodActions[method];
+      if (action === undefined) continue;
+      // no_action: the list's own meaning; any other action (reply is refused at load) forbids.
+      return action === 'no_action' ? DECISION[entry.kind] : 'forbidden';
+    }
+    if (entry.method !== '' && entry.method !== method) continue;
+    return DECISION[entry.kind];
+  }
+  return whiteList ? 'forbidden' : 'ok';
+}
