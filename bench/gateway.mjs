@@ -90,8 +90,24 @@ function apiDefinitions(upstream, rsaPublicPem, context) {
       ],
     },
   ];
+  // Keyless behind Tyk's checks before the chain (issue 25): an IP allow and deny list with CIDRs,
+  // endpoint lists, a size limit (GET requests are never size-limited: the limit is looked at, not applied).
+  const guarded = base('guarded', {
+    use_keyless: true,
+    enable_ip_whitelisting: true,
+    allowed_ips: ['10.0.0.0/8', '192.168.0.0/16', '127.0.0.1'],
+    enable_ip_blacklisting: true,
+    blacklisted_ips: ['10.9.9.9', '2001:db8::/32'],
+  });
+  Object.assign(guarded.version_data.versions.Default, { global_size_limit: 1048576 });
+  Object.assign(guarded.version_data.versions.Default.extended_paths, {
+    black_list: [{ path: '/admin', method: 'GET' }],
+    ignored: [{ path: '/health', method: 'GET' }],
+    size_limits: [{ path: '/upload', method: 'POST', size_limit: 1024 }],
+  });
   return {
     keyless: base('keyless', { use_keyless: true }),
+    guarded,
     hs256: base('hs256', jwt('hmac', HMAC_SECRET)),
     rs256: base('rs256', jwt('rsa', rsaPublicPem)),
     rewrite,
@@ -284,7 +300,7 @@ output:
     ['upstream direct', `${upstream}/`, {}, up],
     ['node proxy', `http://127.0.0.1:${nodeProxyPort}/`, {}, nodeProxy],
   ];
-  for (const id of ['keyless', 'hs256', 'rs256']) {
+  for (const id of ['keyless', 'guarded', 'hs256', 'rs256']) {
     const headers = tokens[id] ? { Authorization: `Bearer ${tokens[id]}` } : {};
     targets.push([`svc ${id}`, `http://127.0.0.1:${svcPort}/${id}/`, headers, svc]);
     if (tykProc) targets.push([`Tyk ${id}`, `http://127.0.0.1:${tykPort}/${id}/`, headers, tykProc]);
@@ -320,6 +336,7 @@ output:
       rs256: 'JWT RS256 + key limit in memory',
       'hs256 rolling': 'JWT HS256 + rolling limiter in Redis',
       rewrite: 'JWT HS256 + key limit + one advanced URL rewrite',
+      guarded: 'keyless + IP allow/deny lists + endpoint lists + size limits',
     };
     const wrkCmd = `wrk -t1 -c${CONNECTIONS} -d${seconds}s`;
     const k = best.get('svc keyless');
@@ -339,7 +356,15 @@ output:
       ratio: k.rps / floor.rps,
       target: '',
     });
-    for (const id of ['keyless', 'hs256', 'rs256', 'hs256 rolling', 'rewrite']) {
+    const g = best.get('svc guarded');
+    rows.push({
+      bench: `API gateway ${label.guarded} vs the same gateway keyless (${wrkCmd})`,
+      result: show(g),
+      baseline: `keyless ${show(k)}`,
+      ratio: g.rps / k.rps,
+      target: '',
+    });
+    for (const id of ['keyless', 'guarded', 'hs256', 'rs256', 'hs256 rolling', 'rewrite']) {
       const s = best.get(`svc ${id}`);
       const t = best.get(`Tyk ${id}`);
       rows.push({
