@@ -224,6 +224,8 @@ describe('endpoint lists (Tyk: api_definition.go URLAllowedAndIgnored)', () => {
       await expect(port, 'GET', '/black/admin', 403, { text: FORBIDDEN_ENDPOINT });
       await expect(port, 'POST', '/black/admin', 200, { upstream: 'POST /admin' });
       await expect(port, 'GET', '/black/secret/x', 403, { text: FORBIDDEN_ENDPOINT });
+      // RE2's case folding (Go's regexp, as Tyk's (?i)): U+017F (long s) is an s, escaped or not.
+      await expect(port, 'GET', '/black/%C5%BFECRET', 403, { text: FORBIDDEN_ENDPOINT });
       await expect(port, 'GET', '/black/other', 200, { upstream: 'GET /other' });
 
       await expect(port, 'GET', '/white/open', 200, { upstream: 'GET /open' });

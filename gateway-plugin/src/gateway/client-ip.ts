@@ -15,35 +15,37 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-/** An address as 16 bytes (IPv4 as ::ffff:a.b.c.d) and whether Go's To4 would see IPv4. */
-interface Ip {
-  bytes: Uint8Array;
-  v4: boolean;
+/** An address: IPv4 (also an IPv4-mapped IPv6 one, as Go's To4 sees it) as a 32-bit number, IPv6 as eight 16-bit words. */
+type Ip = { v4: true; n: number } | { v4: false; w: number[] };
+
+/** Dotted IPv4 as Go reads it (four decimal parts up to 255, no leading zeros), or -1. */
+function parseV4(s: string): number {
+  let n = 0;
+  let part = 0;
+  let digits = 0;
+  let parts = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 46; /* a final '.' closes the last part */
+    if (c === 46) {
+      if (digits === 0 || parts === 4) return -1;
+      n = n * 256 + part;
+      parts++;
+      part = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && part === 0) return -1; // a leading zero
+      part = part * 10 + (c - 48);
+      if (part > 255) return -1;
+      digits++;
+    } else return -1;
+  }
+  return parts === 4 ? n : -1;
 }
 
-const V4 =
-  /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/;
-
-function parseV4(s: string): number[] | undefined {
-  const m = V4.exec(s);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : undefined;
-}
-
-function mapped(b: Uint8Array): boolean {
-  for (let i = 0; i < 10; i++) if (b[i] !== 0) return false;
-  return b[10] === 0xff && b[11] === 0xff;
-}
-
-/** Go's net.ParseIP: dotted IPv4 (no leading zeros) or IPv6 (`::`, an IPv4 tail; no zone). */
+/** Go's net.ParseIP: dotted IPv4 or IPv6 (`::`, an IPv4 tail; no zone). */
 export function parseIp(s: string): Ip | undefined {
   const four = parseV4(s);
-  if (four) {
-    const bytes = new Uint8Array(16);
-    bytes[10] = 0xff;
-    bytes[11] = 0xff;
-    bytes.set(four, 12);
-    return { bytes, v4: true };
-  }
+  if (four >= 0) return { v4: true, n: four };
   if (!s.includes(':')) return undefined;
   const words: number[] = [];
   let gap = -1;
@@ -58,8 +60,8 @@ export function parseIp(s: string): Ip | undefined {
       const p = list[i]!;
       if (i === list.length - 1 && g === groups.length - 1 && p.includes('.')) {
         const tail = parseV4(p);
-        if (!tail) return undefined;
-        words.push((tail[0]! << 8) | tail[1]!, (tail[2]! << 8) | tail[3]!);
+        if (tail < 0) return undefined;
+        words.push(Math.floor(tail / 65536), tail % 65536);
       } else {
         if (!/^[0-9a-fA-F]{1,4}$/.test(p)) return undefined;
         words.push(parseInt(p, 16));
@@ -67,13 +69,9 @@ export function parseIp(s: string): Ip | undefined {
     }
   }
   if (gap < 0 ? words.length !== 8 : words.length > 7) return undefined;
-  const full = gap < 0 ? words : [...words.slice(0, gap), ...new Array<number>(8 - words.length).fill(0), ...words.slice(gap)];
-  const bytes = new Uint8Array(16);
-  full.forEach((w, i) => {
-    bytes[2 * i] = w >> 8;
-    bytes[2 * i + 1] = w & 0xff;
-  });
-  return { bytes, v4: mapped(bytes) };
+  const w = gap < 0 ? words : [...words.slice(0, gap), ...new Array<number>(8 - words.length).fill(0), ...words.slice(gap)];
+  const mapped = w[0] === 0 && w[1] === 0 && w[2] === 0 && w[3] === 0 && w[4] === 0 && w[5] === 0xffff;
+  return mapped ? { v4: true, n: w[6]! * 65536 + w[7]! } : { v4: false, w };
 }
 
 /** One entry of a list: Go's ParseCIDR first, then ParseIP; undefined when it is neither. */
@@ -81,8 +79,6 @@ interface ListEntry {
   ip: Ip;
   /** Prefix length over the address's own width (32 for IPv4 networks, 128 for IPv6); absent for a single address. */
   bits?: number;
-  /** Written as an IPv4 network (Go's IPNet with a 4-byte IP). */
-  v4Net?: boolean;
 }
 
 function parseEntry(s: string): ListEntry | undefined {
@@ -96,22 +92,26 @@ function parseEntry(s: string): ListEntry | undefined {
   if (!/^\d{1,3}$/.test(len)) return undefined;
   const ip = parseIp(addr);
   if (!ip) return undefined;
-  const written4 = parseV4(addr) !== undefined;
   const bits = Number(len);
+  const written4 = parseV4(addr) >= 0;
   if (bits > (written4 ? 32 : 128)) return undefined;
-  // A mapped IPv6 network is an IPv4 one in Go (To4 succeeds): its mask's last 32 bits count.
-  if (written4) return { ip, bits, v4Net: true };
-  return ip.v4 ? { ip, bits: Math.max(0, bits - 96), v4Net: true } : { ip, bits, v4Net: false };
+  // A mapped IPv6 network is an IPv4 one in Go (To4 succeeds): the last 32 bits of its mask count.
+  return { ip, bits: ip.v4 && !written4 ? Math.max(0, bits - 96) : bits };
 }
 
 function within(ip: Ip, e: ListEntry): boolean {
-  if (e.bits === undefined) return ip.v4 === e.ip.v4 && ip.bytes.every((b, i) => b === e.ip.bytes[i]);
-  if (e.v4Net !== ip.v4) return false;
-  const start = e.v4Net ? 12 : 0;
-  let left = e.bits;
-  for (let i = start; i < 16 && left > 0; i++, left -= 8) {
-    const mask = left >= 8 ? 0xff : (0xff << (8 - left)) & 0xff;
-    if ((ip.bytes[i]! & mask) !== (e.ip.bytes[i]! & mask)) return false;
+  const net = e.ip;
+  if (ip.v4 !== net.v4) return false;
+  if (ip.v4 && net.v4) {
+    if (e.bits === undefined) return ip.n === net.n;
+    const mask = e.bits === 0 ? 0 : (0xffffffff << (32 - e.bits)) >>> 0;
+    return (ip.n & mask) >>> 0 === (net.n & mask) >>> 0;
+  }
+  if (ip.v4 || net.v4) return false;
+  let left = e.bits ?? 128;
+  for (let i = 0; i < 8 && left > 0; i++, left -= 16) {
+    const mask = left >= 16 ? 0xffff : (0xffff << (16 - left)) & 0xffff;
+    if ((ip.w[i]! & mask) !== (net.w[i]! & mask)) return false;
   }
   return true;
 }

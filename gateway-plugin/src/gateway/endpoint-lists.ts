@@ -25,9 +25,34 @@ export type EndpointStatus = 'ok' | 'ignored' | 'forbidden';
 /** Tyk's 403 text for a request the lists refuse. */
 export const ENDPOINT_FORBIDDEN = 'Requested endpoint is forbidden';
 
+/** A path test: true when the pattern is found in the path (unanchored). */
+export type PathTest = (path: string) => boolean;
+
+/** ASCII letters lower-cased, nothing else (RE2's case folding of ASCII; other characters are left as they are). */
+function asciiLower(s: string): string {
+  return /[A-Z]/.test(s) ? s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : s;
+}
+
+/**
+ * A Tyk endpoint pattern as a test (PreparePathRegexp, unanchored, `(?i)` with `ignoreCase`):
+ * a pattern without regular expression syntax (most are: `/admin`, `/users/list`) is a substring
+ * search, the rest RE2 (checked at load).
+ */
+export function pathTest(pattern: string, ignoreCase: boolean): PathTest {
+  const p = preparePathRegexp(pattern);
+  const re = RE2JS.compile(p, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  if (!/[\\.*+?^${}()|[\]]/.test(p) && /^[\x20-\x7e]*$/.test(p)) {
+    if (!ignoreCase) return (path) => path.includes(p);
+    // RE2 folds some non-ASCII letters onto ASCII ones (U+017F onto s, U+212A onto k): paths with any character outside printable ASCII go to RE2.
+    const lower = asciiLower(p);
+    return (path) => (/[^ -~]/.test(path) ? re.matcher(path).find() : asciiLower(path).includes(lower));
+  }
+  return (path) => re.matcher(path).find();
+}
+
 interface Compiled {
   entry: EndpointListEntry;
-  re: RE2JS;
+  test: PathTest;
 }
 
 const compiled = new WeakMap<ApiSpec, { entries: Compiled[]; whiteList: boolean }>();
@@ -35,20 +60,17 @@ const compiled = new WeakMap<ApiSpec, { entries: Compiled[]; whiteList: boolean 
 function listsOf(api: ApiSpec): { entries: Compiled[]; whiteList: boolean } {
   let c = compiled.get(api);
   if (c === undefined) {
-    const entries = (api.endpointLists ?? []).map((entry) => ({
-      entry,
-      // Checked at load (a pattern that does not compile refuses the definition).
-      re: RE2JS.compile(preparePathRegexp(entry.path), entry.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0),
-    }));
+    // Patterns are checked at load (one that does not compile refuses the definition).
+    const entries = (api.endpointLists ?? []).map((entry) => ({ entry, test: pathTest(entry.path, entry.ignoreCase) }));
     c = { entries, whiteList: entries.some((e) => e.entry.kind === 'white') };
     compiled.set(api, c);
   }
   return c;
 }
 
-/** Tyk's matchesPath: the path without the listen path, then the whole path. */
-function matches(re: RE2JS, stripped: string, full: string): boolean {
-  return re.matcher(stripped).find() || (stripped !== full && re.matcher(full).find());
+/** Tyk's matchesPath: the path without the listen path (`stripped`), then the whole path. */
+export function matches(test: PathTest, stripped: string, full: string): boolean {
+  return test(stripped) || (stripped !== full && test(full));
 }
 
 const DECISION: Record<EndpointListEntry['kind'], EndpointStatus> = { ignored: 'ignored', black: 'forbidden', white: 'ok', internal: 'ok' };
@@ -58,7 +80,7 @@ export function endpointStatus(api: ApiSpec, method: string, path: string, loope
   if (api.endpointLists === undefined || api.endpointLists.length === 0) return 'ok';
   const { entries, whiteList } = listsOf(api);
   const stripped = endpointPath(api, path);
-  const hits = entries.filter((c) => matches(c.re, stripped, path));
+  const hits = entries.filter((c) => matches(c.test, stripped, path));
   if (!looped && hits.some((c) => c.entry.kind === 'internal' && c.entry.method === method)) return 'forbidden';
   for (const { entry } of hits) {
     if (entry.kind === 'internal') {

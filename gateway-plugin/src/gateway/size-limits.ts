@@ -10,11 +10,10 @@
  * A body within its stated length cannot be longer (HTTP framing), so the streamed body is not
  * counted again.
  */
-import { RE2JS } from 're2js';
 import type { Answer } from '@svc/engine';
 import type { ApiSpec, EndpointSizeLimit } from '../apis/api-spec.js';
 import { endpointPath } from '../apis/endpoints.js';
-import { preparePathRegexp } from '../sessions/access-check.js';
+import { matches, pathTest, type PathTest } from './endpoint-lists.js';
 import { tykError } from './errors.js';
 
 const UNLIMITED_METHODS = new Set(['GET', 'DELETE', 'TRACE', 'OPTIONS', 'HEAD']);
@@ -22,12 +21,12 @@ const UNLIMITED_METHODS = new Set(['GET', 'DELETE', 'TRACE', 'OPTIONS', 'HEAD'])
 const LENGTH_REQUIRED = tykError(411, 'Content length is required for this request');
 const TOO_LARGE = tykError(400, 'Request is too large');
 
-const compiled = new WeakMap<ApiSpec, Array<{ limit: EndpointSizeLimit; re: RE2JS }>>();
+const compiled = new WeakMap<ApiSpec, Array<{ limit: EndpointSizeLimit; test: PathTest }>>();
 
-function limitsOf(api: ApiSpec): Array<{ limit: EndpointSizeLimit; re: RE2JS }> {
+function limitsOf(api: ApiSpec): Array<{ limit: EndpointSizeLimit; test: PathTest }> {
   let c = compiled.get(api);
   if (c === undefined) {
-    c = (api.endpointSizeLimits ?? []).map((limit) => ({ limit, re: RE2JS.compile(preparePathRegexp(limit.path)) }));
+    c = (api.endpointSizeLimits ?? []).map((limit) => ({ limit, test: pathTest(limit.path, false) }));
     compiled.set(api, c);
   }
   return c;
@@ -53,9 +52,9 @@ export function sizeRefusal(api: ApiSpec, method: string, path: string, contentL
     if (refused) return refused;
   }
   const stripped = endpointPath(api, path);
-  for (const { limit, re } of limitsOf(api)) {
+  for (const { limit, test } of limitsOf(api)) {
     if (limit.method !== method) continue;
-    if (re.matcher(stripped).find() || (stripped !== path && re.matcher(path).find())) return check(contentLength, limit.limit);
+    if (matches(test, stripped, path)) return check(contentLength, limit.limit);
   }
   return undefined;
 }
