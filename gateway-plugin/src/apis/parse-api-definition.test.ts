@@ -61,6 +61,11 @@ test('a classic definition: every field the gateway reads, normalised', async ()
       },
     ],
     splitToken: [{ path: '/token', method: 'POST', tokenUrl: 'http://127.0.0.1:9001/token' }],
+    ipAllow: [],
+    ipBlock: [],
+    endpointLists: [],
+    endpointSizeLimits: [],
+    globalSizeLimit: 0,
   });
 });
 
