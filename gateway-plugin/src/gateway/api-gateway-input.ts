@@ -11,6 +11,10 @@
  * - On ack: a processor's answer (the result store) is written; an answer the output wrote
  *   already (the proxy) is left alone; otherwise an empty 200. A nack is Tyk's 500 (its answer when proxying fails).
  *
+ * Before a request becomes a transaction, the input runs what Tyk checks before its chain
+ * (`before-chain.ts`: endpoint lists, IP allow and deny lists, size limits) and answers Tyk's
+ * refusal itself, so no pipeline can serve an API without them.
+ *
  * Routing is Tyk's: the longest listen path, a clean path (else a 301), Tyk's 404 for no API. The
  * management API (`/hello`, `/svc/...`) is served on the same port, or on `control_api_port`.
  * Closing stops accepting and answers what is in flight as its transactions are acked; queued,
