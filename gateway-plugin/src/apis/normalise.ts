@@ -61,11 +61,11 @@ export function checkedEndpointPattern(f: Fields, field: string, path: string): 
 }
 
 /**
- * An endpoint list's or size limit's path as Tyk compiles it (no `{id}` → `(.*)` first: only
- * PreparePathRegexp's widening), checked at load; '' matches every path, as in Tyk.
+ * An endpoint list's or size limit's path (`field` of `f`, or an OAS operation's `path`) as Tyk
+ * compiles it (no `{id}` → `(.*)` first: only PreparePathRegexp's widening), checked at load (a
+ * failure names `field`); '' matches every path, as in Tyk.
  */
-export function checkedListPattern(f: Fields, field: string): string {
-  const path = f.str(field);
+export function checkedListPattern(f: Fields, field: string, path = f.str(field)): string {
   try {
     RE2JS.compile(preparePathRegexp(path));
   } catch (err) {

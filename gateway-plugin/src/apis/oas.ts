@@ -16,9 +16,7 @@ import type {
 } from './api-spec.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
-import { durationSeconds, endpointPattern, listenPathOf, checkedEndpointPattern, signingMethodOf, targetUrlOf } from './normalise.js';
-import { RE2JS } from 're2js';
-import { preparePathRegexp } from '../sessions/access-check.js';
+import { durationSeconds, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export const OAS_EXTENSION = 'x-svc-api-gateway';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -210,7 +208,8 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
     const split = mw.obj('splitToken');
     if (split?.bool('enabled')) out.splitToken.push({ path, method: op.method, tokenUrl: targetUrlOf(split, 'tokenUrl') });
     const size = mw.obj('requestSizeLimit');
-    if (size?.bool('enabled')) out.endpointSizeLimits.push({ path: checkedOasPath(mw, op), method: op.method, limit: size.count('value') });
+    if (size?.bool('enabled'))
+      out.endpointSizeLimits.push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, limit: size.count('value') });
   }
   // Tyk extracts each operation's allowance into the classic lists, then compiles list by list.
   for (const [kind, field] of LISTS) {
@@ -220,7 +219,7 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
       if (!mw || !allowance?.bool('enabled')) continue;
       out.endpointLists.push({
         kind,
-        path: checkedOasPath(mw, op),
+        path: checkedListPattern(configured, op.id, op.path),
         method: op.method,
         ignoreCase: kind !== 'internal' && (allowance.bool('ignoreCase') || ignoreCase),
       });
@@ -232,14 +231,4 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
 function anySizeLimit(ext: Fields): boolean {
   const ops = ext.obj('middleware')?.obj('operations');
   return ops !== undefined && Object.keys(ops.value).some((id) => ops.obj(id)?.obj('requestSizeLimit') !== undefined);
-}
-
-/** An operation's OpenAPI path as Tyk compiles it for its lists and size limits (PreparePathRegexp), checked at load. */
-function checkedOasPath(mw: Fields, op: Operation): string {
-  try {
-    RE2JS.compile(preparePathRegexp(op.path));
-  } catch (err) {
-    mw.fail('', `the path ${op.path} is not a valid regular expression (RE2 syntax): ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return op.path;
 }
