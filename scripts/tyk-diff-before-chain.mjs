@@ -1,0 +1,328 @@
+#!/usr/bin/env node
+// Issue 25, part 1, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the
+// same definitions (IP lists, endpoint lists, size limits; classic files, and OAS ones, which Tyk
+// takes through its management API) in front of one upstream that records what reaches it, get the
+// same requests, and every answer (status, body, whether the upstream saw it) is compared.
+//   node scripts/tyk-diff-before-chain.mjs [--xff1 | --xff3]   (after npm run build; exit 1 on a difference)
+// TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (14, on
+// 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are. --xff1 / --xff3 set
+// http_server_options.xff_depth in both configs.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import * as http from 'node:http';
+import { join } from 'node:path';
+const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-diff-'));
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const TYK_BIN = process.env.TYK_BIN || '/tmp/peers/bin/tyk';
+const TYK_TEMPLATES = process.env.TYK_TEMPLATES || '/tmp/peers/tyk-templates';
+const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 14);
+const seen = [];
+const up = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    seen.push(`${req.method} ${req.url}`);
+    res.end('up');
+  });
+});
+await new Promise((r) => up.listen(0, '127.0.0.1', r));
+const target = `http://127.0.0.1:${up.address().port}`;
+const classic = (id, more = {}, paths = {}, version = {}) => ({
+  api_id: id,
+  name: id,
+  org_id: 'o',
+  active: true,
+  use_keyless: true,
+  proxy: { listen_path: `/${id}/`, target_url: target, strip_listen_path: true },
+  version_data: { not_versioned: true, versions: { Default: { name: 'Default', use_extended_paths: true, extended_paths: paths, ...version } } },
+  ...more,
+});
+const R = { responses: { 200: { description: 'ok' } } };
+const oas = (ext, id, paths = {}, ops = {}) => ({
+  openapi: '3.0.3',
+  info: { title: id, version: '1' },
+  paths: Object.fromEntries(Object.entries(paths).map(([p, item]) => [p, Object.fromEntries(Object.entries(item).map(([m, op]) => [m, { ...op, ...R }]))])),
+  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+  [ext]: {
+    info: { id, name: id, state: { active: true } },
+    upstream: { url: target },
+    server: { listenPath: { value: `/${id}/`, strip: true }, ...ops.server },
+    middleware: ops.middleware,
+  },
+});
+const defs = (ext) => ({
+  allow: classic('allow', { enable_ip_whitelisting: true, allowed_ips: ['10.9.9.9', '192.168.0.0/16'] }),
+  quirk: classic('quirk', { enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'] }),
+  off: classic('off', { enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'], ip_access_control_disabled: true }),
+  deny: classic('deny', { enable_ip_blacklisting: true, blacklisted_ips: ['127.0.0.1', '10.1.0.0/16'] }),
+  mapped: classic('mapped', { enable_ip_blacklisting: true, blacklisted_ips: ['::ffff:127.0.0.0/104'] }),
+  keyedip: classic('keyedip', { use_keyless: false, auth: { auth_header_name: 'Authorization' }, enable_ip_whitelisting: true, allowed_ips: ['10.9.9.9'] }),
+  black: classic(
+    'black',
+    {},
+    {
+      black_list: [
+        { path: '/admin', method: 'GET' },
+        { path: '/Secret', method: '', ignore_case: true },
+      ],
+    },
+  ),
+  white: classic(
+    'white',
+    {},
+    {
+      white_list: [
+        { path: '/open', method: 'GET' },
+        { path: '/acts', method_actions: { GET: { action: 'no_action', code: 200, data: '', headers: {} } } },
+        { path: '/off', method: 'GET', disabled: true },
+      ],
+    },
+  ),
+  keyed: classic(
+    'keyed',
+    { use_keyless: false, auth: { auth_header_name: 'Authorization' } },
+    {
+      ignored: [{ path: '/health', method: 'GET' }],
+      black_list: [
+        { path: '/health', method: 'GET' },
+        { path: '/gone', method: '' },
+      ],
+    },
+  ),
+  inner: classic('inner', {}, { internal: [{ path: '/secret', method: 'GET' }] }),
+  front: classic(
+    'front',
+    {},
+    { url_rewrites: [{ path: '/to-inner', method: 'GET', match_pattern: '/to-inner', rewrite_to: 'tyk://inner/secret', triggers: [] }] },
+  ),
+  sized: classic('sized', {}, { size_limits: [{ path: '/small', method: 'POST', size_limit: 3 }] }, { global_size_limit: 10 }),
+  sizedq: classic(
+    'sizedq',
+    {},
+    { size_limits: [{ path: '/small', method: 'POST', size_limit: 3, disabled: true }] },
+    { global_size_limit: 10, global_size_limit_disabled: true },
+  ),
+  winner: classic('winner', {}, { white_list: [{ path: '/pub', method: 'GET' }], internal: [{ path: '/priv', method: 'GET' }] }),
+  front2: classic(
+    'front2',
+    {},
+    {
+      url_rewrites: [
+        { path: '/to-priv', method: 'GET', match_pattern: '/to-priv', rewrite_to: 'tyk://winner/priv', triggers: [] },
+        { path: '/to-pub', method: 'GET', match_pattern: '/to-pub', rewrite_to: 'tyk://winner/pub', triggers: [] },
+      ],
+    },
+  ),
+  lp: classic('lp', {}, { black_list: [{ path: '/lp/x', method: '' }] }),
+  ign: classic('ign', { use_keyless: false, auth: { auth_header_name: 'Authorization' } }, { ignored: [{ path: '/free', method: '' }] }),
+  oasign: oas(
+    ext,
+    'oasign',
+    { '/free': { get: { operationId: 'free' } }, '/paid': { get: { operationId: 'paid' } } },
+    {
+      server: { authentication: { enabled: true, securitySchemes: { key: { enabled: true } } } },
+      middleware: { operations: { free: { ignoreAuthentication: { enabled: true } } } },
+    },
+  ),
+  oasip: oas(ext, 'oasip', {}, { server: { ipAccessControl: { enabled: true, allow: ['127.0.0.1'], block: ['127.0.0.1'] } } }),
+  oasops: oas(
+    ext,
+    'oasops',
+    {
+      '/one': { get: { operationId: 'a' }, post: { operationId: 'aPost' } },
+      '/two/{id}': { get: { operationId: 'b', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } },
+    },
+    { middleware: { operations: { a: { allow: { enabled: true } }, b: { block: { enabled: true } }, aPost: { internal: { enabled: true } } } } },
+  ),
+  oassize: oas(
+    ext,
+    'oassize',
+    { '/a': { post: { operationId: 'a' } } },
+    { middleware: { global: { requestSizeLimit: { enabled: true, value: 5 } }, operations: { a: { requestSizeLimit: { enabled: true, value: 2 } } } } },
+  ),
+});
+const cases = [
+  ['GET', '/allow/x'],
+  ['GET', '/allow/x', { 'x-real-ip': '10.9.9.9' }],
+  ['GET', '/allow/x', { 'x-forwarded-for': '192.168.4.5, 127.0.0.1' }],
+  ['GET', '/allow/x', { 'x-real-ip': '10.0.0.1', 'x-forwarded-for': '10.9.9.9' }],
+  ['GET', '/allow/x', { 'x-real-ip': 'nonsense', 'x-forwarded-for': '10.9.9.9' }],
+  ['GET', '/quirk/x'],
+  ['GET', '/off/x'],
+  ['GET', '/deny/x'],
+  ['GET', '/deny/x', { 'x-forwarded-for': '10.2.2.2, 10.1.2.3' }],
+  ['GET', '/mapped/x'],
+  ['GET', '/keyedip/x'],
+  ['GET', '/black/admin'],
+  ['POST', '/black/admin'],
+  ['GET', '/black/secret/x'],
+  ['GET', '/black/%C5%BFECRET'],
+  ['GET', '/black/other'],
+  ['GET', '/white/open'],
+  ['POST', '/white/open'],
+  ['GET', '/white/other'],
+  ['GET', '/white/acts'],
+  ['PUT', '/white/acts'],
+  ['GET', '/white/off'],
+  ['GET', '/keyed/health'],
+  ['GET', '/keyed/other'],
+  ['DELETE', '/keyed/gone'],
+  ['GET', '/inner/secret'],
+  ['POST', '/inner/secret'],
+  ['GET', '/front/to-inner'],
+  ['POST', '/sized/x', {}, '12345678901'],
+  ['POST', '/sized/x', {}, '1234567890'],
+  ['GET', '/sized/x', { 'content-length': '11' }, '12345678901'],
+  ['POST', '/sized/small', {}, '1234'],
+  ['PUT', '/sized/small', {}, '1234'],
+  ['POST', '/sized/x', {}, 'a', true],
+  ['POST', '/sizedq/x', {}, '12345678901'],
+  ['GET', '/winner/priv'],
+  ['GET', '/winner/pub'],
+  ['GET', '/front2/to-priv'],
+  ['GET', '/front2/to-pub'],
+  ['GET', '/lp/x'],
+  ['GET', '/lp/y'],
+  ['GET', '/ign/free'],
+  ['POST', '/ign/free/x'],
+  ['GET', '/ign/paid'],
+  ['GET', '/oasign/free'],
+  ['GET', '/oasign/paid'],
+  ['POST', '/sized/x', { 'content-length': '0' }],
+  ['HEAD', '/sized/x'],
+  ['GET', '/allow/x', { 'x-forwarded-for': ['127.0.0.1', '10.9.9.9'] }],
+  ['GET', '/allow/x', { 'x-forwarded-for': '  10.9.9.9  , 1.1.1.1' }],
+  ['GET', '/allow/x', { 'x-real-ip': '::ffff:10.9.9.9' }],
+  ['GET', '/allow/x', { 'x-real-ip': '10.9.9.9', 'x-real-ip-2': 'x' }],
+  ['GET', '/deny/x', { 'x-forwarded-for': '10.2.2.2, 10.1.2.3, 127.0.0.5' }],
+  ['GET', '/deny/x', { 'x-forwarded-for': 'garbage' }],
+  ['GET', '/oasip/x'],
+  ['GET', '/oasops/one'],
+  ['POST', '/oasops/one'],
+  ['GET', '/oasops/two/1'],
+  ['GET', '/oasops/three'],
+  ['POST', '/oassize/a', {}, '123'],
+  ['POST', '/oassize/b', {}, '123'],
+  ['POST', '/oassize/b', {}, '123456'],
+];
+function call(port, [method, path, headers = {}, body, chunked]) {
+  return new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      const c = [];
+      res.on('data', (d) => c.push(d));
+      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(c).toString().replace(/\s+/g, ' ').slice(0, 90)}`));
+    });
+    req.on('error', (e) => resolve(`error ${e.message}`));
+    if (chunked) {
+      req.write(body);
+      req.end();
+    } else req.end(body);
+  });
+}
+function folder(name, ext, conf) {
+  const dir = join(ROOT, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'apps'), { recursive: true });
+  for (const [id, d] of Object.entries(defs(ext)))
+    if (name === 'svc' || !d.openapi)
+      writeFileSync(join(dir, 'apps', `${id}.json`), JSON.stringify(name === 'svc' ? JSON.parse(JSON.stringify(d).replaceAll('tyk://', 'svc://')) : d));
+  const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      listen_address: '127.0.0.1',
+      secret: 's',
+      app_path: join(dir, 'apps'),
+      policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
+      ...conf,
+    }),
+  );
+  writeFileSync(join(dir, 'p.json'), '{}');
+  return { dir, file };
+}
+async function freePort() {
+  const s = http.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+const tykPort = await freePort();
+const svcPort = await freePort();
+const tyk = folder('tyk', 'x-tyk-api-gateway', {
+  listen_port: tykPort,
+  template_path: TYK_TEMPLATES,
+  storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: TYK_REDIS_DB },
+  enable_analytics: false,
+  log_level: 'error',
+  hash_keys: true,
+  use_db_app_configs: false,
+});
+const xff = process.argv.includes('--xff1')
+  ? { http_server_options: { xff_depth: 1 } }
+  : process.argv.includes('--xff3')
+    ? { http_server_options: { xff_depth: 3 } }
+    : {};
+writeFileSync(tyk.file, JSON.stringify({ ...JSON.parse(readFileSync(tyk.file, 'utf8')), ...xff }));
+const svc = folder('svc', 'x-svc-api-gateway', { listen_port: svcPort, ...xff });
+writeFileSync(
+  join(svc.dir, 'engine.yaml'),
+  `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svc.file} }\npipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}\n`,
+);
+const procs = [
+  spawn(TYK_BIN, ['--conf', tyk.file], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  spawn(join(REPO, 'node_modules/.bin/engine'), ['-c', join(svc.dir, 'engine.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] }),
+];
+let logs = '';
+for (const p of procs) {
+  p.stdout.on('data', (d) => (logs += d));
+  p.stderr.on('data', (d) => (logs += d));
+}
+await new Promise((r) => setTimeout(r, 8000));
+// Tyk reads OAS definitions from app_path only beside a classic one: post them through its API.
+for (const d of Object.values(defs('x-tyk-api-gateway')).filter((d) => d.openapi)) {
+  const r = await new Promise((resolve) => {
+    const req = http.request(
+      { host: '127.0.0.1', port: tykPort, method: 'POST', path: '/tyk/apis/oas', headers: { 'x-tyk-authorization': 's', 'content-type': 'application/json' } },
+      (res) => {
+        let b = '';
+        res.on('data', (c) => (b += c));
+        res.on('end', () => resolve(`${res.statusCode} ${b}`));
+      },
+    );
+    req.on('error', (e) => resolve(e.message));
+    req.end(JSON.stringify(d));
+  });
+  console.log('tyk OAS create:', r.trim());
+}
+await new Promise((resolve) => {
+  const req = http.request({ host: '127.0.0.1', port: tykPort, method: 'GET', path: '/tyk/reload/group', headers: { 'x-tyk-authorization': 's' } }, (res) => {
+    res.resume();
+    res.on('end', resolve);
+  });
+  req.on('error', resolve);
+  req.end();
+});
+await new Promise((r) => setTimeout(r, 3000));
+let same = 0;
+for (const c of cases) {
+  const before = seen.length;
+  const t = await call(tykPort, c);
+  const tHit = seen.length - before;
+  const b2 = seen.length;
+  const s = await call(svcPort, c);
+  const sHit = seen.length - b2;
+  const ok = t === s && tHit === sHit;
+  if (ok) same++;
+  console.log(
+    `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit})\n   svc: ${s} (upstream ${sHit})`,
+  );
+}
+console.log(`${same} of ${cases.length} alike`);
+for (const p of procs) p.kill('SIGINT');
+up.close();
+if (process.argv.includes('--logs')) console.log(logs);
+await new Promise((r) => setTimeout(r, 1000));
+rmSync(ROOT, { recursive: true, force: true });
+process.exitCode = same === cases.length ? 0 : 1;
