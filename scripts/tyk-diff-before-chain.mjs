@@ -114,6 +114,28 @@ const defs = (ext) => ({
       ],
     },
   ),
+  winner2: classic(
+    'winner2',
+    {},
+    {
+      white_list: [{ path: '/pub', method: 'GET' }],
+      internal: [
+        { path: '/priv', method: 'GET' },
+        { path: '/quiet', method: 'GET' },
+      ],
+      url_rewrites: [{ path: '/priv', method: 'POST', match_pattern: '/nothing', rewrite_to: '/x', triggers: [] }],
+    },
+  ),
+  front3: classic(
+    'front3',
+    {},
+    {
+      url_rewrites: [
+        { path: '/to-priv', method: 'GET', match_pattern: '/to-priv', rewrite_to: 'tyk://winner2/priv', triggers: [] },
+        { path: '/to-quiet', method: 'GET', match_pattern: '/to-quiet', rewrite_to: 'tyk://winner2/quiet', triggers: [] },
+      ],
+    },
+  ),
   lp: classic('lp', {}, { black_list: [{ path: '/lp/x', method: '' }] }),
   ign: classic('ign', { use_keyless: false, auth: { auth_header_name: 'Authorization' } }, { ignored: [{ path: '/free', method: '' }] }),
   oasign: oas(
@@ -182,6 +204,10 @@ const cases = [
   ['GET', '/winner/pub'],
   ['GET', '/front2/to-priv'],
   ['GET', '/front2/to-pub'],
+  ['GET', '/front3/to-priv'],
+  ['GET', '/front3/to-quiet'],
+  ['GET', '/winner2/pub'],
+  ['GET', '/winner2/quiet'],
   ['GET', '/lp/x'],
   ['GET', '/lp/y'],
   ['GET', '/ign/free'],

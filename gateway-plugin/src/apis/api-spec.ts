@@ -99,10 +99,16 @@ export interface SplitTokenEndpoint {
 /**
  * An entry of the endpoint lists Tyk's VersionCheck reads (classic `extended_paths.ignored`,
  * `black_list`, `white_list`, `internal`; OAS operations' `ignoreAuthentication`, `block`,
- * `allow`, `internal`), in Tyk's order: ignored, then black, then white, then internal.
+ * `allow`, `internal`), in Tyk's order: ignored, then black, then white, then other, then internal.
  */
 export interface EndpointListEntry {
-  kind: 'ignored' | 'black' | 'white' | 'internal';
+  /**
+   * `other`: an entry of another list Tyk compiles between the white list and the internal one
+   * (cache, URL rewrite, size limit, endpoint tracking): with a white list, a request whose path
+   * one of them matches before an internal entry is forbidden (any method, even looped). Only
+   * present when the API has a white list.
+   */
+  kind: 'ignored' | 'black' | 'white' | 'other' | 'internal';
   /** A pattern over the path (Tyk's `{id}` and `/*` widened), unanchored, as Tyk matches it. */
   path: string;
   /** As written ('' = every method, except for internal entries, which Tyk matches only with a method). */

@@ -180,9 +180,18 @@ const LISTS: Array<[EndpointListEntry['kind'], string]> = [
 ];
 
 /** The endpoint lists in the order Tyk compiles them (ignored, black, white, internal); disabled entries left out as Tyk does. */
+/** The lists Tyk compiles between the white list and the internal one, in its order (virtual endpoints only with its JSVM, off by default). */
+const OTHER_LISTS = ['advance_cache_config', 'url_rewrites', 'size_limits', 'track_endpoints', 'do_not_track_endpoints'];
+
 function endpointLists(paths: Fields, ignoreEndpointCase: boolean): EndpointListEntry[] {
   const out: EndpointListEntry[] = [];
   for (const [kind, field] of LISTS) {
+    if (kind === 'internal' && out.some((e) => e.kind === 'white')) {
+      const other = (path: string, field: string): void =>
+        void out.push({ kind: 'other', path: checkedListPattern(paths, field, path), method: '', ignoreCase: false });
+      for (const path of paths.strings('cache')) other(path, 'cache');
+      for (const list of OTHER_LISTS) for (const e of paths.list(list)) if (!e.bool('disabled')) other(e.str('path'), list);
+    }
     for (const e of paths.list(field)) {
       if (e.bool('disabled')) continue;
       const entry: EndpointListEntry = {

@@ -182,6 +182,9 @@ const LISTS: Array<[EndpointListEntry['kind'], string]> = [
   ['internal', 'internal'],
 ];
 
+/** Operation fields Tyk compiles between the white list and the internal one, in its order (see EndpointListEntry). */
+const OTHER_FIELDS = ['cache', 'urlRewrite', 'requestSizeLimit', 'trackEndpoint', 'doNotTrackEndpoint'];
+
 function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations {
   const out: Operations = { endpointRateLimits: [], urlRewrites: [], splitToken: [], endpointLists: [], endpointSizeLimits: [] };
   const configured = ext.obj('middleware')?.obj('operations');
@@ -213,6 +216,14 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
   }
   // Tyk extracts each operation's allowance into the classic lists, then compiles list by list.
   for (const [kind, field] of LISTS) {
+    if (kind === 'internal' && out.endpointLists.some((e) => e.kind === 'white')) {
+      for (const other of OTHER_FIELDS) {
+        for (const op of known) {
+          if (configured.obj(op.id)?.obj(other)?.bool('enabled') === true)
+            out.endpointLists.push({ kind: 'other', path: checkedListPattern(configured, op.id, op.path), method: '', ignoreCase: false });
+        }
+      }
+    }
     for (const op of known) {
       const mw = configured.obj(op.id);
       const allowance = mw?.obj(field);

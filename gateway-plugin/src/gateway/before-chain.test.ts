@@ -8,7 +8,7 @@
  * `api_definition.go` URLAllowedAndIgnored, `mw_request_size_limit.go`) and observed: every case
  * here was sent to Tyk v5.14.0 built from source (/tmp/peers/bin/tyk, 2026-11-27) beside svc on
  * the same definitions by `scripts/tyk-diff-before-chain.mjs`, 62 requests with xff_depth 0, 1
- * and 3: all 186 answered alike (status, body, whether the upstream saw the request), including
+ * and 3: all 186 answered alike (66 of 66 after the white list + internal + rewrite case) (status, body, whether the upstream saw the request), including
  * Tyk's quirks kept here: `allowed_ips` enforced with `enable_ip_whitelisting: false` (a classic
  * file is not migrated), `::ffff:127.0.0.0/104` holding 127.0.0.1, U+017F matching an
  * ignore_case `s`, the global size limit applied with its switch off when a size_limits entry
@@ -224,7 +224,26 @@ describe('endpoint lists (Tyk: api_definition.go URLAllowedAndIgnored)', () => {
       'front.json': classic(
         'front',
         {},
-        { url_rewrites: [{ path: '/to-inner', method: 'GET', match_pattern: '/to-inner', rewrite_to: 'svc://inner/secret', triggers: [] }] },
+        {
+          url_rewrites: [
+            { path: '/to-inner', method: 'GET', match_pattern: '/to-inner', rewrite_to: 'svc://inner/secret', triggers: [] },
+            { path: '/to-walled', method: 'GET', match_pattern: '/to-walled', rewrite_to: 'svc://walled/priv', triggers: [] },
+            { path: '/to-quiet', method: 'GET', match_pattern: '/to-quiet', rewrite_to: 'svc://walled/quiet', triggers: [] },
+          ],
+        },
+      ),
+      // A white list: an entry of a list Tyk compiles before the internal one (here a POST rewrite) forbids even a loop.
+      'walled.json': classic(
+        'walled',
+        {},
+        {
+          white_list: [{ path: '/pub', method: 'GET' }],
+          internal: [
+            { path: '/priv', method: 'GET' },
+            { path: '/quiet', method: 'GET' },
+          ],
+          url_rewrites: [{ path: '/priv', method: 'POST', match_pattern: '/nothing', rewrite_to: '/x', triggers: [] }],
+        },
       ),
     });
     try {
@@ -251,6 +270,9 @@ describe('endpoint lists (Tyk: api_definition.go URLAllowedAndIgnored)', () => {
       await expect(port, 'GET', '/inner/secret', 403, { text: FORBIDDEN_ENDPOINT });
       await expect(port, 'POST', '/inner/secret', 200, { upstream: 'POST /secret' });
       await expect(port, 'GET', '/front/to-inner', 200, { upstream: 'GET /secret' });
+      await expect(port, 'GET', '/walled/quiet', 403, { text: FORBIDDEN_ENDPOINT });
+      await expect(port, 'GET', '/front/to-quiet', 200, { upstream: 'GET /quiet' });
+      await expect(port, 'GET', '/front/to-walled', 403, { text: FORBIDDEN_ENDPOINT });
     } finally {
       await engine.stop();
     }

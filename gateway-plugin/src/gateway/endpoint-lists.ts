@@ -9,7 +9,8 @@
  *    actions name the method) decides: ignored → served without authentication, black →
  *    forbidden, white → allowed;
  * 3. with a white list (any entry), nothing else gets through: a path no white entry allows is
- *    forbidden, except an internal entry reached through a loop.
+ *    forbidden, except an internal entry reached through a loop (and only if no entry of the
+ *    lists Tyk compiles before the internal one, a URL rewrite or a size limit, matches first).
  *
  * Paths are Tyk's patterns (`{id}` and `/*` widened), unanchored, tried on the path without the
  * listen path and on the whole path, case-insensitively with `ignore_case`; matched with RE2.
@@ -73,7 +74,7 @@ export function matches(test: PathTest, stripped: string, full: string): boolean
   return test(stripped) || (stripped !== full && test(full));
 }
 
-const DECISION: Record<EndpointListEntry['kind'], EndpointStatus> = { ignored: 'ignored', black: 'forbidden', white: 'ok', internal: 'ok' };
+const DECISION: Record<EndpointListEntry['kind'], EndpointStatus> = { ignored: 'ignored', black: 'forbidden', white: 'ok', other: 'ok', internal: 'ok' };
 
 /** What `api`'s endpoint lists say of `method` `path` (decoded, with the listen path); `looped`: it came through a loop. */
 export function endpointStatus(api: ApiSpec, method: string, path: string, looped: boolean): EndpointStatus {
@@ -83,6 +84,8 @@ export function endpointStatus(api: ApiSpec, method: string, path: string, loope
   const hits = entries.filter((c) => matches(c.test, stripped, path));
   if (!looped && hits.some((c) => c.entry.kind === 'internal' && c.entry.method === method)) return 'forbidden';
   for (const { entry } of hits) {
+    // Another list's entry (present only with a white list): Tyk forbids whatever the method.
+    if (entry.kind === 'other') return 'forbidden';
     if (entry.kind === 'internal') {
       // Reached only when no ignored, black or white entry decided.
       if (!whiteList) return 'ok';
