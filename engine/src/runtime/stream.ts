@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { RootConfig } from '../config/root-spec.js';
 import { InputFailedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
+import { allGone, requestersOf } from '../message/requester.js';
 import { END_OF_INPUT, splitAck, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
@@ -255,9 +256,19 @@ export class Stream implements Lifecycle {
   private async deliver(tx: Transaction, sink: Sink, process: Process): Promise<void> {
     const ack = this.track(tx.ack);
     let batches: Batch[];
+    const requesters = requestersOf(tx.batch);
+    // Nobody waits for it any more (clients that left while it was queued): nothing to do.
+    if (requesters?.every((q) => q.gone)) return ack();
     try {
       const r = process(tx.batch);
-      batches = r instanceof Promise ? await r : r;
+      if (r instanceof Promise && requesters !== undefined) {
+        // Every requester leaving frees this slot at once; the processors' result is then dropped.
+        const left = allGone(requesters).then(() => undefined);
+        r.catch(() => undefined);
+        const done = await Promise.race([r, left]);
+        if (done === undefined) return ack();
+        batches = done;
+      } else batches = r instanceof Promise ? await r : r;
     } catch (err) {
       // Only the pool can fail here (a processor that throws flags messages instead).
       this.log.error(`Pipeline failed, the transaction is nacked and replayed: ${errorMessage(err)}`);

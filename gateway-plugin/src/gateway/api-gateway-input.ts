@@ -22,6 +22,7 @@ import {
   END_OF_INPUT,
   HttpListener,
   Message,
+  REQUESTER,
   ResultStore,
   errorMessage,
   extractTraceHeaders,
@@ -38,6 +39,7 @@ import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
 import { BAD_REQUEST, NOT_FOUND, answered, redirect, writeAnswer } from './answers.js';
+import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
 import { GatewayMetrics } from './gateway-metrics.js';
@@ -250,6 +252,7 @@ export class ApiGatewayInput implements Input {
     const exchange: LiveExchange = { req, res, started, api };
     exchange.loop = (from, body) => this.loop(exchange, from, body);
     msg.ctx.set(LIVE_EXCHANGE, exchange);
+    msg.ctx.set(REQUESTER, new ClientPresence(res));
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
     const parent = extractTraceHeaders(req.headers, true);
     if (parent) setTraceParent(msg, parent);
@@ -299,6 +302,7 @@ export class ApiGatewayInput implements Input {
     const exchange: LiveExchange = { req: from.req, res: from.res, started: from.started, api };
     exchange.loop = (f, b) => this.loop(exchange, f, b);
     msg.ctx.set(LIVE_EXCHANGE, exchange);
+    msg.ctx.set(REQUESTER, new ClientPresence(from.res));
     this.deliver(from.req, from.res, msg);
   }
 

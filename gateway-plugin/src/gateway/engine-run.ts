@@ -41,6 +41,21 @@ registerProcessor('test_thread_probe', {
     },
   }),
 });
+
+// A stage that never finishes for requests with x-test-hold (a stand-in for a stalled identity
+// provider); logs "test_hold: N held" at every 64th.
+let held = 0;
+registerProcessor('test_hold', {
+  summary: 'holds requests with x-test-hold forever, passes the others (tests)',
+  config: f.object({}),
+  factory: () => ({
+    async process(batch) {
+      if (batch.every((m) => m.ctx.get(GATEWAY_REQUEST).headers['x-test-hold'] === undefined)) return [batch];
+      if (++held % 64 === 0) console.log('test_hold: ' + held + ' held');
+      return new Promise(() => undefined);
+    },
+  }),
+});
 `;
 
 const OPTION_NAMES: Record<RewriteLocation, string> = {
