@@ -53,6 +53,7 @@ import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange 
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
+import { keepingPrevious } from '../sessions/load-policies.js';
 import { sharedWindowTable } from '../ratelimit/shared-table.js';
 import type { WindowTable } from '../ratelimit/window-table.js';
 
@@ -149,14 +150,24 @@ export class ApiGatewayInput implements Input {
     return policies;
   }
 
-  /** Re-reads `app_path` and the policies and swaps them in (requests in flight keep their API). */
-  async reload(): Promise<void> {
+  /**
+   * Re-reads `app_path` and the policies and swaps them in (requests in flight keep their API).
+   * A policy file that does not load keeps what it held before; its errors (logged once, here)
+   * are returned, for the reload's answer.
+   */
+  async reload(): Promise<string[]> {
     const state = this.state;
-    if (!state) return;
-    const [apis, policies] = await Promise.all([this.loadApis(state.config), this.loadPolicies(state.config)]);
+    if (!state) return [];
+    const [apis, loaded] = await Promise.all([this.loadApis(state.config), this.source.loadPolicies(state.config)]);
+    const { policies, kept } = keepingPrevious(state.allPolicies(), loaded.policies, loaded.errors);
+    const problems = loaded.errors.map((e) => `policy ${e.message.startsWith(e.file) ? e.message : `${e.file}: ${e.message}`}`);
+    for (const p of problems) this.log.error(`${p} (its previous policies are kept; the other files are reloaded)`);
     state.replaceApis(apis);
     state.replacePolicies(policies);
-    this.log.info(`Gateway ${this.name} reloaded: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
+    this.log.info(
+      `Gateway ${this.name} reloaded: ${this.router.size} API(s) serving, ${policies.length} polic(ies)${kept > 0 ? ` (${kept} kept from before)` : ''}`,
+    );
+    return problems;
   }
 
   private async listen(): Promise<void> {

@@ -54,7 +54,8 @@ export class ManagementApi {
   constructor(
     private readonly state: GatewayState,
     source: GatewaySource,
-    private readonly reload: () => Promise<void>,
+    /** Reloads; resolves with what did not load (the previous version of it is kept). */
+    private readonly reload: () => Promise<string[]>,
     private readonly log: Logger,
   ) {
     this.apis = new ApiEndpoints(state, source, log);
@@ -88,7 +89,9 @@ export class ManagementApi {
       case 'reload':
         if (rest.length > 1 || (rest.length === 1 && rest[0] !== 'group')) return NO_ROUTE;
         if (method !== 'GET') return METHOD_NOT_SUPPORTED;
-        await this.reload();
+        const problems = await this.reload();
+        // Tyk answers ok whatever it found; the operator sees here what was not reloaded.
+        if (problems.length > 0) return statusMessage(500, `reloaded, except: ${problems.join('; ')}`);
         return statusMessage(200, '');
       case 'apis':
         return this.apis.handle(r, rest);
