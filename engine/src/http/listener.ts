@@ -49,6 +49,11 @@ interface ListenerOptionsBase {
   maxHeaderSize?: number;
   /** How long `close()` lets in-flight requests finish before it cuts every connection (default 1 s). */
   closeGraceMs?: number;
+  /**
+   * The most header fields an HTTP/1 request may have: past it the request gets 431 and its
+   * connection is closed. Unset: node's own count limit, which drops the fields past it silently.
+   */
+  maxHeaders?: number;
 }
 
 /** HTTP/1.1 only (over TLS when `tls` is set): the handler sees node:http's request and response. */
@@ -176,12 +181,21 @@ export class HttpListener {
       ...(o.maxHeaderSize ? { maxHeaderSize: o.maxHeaderSize } : {}),
     };
     const handler = this.wrap(o.handler as (req: http.IncomingMessage, res: http.ServerResponse) => void);
-    return o.tls ? https.createServer({ ...options, ...o.tls }, handler) : http.createServer(options, handler);
+    const server = o.tls ? https.createServer({ ...options, ...o.tls }, handler) : http.createServer(options, handler);
+    // No count limit of node's (it drops fields silently): maxHeaderSize bounds the head, wrap() the count.
+    if (o.maxHeaders !== undefined) server.maxHeadersCount = 0;
+    return server;
   }
 
   /** Tracks HTTP/1 responses in flight, so that `close()` can tell them to close their connection. */
   private wrap<Req, Res>(handler: (req: Req, res: Res) => void): (req: Req, res: Res) => void {
+    const max = this.opts.maxHeaders;
     return (req, res) => {
+      if (max !== undefined && req instanceof http.IncomingMessage && req.rawHeaders.length > 2 * max) {
+        // As node answers a head over maxHeaderSize.
+        (res as http.ServerResponse).writeHead(431, { connection: 'close', 'content-length': 0 }).end();
+        return;
+      }
       if (res instanceof http.ServerResponse) {
         if (this.stopping) res.setHeader('Connection', 'close');
         else {

@@ -47,7 +47,13 @@ function pemOf(jwk: Record<string, unknown>): string | undefined {
 }
 
 async function fetchSet(url: string): Promise<Map<string, string>> {
-  const res = await request(url, { method: 'GET', headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS, signal: AbortSignal.timeout(TIMEOUT_MS), headers: { accept: 'application/json' } });
+  const res = await request(url, {
+    method: 'GET',
+    headersTimeout: TIMEOUT_MS,
+    bodyTimeout: TIMEOUT_MS,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+    headers: { accept: 'application/json' },
+  });
   const text = await readBounded(res.body);
   if (text === undefined) throw new Error(`JWKS at ${url} is larger than ${MAX_ANSWER_BYTES} bytes`);
   if (res.statusCode !== 200) throw new Error(`JWKS at ${url} answered ${res.statusCode}`);

@@ -38,7 +38,7 @@ import {
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
-import { BAD_REQUEST, NOT_FOUND, answered, redirect, writeAnswer } from './answers.js';
+import { BAD_REQUEST, NOT_FOUND, TOO_MANY_HOSTS, answered, duplicateHost, redirect, writeAnswer } from './answers.js';
 import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
@@ -63,6 +63,12 @@ const SHUTTING_DOWN = tykError(503, 'Gateway is shutting down');
 const TOO_LARGE = tykError(413, 'Request is too large');
 const TIMED_OUT = tykError(408, 'Request timed out');
 const BODY_UNREADABLE = tykError(400, 'Request body could not be read');
+/**
+ * The most header fields a request may have (431 past it). Go's server counts none, bounding the
+ * head's bytes only (as `max_header_size` does here); node's own count limit drops the fields past
+ * about the 1,000th silently, which a gateway must not do.
+ */
+const MAX_HEADER_FIELDS = 1000;
 
 /** A request's transaction, queued until the stream reads it. */
 interface Pending {
@@ -179,6 +185,7 @@ export class ApiGatewayInput implements Input {
       requestTimeoutMs: parseDuration(c.request_timeout),
       maxHeaderSize: c.max_header_size,
       closeGraceMs: parseDuration(c.close_grace),
+      maxHeaders: MAX_HEADER_FIELDS,
     };
     const separate = config.control_api_port > 0 && config.control_api_port !== config.listen_port;
     const listener = new HttpListener({
@@ -214,6 +221,7 @@ export class ApiGatewayInput implements Input {
   /** The control listener's own requests: the management API only, 404 elsewhere. */
   private control(req: IncomingMessage, res: ServerResponse): void {
     const started = process.hrtime.bigint();
+    if (duplicateHost(req.rawHeaders)) return this.answerSelf(req, res, TOO_MANY_HOSTS, started, '', true);
     const t = parseTarget(req.url);
     if (t.kind === 'ok' && isManagementPath(t.path)) return this.manage(req, res, t, started);
     this.answerSelf(req, res, t.kind === 'redirect' ? redirect(t.location) : t.kind === 'bad' ? BAD_REQUEST : NOT_FOUND, started);
@@ -237,6 +245,7 @@ export class ApiGatewayInput implements Input {
   /** Every request on the gateway's port. */
   private dispatch(req: IncomingMessage, res: ServerResponse, withManagement: boolean): void {
     const started = process.hrtime.bigint();
+    if (duplicateHost(req.rawHeaders)) return this.answerSelf(req, res, TOO_MANY_HOSTS, started, '', true);
     const t = parseTarget(req.url);
     if (t.kind === 'bad') return this.answerSelf(req, res, BAD_REQUEST, started, '', true);
     if (t.kind === 'redirect') return this.answerSelf(req, res, redirect(t.location), started);

@@ -80,7 +80,10 @@ describe('a broken policy file on reload', () => {
       const j = await jwtCall(port, 'gold');
       assert.equal(j.status, 200, j.body);
       assert.equal(j.body, 'up:/x');
-      const errors = engine.log().split('\n').filter((l) => l.includes('level=error'));
+      const errors = engine
+        .log()
+        .split('\n')
+        .filter((l) => l.includes('level=error'));
       assert.equal(errors.length, 1, `the error once in the log:\n${engine.log()}`);
       assert.ok(errors[0]!.includes(record), errors[0]);
     } finally {

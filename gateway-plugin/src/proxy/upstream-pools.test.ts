@@ -57,7 +57,13 @@ async function gateway(proxy: string) {
     method: 'GET',
     matchPattern: '(.*)',
     rewriteTo: '/plain',
-    triggers: [{ on: 'all' as const, rules: { header: [{ key: 'X-Port', matchRx: '^(\\d+)$', reverse: false }] }, rewriteTo: 'http://127.0.0.1:$svc_context.trigger-0-X-Port-0-0/p' }],
+    triggers: [
+      {
+        on: 'all' as const,
+        rules: { header: [{ key: 'X-Port', matchRx: '^(\\d+)$', reverse: false }] },
+        rewriteTo: 'http://127.0.0.1:$svc_context.trigger-0-X-Port-0-0/p',
+      },
+    ],
   };
   writeGateway(dir, gatewayConfig(port), [apiSpec('any', '/any', { targetUrl: `http://127.0.0.1:${portOf(upstreams[0]!)}`, urlRewrites: [rewrite] })]);
   const engine = await runGateway(

@@ -133,6 +133,16 @@ async function readPolicyFile(file: string, kind: 'folder' | 'record', out: Poli
   }
 }
 
+/** Why a policy posted to the management API would not load, or undefined (its id is checked by the caller). */
+export function policyProblem(raw: unknown): string | undefined {
+  try {
+    checkPolicy({ path: '', raw, fallbackId: '-' }, 'the request body');
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
 /** A policy as found in a file: its path there, and where its id may come from. */
 interface Entry {
   path: string;
