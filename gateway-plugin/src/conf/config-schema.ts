@@ -6,6 +6,7 @@
 export type FieldType =
   | { kind: 'string'; default: string }
   | { kind: 'int'; default: number; min?: number; max?: number }
+  | { kind: 'seconds'; default: number }
   | { kind: 'bool'; default: boolean }
   | { kind: 'strings' }
   | { kind: 'stringMap' }
@@ -55,6 +56,8 @@ export const GATEWAY_CONFIG_SCHEMA: Schema = {
   rate_limit_response_headers: str('quotas'),
   // svc's own: what a request gets while the shared store cannot count it (false: 429, as Tyk).
   rate_limit_fail_open: bool(),
+  // Tyk's float64 seconds; 0 (its zero value): the proxy's own `timeout` (30 s, Tyk's default too).
+  proxy_default_timeout: { kind: 'seconds', default: 0 },
   secrets: { kind: 'stringMap' },
   kv: {
     kind: 'object',

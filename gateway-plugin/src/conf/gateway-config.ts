@@ -65,6 +65,8 @@ export interface GatewayConfig {
   rate_limit_response_headers: string;
   /** While the shared store (Redis) cannot count a request: true admits it, false (default) answers 429 as Tyk does. */
   rate_limit_fail_open: boolean;
+  /** Seconds (a fraction allowed) the proxy gives a request up to the upstream's response headers; 0 = `gateway_proxy.timeout`. */
+  proxy_default_timeout: number;
   secrets: Record<string, string>;
   kv: { kvstore?: KvStoreConfig; secretstore?: SecretStoreConfig };
   /** The folder `conf` was read from: relative paths in it resolve against this. */

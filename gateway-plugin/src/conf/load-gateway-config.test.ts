@@ -66,6 +66,7 @@ test("an empty svc.conf is Tyk's defaults: port 8080, all interfaces, hash_keys 
       drl_threshold: 0,
       rate_limit_response_headers: 'quotas',
       rate_limit_fail_open: false,
+      proxy_default_timeout: 0,
       secrets: {},
       kv: {},
       baseDir: dir,

@@ -41,7 +41,7 @@ export const gatewayProxySpec = f.object({
     .duration()
     .default('30s')
     .describe(
-      "The longest a request may take from reaching the proxy to the upstream's response headers (Tyk's `proxy_default_timeout`, 30 s): the wait for a pooled connection, the connect, sending the request body and the wait for the answer. Past it the client gets Tyk's 504 (500 when the upstream refused the connection) and the upstream request is aborted. Also the longest a client may read nothing of an answer before it is cut. `0s`: no limit.",
+      "The longest a request may take from reaching the proxy to the upstream's response headers (Tyk's `proxy_default_timeout`, 30 s; svc.conf's `proxy_default_timeout`, when set, wins): the wait for a pooled connection, the connect, sending the request body and the wait for the answer. Past it the client gets Tyk's 504 (500 when the upstream refused the connection) and the upstream request is aborted. Also the longest a client may read nothing of an answer before it is cut. `0s`: no limit.",
     ),
   max_connections: f
     .int()
@@ -161,11 +161,16 @@ export class GatewayProxyOutput implements Output {
         }
       }
       injectTraceHeaders(msg, headers);
-      const limits = limitHeaders(req, gatewayState(req.gateway)?.config.rate_limit_response_headers ?? 'quotas');
-      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, this.timeoutMs);
+      const config = gatewayState(req.gateway)?.config;
+      const limits = limitHeaders(req, config?.rate_limit_response_headers ?? 'quotas');
+      // svc.conf's proxy_default_timeout, when set, wins over the output's `timeout` (as tyk.conf's does).
+      const timeoutMs = config !== undefined && config.proxy_default_timeout > 0 ? Math.ceil(config.proxy_default_timeout * 1000) : this.timeoutMs;
+      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, timeoutMs);
       handler.dispatched();
+      const dispatch: Undici.Dispatcher.DispatchOptions = { path: at.path, method: req.method as Undici.Dispatcher.HttpMethod, headers, body };
+      if (timeoutMs !== this.timeoutMs) dispatch.headersTimeout = timeoutMs;
       // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
-      pool.dispatch({ path: at.path, method: req.method as Undici.Dispatcher.HttpMethod, headers, body }, handler);
+      pool.dispatch(dispatch, handler);
     } catch (err) {
       // No upstream to send to (a bad URL, an API gone, the proxy closing): Tyk's proxy error.
       this.failed(req.apiId, origin, err as Error);

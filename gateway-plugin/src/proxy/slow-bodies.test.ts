@@ -64,9 +64,12 @@ after(async () => {
   await new Promise((r) => upstream.close(r));
 });
 
-async function gateway(output: string): Promise<{ port: number; engine: EngineRun }> {
+async function gateway(output: string, proxyDefaultTimeout = 0): Promise<{ port: number; engine: EngineRun }> {
   const port = await freePort();
-  writeGateway(dir, gatewayConfig(port), [apiSpec('uploads', '/uploads', { targetUrl: target }), apiSpec('other', '/other', { targetUrl: target })]);
+  writeGateway(dir, gatewayConfig(port, { proxy_default_timeout: proxyDefaultTimeout }), [
+    apiSpec('uploads', '/uploads', { targetUrl: target }),
+    apiSpec('other', '/other', { targetUrl: target }),
+  ]);
   return { port, engine: await runGateway(dir, port, `pipeline: { threads: 1 }\noutput:\n  gateway_proxy: ${output}`) };
 }
 
@@ -108,6 +111,17 @@ describe('slow request bodies', () => {
       assert.equal(other.body, 'up:/x 5');
     } finally {
       for (const t of tricklers) t.stop();
+      await engine.stop();
+    }
+  });
+
+  it("svc.conf's proxy_default_timeout, when set, wins over gateway_proxy.timeout: a stalled request gets Tyk's 504 after it", async () => {
+    const { port, engine } = await gateway('{ timeout: 30s }', 0.5);
+    try {
+      const r = await call(port, 'POST', '/uploads/hang', { headers: { 'content-length': '10' }, body: '0123' });
+      assert.equal(r.status, 504, r.body);
+      assert.equal(r.body, tykErrorBody('Upstream service reached hard timeout.'));
+    } finally {
       await engine.stop();
     }
   });
