@@ -10,6 +10,7 @@ import {
   InputFailedError,
   Message,
   NotConnectedError,
+  REQUESTER,
   ResultStore,
   answerMessage,
   batchPolicySpec,
@@ -129,6 +130,20 @@ function bump(map: Map<string, number>, key: string): number {
   return n;
 }
 
+/** A requester that leaves after `ms` (a client closing its connection). */
+function leavingRequester(ms: number): { gone: boolean; whenGone(then: () => void): void } {
+  const waiting: (() => void)[] = [];
+  const r = {
+    gone: false,
+    whenGone: (then: () => void) => void waiting.push(then),
+  };
+  setTimeout(() => {
+    r.gone = true;
+    for (const w of waiting.splice(0)) w();
+  }, ms);
+  return r;
+}
+
 registerInput('test_source', {
   summary: 'Test input: count messages "0".."count-1" in batches; records acks.',
   config: f.object({
@@ -144,6 +159,8 @@ registerInput('test_source', {
     fail_at_end: f.string().default(''),
     /** The input's `concurrency` (independent transactions the stream may process at once). */
     concurrency: f.int().default(1),
+    /** > 0: each message has a requester (REQUESTER) that leaves this many ms after the read. */
+    requester_leaves_ms: f.int().default(0),
   }),
   factory: (conf) => {
     let next = 0;
@@ -169,6 +186,7 @@ registerInput('test_source', {
         const batch: Message[] = [];
         while (batch.length < conf.batch_size && next < conf.count) batch.push(new Message(String(next++)));
         if (conf.traceparent) for (const m of batch) setTraceParent(m, parseTraceparent(conf.traceparent));
+        if (conf.requester_leaves_ms > 0) for (const m of batch) m.ctx.set(REQUESTER, leavingRequester(conf.requester_leaves_ms));
         return { batch, ack: (err?: Error) => (err ? acks.nack++ : acks.ok++) };
       },
     };
@@ -320,6 +338,12 @@ registerProcessor('test_wait', {
       },
     };
   },
+});
+
+registerProcessor('test_stall', {
+  summary: 'Test processor: never finishes a batch (a stage stuck on I/O); holds no timer.',
+  config: f.object({}),
+  factory: () => ({ process: () => new Promise<never>(() => undefined) }),
 });
 
 registerProcessor('test_worker_refuses', {
