@@ -21,7 +21,18 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The upstream: reads each body whole, then answers with its size; counts its open connections. */
 const sockets = new Set<net.Socket>();
+/** `/endless` answers never end: set once such an answer's connection was closed by the gateway. */
+let endlessCut = false;
 const upstream = http.createServer((req, res) => {
+  if (req.url === '/endless') {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const pump = (): void => {
+      while (!res.destroyed && res.write(chunk));
+    };
+    res.on('drain', pump);
+    res.once('close', () => (endlessCut = true));
+    return pump();
+  }
   let bytes = 0;
   req.on('data', (c: Buffer) => (bytes += c.length));
   req.on('end', () => res.end(`up:${req.url} ${bytes}`));
@@ -122,6 +133,21 @@ describe('slow request bodies', () => {
       assert.equal(r.status, 504, r.body);
       assert.equal(r.body, tykErrorBody('Upstream service reached hard timeout.'));
     } finally {
+      await engine.stop();
+    }
+  });
+
+  it('a client that reads nothing of an answer is cut after the timeout, freeing the upstream', async () => {
+    const { port, engine } = await gateway('{ timeout: 1s }');
+    const s = net.connect(port, '127.0.0.1');
+    try {
+      s.on('error', () => undefined);
+      s.write('GET /uploads/endless HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      // Never read: the gateway's writes back up, the upstream is paused.
+      s.pause();
+      await waitFor(() => endlessCut, 'the gateway to give up on the client and close the upstream request', 20_000);
+    } finally {
+      s.destroy();
       await engine.stop();
     }
   });
