@@ -56,7 +56,7 @@ output: { test_sink: { name: ${name} } }
   it('acks a transaction whose requesters all left and frees its slot, without waiting on its processors', async () => {
     // 12 transactions, 4 slots, a stage that never finishes: each slot frees when its requester leaves.
     const s = streamOf(`
-input: { test_source: { name: gone1, count: 12, concurrency: 4, requester_leaves_ms: 20 } }
+input: { test_leaving_source: { name: gone1, count: 12, concurrency: 4, leaves_ms: 20 } }
 pipeline: { threads: 1, processors: [ { test_stall: {} } ] }
 output: { test_sink: { name: gone1 } }
 `);

@@ -144,6 +144,25 @@ function leavingRequester(ms: number): { gone: boolean; whenGone(then: () => voi
   return r;
 }
 
+registerInput('test_leaving_source', {
+  summary: 'Test input: `count` one-message transactions, each with a requester (REQUESTER) that leaves `leaves_ms` after the read; records acks.',
+  config: f.object({ name: f.string().default('leaving'), count: f.int().default(10), concurrency: f.int().default(1), leaves_ms: f.int().default(20) }),
+  factory: (conf) => {
+    let next = 0;
+    const acks = { ok: 0, nack: 0 };
+    seen.acks.set(conf.name, acks);
+    return {
+      concurrency: conf.concurrency,
+      read() {
+        if (next >= conf.count) return END_OF_INPUT;
+        const msg = new Message(String(next++));
+        msg.ctx.set(REQUESTER, leavingRequester(conf.leaves_ms));
+        return { batch: [msg], ack: (err?: Error) => (err ? acks.nack++ : acks.ok++) };
+      },
+    };
+  },
+});
+
 registerInput('test_source', {
   summary: 'Test input: count messages "0".."count-1" in batches; records acks.',
   config: f.object({
@@ -159,8 +178,6 @@ registerInput('test_source', {
     fail_at_end: f.string().default(''),
     /** The input's `concurrency` (independent transactions the stream may process at once). */
     concurrency: f.int().default(1),
-    /** > 0: each message has a requester (REQUESTER) that leaves this many ms after the read. */
-    requester_leaves_ms: f.int().default(0),
   }),
   factory: (conf) => {
     let next = 0;
@@ -186,7 +203,6 @@ registerInput('test_source', {
         const batch: Message[] = [];
         while (batch.length < conf.batch_size && next < conf.count) batch.push(new Message(String(next++)));
         if (conf.traceparent) for (const m of batch) setTraceParent(m, parseTraceparent(conf.traceparent));
-        if (conf.requester_leaves_ms > 0) for (const m of batch) m.ctx.set(REQUESTER, leavingRequester(conf.requester_leaves_ms));
         return { batch, ack: (err?: Error) => (err ? acks.nack++ : acks.ok++) };
       },
     };
