@@ -54,6 +54,12 @@ interface ListenerOptionsBase {
    * connection is closed. Unset: node's own count limit, which drops the fields past it silently.
    */
   maxHeaders?: number;
+  /**
+   * An HTTP/1 exchange must end within this many ms of its request's arrival, its answer sent
+   * whole (Go's `WriteTimeout`, which Tyk sets to 120 s): past it the connection is cut, checked
+   * about once a second. Unset or 0: no limit.
+   */
+  writeTimeoutMs?: number;
 }
 
 /** HTTP/1.1 only (over TLS when `tls` is set): the handler sees node:http's request and response. */
@@ -87,8 +93,9 @@ export class HttpListener {
   /** Raw and TLS sockets both, so that `close()` can cut even a connection still in its TLS handshake. */
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
-  /** HTTP/1 responses not yet finished, told to close their connection when `close()` starts. */
-  private readonly inFlight = new Set<http.ServerResponse>();
+  /** HTTP/1 responses not yet finished (with when they began, in arrival order), told to close their connection when `close()` starts. */
+  private readonly inFlight = new Map<http.ServerResponse, number>();
+  private sweeper: NodeJS.Timeout | undefined;
   private upgrade: UpgradeListener | undefined;
   private closing: Promise<void> | undefined;
   private stopping = false;
@@ -130,6 +137,18 @@ export class HttpListener {
       throw new SvcError(ErrorCode.NotConnected, `${this.opts.name} cannot listen on ${this.opts.address}: ${errorMessage(err)}`, { cause: err });
     }
     server.on('error', (err) => this.opts.logger.error(`${this.opts.name} error`, { error: errorMessage(err) }));
+    const limit = this.opts.writeTimeoutMs ?? 0;
+    if (limit > 0) this.sweeper = setInterval(() => this.cutOverdue(limit), Math.min(1000, Math.max(50, limit / 4))).unref();
+  }
+
+  /** Cuts the exchanges older than `limit` ms (the map is in arrival order: the first younger one ends the scan). */
+  private cutOverdue(limit: number): void {
+    const before = performance.now() - limit;
+    for (const [res, began] of this.inFlight) {
+      if (began > before) break;
+      this.inFlight.delete(res);
+      res.destroy();
+    }
   }
 
   /** Where the server listens (the real port when the address asked for port 0). */
@@ -199,7 +218,7 @@ export class HttpListener {
       if (res instanceof http.ServerResponse) {
         if (this.stopping) res.setHeader('Connection', 'close');
         else {
-          this.inFlight.add(res);
+          this.inFlight.set(res, performance.now());
           res.once('close', () => this.inFlight.delete(res));
         }
       }
@@ -226,6 +245,7 @@ export class HttpListener {
   };
 
   private async shutdown(): Promise<void> {
+    clearInterval(this.sweeper);
     const server = this.server;
     if (!server) return;
     this.stopping = true;
@@ -241,7 +261,7 @@ export class HttpListener {
         resolve();
       });
       // A keep-alive connection would otherwise stay open after its in-flight response.
-      for (const res of this.inFlight) {
+      for (const res of this.inFlight.keys()) {
         if (!res.headersSent) res.setHeader('Connection', 'close');
         else res.once('finish', () => res.socket?.end());
       }

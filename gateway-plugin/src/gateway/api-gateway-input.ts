@@ -183,6 +183,7 @@ export class ApiGatewayInput implements Input {
       logger: this.log,
       headersTimeoutMs: parseDuration(c.headers_timeout),
       requestTimeoutMs: parseDuration(c.request_timeout),
+      writeTimeoutMs: parseDuration(c.write_timeout),
       maxHeaderSize: c.max_header_size,
       closeGraceMs: parseDuration(c.close_grace),
       maxHeaders: MAX_HEADER_FIELDS,

@@ -135,15 +135,15 @@ export interface EngineRun {
 }
 
 /**
- * Runs the engine with `api_gateway` on `dir`'s svc.conf as its input and `rest` (YAML of
- * `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`, and
+ * Runs the engine with `api_gateway` on `dir`'s svc.conf as its input (plus `opts.input`, more of
+ * its fields in YAML flow style) and `rest` (YAML of `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`, and
  * rejects with the log as soon as the log matches `failOn`.
  */
 export async function runGateway(
   dir: string,
   port: number,
   rest: string,
-  opts: { httpAddress?: string; waitMs?: number; failOn?: RegExp } = {},
+  opts: { httpAddress?: string; waitMs?: number; failOn?: RegExp; input?: string } = {},
 ): Promise<EngineRun> {
   const file = join(dir, 'engine.yaml');
   writeFileSync(
@@ -151,7 +151,7 @@ export async function runGateway(
     `http: ${opts.httpAddress ? `{ address: ${opts.httpAddress} }` : '{ enabled: false }'}
 plugins: [ ${JSON.stringify(join(dir, 'plugin.mjs'))} ]
 input:
-  api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))} }
+  api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))}${opts.input ? `, ${opts.input}` : ''} }
 ${rest}
 shutdown_timeout: 10s
 `,

@@ -130,6 +130,7 @@ export function inputConfig(more: Partial<ApiGatewayConfig> = {}): ApiGatewayCon
     body_timeout: '2s',
     headers_timeout: '1s',
     request_timeout: '10s',
+    write_timeout: '0s',
     max_header_size: 16 * 1024,
     close_grace: '2s',
     ...more,

@@ -23,7 +23,15 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const sockets = new Set<net.Socket>();
 /** `/endless` answers never end: set once such an answer's connection was closed by the gateway. */
 let endlessCut = false;
+/** `/stalled-answer` answers send their headers and a first chunk, then nothing: set once such an answer was cut. */
+let stallCut = false;
 const upstream = http.createServer((req, res) => {
+  if (req.url === '/stalled-answer') {
+    res.writeHead(200, { 'content-length': '100' });
+    res.write('first part');
+    res.once('close', () => (stallCut = true));
+    return;
+  }
   if (req.url === '/endless') {
     const chunk = Buffer.alloc(64 * 1024, 'x');
     const pump = (): void => {
@@ -75,13 +83,13 @@ after(async () => {
   await new Promise((r) => upstream.close(r));
 });
 
-async function gateway(output: string, proxyDefaultTimeout = 0): Promise<{ port: number; engine: EngineRun }> {
+async function gateway(output: string, proxyDefaultTimeout = 0, input = ''): Promise<{ port: number; engine: EngineRun }> {
   const port = await freePort();
   writeGateway(dir, gatewayConfig(port, { proxy_default_timeout: proxyDefaultTimeout }), [
     apiSpec('uploads', '/uploads', { targetUrl: target }),
     apiSpec('other', '/other', { targetUrl: target }),
   ]);
-  return { port, engine: await runGateway(dir, port, `pipeline: { threads: 1 }\noutput:\n  gateway_proxy: ${output}`) };
+  return { port, engine: await runGateway(dir, port, `pipeline: { threads: 1 }\noutput:\n  gateway_proxy: ${output}`, { input }) };
 }
 
 describe('slow request bodies', () => {
@@ -146,6 +154,24 @@ describe('slow request bodies', () => {
       // Never read: the gateway's writes back up, the upstream is paused.
       s.pause();
       await waitFor(() => endlessCut, 'the gateway to give up on the client and close the upstream request', 20_000);
+    } finally {
+      s.destroy();
+      await engine.stop();
+    }
+  });
+
+  it("an upstream that stalls mid-answer is cut at the input's write_timeout (Tyk's write_timeout)", async () => {
+    const { port, engine } = await gateway('{ timeout: 10s }', 0, 'write_timeout: 1s');
+    const s = net.connect(port, '127.0.0.1');
+    try {
+      let got = '';
+      s.on('data', (d: Buffer) => (got += d.toString('latin1')));
+      s.on('error', () => undefined);
+      s.write('GET /uploads/stalled-answer HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      const closed = new Promise((r) => s.once('close', r));
+      await waitFor(() => stallCut, 'the stalled exchange to be cut and its upstream request closed');
+      await closed;
+      assert.match(got, /^HTTP\/1\.1 200 [\s\S]*first part$/, got);
     } finally {
       s.destroy();
       await engine.stop();
