@@ -10,6 +10,8 @@ export { END_OF_INPUT, splitAck, type Ack, type EndOfInput, type Transaction } f
 export { REQUESTER, type Requester } from './message/requester.js';
 export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';
+export { registerStreamCheck, type StreamCheck, type StreamProblem, type StreamShape } from './config/stream-checks.js';
+export { runProcessors } from './runtime/processor-chain.js';
 export { parseDuration } from './config/duration.js';
 export { substituteEnv, type EnvProblem } from './config/env.js';
 export { redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { RootConfig } from '../config/root-spec.js';
+import { streamShape } from '../config/stream-checks.js';
 import { InputFailedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { allGone, requestersOf } from '../message/requester.js';
@@ -80,6 +81,7 @@ export class Stream implements Lifecycle {
       ledger: this.ledger,
       obs: opts.observability,
       messagesChange: hasProcessors(opts.config),
+      stream: streamShape(opts.config, this.name),
     });
   }
 

@@ -57,7 +57,7 @@ describe('a trickling JWKS endpoint', () => {
         version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } },
       }),
     );
-    const engine = await runGateway(dir, port, 'pipeline: { threads: 1, processors: [ { gateway_auth: {} } ] }\noutput:\n  gateway_proxy: {}');
+    const engine = await runGateway(dir, port, 'pipeline: { threads: 1, processors: [ { gateway: {} } ] }\noutput:\n  gateway_proxy: {}');
     try {
       const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
       const token = signJwt('RS256', { sub: 'u', iat: nowS(), exp: nowS() + 600 }, privateKey, { kid: 'k1' });

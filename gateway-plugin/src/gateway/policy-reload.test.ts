@@ -1,7 +1,7 @@
 /**
  * `/svc/reload` with a broken policy file, in a real engine with a real gateway (issue 31, item
  * 3): the policies the broken file held before are kept (as Tyk keeps its previous set), the other
- * files reload, the reload answers with the error, which is logged once, and JWT requests whose
+ * files reload, the reload answers with the error (Tyk's ok, the error its message), logged once, and JWT requests whose
  * policy came from the broken file still pass.
  */
 import assert from 'node:assert/strict';
@@ -52,7 +52,7 @@ async function gateway(dir: string, policies: Record<string, string>): Promise<{
       version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } },
     }),
   );
-  return { port, engine: await runGateway(dir, port, 'pipeline: { threads: 1, processors: [ { gateway_auth: {} } ] }\noutput:\n  gateway_proxy: {}') };
+  return { port, engine: await runGateway(dir, port, 'pipeline: { threads: 1, processors: [ { gateway: {} } ] }\noutput:\n  gateway_proxy: {}') };
 }
 
 let users = 0;
@@ -72,11 +72,11 @@ describe('a broken policy file on reload', () => {
       assert.equal((await jwtCall(port, 'gold')).status, 200);
       const text = readFileSync(record, 'utf8');
       writeFileSync(record, text.slice(0, text.length / 2));
+      // Tyk's ok, with what was refused as its message.
       const r = await call(port, 'GET', '/svc/reload', { headers: auth });
-      assert.equal(r.status, 500, r.body);
+      assert.equal(r.status, 200, r.body);
       const answer = JSON.parse(r.body) as { status: string; message: string };
-      assert.equal(answer.status, 'error');
-      assert.ok(answer.message.includes(record), answer.message);
+      assert.ok(answer.message.includes(record) && answer.message.includes('previous policies are kept'), answer.message);
       const j = await jwtCall(port, 'gold');
       assert.equal(j.status, 200, j.body);
       assert.equal(j.body, 'up:/x');
@@ -104,7 +104,7 @@ describe('a broken policy file on reload', () => {
       writeFileSync(join(folder, 'silver.json'), '{"id": "silver", "rate": ');
       writeFileSync(join(folder, 'bronze.json'), JSON.stringify(policy('bronze')));
       const r = await call(port, 'GET', '/svc/reload', { headers: auth });
-      assert.equal(r.status, 500, r.body);
+      assert.equal(r.status, 200, r.body);
       assert.ok(r.body.includes('silver.json'), r.body);
       for (const pol of ['gold', 'silver', 'bronze']) {
         const j = await jwtCall(port, pol);
