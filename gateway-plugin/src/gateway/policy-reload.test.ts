@@ -7,26 +7,17 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { nowS, signJwt } from '../auth/jwt-support.test-helpers.js';
 import { runGateway, writeGateway, type EngineRun } from './engine-run.js';
-import { call, freePort, gatewayConfig } from './test-support.js';
+import { call, freePort, gatewayConfig, upstreamForFile } from './test-support.js';
 
 const SECRET = 'policy-reload-secret';
 const auth = { 'x-svc-authorization': 'test-secret' };
 const upstream = http.createServer((req, res) => res.end(`up:${req.url}`));
-let target = '';
-before(async () => {
-  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
-  target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-});
-after(async () => {
-  upstream.closeAllConnections();
-  await new Promise((r) => upstream.close(r));
-});
+const served = upstreamForFile(upstream);
 
 const policy = (id: string) => ({ id, name: id, org_id: 'o', rate: 1000, per: 1, quota_max: -1, access_rights: { j: { api_id: 'j', versions: ['Default'] } } });
 
@@ -48,7 +39,7 @@ async function gateway(dir: string, policies: Record<string, string>): Promise<{
       jwt_source: Buffer.from(SECRET).toString('base64'),
       jwt_identity_base_field: 'sub',
       jwt_policy_field_name: 'pol',
-      proxy: { listen_path: '/j/', target_url: target, strip_listen_path: true },
+      proxy: { listen_path: '/j/', target_url: served.url(), strip_listen_path: true },
       version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } },
     }),
   );

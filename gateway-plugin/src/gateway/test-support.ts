@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { createLogger, type ComponentContext } from '@svc/engine';
 import type { GatewayConfig } from '../conf/gateway-config.js';
@@ -52,6 +54,23 @@ export function call(port: number, method: string, path: string, opts: { headers
     req.on('error', reject);
     req.end(opts.body);
   });
+}
+
+/**
+ * Serves `server` on 127.0.0.1 for the test file: listening before its tests, closed (connections
+ * cut) after them. `url()` is its base URL once listening.
+ */
+export function upstreamForFile(server: http.Server): { url: () => string } {
+  let base = '';
+  before(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  return { url: () => base };
 }
 
 /** Waits until `check` holds, up to `ms` (polling every 20 ms); throws with `what` when it never does. */

@@ -8,13 +8,13 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { tykErrorBody } from '../gateway/errors.js';
 import { runGateway, writeGateway, type EngineRun } from '../gateway/engine-run.js';
-import { apiSpec, call, freePort, gatewayConfig, waitFor } from '../gateway/test-support.js';
+import { apiSpec, call, freePort, gatewayConfig, upstreamForFile, waitFor } from '../gateway/test-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-gw-slow-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,21 +73,13 @@ function trickle(port: number, path: string): Trickler {
   return { closed, stop: () => (clearInterval(t), s.destroy()) };
 }
 
-let target = '';
-before(async () => {
-  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
-  target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-});
-after(async () => {
-  upstream.closeAllConnections();
-  await new Promise((r) => upstream.close(r));
-});
+const served = upstreamForFile(upstream);
 
 async function gateway(output: string, proxyDefaultTimeout = 0, input = ''): Promise<{ port: number; engine: EngineRun }> {
   const port = await freePort();
   writeGateway(dir, gatewayConfig(port, { proxy_default_timeout: proxyDefaultTimeout }), [
-    apiSpec('uploads', '/uploads', { targetUrl: target }),
-    apiSpec('other', '/other', { targetUrl: target }),
+    apiSpec('uploads', '/uploads', { targetUrl: served.url() }),
+    apiSpec('other', '/other', { targetUrl: served.url() }),
   ]);
   return { port, engine: await runGateway(dir, port, `pipeline: { threads: 1 }\noutput:\n  gateway_proxy: ${output}`, { input }) };
 }
