@@ -11,7 +11,7 @@ import { getter, joinPath, setPath } from './paths.js';
 import { Args, type CompiledArg, type Lambda, type ParamSpec, functions, methods } from './registry.js';
 import { type CompiledMap, type Fn, LAZY, type State, type StmtFn } from './state.js';
 import { Timestamp } from './timestamp.js';
-import { DELETE, Float32, NOTHING, type Obj, equals, isObject, setKey, toStr, typeOf } from './values.js';
+import { DELETE, Float32, JsonNumber, NOTHING, type Obj, equals, isObject, setKey, toStr, typeOf } from './values.js';
 
 /** Methods that see a float32 as it is; every other method computes with it widened to float64. */
 const KEEPS_FLOAT32 = new Set(['string', 'type', 'bytes', 'format_json', 'not_null', 'array']);
@@ -639,6 +639,7 @@ export function toMeta(v: unknown): MetaValue {
       return v;
     case 'object':
       if (v instanceof Uint8Array || v instanceof Timestamp) return toStr(v);
+      if (v instanceof JsonNumber) return v; // keeps its text, as Benthos' metadata keeps a json.Number
       if (Array.isArray(v)) return v.map(toMeta);
       if (isObject(v)) {
         const out: { [k: string]: MetaValue } = {};

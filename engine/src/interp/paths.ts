@@ -5,7 +5,7 @@
  */
 import { QueryError } from './errors.js';
 import { Timestamp } from './timestamp.js';
-import { DELETE, NOTHING, type Obj, isObject, setKey, typeOf } from './values.js';
+import { DELETE, Float32, JsonNumber, NOTHING, type Obj, isObject, setKey, typeOf } from './values.js';
 
 const INDEX_RE = /^(?:0|[1-9][0-9]*)$/;
 
@@ -26,7 +26,7 @@ function step(seg: string): Step {
   return (v) => {
     if (typeof v !== 'object' || v === null) return undefined;
     if (Array.isArray(v)) return idx >= 0 ? v[idx] : undefined;
-    if (v instanceof Uint8Array || v instanceof Timestamp) return undefined;
+    if (v instanceof Uint8Array || v instanceof Timestamp || v instanceof JsonNumber || v instanceof Float32) return undefined;
     if (guarded) return Object.hasOwn(v, seg) ? (v as Obj)[seg] : undefined;
     return (v as Obj)[seg];
   };

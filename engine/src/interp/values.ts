@@ -9,10 +9,16 @@
  * Numbers are JS numbers; a number is an "integer" when `Number.isInteger` holds. Bloblang keeps
  * int64 and float64 apart, but the two only differ observably in division (always float),
  * modulo (always integer), overflow and string formatting, and those places check integer-ness.
+ * A number read from JSON that a JS number would change (a 64-bit id, `1.10`, `1e2`) is a
+ * {@link JsonNumber}, Go's json.Number: it prints as its text, and arithmetic reads it as an exact
+ * int64 (a bigint) or as a float64, as Benthos does. An int64 result beyond 2^53 is a JsonNumber
+ * too (made by `JsonNumber.ofInt`), so integer arithmetic is exact over the whole int64 range.
  */
+import { JsonNumber } from '../message/json-number.js';
+import { stringifyJsonWithBytes } from '../message/json.js';
 import { Timestamp } from './timestamp.js';
 
-export { Timestamp };
+export { JsonNumber, Timestamp };
 
 /** `deleted()`: the assignment target is removed (a deleted root filters the message). */
 export const DELETE: unique symbol = Symbol('delete');
@@ -62,9 +68,14 @@ export class Float32 {
   }
 }
 
-/** A float32 widened to float64, anything else as it is. */
+/** A float32 or a JsonNumber as a float64 (a JS number), anything else as it is. */
 export function widen(v: unknown): unknown {
-  return v instanceof Float32 ? v.value : v;
+  return v instanceof Float32 || v instanceof JsonNumber ? v.value : v;
+}
+
+/** Any number value: a JS number, a JsonNumber or a Float32. */
+export function isNumber(v: unknown): v is number | JsonNumber | Float32 {
+  return typeof v === 'number' || v instanceof JsonNumber || v instanceof Float32;
 }
 
 /** The Bloblang type name of a value, as `type()` and error messages print it. */
@@ -86,7 +97,7 @@ export function typeOf(v: unknown): string {
       if (Array.isArray(v)) return 'array';
       if (v instanceof Uint8Array) return 'bytes';
       if (v instanceof Timestamp) return 'timestamp';
-      if (v instanceof Float32) return 'number';
+      if (v instanceof Float32 || v instanceof JsonNumber) return 'number';
       return 'object';
     default:
       return 'unknown';
@@ -120,14 +131,7 @@ export function numToString(n: number): string {
 
 /** Serialises a value to JSON; bytes become base64 strings (as Go's encoding/json does). */
 export function toJSON(v: unknown, indent?: string): string {
-  return JSON.stringify(v, jsonReplacer, indent) ?? 'null';
-}
-
-function jsonReplacer(this: unknown, key: string, value: unknown): unknown {
-  const orig = (this as Record<string, unknown>)[key];
-  if (orig instanceof Uint8Array) return Buffer.from(orig.buffer, orig.byteOffset, orig.byteLength).toString('base64');
-  if (typeof value === 'symbol') return null;
-  return value;
+  return stringifyJsonWithBytes(v, indent);
 }
 
 /** Any value as a string (Bloblang's IToString): used by `string()`, interpolation and `+` on strings. */
@@ -147,7 +151,7 @@ export function toStr(v: unknown): string {
       if (v === null) return 'null';
       if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
       if (v instanceof Timestamp) return v.toRFC3339Nano();
-      if (v instanceof Float32) return v.toString();
+      if (v instanceof Float32 || v instanceof JsonNumber) return v.toString();
       return toJSON(v);
   }
 }
@@ -168,14 +172,14 @@ export function equals(a: unknown, b: unknown): boolean {
     if (b instanceof Uint8Array) return a === toStr(b);
     return false;
   }
-  if (a instanceof Float32 || b instanceof Float32) return widen(a) === widen(b);
+  // numbers compare as float64, as Benthos' ICompare does
+  if (isNumber(a) || isNumber(b)) return isNumber(a) && isNumber(b) && widen(a) === widen(b);
   if (typeof a !== 'object' || typeof b !== 'object') return false;
   if (a instanceof Uint8Array) {
     if (typeof b === 'string') return toStr(a) === b;
     return b instanceof Uint8Array && Buffer.compare(a, b) === 0;
   }
   if (a instanceof Timestamp) return b instanceof Timestamp && a.equals(b);
-  if (a instanceof Float32 || b instanceof Float32) return widen(a) === widen(b);
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false;

@@ -6,7 +6,7 @@ import { QueryError, asQueryError, errFrom, typeError } from '../errors.js';
 import { existsDotPath, getDotPath } from '../paths.js';
 import { asString, asStrictInt, defineMethod, simpleMethod } from '../registry.js';
 import { Timestamp, parseTime, RFC3339_NANO, Zone } from '../timestamp.js';
-import { DELETE, Float32, NOTHING, isInt, isObject, widen, toBytes, toStr, typeOf } from '../values.js';
+import { DELETE, Float32, JsonNumber, NOTHING, isInt, isObject, widen, toBytes, toStr, typeOf } from '../values.js';
 
 /** `catch(fallback)`: on error, the fallback (a lambda receives the error message). */
 defineMethod('catch', {
@@ -122,8 +122,11 @@ export function parseFloatGo(s: string): number {
   return n;
 }
 
-/** Go's strconv.ParseInt(s, 0, 64): base prefixes 0x, 0o, 0b and a leading 0 for octal. */
-export function parseIntGo(s: string): number {
+/**
+ * Go's strconv.ParseInt(s, 0, 64) (ParseUint with `unsigned`): base prefixes 0x, 0o, 0b and a
+ * leading 0 for octal; exact, as an int64 beyond 2^53 is a JsonNumber.
+ */
+function parseIntGo(s: string, unsigned = false): number | JsonNumber {
   const m = /^([+-]?)(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|0[0-7_]*|[1-9][0-9_]*)$/.exec(s);
   if (!m) throw new QueryError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: invalid syntax`);
   const body = m[2]!.replaceAll('_', '');
@@ -132,28 +135,30 @@ export function parseIntGo(s: string): number {
   else if (body.length > 1 && body.startsWith('0')) n = BigInt('0o' + body.slice(1));
   else n = BigInt(body);
   if (m[1] === '-') n = -n;
-  if (n > 9223372036854775807n || n < -9223372036854775808n) {
-    throw new QueryError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: value out of range`);
+  if ((unsigned ? n > 18446744073709551615n : n > 9223372036854775807n) || n < -9223372036854775808n) {
+    throw new QueryError(`strconv.Parse${unsigned ? 'Uint' : 'Int'}: parsing ${JSON.stringify(s)}: value out of range`);
   }
-  return Number(n);
+  return JsonNumber.ofInt(n);
 }
 
 function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
-  if (v instanceof Float32) return v.value;
+  if (v instanceof Float32 || v instanceof JsonNumber) return v.value;
   if (typeof v === 'string') return parseFloatGo(v);
   if (v instanceof Uint8Array) return parseFloatGo(toStr(v));
   throw typeError(v, 'number');
 }
 
-function toInt(v: unknown): number {
+function toInt(v: unknown, unsigned = false): number | JsonNumber {
+  // Benthos: json.Number.Int64, so `1e2` and `1.5` read from JSON are refused, not truncated
+  if (v instanceof JsonNumber) return v.int !== undefined ? JsonNumber.ofInt(v.int) : parseIntGo(v.text, unsigned);
   v = widen(v);
   if (typeof v === 'number') {
     if (Number.isInteger(v) && !isInt(v)) throw new QueryError('float value is too large to be cast as a signed integer');
     return asStrictInt(v);
   }
-  if (typeof v === 'string') return parseIntGo(v);
-  if (v instanceof Uint8Array) return parseIntGo(toStr(v));
+  if (typeof v === 'string') return parseIntGo(v, unsigned);
+  if (v instanceof Uint8Array) return parseIntGo(toStr(v), unsigned);
   throw typeError(v, 'number');
 }
 
@@ -197,6 +202,7 @@ coercion('float32', (v) => {
 coercion('bool', (v) => {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'number') return v !== 0;
+  if (v instanceof JsonNumber) return v.text !== '0'; // Go's IToBool of a json.Number
   if (typeof v === 'string' || v instanceof Uint8Array) {
     const s = toStr(v);
     if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
@@ -207,11 +213,11 @@ coercion('bool', (v) => {
 });
 
 /** Go's strconv.ParseUint(s, 0, 64): like ParseInt, but no sign at all (`"-0"` is refused). */
-function toUint(v: unknown): number {
+function toUint(v: unknown): number | JsonNumber {
   if ((typeof v === 'string' || v instanceof Uint8Array) && /^[+-]/.test(toStr(v))) {
     throw new QueryError(`strconv.ParseUint: parsing ${JSON.stringify(toStr(v))}: invalid syntax`);
   }
-  return toInt(v);
+  return toInt(v, true);
 }
 
 function intRange(name: string, min: number, max: number, what: string): void {
@@ -219,10 +225,11 @@ function intRange(name: string, min: number, max: number, what: string): void {
     params: [],
     build() {
       return (v) => {
-        const n = min === 0 ? toUint(v) : toInt(v);
+        const i = min === 0 ? toUint(v) : toInt(v);
+        const n = widen(i) as number;
         if (n > max) throw new QueryError(`value is too large to be cast as ${what}`);
         if (n < min) throw new QueryError(min === 0 ? `value is negative and cannot be cast as ${what}` : `value is too small to be cast as ${what}`);
-        return n;
+        return i;
       };
     },
   });
@@ -236,7 +243,7 @@ intRange('uint64', 0, 2 ** 64 - 1, 'an unsigned integer');
 /** `timestamp()`: numbers are unix seconds, strings RFC 3339. */
 coercion('timestamp', (v) => {
   if (v instanceof Timestamp) return v;
-  if (typeof v === 'number') return Timestamp.fromUnix(v, Zone.Local);
+  if (typeof v === 'number' || v instanceof JsonNumber) return Timestamp.fromUnix(widen(v) as number, Zone.Local);
   if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
   throw typeError(v, 'number', 'string');
 });

@@ -6,6 +6,7 @@ import { QueryError, typeError } from '../errors.js';
 import { sprintf } from '../gofmt.js';
 import { goTitle, goToLower, goToUpper, goUnescapeHTML, goUnquote } from '../gostrings.js';
 import { asInt, asString, defineMethod, simpleMethod } from '../registry.js';
+import { parseJson } from '../../message/json.js';
 import { equals, isObject, toBytes, toJSON, toStr } from '../values.js';
 
 /** A method on string (or bytes) targets. */
@@ -191,14 +192,27 @@ simpleMethod('reverse', [], (v) => {
   throw typeError(v, 'string', 'array');
 });
 
-/** `parse_json()`: a string or bytes parsed as JSON. */
-strMethod('parse_json', [{ name: 'use_number', default: false }], (s) => {
+/**
+ * `parse_json(use_number)`: a string or bytes parsed as JSON. As in Benthos, numbers become
+ * float64s (a number beyond float64 is an error) unless `use_number` keeps them as written.
+ */
+strMethod('parse_json', [{ name: 'use_number', default: false }], (s, [useNumber]) => {
+  let v: unknown;
   try {
-    return JSON.parse(s) as unknown;
+    v = useNumber === true ? parseJson(s) : JSON.parse(s);
   } catch (e) {
     throw new QueryError(`failed to parse value as JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (useNumber !== true && OVERFLOW.test(s)) {
+    const m = s.match(OVERFLOW_ALL)!.find((n) => !Number.isFinite(Number(n)));
+    if (m !== undefined) throw new QueryError(`failed to parse value as JSON: json: cannot unmarshal number ${m} into Go value of type float64`);
+  }
+  return v;
 });
+
+// a number token with a 3-digit exponent or 309+ digits: it may be beyond float64
+const OVERFLOW = /\d[eE]\+?\d{3}|\d{309}/;
+const OVERFLOW_ALL = /-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
 
 /** `format_json(indent, no_indent, escape_html)`: a value serialised as JSON text. */
 simpleMethod(
