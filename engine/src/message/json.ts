@@ -4,12 +4,12 @@
  *
  * Fast path: a document whose numbers all round-trip as JS numbers (no number token that looks
  * like trouble: an exponent, a fraction ending in 0, `-0`, 16 or more digits, a tiny decimal) is
- * `JSON.parse`d as it is; the test is one regular expression over the text. Anything else goes
- * through a small parser that gives those numbers as {@link JsonNumber}s. Writing is
- * `JSON.stringify` unless it meets a JsonNumber, which makes it fall back to a writer that puts
- * the number's text in place.
+ * `JSON.parse`d as it is (the test is a quick scan of the text). Anything else goes through a
+ * small parser that gives those numbers as {@link JsonNumber}s. Writing is `JSON.stringify`
+ * unless it meets a JsonNumber, which makes it write again with a writer that puts the number's
+ * text in place.
  */
-import { JsonNumber, NEEDS_TEXT, numberFromText } from './json-number.js';
+import { JsonNumber, jsonNumbersWritten, numberFromText } from './json-number.js';
 
 /**
  * Whether the text may hold a number that a JS number would change (false positives only cost the
@@ -159,22 +159,16 @@ class Reader {
 
 /** `JSON.stringify` that writes a {@link JsonNumber} as its text (and bytes as base64, as Go does). */
 export function stringifyJson(v: unknown, indent?: string): string {
-  try {
-    return JSON.stringify(v, undefined, indent) ?? 'null';
-  } catch (e) {
-    if (e !== NEEDS_TEXT) throw e;
-    return write(v, indent ?? '', '') ?? 'null';
-  }
+  const before = jsonNumbersWritten();
+  const s = JSON.stringify(v, undefined, indent) ?? 'null';
+  return jsonNumbersWritten() === before ? s : (write(v, indent ?? '', '') ?? 'null');
 }
 
 /** The same for a value that may hold bytes, which Go's encoder writes as base64. */
 export function stringifyJsonWithBytes(v: unknown, indent?: string): string {
-  try {
-    return JSON.stringify(v, bytesReplacer, indent) ?? 'null';
-  } catch (e) {
-    if (e !== NEEDS_TEXT) throw e;
-    return write(v, indent ?? '', '') ?? 'null';
-  }
+  const before = jsonNumbersWritten();
+  const s = JSON.stringify(v, bytesReplacer, indent) ?? 'null';
+  return jsonNumbersWritten() === before ? s : (write(v, indent ?? '', '') ?? 'null');
 }
 
 function bytesReplacer(this: unknown, key: string, value: unknown): unknown {
