@@ -38,7 +38,7 @@ export async function blobl(args: Args): Promise<number> {
       process.stdout.write((typeof root === 'string' ? root : Buffer.isBuffer(root) ? root.toString() : stringifyJson(root)) + '\n');
     } catch (err) {
       failed++;
-      process.stderr.write(`failed to execute mapping: ${errorMessage(err)}\n`);
+      process.stderr.write(`failed to execute map: ${errorMessage(err)}\n`);
     }
   }
   return failed > 0 ? 1 : 0;

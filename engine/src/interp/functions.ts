@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { QueryError } from './errors.js';
 import { getDotPath } from './paths.js';
-import { type Args, asBool, asInt, asStrictInt, asString, defineFunction } from './registry.js';
+import { type Args, asBool, asInt, asString, defineFunction } from './registry.js';
 import type { Fn, State } from './state.js';
 import { Timestamp, formatTime, RFC3339_NANO } from './timestamp.js';
 import { DELETE, NOTHING, type Obj, setKey } from './values.js';
@@ -108,6 +108,11 @@ defineFunction('count', {
 });
 
 /** `counter(min, max, set)`: a counter per call site that wraps from max back to min. */
+/**
+ * `counter(min, max, set)`, as Benthos' (internal/impl/pure/bloblang_general.go): min and max are
+ * queries resolved on the first call (min >= 0, max > min, else that call fails); the counter
+ * yields min..max and starts again; `set` null reads it, deleted() restarts it, a number sets it.
+ */
 defineFunction('counter', {
   params: [
     { name: 'min', default: 1 },
@@ -115,26 +120,34 @@ defineFunction('counter', {
     { name: 'set', optional: true, query: true },
   ],
   build(a) {
-    const min = asStrictInt(a.const(0));
-    const max = asStrictInt(a.const(1));
-    if (!a.isConst(0) || !a.isConst(1)) throw new Error('min and max must be literals');
-    if (max < min) throw new Error(`min (${min}) must be smaller than or equal to max (${max})`);
-    let n = min - 1;
+    let min = 0;
+    let max = 0;
+    let n: number | undefined;
     const set = a.given(2) ? a.lambda(2) : undefined;
     return (c, self) => {
+      if (n === undefined) {
+        min = asInt(a.get(0, c, self));
+        if (min < 0) throw new QueryError(`min argument must be >0, got ${min}`);
+        max = asInt(a.get(1, c, self));
+        if (max < 0 || max <= min) throw new QueryError(`max argument must be >0 and >min, got ${max}`);
+        n = min - 1;
+      }
       if (set) {
         const v = set.call(c, self, self);
-        if (v === DELETE) {
-          n = min;
-          return n;
-        }
-        if (v !== null && v !== NOTHING) {
-          n = asStrictInt(v);
+        if (v === null) return n;
+        if (v === DELETE) n = min - 1;
+        else if (v !== NOTHING) {
+          try {
+            n = asInt(v);
+          } catch (e) {
+            throw new QueryError(`failed to resolve set argument: ${(e as Error).message}`);
+          }
           return n;
         }
       }
-      n = n >= max ? min : n + 1;
-      return n;
+      const v = ++n;
+      if (v >= max) n = min - 1;
+      return v;
     };
   },
 });
@@ -201,7 +214,7 @@ defineFunction('nanoid', {
   ],
   build(a) {
     return (c, self) => {
-      const len = asStrictInt(a.get(0, c, self));
+      const len = asInt(a.get(0, c, self)); // truncated, as Go's IGetInt: nanoid(2.5) is 2 long
       const alphabet = a.given(1) ? asString(a.get(1, c, self)) : NANOID_ALPHABET;
       if (len < 0) throw new QueryError('negative id length');
       if (len === 0) return '';

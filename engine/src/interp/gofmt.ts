@@ -4,7 +4,7 @@
  * `[]interface {}` and objects `map[string]interface {}`, whose elements take the verb one by one.
  * A verb that does not fit its value prints Go's `%!verb(type=value)`.
  */
-import { Timestamp } from './timestamp.js';
+import { Timestamp, formatTime } from './timestamp.js';
 import { Float32, JsonNumber, isInt, numToString } from './values.js';
 
 interface Spec {
@@ -257,9 +257,8 @@ function fmtFloat(n: number, verb: string, f: Spec): string | undefined {
 /** time.Time's String(). */
 function timeString(t: Timestamp): string {
   const off = t.zone.offsetAt(t.sec);
-  const d = new Date((t.sec + off) * 1000);
   const p2 = (x: number): string => String(x).padStart(2, '0');
-  let s = `${String(d.getUTCFullYear()).padStart(4, '0')}-${p2(d.getUTCMonth() + 1)}-${p2(d.getUTCDate())} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}`;
+  let s = formatTime(t, '2006-01-02 15:04:05');
   if (t.nsec) s += '.' + String(t.nsec).padStart(9, '0').replace(/0+$/, '');
   const a = Math.abs(off);
   s += ` ${off < 0 ? '-' : '+'}${p2(Math.floor(a / 3600))}${p2(Math.floor((a % 3600) / 60))} ${t.zone.abbrevAt(t.sec)}`;

@@ -13,7 +13,7 @@
  * int64s (wrapping the same way below 2^63).
  */
 import { errFrom, mismatch, typeError } from './errors.js';
-import { JsonNumber, equals, isInt, toStr, widen } from './values.js';
+import { JsonNumber, Timestamp, equals, isInt, toStr, widen } from './values.js';
 
 export type Arith = (l: unknown, r: unknown, lAnn: string, rAnn: string) => unknown;
 
@@ -157,6 +157,15 @@ export function comparator(op: Cmp): Arith {
   const bigCmp = (a: bigint, b: bigint): boolean => ordered(op, a, b);
   return (l, r, la, ra) => {
     if (typeof l === 'string' && typeof r === 'string') return ordered(op, l, r);
+    if (l instanceof Timestamp || r instanceof Timestamp) {
+      // Benthos sanitises a timestamp into its RFC 3339 text before comparing: timestamps order
+      // as strings (as that text sorts), and equal a string with the same text.
+      const ls = l instanceof Timestamp ? toStr(l) : l;
+      const rs = r instanceof Timestamp ? toStr(r) : r;
+      if ((typeof ls === 'string' || ls instanceof Uint8Array) && (typeof rs === 'string' || rs instanceof Uint8Array)) return ordered(op, toStr(ls), toStr(rs));
+      if (eqOnly) return generic(l, r);
+      throw mismatch('compare', la, ra, l, r);
+    }
     if (withJsonNumber(l, r)) {
       // int64 against int64 compares exactly (two ids 1 apart above 2^53 differ), else as float64
       const li = intOf(l);

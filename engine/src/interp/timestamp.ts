@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type TzData, loadLocalTzData, loadTzData } from './tzif.js';
+import { civilFromDays, daysFromCivil } from './civil.js';
 /**
  * Timestamps with nanosecond precision and a zone, formatted and parsed with Go reference
  * layouts (`2006-01-02T15:04:05Z07:00`), because Bloblang's `ts_format` / `ts_parse` take
@@ -76,7 +77,8 @@ export class Zone {
 
   /** The zone abbreviation at `sec` (`MST`, `CET`, or `+0300` style when none is known). */
   abbrevAt(sec: number): string {
-    if (this.fixed !== undefined) return this.name !== '' ? this.name : this.fixed === 0 ? 'UTC' : offsetName(this.fixed);
+    // A fixed zone without a name: Go's "MST" prints the offset as -0700 (always four digits).
+    if (this.fixed !== undefined) return this.name !== '' ? this.name : this.fixed === 0 ? 'UTC' : offsetName(this.fixed, true);
     const tz = this.tzData();
     if (tz !== null) return tz.lookup(Math.floor(sec)).abbr;
     if (this.local && process.env.TZ === '') return 'UTC';
@@ -111,10 +113,11 @@ function hasZoneinfo(): boolean {
   return (zoneinfoExists ??= existsSync(process.env.ZONEINFO ?? '/usr/share/zoneinfo'));
 }
 
-function offsetName(off: number): string {
+/** `-08` / `+0530` as tzdata abbreviates a zone without a name; `-0800` with `minutes` (Go's fallback). */
+function offsetName(off: number, minutes = false): string {
   const sign = off < 0 ? '-' : '+';
   const a = Math.abs(off);
-  return `${sign}${pad(Math.floor(a / 3600), 2)}${a % 3600 ? pad(Math.floor((a % 3600) / 60), 2) : ''}`;
+  return `${sign}${pad(Math.floor(a / 3600), 2)}${minutes || a % 3600 ? pad(Math.floor((a % 3600) / 60), 2) : ''}`;
 }
 
 /** An instant: unix seconds plus nanoseconds, shown in a zone. */
@@ -329,22 +332,18 @@ function pad(n: number, w: number, ch = '0'): string {
 }
 
 /** Days since 1970-01-01 of a date (Date.UTC would read years 0-99 as 1900-1999). */
-function utcDays(year: number, month: number, day: number): number {
-  const d = new Date(0);
-  d.setUTCFullYear(year, month, day);
-  return Math.round(d.getTime() / 86400000);
-}
+const utcDays = daysFromCivil;
 
 /** Formats `t` with a Go layout. */
 export function formatTime(t: Timestamp, layout: string): string {
   const off = t.zone.offsetAt(t.sec);
-  const d = new Date((t.sec + off) * 1000);
-  const year = d.getUTCFullYear();
-  const month = d.getUTCMonth();
-  const day = d.getUTCDate();
-  const hour = d.getUTCHours();
-  const min = d.getUTCMinutes();
-  const sec = d.getUTCSeconds();
+  const local = t.sec + off;
+  const days = Math.floor(local / 86400);
+  const { year, month, day, weekday } = civilFromDays(days);
+  const secOfDay = local - days * 86400;
+  const hour = Math.floor(secOfDay / 3600);
+  const min = Math.floor((secOfDay % 3600) / 60);
+  const sec = secOfDay % 60;
   let out = '';
   for (const ch of chunks(layout)) {
     out += ch.lit;
@@ -358,10 +357,10 @@ export function formatTime(t: Timestamp, layout: string): string {
         out += MONTHS[month];
         break;
       case 'Mon':
-        out += DAYS[d.getUTCDay()]!.slice(0, 3);
+        out += DAYS[weekday]!.slice(0, 3);
         break;
       case 'Monday':
-        out += DAYS[d.getUTCDay()];
+        out += DAYS[weekday];
         break;
       case 'MST':
         out += t.zone.abbrevAt(t.sec);
