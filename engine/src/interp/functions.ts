@@ -21,7 +21,7 @@ function simple(name: string, fn: Fn): void {
 simple('content', (c) => c.current.content);
 
 defineFunction('json', {
-  params: [{ name: 'path', default: '' }],
+  params: [{ name: 'path', type: 'string', default: '' }],
   build(a) {
     const pathOf = (c: State, self: unknown): string => asString(a.get(0, c, self));
     return (c, self) => {
@@ -39,7 +39,7 @@ defineFunction('json', {
 
 /** `meta(key)`: input metadata as a string (null when absent or empty); no key: all of it. */
 defineFunction('meta', {
-  params: [{ name: 'key', default: '' }],
+  params: [{ name: 'key', type: 'string', default: '' }],
   build(a) {
     return (c, self) => {
       const key = asString(a.get(0, c, self));
@@ -57,7 +57,7 @@ defineFunction('meta', {
 
 /** `metadata(key)`: input metadata with its type (null when absent); no key: all of it. */
 defineFunction('metadata', {
-  params: [{ name: 'key', default: '' }],
+  params: [{ name: 'key', type: 'string', default: '' }],
   build(a) {
     return (c, self) => {
       const key = asString(a.get(0, c, self));
@@ -84,7 +84,7 @@ simple('deleted', () => DELETE);
 simple('nothing', () => NOTHING);
 
 defineFunction('throw', {
-  params: [{ name: 'why' }],
+  params: [{ name: 'why', type: 'string' }],
   build(a) {
     return (c, self) => {
       throw new QueryError(asString(a.get(0, c, self)));
@@ -96,7 +96,7 @@ const counters = new Map<string, number>();
 
 /** `count(name)`: a process-wide counter per name, starting at 1. */
 defineFunction('count', {
-  params: [{ name: 'name' }],
+  params: [{ name: 'name', type: 'string' }],
   build(a) {
     return (c, self) => {
       const name = asString(a.get(0, c, self));
@@ -153,7 +153,7 @@ defineFunction('counter', {
 });
 
 defineFunction('range', {
-  params: [{ name: 'start' }, { name: 'stop' }, { name: 'step', default: 1 }],
+  params: [{ name: 'start', type: 'number' }, { name: 'stop', type: 'number' }, { name: 'step', type: 'number', default: 1 }],
   build(a) {
     const make = (start: number, stop: number, step: number): number[] => {
       if (step === 0) throw new QueryError('step must be greater than or less than 0');
@@ -183,7 +183,7 @@ defineFunction('range', {
 simple('hostname', () => hostname());
 
 defineFunction('env', {
-  params: [{ name: 'name' }, { name: 'no_cache', default: false }],
+  params: [{ name: 'name', type: 'string' }, { name: 'no_cache', type: 'bool', default: false }],
   build(a) {
     const cache = new Map<string, string | null>();
     const noCache = asBool(a.const(1));
@@ -209,8 +209,8 @@ const NANOID_ALPHABET = '_-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ
 
 defineFunction('nanoid', {
   params: [
-    { name: 'length', default: 21 },
-    { name: 'alphabet', optional: true },
+    { name: 'length', type: 'number', default: 21 },
+    { name: 'alphabet', type: 'string', optional: true },
   ],
   build(a) {
     return (c, self) => {
@@ -252,8 +252,8 @@ class SplitMix64 {
 defineFunction('random_int', {
   params: [
     { name: 'seed', default: 0, query: true },
-    { name: 'min', default: 0 },
-    { name: 'max', default: 2 ** 63 - 2 },
+    { name: 'min', type: 'number', default: 0 },
+    { name: 'max', type: 'number', default: 2 ** 63 - 2 },
   ],
   build(a: Args) {
     if (!a.isConst(1) || !a.isConst(2)) throw new Error('min and max must be literals');

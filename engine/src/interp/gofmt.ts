@@ -145,7 +145,8 @@ function fmtInt(v: number | JsonNumber, verb: string, f: Spec): string | undefin
     case 'q':
       return pad(quoteRune(n), f, false);
     case 'U': {
-      const u = 'U+' + abs.toString(16).toUpperCase().padStart(4, '0');
+      // Go prints the int64 as a uint64: -1 is U+FFFFFFFFFFFFFFFF
+      const u = 'U+' + BigInt.asUintN(64, big).toString(16).toUpperCase().padStart(4, '0');
       return pad(f.sharp && n >= 0 && n <= 0x10ffff ? `${u} '${String.fromCodePoint(n)}'` : u, f, false);
     }
     default:

@@ -14,6 +14,8 @@ export interface ParamSpec {
   optional?: boolean;
   /** The argument is a query run against values the method supplies (`map_each(x -> ...)`). */
   query?: boolean;
+  /** Benthos' declared type: a constant argument of another type is a compile error. */
+  type?: 'string' | 'number' | 'bool';
 }
 
 /** A query argument: runs its body with `v` as context (or bound to a lambda's name). */

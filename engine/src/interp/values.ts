@@ -162,24 +162,27 @@ export function toBytes(v: unknown): Buffer {
   return Buffer.from(toStr(v), 'utf8');
 }
 
-/** Deep equality as Bloblang's `==` on structured values: numbers by value, bytes equal to strings. */
+/**
+ * Equality as Benthos' value.ICompare (`==` on unlike or structured values, `match` literal cases,
+ * `contains`, `index_of`...): the left side decides. Strings, bytes and timestamps (their RFC 3339
+ * text) equal strings, bytes and timestamps with the same text; numbers equal numbers by float64
+ * value; a bool equals a bool, or a number that is non-zero when the bool is true; arrays and
+ * objects element by element.
+ */
 export function equals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === undefined) a = null;
   if (b === undefined) b = null;
   if (a === null || b === null) return a === b;
-  if (typeof a === 'string') {
-    if (b instanceof Uint8Array) return a === toStr(b);
-    return false;
+  if (typeof a === 'string' || a instanceof Uint8Array || a instanceof Timestamp) {
+    return (typeof b === 'string' || b instanceof Uint8Array || b instanceof Timestamp) && toStr(a) === toStr(b);
   }
-  // numbers compare as float64, as Benthos' ICompare does
-  if (isNumber(a) || isNumber(b)) return isNumber(a) && isNumber(b) && widen(a) === widen(b);
-  if (typeof a !== 'object' || typeof b !== 'object') return false;
-  if (a instanceof Uint8Array) {
-    if (typeof b === 'string') return toStr(a) === b;
-    return b instanceof Uint8Array && Buffer.compare(a, b) === 0;
+  if (isNumber(a)) return isNumber(b) && widen(a) === widen(b);
+  if (typeof a === 'boolean') {
+    if (typeof b === 'boolean') return a === b;
+    if (b instanceof JsonNumber) return a === (b.text !== '0');
+    return isNumber(b) && a === (widen(b) !== 0);
   }
-  if (a instanceof Timestamp) return b instanceof Timestamp && a.equals(b);
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false;
@@ -188,9 +191,7 @@ export function equals(a: unknown, b: unknown): boolean {
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
-    for (const k of ka) {
-      if (!Object.hasOwn(b, k) || !equals(a[k], b[k])) return false;
-    }
+    for (const k of ka) if (!equals(a[k], Object.hasOwn(b, k) ? b[k] : null)) return false;
     return true;
   }
   return false;

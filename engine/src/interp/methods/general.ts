@@ -61,13 +61,13 @@ simpleMethod('not', [], (v) => {
 
 simpleMethod('array', [], (v) => (Array.isArray(v) ? v : [v]));
 
-simpleMethod('exists', [{ name: 'path' }], (v, [path]) => {
+simpleMethod('exists', [{ name: 'path', type: 'string' }], (v, [path]) => {
   const p = asString(path);
   return p === '' ? isObject(v) && Object.hasOwn(v, '') : existsDotPath(v, p);
 });
 
 /** An empty path names the key "" (gabs splits it into one empty segment), not the value itself. */
-simpleMethod('get', [{ name: 'path' }], (v, [path]) => {
+simpleMethod('get', [{ name: 'path', type: 'string' }], (v, [path]) => {
   const p = asString(path);
   if (p !== '') return getDotPath(v, p);
   return isObject(v) && Object.hasOwn(v, '') ? v[''] : null;
@@ -163,9 +163,10 @@ function toInt(v: unknown, unsigned = false): number | JsonNumber {
 }
 
 /** A coercion that returns its optional default when the target fails or cannot convert. */
-function coercion(name: string, convert: (v: unknown) => unknown): void {
+function coercion(name: string, convert: (v: unknown) => unknown, defaultType?: 'number' | 'bool' | 'none'): void {
   defineMethod(name, {
-    params: [{ name: 'default', optional: true }],
+    // Benthos' float64() and float32() take no default; number()'s is a number, bool()'s a bool.
+    params: defaultType === 'none' ? [] : [{ name: 'default', optional: true, ...(defaultType ? { type: defaultType } : {}) }],
     raw(target, a) {
       const t = target.fn;
       const ann = target.ann;
@@ -189,15 +190,15 @@ function coercion(name: string, convert: (v: unknown) => unknown): void {
   });
 }
 
-coercion('number', toNumber);
-coercion('float64', toNumber);
+coercion('number', toNumber, 'number');
+coercion('float64', toNumber, 'none');
 coercion('float32', (v) => {
   const n = toNumber(v);
   // strconv.ParseFloat(s, 32) / a float64 beyond float32's range is out of range, as in Go.
   if (Number.isFinite(n) && !Number.isFinite(Math.fround(n)))
     throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(toStr(v))}: value out of range`);
   return new Float32(n);
-});
+}, 'none');
 
 coercion('bool', (v) => {
   if (typeof v === 'boolean') return v;
@@ -210,7 +211,7 @@ coercion('bool', (v) => {
     throw new QueryError(`strconv.ParseBool: parsing ${JSON.stringify(s)}: invalid syntax`);
   }
   throw typeError(v, 'bool');
-});
+}, 'bool');
 
 /** Go's strconv.ParseUint(s, 0, 64): like ParseInt, but no sign at all (`"-0"` is refused). */
 function toUint(v: unknown): number | JsonNumber {

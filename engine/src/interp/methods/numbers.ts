@@ -30,7 +30,7 @@ simpleMethod('floor', [], (v) => {
   return i !== undefined ? JsonNumber.ofInt(i) : Math.floor(num(v)) + 0;
 });
 /** Go's math.Round: halves away from zero. */
-simpleMethod('round', [{ name: 'precision', default: 0 }], (v, [p]) => {
+simpleMethod('round', [{ name: 'precision', type: 'number', default: 0 }], (v, [p]) => {
   const i = int64Of(v);
   if (i !== undefined && asInt(p) === 0) return JsonNumber.ofInt(i);
   const n = num(v);
@@ -41,7 +41,7 @@ simpleMethod('round', [{ name: 'precision', default: 0 }], (v, [p]) => {
 });
 simpleMethod('log', [], (v) => Math.log(num(v)));
 simpleMethod('log10', [], (v) => Math.log10(num(v)));
-simpleMethod('pow', [{ name: 'exponent' }], (v, [e]) => num(v) ** num(e));
+simpleMethod('pow', [{ name: 'exponent', type: 'number' }], (v, [e]) => num(v) ** num(e));
 
 function numbers(v: unknown): number[] {
   if (!Array.isArray(v)) throw typeError(v, 'array');

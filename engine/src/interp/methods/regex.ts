@@ -165,7 +165,7 @@ function replacer(a: Args): (v: unknown, c: State, self: unknown) => unknown {
 }
 
 defineMethod('re_match', {
-  params: [{ name: 'pattern' }],
+  params: [{ name: 'pattern', type: 'string' }],
   build(a) {
     const reOf = regexArg(a);
     return (v, c, self) => reOf(c, self).test(target(v));
@@ -173,18 +173,18 @@ defineMethod('re_match', {
 });
 
 defineMethod('re_replace_all', {
-  params: [{ name: 'pattern' }, { name: 'value' }],
+  params: [{ name: 'pattern', type: 'string' }, { name: 'value', type: 'string' }],
   build: (a) => replacer(a),
 });
 
 /** Older name of re_replace_all. */
 defineMethod('re_replace', {
-  params: [{ name: 'pattern' }, { name: 'value' }],
+  params: [{ name: 'pattern', type: 'string' }, { name: 'value', type: 'string' }],
   build: (a) => replacer(a),
 });
 
 defineMethod('re_find_all', {
-  params: [{ name: 'pattern' }],
+  params: [{ name: 'pattern', type: 'string' }],
   build(a) {
     const reOf = regexArg(a);
     return (v, c, self) => {
@@ -196,7 +196,7 @@ defineMethod('re_find_all', {
 });
 
 defineMethod('re_find_all_submatch', {
-  params: [{ name: 'pattern' }],
+  params: [{ name: 'pattern', type: 'string' }],
   build(a) {
     const reOf = regexArg(a);
     return (v, c, self) => {
@@ -209,7 +209,7 @@ defineMethod('re_find_all_submatch', {
 
 /** `re_find_object(pattern)`: the first match as an object of groups (`"0"` is the whole match). */
 defineMethod('re_find_object', {
-  params: [{ name: 'pattern' }],
+  params: [{ name: 'pattern', type: 'string' }],
   build(a) {
     const reOf = regexArg(a);
     return (v, c, self) => {

@@ -5,7 +5,7 @@
 import { QueryError, typeError } from '../errors.js';
 import { sprintf } from '../gofmt.js';
 import { goTitle, goToLower, goToUpper, goUnescapeHTML, goUnquote } from '../gostrings.js';
-import { asInt, asString, defineMethod, simpleMethod } from '../registry.js';
+import { type ParamSpec, asInt, asString, defineMethod, simpleMethod } from '../registry.js';
 import { parseJson } from '../../message/json.js';
 import { Timestamp, equals, isObject, toBytes, toJSON, toStr } from '../values.js';
 
@@ -19,7 +19,7 @@ interface Targets {
 /** A method on string (or bytes) targets. */
 function strMethod(
   name: string,
-  params: { name: string; default?: unknown; optional?: boolean }[],
+  params: ParamSpec[],
   impl: (s: string, args: unknown[]) => unknown,
   targets: Targets = {},
 ): void {
@@ -46,7 +46,7 @@ strMethod('lowercase', [], (s) => goToLower(s), BYTES_OUT);
 strMethod('capitalize', [], (s) => goTitle(s), BYTES_OUT);
 
 /** Go's strings.TrimSpace / strings.Trim(cutset). */
-strMethod('trim', [{ name: 'cutset', optional: true }], (s, [cutset]) => {
+strMethod('trim', [{ name: 'cutset', type: 'string', optional: true }], (s, [cutset]) => {
   if (cutset === undefined) return s.replace(/^[\s\u0085]+|[\s\u0085]+$/g, '');
   const set = new Set(Array.from(asString(cutset)));
   const chars = Array.from(s);
@@ -56,17 +56,17 @@ strMethod('trim', [{ name: 'cutset', optional: true }], (s, [cutset]) => {
   while (b > a && set.has(chars[b - 1]!)) b--;
   return chars.slice(a, b).join('');
 }, BYTES_OUT);
-strMethod('trim_prefix', [{ name: 'prefix' }], (s, [p]) => {
+strMethod('trim_prefix', [{ name: 'prefix', type: 'string' }], (s, [p]) => {
   const prefix = asString(p);
   return s.startsWith(prefix) ? s.slice(prefix.length) : s;
 }, BYTES_OUT);
-strMethod('trim_suffix', [{ name: 'suffix' }], (s, [p]) => {
+strMethod('trim_suffix', [{ name: 'suffix', type: 'string' }], (s, [p]) => {
   const suffix = asString(p);
   return suffix !== '' && s.endsWith(suffix) ? s.slice(0, s.length - suffix.length) : s;
 }, BYTES_OUT);
-strMethod('has_prefix', [{ name: 'value' }], (s, [p]) => s.startsWith(asString(p)));
-strMethod('has_suffix', [{ name: 'value' }], (s, [p]) => s.endsWith(asString(p)));
-strMethod('replace_all', [{ name: 'old' }, { name: 'new' }], (s, [o, n]) => replaceAll(s, asString(o), asString(n)), BYTES_OUT);
+strMethod('has_prefix', [{ name: 'value', type: 'string' }], (s, [p]) => s.startsWith(asString(p)));
+strMethod('has_suffix', [{ name: 'value', type: 'string' }], (s, [p]) => s.endsWith(asString(p)));
+strMethod('replace_all', [{ name: 'old', type: 'string' }, { name: 'new', type: 'string' }], (s, [o, n]) => replaceAll(s, asString(o), asString(n)), BYTES_OUT);
 /** The (old, new) pairs of replace_all_many; an odd count or a non-string is an error. */
 function replacementPairs(vals: unknown): [string, string][] {
   if (!Array.isArray(vals)) throw typeError(vals, 'array');
@@ -108,17 +108,17 @@ defineMethod('replace_all_many', {
     return (v, c, self) => out(v, replaceMany(str(v), replacementPairs(a.get(0, c, self))));
   },
 });
-strMethod('split', [{ name: 'delimiter' }], (s, [d]) => {
+strMethod('split', [{ name: 'delimiter', type: 'string' }], (s, [d]) => {
   const delim = asString(d);
   if (delim === '') return Array.from(s);
   return s.split(delim);
 }, BYTES_OUT);
-strMethod('repeat', [{ name: 'count' }], (s, [n]) => {
+strMethod('repeat', [{ name: 'count', type: 'number' }], (s, [n]) => {
   const count = asInt(n);
   if (count < 0) throw new QueryError('count must be non-negative');
   return s.repeat(count);
 });
-strMethod('index_of', [{ name: 'value' }], (s, [p]) => {
+strMethod('index_of', [{ name: 'value', type: 'string' }], (s, [p]) => {
   const i = s.indexOf(asString(p));
   return i < 0 ? -1 : Buffer.byteLength(s.slice(0, i));
 });
@@ -192,7 +192,7 @@ function bound(i: number, len: number): number {
 }
 
 /** `slice(low, high?)`: negative indexes count from the end; strings slice by UTF-8 bytes. */
-simpleMethod('slice', [{ name: 'low' }, { name: 'high', optional: true }], (v, [lo, hi]) => {
+simpleMethod('slice', [{ name: 'low', type: 'number' }, { name: 'high', type: 'number', optional: true }], (v, [lo, hi]) => {
   const sliceIdx = (len: number): [number, number] => {
     const start = bound(asInt(lo), len);
     let end = hi === undefined ? len : asInt(hi);
@@ -235,7 +235,7 @@ simpleMethod('reverse', [], (v) => {
  * `parse_json(use_number)`: a string or bytes parsed as JSON. As in Benthos, numbers become
  * float64s (a number beyond float64 is an error) unless `use_number` keeps them as written.
  */
-strMethod('parse_json', [{ name: 'use_number', default: false }], (s, [useNumber]) => {
+strMethod('parse_json', [{ name: 'use_number', type: 'bool', default: false }], (s, [useNumber]) => {
   let v: unknown;
   try {
     v = useNumber === true ? parseJson(s) : JSON.parse(s);
@@ -257,9 +257,9 @@ const OVERFLOW_ALL = /-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
 simpleMethod(
   'format_json',
   [
-    { name: 'indent', default: '    ' },
-    { name: 'no_indent', default: false },
-    { name: 'escape_html', default: true },
+    { name: 'indent', type: 'string', default: '    ' },
+    { name: 'no_indent', type: 'bool', default: false },
+    { name: 'escape_html', type: 'bool', default: true },
   ],
   (v, [indent, noIndent, escapeHtml]) => {
     let s = toJSON(v, noIndent === true ? undefined : asString(indent));

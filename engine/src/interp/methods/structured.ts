@@ -159,7 +159,7 @@ defineMethod('without', {
   },
 });
 
-simpleMethod('index', [{ name: 'index' }], (v, [i]) => {
+simpleMethod('index', [{ name: 'index', type: 'number' }], (v, [i]) => {
   let idx = asInt(i);
   if (Array.isArray(v) || v instanceof Uint8Array) {
     if (idx < 0) idx = v.length + idx;
@@ -220,7 +220,7 @@ defineMethod('sort_by', {
   },
 });
 
-simpleMethod('join', [{ name: 'delimiter', default: '' }], (v, [d]) => {
+simpleMethod('join', [{ name: 'delimiter', type: 'string', default: '' }], (v, [d]) => {
   if (!Array.isArray(v)) throw typeError(v, 'array');
   const delim = asString(d);
   return v

@@ -46,7 +46,7 @@ function zoneArg(a: Args, i: number): (c: State, self: unknown) => Zone | undefi
 }
 
 defineMethod('ts_parse', {
-  params: [{ name: 'format' }, { name: 'tz', optional: true }],
+  params: [{ name: 'format', type: 'string' }, { name: 'tz', type: 'string', optional: true }],
   build(a) {
     const zoneOf = zoneArg(a, 1);
     return (v, c, self) => {
@@ -64,8 +64,8 @@ defineMethod('ts_parse', {
 
 defineMethod('ts_format', {
   params: [
-    { name: 'format', default: RFC3339_NANO },
-    { name: 'tz', optional: true },
+    { name: 'format', type: 'string', default: RFC3339_NANO },
+    { name: 'tz', type: 'string', optional: true },
   ],
   build(a) {
     const zoneOf = zoneArg(a, 1);
@@ -79,7 +79,7 @@ defineMethod('ts_format', {
 });
 
 defineMethod('ts_tz', {
-  params: [{ name: 'tz' }],
+  params: [{ name: 'tz', type: 'string' }],
   build(a) {
     const zoneOf = zoneArg(a, 0);
     return (v, c, self) => toTimestamp(v).in(zoneOf(c, self)!);
