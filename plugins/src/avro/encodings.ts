@@ -165,6 +165,5 @@ class TextualEncoding implements AvroEncoding {
 function explainDecodeError(message: string, name: string): string {
   if (message.startsWith('invalid union index')) return `${message}: the bytes do not match the ${name} schema`;
   if (/enum index/.test(message)) return `${message}: the bytes do not match the ${name} schema`;
-  if (message === 'potential precision loss') return 'a long beyond ±2^53 cannot be held exactly in JSON';
   return `cannot decode the ${name} value: ${message}`;
 }
