@@ -403,7 +403,8 @@ export class Compiler {
           const k = cases[i]!;
           let hit: boolean;
           if (k.test === null) hit = true;
-          else if (k.lit) hit = equals(v, k.value); // ICompare(value, literal), as Benthos
+          else if (k.lit)
+            hit = equals(v, k.value); // ICompare(value, literal), as Benthos
           else {
             try {
               hit = k.test.fn(c, v) === true;

@@ -153,7 +153,11 @@ defineFunction('counter', {
 });
 
 defineFunction('range', {
-  params: [{ name: 'start', type: 'number' }, { name: 'stop', type: 'number' }, { name: 'step', type: 'number', default: 1 }],
+  params: [
+    { name: 'start', type: 'number' },
+    { name: 'stop', type: 'number' },
+    { name: 'step', type: 'number', default: 1 },
+  ],
   build(a) {
     const make = (start: number, stop: number, step: number): number[] => {
       if (step === 0) throw new QueryError('step must be greater than or less than 0');
@@ -183,7 +187,10 @@ defineFunction('range', {
 simple('hostname', () => hostname());
 
 defineFunction('env', {
-  params: [{ name: 'name', type: 'string' }, { name: 'no_cache', type: 'bool', default: false }],
+  params: [
+    { name: 'name', type: 'string' },
+    { name: 'no_cache', type: 'bool', default: false },
+  ],
   build(a) {
     const cache = new Map<string, string | null>();
     const noCache = asBool(a.const(1));

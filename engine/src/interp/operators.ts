@@ -162,7 +162,8 @@ export function comparator(op: Cmp): Arith {
       // as strings (as that text sorts), and equal a string with the same text.
       const ls = l instanceof Timestamp ? toStr(l) : l;
       const rs = r instanceof Timestamp ? toStr(r) : r;
-      if ((typeof ls === 'string' || ls instanceof Uint8Array) && (typeof rs === 'string' || rs instanceof Uint8Array)) return ordered(op, toStr(ls), toStr(rs));
+      if ((typeof ls === 'string' || ls instanceof Uint8Array) && (typeof rs === 'string' || rs instanceof Uint8Array))
+        return ordered(op, toStr(ls), toStr(rs));
       if (eqOnly) return generic(l, r);
       throw mismatch('compare', la, ra, l, r);
     }

@@ -192,26 +192,34 @@ function coercion(name: string, convert: (v: unknown) => unknown, defaultType?: 
 
 coercion('number', toNumber, 'number');
 coercion('float64', toNumber, 'none');
-coercion('float32', (v) => {
-  const n = toNumber(v);
-  // strconv.ParseFloat(s, 32) / a float64 beyond float32's range is out of range, as in Go.
-  if (Number.isFinite(n) && !Number.isFinite(Math.fround(n)))
-    throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(toStr(v))}: value out of range`);
-  return new Float32(n);
-}, 'none');
+coercion(
+  'float32',
+  (v) => {
+    const n = toNumber(v);
+    // strconv.ParseFloat(s, 32) / a float64 beyond float32's range is out of range, as in Go.
+    if (Number.isFinite(n) && !Number.isFinite(Math.fround(n)))
+      throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(toStr(v))}: value out of range`);
+    return new Float32(n);
+  },
+  'none',
+);
 
-coercion('bool', (v) => {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return v !== 0;
-  if (v instanceof JsonNumber) return v.text !== '0'; // Go's IToBool of a json.Number
-  if (typeof v === 'string' || v instanceof Uint8Array) {
-    const s = toStr(v);
-    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
-    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
-    throw new QueryError(`strconv.ParseBool: parsing ${JSON.stringify(s)}: invalid syntax`);
-  }
-  throw typeError(v, 'bool');
-}, 'bool');
+coercion(
+  'bool',
+  (v) => {
+    if (typeof v === 'boolean') return v;
+    if (typeof v === 'number') return v !== 0;
+    if (v instanceof JsonNumber) return v.text !== '0'; // Go's IToBool of a json.Number
+    if (typeof v === 'string' || v instanceof Uint8Array) {
+      const s = toStr(v);
+      if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
+      if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
+      throw new QueryError(`strconv.ParseBool: parsing ${JSON.stringify(s)}: invalid syntax`);
+    }
+    throw typeError(v, 'bool');
+  },
+  'bool',
+);
 
 /** Go's strconv.ParseUint(s, 0, 64): like ParseInt, but no sign at all (`"-0"` is refused). */
 function toUint(v: unknown): number | JsonNumber {

@@ -57,7 +57,7 @@ function* goMatches(re: RE2JS, s: string): Generator<(string | undefined)[]> {
   const m = re.matcher(s);
   const n = re.groupCount();
   let prevEnd = -1;
-  for (let pos = 0; pos <= s.length; ) {
+  for (let pos = 0; pos <= s.length;) {
     if (!m.find(pos)) break;
     const start = m.start();
     const end = m.end();
@@ -86,7 +86,7 @@ function goReplaceAll(re: RE2JS, s: string, repl: (groups: (string | undefined)[
   const n = re.groupCount();
   let out = '';
   let lastEnd = 0;
-  for (let pos = 0; pos <= s.length; ) {
+  for (let pos = 0; pos <= s.length;) {
     if (!m.find(pos)) break;
     const start = m.start();
     const end = m.end();
@@ -173,13 +173,19 @@ defineMethod('re_match', {
 });
 
 defineMethod('re_replace_all', {
-  params: [{ name: 'pattern', type: 'string' }, { name: 'value', type: 'string' }],
+  params: [
+    { name: 'pattern', type: 'string' },
+    { name: 'value', type: 'string' },
+  ],
   build: (a) => replacer(a),
 });
 
 /** Older name of re_replace_all. */
 defineMethod('re_replace', {
-  params: [{ name: 'pattern', type: 'string' }, { name: 'value', type: 'string' }],
+  params: [
+    { name: 'pattern', type: 'string' },
+    { name: 'value', type: 'string' },
+  ],
   build: (a) => replacer(a),
 });
 

@@ -17,12 +17,7 @@ interface Targets {
 }
 
 /** A method on string (or bytes) targets. */
-function strMethod(
-  name: string,
-  params: ParamSpec[],
-  impl: (s: string, args: unknown[]) => unknown,
-  targets: Targets = {},
-): void {
+function strMethod(name: string, params: ParamSpec[], impl: (s: string, args: unknown[]) => unknown, targets: Targets = {}): void {
   simpleMethod(name, params, (v, args) => {
     if (typeof v === 'string') return impl(v, args);
     if (v instanceof Uint8Array) return targets.bytesOut ? asBytes(impl(toStr(v), args)) : impl(toStr(v), args);
@@ -46,27 +41,50 @@ strMethod('lowercase', [], (s) => goToLower(s), BYTES_OUT);
 strMethod('capitalize', [], (s) => goTitle(s), BYTES_OUT);
 
 /** Go's strings.TrimSpace / strings.Trim(cutset). */
-strMethod('trim', [{ name: 'cutset', type: 'string', optional: true }], (s, [cutset]) => {
-  if (cutset === undefined) return s.replace(/^[\s\u0085]+|[\s\u0085]+$/g, '');
-  const set = new Set(Array.from(asString(cutset)));
-  const chars = Array.from(s);
-  let a = 0;
-  let b = chars.length;
-  while (a < b && set.has(chars[a]!)) a++;
-  while (b > a && set.has(chars[b - 1]!)) b--;
-  return chars.slice(a, b).join('');
-}, BYTES_OUT);
-strMethod('trim_prefix', [{ name: 'prefix', type: 'string' }], (s, [p]) => {
-  const prefix = asString(p);
-  return s.startsWith(prefix) ? s.slice(prefix.length) : s;
-}, BYTES_OUT);
-strMethod('trim_suffix', [{ name: 'suffix', type: 'string' }], (s, [p]) => {
-  const suffix = asString(p);
-  return suffix !== '' && s.endsWith(suffix) ? s.slice(0, s.length - suffix.length) : s;
-}, BYTES_OUT);
+strMethod(
+  'trim',
+  [{ name: 'cutset', type: 'string', optional: true }],
+  (s, [cutset]) => {
+    if (cutset === undefined) return s.replace(/^[\s\u0085]+|[\s\u0085]+$/g, '');
+    const set = new Set(Array.from(asString(cutset)));
+    const chars = Array.from(s);
+    let a = 0;
+    let b = chars.length;
+    while (a < b && set.has(chars[a]!)) a++;
+    while (b > a && set.has(chars[b - 1]!)) b--;
+    return chars.slice(a, b).join('');
+  },
+  BYTES_OUT,
+);
+strMethod(
+  'trim_prefix',
+  [{ name: 'prefix', type: 'string' }],
+  (s, [p]) => {
+    const prefix = asString(p);
+    return s.startsWith(prefix) ? s.slice(prefix.length) : s;
+  },
+  BYTES_OUT,
+);
+strMethod(
+  'trim_suffix',
+  [{ name: 'suffix', type: 'string' }],
+  (s, [p]) => {
+    const suffix = asString(p);
+    return suffix !== '' && s.endsWith(suffix) ? s.slice(0, s.length - suffix.length) : s;
+  },
+  BYTES_OUT,
+);
 strMethod('has_prefix', [{ name: 'value', type: 'string' }], (s, [p]) => s.startsWith(asString(p)));
 strMethod('has_suffix', [{ name: 'value', type: 'string' }], (s, [p]) => s.endsWith(asString(p)));
-strMethod('replace_all', [{ name: 'old', type: 'string' }, { name: 'new', type: 'string' }], (s, [o, n]) => replaceAll(s, asString(o), asString(n)), BYTES_OUT);
+strMethod(
+  'replace_all',
+  [
+    { name: 'old', type: 'string' },
+    { name: 'new', type: 'string' },
+  ],
+  (s, [o, n]) => replaceAll(s, asString(o), asString(n)),
+  BYTES_OUT,
+);
 /** The (old, new) pairs of replace_all_many; an odd count or a non-string is an error. */
 function replacementPairs(vals: unknown): [string, string][] {
   if (!Array.isArray(vals)) throw typeError(vals, 'array');
@@ -108,11 +126,16 @@ defineMethod('replace_all_many', {
     return (v, c, self) => out(v, replaceMany(str(v), replacementPairs(a.get(0, c, self))));
   },
 });
-strMethod('split', [{ name: 'delimiter', type: 'string' }], (s, [d]) => {
-  const delim = asString(d);
-  if (delim === '') return Array.from(s);
-  return s.split(delim);
-}, BYTES_OUT);
+strMethod(
+  'split',
+  [{ name: 'delimiter', type: 'string' }],
+  (s, [d]) => {
+    const delim = asString(d);
+    if (delim === '') return Array.from(s);
+    return s.split(delim);
+  },
+  BYTES_OUT,
+);
 strMethod('repeat', [{ name: 'count', type: 'number' }], (s, [n]) => {
   const count = asInt(n);
   if (count < 0) throw new QueryError('count must be non-negative');
@@ -192,37 +215,44 @@ function bound(i: number, len: number): number {
 }
 
 /** `slice(low, high?)`: negative indexes count from the end; strings slice by UTF-8 bytes. */
-simpleMethod('slice', [{ name: 'low', type: 'number' }, { name: 'high', type: 'number', optional: true }], (v, [lo, hi]) => {
-  const sliceIdx = (len: number): [number, number] => {
-    const start = bound(asInt(lo), len);
-    let end = hi === undefined ? len : asInt(hi);
-    if (end < 0) end = Math.max(0, len + end);
-    if (end > len) end = len;
-    if (start > end) {
-      throw new QueryError(`lower slice bound ${start} must be lower than or equal to upper bound (${end}) and target length (${len})`);
+simpleMethod(
+  'slice',
+  [
+    { name: 'low', type: 'number' },
+    { name: 'high', type: 'number', optional: true },
+  ],
+  (v, [lo, hi]) => {
+    const sliceIdx = (len: number): [number, number] => {
+      const start = bound(asInt(lo), len);
+      let end = hi === undefined ? len : asInt(hi);
+      if (end < 0) end = Math.max(0, len + end);
+      if (end > len) end = len;
+      if (start > end) {
+        throw new QueryError(`lower slice bound ${start} must be lower than or equal to upper bound (${end}) and target length (${len})`);
+      }
+      return [start, end];
+    };
+    if (typeof v === 'string') {
+      const ascii = Buffer.byteLength(v) === v.length;
+      if (ascii) {
+        const [a, b] = sliceIdx(v.length);
+        return v.slice(a, b);
+      }
+      const buf = Buffer.from(v);
+      const [a, b] = sliceIdx(buf.length);
+      return buf.subarray(a, b).toString('utf8');
     }
-    return [start, end];
-  };
-  if (typeof v === 'string') {
-    const ascii = Buffer.byteLength(v) === v.length;
-    if (ascii) {
+    if (v instanceof Uint8Array) {
+      const [a, b] = sliceIdx(v.length);
+      return Buffer.from(v.subarray(a, b));
+    }
+    if (Array.isArray(v)) {
       const [a, b] = sliceIdx(v.length);
       return v.slice(a, b);
     }
-    const buf = Buffer.from(v);
-    const [a, b] = sliceIdx(buf.length);
-    return buf.subarray(a, b).toString('utf8');
-  }
-  if (v instanceof Uint8Array) {
-    const [a, b] = sliceIdx(v.length);
-    return Buffer.from(v.subarray(a, b));
-  }
-  if (Array.isArray(v)) {
-    const [a, b] = sliceIdx(v.length);
-    return v.slice(a, b);
-  }
-  throw typeError(v, 'string', 'bytes', 'array');
-});
+    throw typeError(v, 'string', 'bytes', 'array');
+  },
+);
 
 simpleMethod('reverse', [], (v) => {
   if (typeof v === 'string') return Array.from(v).reverse().join('');

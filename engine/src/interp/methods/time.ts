@@ -46,7 +46,10 @@ function zoneArg(a: Args, i: number): (c: State, self: unknown) => Zone | undefi
 }
 
 defineMethod('ts_parse', {
-  params: [{ name: 'format', type: 'string' }, { name: 'tz', type: 'string', optional: true }],
+  params: [
+    { name: 'format', type: 'string' },
+    { name: 'tz', type: 'string', optional: true },
+  ],
   build(a) {
     const zoneOf = zoneArg(a, 1);
     return (v, c, self) => {
