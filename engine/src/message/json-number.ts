@@ -67,6 +67,11 @@ export class JsonNumber {
     return this.text;
   }
 
+  /** Plain JS code that meets one (`Number(n)`, `n * 2`, `n > 0`) sees the float64; `String(n)` the text. */
+  valueOf(): number {
+    return this.value;
+  }
+
   /**
    * JSON.stringify cannot write a number's raw text: this counts the meeting, so that
    * stringifyJson (json.ts) writes the document again with the text, and gives a plain
