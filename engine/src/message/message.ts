@@ -138,7 +138,11 @@ export class Message {
    * their text, so writing the document back gives the same numbers.
    */
   json(): unknown {
-    if (this._json === UNPARSED) this._json = parseJson(this.content.toString('utf8'));
+    if (this._json === UNPARSED) {
+      // a lazy slice is decoded straight from its source (no Buffer view made for it)
+      const text = this._content === undefined && this._src !== undefined ? this._src.toString('utf8', this._start, this._end) : this.content.toString('utf8');
+      this._json = parseJson(text);
+    }
     return this._json;
   }
 
