@@ -95,6 +95,11 @@ const ROWS: Row[] = [
     m: 'root.a = this.n.ts_format("2006-01-02T15:04:05Z07:00 Mon Jan 002", "UTC")\nroot.b = this.n.timestamp().ts_unix_nano()\nroot.c = this.n.ts_unix_milli()\nroot.d = "%v".format(this.n.ts_tz("UTC"))',
     out: '{"a":"318857-05-20T17:46:39Z Sun May 140","b":1864712048423024128,"c":9999999999999000,"d":"318857-05-20 17:46:39 +0000 UTC"}',
   },
+  {
+    in: '{"n":1e300,"m":9.3e18}',
+    m: 'root.a = this.n.ts_format()\nroot.b = this.n.timestamp().ts_unix()\nroot.c = this.n % 3\nroot.d = this.m % 3',
+    out: '{"a":"292277026596-12-04T15:30:08Z","b":-9223372036854775808,"c":-2,"d":-2}',
+  },
   // ---- ceil
   { in: '{"n":-0.5}', m: 'root.a = this.n.ceil()\nroot.b = this.n.floor()\nroot.c = (-0.5).ceil()', out: '{"a":0,"b":-1,"c":0}' },
   // ---- %U

@@ -33,12 +33,15 @@ function intOf(v: number | JsonNumber): bigint | undefined {
   return isInt(v) ? BigInt(v) : undefined;
 }
 
-/** Go's int64(f) of a float (IGetInt): truncated; out of range it is unspecified, here 0. */
+/**
+ * Go's int64(f) of a float (IGetInt): truncated; beyond int64 (or NaN) Go leaves it to the CPU,
+ * and amd64, where Benthos runs, gives the smallest int64 (`1e300 % 3` is `-2`).
+ */
 function truncInt(v: number | JsonNumber): bigint {
   const i = v instanceof JsonNumber ? v.int : undefined;
   if (i !== undefined) return i;
-  const f = Math.trunc(widen(v) as number);
-  return Number.isFinite(f) ? BigInt.asIntN(64, BigInt(f)) : 0n;
+  const f = widen(v) as number;
+  return Math.abs(f) < 2 ** 63 ? BigInt(Math.trunc(f)) : -(2n ** 63n);
 }
 
 /** An operation where an operand is a JsonNumber: int64 when both are integers, else float64. */
@@ -126,9 +129,13 @@ export const mod: Arith = (l, r, la, ra) => {
   if (!isNum(l) || !isNum(r)) throw mismatch('modulo', la, ra, l, r);
   const a = Math.trunc(l);
   const b = Math.trunc(r);
-  if (b === 0) throw errFrom(new Error('attempted to divide by zero'), ra);
-  if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) return a % b;
-  return Number(BigInt(a) % BigInt(b));
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
+    if (b === 0) throw errFrom(new Error('attempted to divide by zero'), ra);
+    return (a % b) + 0; // an int64 has no -0
+  }
+  const bb = truncInt(r);
+  if (bb === 0n) throw errFrom(new Error('attempted to divide by zero'), ra);
+  return JsonNumber.ofInt(BigInt.asIntN(64, truncInt(l) % bb));
 };
 
 type Cmp = '==' | '!=' | '<' | '<=' | '>' | '>=';

@@ -136,6 +136,8 @@ export class Timestamp {
   /** Unix seconds as a possibly fractional number (Bloblang coerces numbers to timestamps this way). */
   static fromUnix(n: number, zone: Zone = Zone.Local): Timestamp {
     // As Go's time.Unix(int64(s), int64(frac * 1e9)): the fraction truncates (3.14159 is .141589999).
+    // int64(s) of a float beyond int64 (or NaN) is the smallest int64 on amd64, where Benthos runs.
+    if (!(Math.abs(n) < 2 ** 63)) return new Timestamp(-(2 ** 63), 0, zone);
     const sec = Math.trunc(n);
     let nsec = Math.trunc((n - sec) * 1e9);
     let s = sec;
@@ -334,13 +336,32 @@ function pad(n: number, w: number, ch = '0'): string {
 /** Days since 1970-01-01 of a date (Date.UTC would read years 0-99 as 1900-1999). */
 const utcDays = daysFromCivil;
 
+// Go counts seconds from year -292277022399 in a uint64: a time before that wraps around to the far
+// future (time.Unix of the smallest int64 formats as 292277026596-12-04T15:30:08Z), as Benthos prints.
+const ABSOLUTE_TO_UNIX = 9223372028715321600n;
+
+/** Whole days since 1970-01-01 and the seconds into that day, exact for any int64 second count. */
+function daysAndSeconds(local: number): { days: number; secOfDay: number } {
+  if (Math.abs(local) <= Number.MAX_SAFE_INTEGER) {
+    const days = Math.floor(local / 86400);
+    return { days, secOfDay: local - days * 86400 };
+  }
+  let s = BigInt(local);
+  if (s < -ABSOLUTE_TO_UNIX) s += 2n ** 64n;
+  let days = s / 86400n;
+  let rem = s % 86400n;
+  if (rem < 0n) {
+    rem += 86400n;
+    days -= 1n;
+  }
+  return { days: Number(days), secOfDay: Number(rem) };
+}
+
 /** Formats `t` with a Go layout. */
 export function formatTime(t: Timestamp, layout: string): string {
   const off = t.zone.offsetAt(t.sec);
-  const local = t.sec + off;
-  const days = Math.floor(local / 86400);
+  const { days, secOfDay } = daysAndSeconds(t.sec + off);
   const { year, month, day, weekday } = civilFromDays(days);
-  const secOfDay = local - days * 86400;
   const hour = Math.floor(secOfDay / 3600);
   const min = Math.floor((secOfDay % 3600) / 60);
   const sec = secOfDay % 60;
