@@ -12,6 +12,8 @@ export { ResultStore, storeResult, answerMessage, isAnswered, type Answer } from
 export { END_OF_INPUT, splitAck, type Ack, type EndOfInput, type Transaction } from './message/transaction.js';
 export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';
+export { registerStreamCheck, type StreamCheck, type StreamProblem, type StreamShape } from './config/stream-checks.js';
+export { runProcessors } from './runtime/processor-chain.js';
 export { parseDuration } from './config/duration.js';
 export { substituteEnv, type EnvProblem } from './config/env.js';
 export { redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';

@@ -8,5 +8,6 @@ import './auth/index.js';
 import './proxy/index.js';
 import './ratelimit/index.js';
 import './rewrite/index.js';
+import './chain/register.js';
 
 export {};

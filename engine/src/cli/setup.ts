@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { applySets, pluginPaths, readConfig, validateConfig, type ParsedConfig } from '../config/load.js';
 import type { RootConfig } from '../config/root-spec.js';
+import { runStreamChecks } from '../config/stream-checks.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { BUILTIN_PLUGINS, loadPlugins } from '../plugin/load-plugins.js';
 import { registry } from '../plugin/registry.js';
@@ -31,6 +32,8 @@ export async function loadStreamConfig(file: string, args: Args, base: string[])
   applySets(parsed, args.sets);
   const resources = args.resources.map((r) => readConfig(r));
   const { config, issues } = validateConfig(parsed, registry(), resources);
+  // Whole-stream checks read what the config names (files): only a config that is valid itself.
+  if (issues.length === 0) issues.push(...(await runStreamChecks(config, parsed)));
   return { config, issues, plugins: [...base, ...own], parsed };
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ComponentConfig, ComponentKind } from '../config/component-config.js';
+import type { StreamShape } from '../config/stream-checks.js';
 import type { Field } from '../config/spec.js';
 import type { Batch } from '../message/message.js';
 import type { EndOfInput, Transaction } from '../message/transaction.js';
@@ -120,6 +121,11 @@ export interface ComponentContext {
   readonly resources: Resources;
   /** The service-wide HTTP server; absent on worker threads and when it is disabled. */
   readonly service?: ServiceRoutes;
+  /**
+   * The stream this component belongs to (its input, processors and output as configured): a
+   * component that must agree with the rest of its stream reads it. Absent on worker threads.
+   */
+  readonly stream?: StreamShape;
   /** True on a pipeline worker thread. */
   readonly isWorker: boolean;
   /**

@@ -1,4 +1,5 @@
 import type { ComponentConfig, ComponentKind } from '../config/component-config.js';
+import type { StreamShape } from '../config/stream-checks.js';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { ThrottledLog } from '../observability/throttled-log.js';
@@ -42,6 +43,8 @@ export interface BuildEnv {
    * tenth of a stdin → stdout stream's time). Absent: they copy.
    */
   messagesChange?: boolean;
+  /** The stream being built (the main thread's): components read it as `ctx.stream`. */
+  stream?: StreamShape;
 }
 
 /**
@@ -117,6 +120,7 @@ export class Builder implements Resources, Parts {
       metrics: this.obs.metrics.forComponent(c.path, label),
       resources: this,
       service: env.service,
+      ...(env.stream === undefined ? {} : { stream: env.stream }),
       isWorker: env.isWorker,
       sharedBuffer: (key, bytes) => {
         let sab = env.shared.get(key);

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { RootConfig } from '../config/root-spec.js';
+import { streamShape } from '../config/stream-checks.js';
 import { InputFailedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { END_OF_INPUT, splitAck, type Ack, type Transaction } from '../message/transaction.js';
@@ -79,6 +80,7 @@ export class Stream implements Lifecycle {
       ledger: this.ledger,
       obs: opts.observability,
       messagesChange: hasProcessors(opts.config),
+      stream: streamShape(opts.config, this.name),
     });
   }
 

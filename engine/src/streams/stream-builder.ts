@@ -13,6 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { applySets, parseConfig, pluginPaths, readConfig, validateConfig, type ParsedConfig } from '../config/load.js';
 import type { RootConfig } from '../config/root-spec.js';
+import { runStreamChecks } from '../config/stream-checks.js';
 import { ConfigError } from '../errors.js';
 import { createLogger, type Logger, type LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
@@ -71,6 +72,8 @@ export async function defineStream(source: StreamSource, opts: DefineOptions = {
   const resources = (opts.resources ?? []).map((r) => readConfig(r));
   const { config, issues } = validateConfig(parsed, registry(), resources);
   if (issues.length) throw new ConfigError(issues);
+  const problems = await runStreamChecks(config, parsed);
+  if (problems.length) throw new ConfigError(problems);
   return { config, plugins: [...base, ...own], file: parsed.file };
 }
 

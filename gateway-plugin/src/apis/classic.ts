@@ -43,8 +43,9 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
   };
 }
 
+/** `global_rate_limit`; `disabled: true` is no API-level limit, as Tyk reads it. */
 function ratePair(f: Fields | undefined): { rate: number; per: number } {
-  return f ? { rate: f.count('rate'), per: f.count('per') } : { rate: 0, per: 0 };
+  return f && !f.bool('disabled') ? { rate: f.count('rate'), per: f.count('per') } : { rate: 0, per: 0 };
 }
 
 function jwtSettings(root: Fields): JwtSettings {

@@ -17,9 +17,10 @@ export interface ApiLoadError {
 
 const DEFINITION_FILE = /\.(json|ya?ml)$/i;
 
-export async function loadApis(dir: string, refs: References): Promise<{ apis: ApiSpec[]; errors: ApiLoadError[] }> {
+export async function loadApis(dir: string, refs: References): Promise<{ apis: ApiSpec[]; errors: ApiLoadError[]; warnings: string[] }> {
   const apis: ApiSpec[] = [];
   const errors: ApiLoadError[] = [];
+  const warnings: string[] = [];
   let names: string[];
   try {
     const entries = await readdir(dir, { withFileTypes: true });
@@ -28,19 +29,19 @@ export async function loadApis(dir: string, refs: References): Promise<{ apis: A
       .map((e) => e.name)
       .sort();
   } catch (err) {
-    return { apis, errors: [{ file: dir, message: `${dir}: cannot read the API definitions folder (app_path): ${reason(err)}` }] };
+    return { apis, errors: [{ file: dir, message: `${dir}: cannot read the API definitions folder (app_path): ${reason(err)}` }], warnings };
   }
   for (const name of names) {
     const file = join(dir, name);
     try {
       const text = await readFile(file, 'utf8');
-      apis.push(await parseApiDefinition(parseDefinitionText(text, file), refs, file));
+      apis.push(await parseApiDefinition(parseDefinitionText(text, file), refs, file, (w) => warnings.push(w)));
     } catch (err) {
       errors.push({ file, message: err instanceof Error && err.message.startsWith(file) ? err.message : `${file}: ${reason(err)}` });
     }
   }
   const checked = checkCollisions(apis);
-  return { apis: checked.apis, errors: [...errors, ...checked.errors] };
+  return { apis: checked.apis, errors: [...errors, ...checked.errors], warnings };
 }
 
 /**

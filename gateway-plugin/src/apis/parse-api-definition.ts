@@ -9,6 +9,7 @@ import type { References } from '../refs/references.js';
 import type { ApiSpec } from './api-spec.js';
 import { parseClassic } from './classic.js';
 import { DefinitionError } from './definition-error.js';
+import { checkFieldSupport } from './field-support.js';
 import { Fields } from './fields.js';
 import { OAS_EXTENSION, parseOas } from './oas.js';
 
@@ -17,7 +18,7 @@ import { OAS_EXTENSION, parseOas } from './oas.js';
  * path, e.g. `apis/petstore.json: proxy.listen_path: expected a string`. `refs` is the
  * gateway's ReferenceResolver (any {@link References}; NO_REFERENCES in tests).
  */
-export async function parseApiDefinition(def: unknown, refs: References, file?: string): Promise<ApiSpec> {
+export async function parseApiDefinition(def: unknown, refs: References, file?: string, warn: (message: string) => void = () => {}): Promise<ApiSpec> {
   Fields.root(def, file);
   checkDepth(def, file);
   let resolved: unknown;
@@ -35,8 +36,10 @@ export async function parseApiDefinition(def: unknown, refs: References, file?: 
     const raw = root.raw('openapi');
     const version = typeof raw === 'number' ? String(raw) : root.str('openapi');
     if (!/^3(\.|$)/.test(version)) root.fail('openapi', `expected an OpenAPI 3 version such as 3.0.3, got ${JSON.stringify(version.slice(0, 20))}`);
+    checkFieldSupport(root.value, 'oas', file, warn);
     return parseOas(root, def, file, fallbackId);
   }
+  checkFieldSupport(root.value, 'classic', file, warn);
   return parseClassic(root, def, file, fallbackId);
 }
 

@@ -43,7 +43,7 @@ export const classic = (): Record<string, any> => ({
           ],
           virtual: [
             { path: '/token', method: 'POST', split_token: { token_url: 'http://127.0.0.1:9001/token' } },
-            { path: '/js', method: 'GET', response_function_name: 'x' },
+            { path: '/js', method: 'GET', response_function_name: 'x', disabled: true },
           ],
         },
       },

@@ -8,6 +8,7 @@ import { answerMessage, type Batch, type Message, type Processor } from '@svc/en
 import type { ApiSpec } from '../apis/api-spec.js';
 import { tykError } from '../gateway/errors.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/request.js';
+import { markAnsweredByStage, markStage } from '../gateway/stages.js';
 import { gatewayState, type GatewayState } from '../gateway/state.js';
 import { checkSession } from '../sessions/access-check.js';
 import { readCredential, stripBearer, stripCredential } from './credential.js';
@@ -63,9 +64,13 @@ export class GatewayAuth implements Processor {
       const ep = splitTokenEndpoint(api, req);
       if (ep !== undefined) {
         answerMessage(msg, await handleSplitToken(state, api, ep, req, msg.content));
+        markAnsweredByStage(msg);
         return;
       }
-      if (api.keyless) return;
+      if (api.keyless) {
+        markStage(msg, 'auth');
+        return;
+      }
 
       const outcome = await authenticate(state, api, req, this.log);
       if (!outcome.ok) {
@@ -82,6 +87,7 @@ export class GatewayAuth implements Processor {
       if (typeof jwt === 'string' && api.jwt === undefined) req.headers.authorization = `Bearer ${jwt}`;
       req.session = { keyId: outcome.keyId, state: outcome.session };
       msg.ctx.set(GATEWAY_REQUEST, req);
+      markStage(msg, 'auth');
     } catch (err) {
       // Fail closed, and say nothing of the credential.
       this.log(`authentication failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);

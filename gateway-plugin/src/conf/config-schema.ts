@@ -1,7 +1,8 @@
 /**
- * svc.conf's fields the gateway reads: their JSON type and default (Tyk's `config/config.go`,
- * and its shipped `tyk.conf` where config.go leaves a zero value the docs do not mean). A field
- * not named here is unknown: a warning, as Tyk's config holds far more than the gateway reads.
+ * svc.conf's fields the gateway reads (the "implemented" list): their JSON type and default (Tyk's
+ * `config/config.go`, and its shipped `tyk.conf` where config.go leaves a zero value the docs do
+ * not mean). Tyk's other fields are in `apis/field-support.ts`: ignored (a warning when set) or
+ * not implemented (refused when turned on); a field in neither is unknown: a warning.
  */
 export type FieldType =
   | { kind: 'string'; default: string }
@@ -47,6 +48,8 @@ export const GATEWAY_CONFIG_SCHEMA: Schema = {
   hash_keys: bool(true),
   hash_key_function: str(),
   enable_shared_store_rolling_limiter: bool(),
+  // Tyk's own name of the same switch (tyk.conf): read into enable_shared_store_rolling_limiter.
+  enable_redis_rolling_limiter: bool(),
   enable_sentinel_rate_limiter: bool(),
   enable_non_transactional_rate_limiter: bool(),
   enable_fixed_window_rate_limiter: bool(),

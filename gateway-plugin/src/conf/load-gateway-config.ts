@@ -10,6 +10,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { createLogger, type Logger } from '@svc/engine';
 import { DefinitionError } from '../apis/definition-error.js';
 import { parseJsonText } from '../apis/definition-text.js';
+import { checkConfSupport, isKnownConfField } from '../apis/field-support.js';
 import { childPath, isObject, kindOf } from '../apis/fields.js';
 import { confSecrets } from '../refs/conf-secrets.js';
 import { ReferenceResolver } from '../refs/resolver.js';
@@ -34,7 +35,11 @@ export async function loadGatewayConfig(file: string, options: LoadConfigOptions
   const raw = parseJsonText(text, file);
   if (!isObject(raw)) throw new DefinitionError(file, '', `expected a JSON object (the gateway config), got ${kindOf(raw)}`);
   const warnings: string[] = [];
-  const read = readSection(raw, GATEWAY_CONFIG_SCHEMA, '', file, warnings) as Omit<GatewayConfig, 'baseDir'>;
+  checkConfSupport(raw, file, (w) => warnings.push(w));
+  const read = readSection(raw, GATEWAY_CONFIG_SCHEMA, '', file, warnings) as Omit<GatewayConfig, 'baseDir'> & { enable_redis_rolling_limiter?: boolean };
+  // Tyk's name (tyk.conf) and the seed's name of the rolling-window limiter switch: either turns it on.
+  read.enable_shared_store_rolling_limiter ||= read.enable_redis_rolling_limiter === true;
+  delete read.enable_redis_rolling_limiter;
   const baseDir = dirname(resolve(file));
   const config: GatewayConfig = { ...read, baseDir };
   config.secrets = Object.fromEntries(confSecrets(config.secrets, env['SVC_GW_SECRETS']));
@@ -73,7 +78,8 @@ async function resolveReferences(config: GatewayConfig, log: Logger | undefined,
 /** One object of the config against its schema: typed values, defaults, a warning per unknown field. */
 function readSection(value: Record<string, unknown>, schema: Schema, path: string, file: string, warnings: string[]): Record<string, unknown> {
   for (const key of Object.keys(value)) {
-    if (!Object.hasOwn(schema, key)) warnings.push(`${file}: unknown field ${JSON.stringify(childPath(path, key))} (ignored)`);
+    if (!Object.hasOwn(schema, key) && !isKnownConfField(childPath(path, key)))
+      warnings.push(`${file}: unknown field ${JSON.stringify(childPath(path, key))} (ignored)`);
   }
   const out: Record<string, unknown> = {};
   for (const [key, type] of Object.entries(schema)) {

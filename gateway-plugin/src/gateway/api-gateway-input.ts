@@ -48,9 +48,13 @@ import { parseTarget, type Target } from './request-target.js';
 import type { ApiGatewayConfig } from './api-gateway-spec.js';
 import { DEFAULT_LOOP_LIMIT, findLoopTarget, joinListenPath } from './loop-target.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from './request.js';
+import { chainProblem, chainStages, type ChainStage } from './chain.js';
+import { StageGuard } from './stage-guard.js';
+import { GATEWAY_STAGES, answeredByStage } from './stages.js';
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
+import { algorithmOf } from '../ratelimit/limiter.js';
 import { sharedWindowTable } from '../ratelimit/shared-table.js';
 import type { WindowTable } from '../ratelimit/window-table.js';
 
@@ -82,6 +86,7 @@ export class ApiGatewayInput implements Input {
   readonly concurrency = 1024;
   private readonly log: Logger;
   private readonly metrics: GatewayMetrics;
+  private readonly guard: StageGuard;
   private readonly queue: Pending[] = [];
   private reader: ((r: Transaction | EndOfInput) => void) | undefined;
   private closing = false;
@@ -92,6 +97,8 @@ export class ApiGatewayInput implements Input {
   private management: ManagementApi | undefined;
   private readonly windows: WindowTable;
   private rateLimiting: RateLimiting | undefined;
+  /** The gateway stages of the stream this input feeds (absent when built outside a stream). */
+  private readonly chain: ChainStage[] | undefined;
   /** Swapped whole on reload; a request keeps the API it was routed to. */
   private router = new ApiRouter([]);
   state: GatewayState | undefined;
@@ -105,6 +112,8 @@ export class ApiGatewayInput implements Input {
   ) {
     this.log = ctx.logger;
     this.metrics = new GatewayMetrics(ctx);
+    this.guard = new StageGuard(ctx.logger);
+    this.chain = ctx.stream === undefined ? undefined : chainStages(ctx.stream);
     this.windows = sharedWindowTable(ctx);
     this.confPath = resolve(conf.conf);
     // Unique per input and config file: processors on any thread find the state by it.
@@ -121,6 +130,7 @@ export class ApiGatewayInput implements Input {
     const { config, warnings } = await this.source.loadConfig(this.confPath);
     for (const w of warnings) this.log.warn(`svc.conf: ${w}`);
     this.rateLimiting ??= startRateLimiting(config, this.windows, (m) => this.log.info(m));
+    this.log.info(`Rate limits: ${algorithmOf(config)} limiter, counted ${config.storage === undefined ? 'in memory' : 'in Redis'}`);
     const [apis, policies, store] = await Promise.all([this.loadApis(config), this.loadPolicies(config), this.source.createSessions(config)]);
     const sessions = new SyncedSessionStore(store);
     const state = new GatewayState({ name: this.name, config, apis, policies, sessions });
@@ -129,32 +139,72 @@ export class ApiGatewayInput implements Input {
     });
     this.router = new ApiRouter(state.allApis());
     this.publisher = new StatePublisher(state, sessions, this.log);
-    this.management = new ManagementApi(state, this.source, () => this.reload(), this.log);
+    this.management = new ManagementApi(state, this.checkedSource(), () => this.reload(), this.log);
     registerGatewayState(state);
     this.state = state;
     this.log.info(`Gateway ${this.name}: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
   }
 
-  private async loadApis(config: GatewayConfig): Promise<ApiSpec[]> {
-    const { apis, errors } = await this.source.loadApis(config);
-    for (const e of errors) this.log.error(`API definition ${e.file}: ${e.message} (not loaded; the other APIs are)`);
-    return apis;
+  /** The APIs of `app_path` the chain can serve; each one refused is logged and added to `refused`. */
+  private async loadApis(config: GatewayConfig, refused: string[] = []): Promise<ApiSpec[]> {
+    const { apis, errors, warnings } = await this.source.loadApis(config);
+    for (const w of warnings ?? []) this.log.warn(w);
+    const refuse = (message: string) => {
+      this.log.error(`${message} (not loaded; the other APIs are)`);
+      refused.push(message);
+    };
+    for (const e of errors) refuse(`API definition ${e.file}: ${e.message}`);
+    return apis.filter((api) => {
+      const problem = this.chainProblem(api);
+      if (problem !== undefined) refuse(problem);
+      return problem === undefined;
+    });
   }
 
-  private async loadPolicies(config: GatewayConfig) {
+  /** Why the stream's chain cannot serve `api` (a stage it needs is missing or misplaced), or undefined. */
+  private chainProblem(api: ApiSpec): string | undefined {
+    return this.chain === undefined ? undefined : chainProblem(api, this.chain)?.message;
+  }
+
+  /** The source the management API checks a posted definition with: also against the chain (a 400 naming the stage). */
+  private checkedSource(): GatewaySource {
+    const source = this.source;
+    return {
+      loadConfig: (file) => source.loadConfig(file),
+      loadApis: (config) => source.loadApis(config),
+      loadPolicies: (config) => source.loadPolicies(config),
+      createSessions: (config) => source.createSessions(config),
+      parseApi: async (definition, format) => {
+        const api = await source.parseApi(definition, format);
+        const problem = this.chainProblem(api);
+        if (problem !== undefined) throw new Error(problem);
+        return api;
+      },
+    };
+  }
+
+  private async loadPolicies(config: GatewayConfig, refused: string[] = []) {
     const { policies, errors } = await this.source.loadPolicies(config);
-    for (const e of errors) this.log.error(`policy ${e.file}: ${e.message} (not loaded; the other policies are)`);
+    for (const e of errors) {
+      this.log.error(`policy ${e.file}: ${e.message} (not loaded; the other policies are)`);
+      refused.push(`policy ${e.file}: ${e.message}`);
+    }
     return policies;
   }
 
-  /** Re-reads `app_path` and the policies and swaps them in (requests in flight keep their API). */
-  async reload(): Promise<void> {
+  /**
+   * Re-reads `app_path` and the policies and swaps them in (requests in flight keep their API);
+   * resolves with what it refused (the rest is served).
+   */
+  async reload(): Promise<string[]> {
     const state = this.state;
-    if (!state) return;
-    const [apis, policies] = await Promise.all([this.loadApis(state.config), this.loadPolicies(state.config)]);
+    if (!state) return [];
+    const refused: string[] = [];
+    const [apis, policies] = await Promise.all([this.loadApis(state.config, refused), this.loadPolicies(state.config, refused)]);
     state.replaceApis(apis);
     state.replacePolicies(policies);
     this.log.info(`Gateway ${this.name} reloaded: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
+    return refused;
   }
 
   private async listen(): Promise<void> {
@@ -336,9 +386,12 @@ export class ApiGatewayInput implements Input {
           }
           const results = store.results();
           const a = results[results.length - 1];
-          if (a !== undefined && typeof a === 'object' && typeof a.status === 'number') return writeAnswer(req, res, a, this.closing);
-          if (answered(res)) return;
-          writeAnswer(req, res, { status: 200 }, this.closing);
+          const stored = a !== undefined && typeof a === 'object' && typeof a.status === 'number';
+          if (!stored && answered(res)) return;
+          // A success answered here (a processor's, or the empty 200) answers for the API: it
+          // must have had every stage its API needs, as the proxy's answer must.
+          if ((!stored || a.status < 400) && this.unprotected(msg)) return writeAnswer(req, res, NOT_DELIVERED, this.closing);
+          writeAnswer(req, res, stored ? a : { status: 200 }, this.closing);
         },
       },
       dropped: () => {
@@ -348,6 +401,15 @@ export class ApiGatewayInput implements Input {
       },
     };
     this.submit(pending);
+  }
+
+  /** True (logged) when `msg`'s request missed a stage its API needs and no stage answered it itself. */
+  private unprotected(msg: Message): boolean {
+    const api = msg.ctx.get(LIVE_EXCHANGE)?.api;
+    const gr = msg.ctx.get(GATEWAY_REQUEST);
+    if (api === undefined || gr === undefined) return false;
+    const stages = msg.ctx.get(GATEWAY_STAGES);
+    return !answeredByStage(stages) && this.guard.refuses(api, gr, stages);
   }
 
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {

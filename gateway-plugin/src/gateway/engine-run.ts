@@ -4,7 +4,7 @@
  * a plugin module of the test's own whose `test_thread_probe` answers with the thread it ran on.
  * Every process is killed when the test file ends.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -119,6 +119,28 @@ export interface EngineRun {
   stop(): Promise<number | null>;
 }
 
+/** The stream config `runGateway` runs: `api_gateway` on `dir`'s svc.conf, then `rest`. */
+function engineConfig(dir: string, rest: string, httpAddress?: string): string {
+  const file = join(dir, 'engine.yaml');
+  writeFileSync(
+    file,
+    `http: ${httpAddress ? `{ address: ${httpAddress} }` : '{ enabled: false }'}
+plugins: [ ${JSON.stringify(join(dir, 'plugin.mjs'))} ]
+input:
+  api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))} }
+${rest}
+shutdown_timeout: 10s
+`,
+  );
+  return file;
+}
+
+/** `engine lint` of the config `runGateway` would run: its exit code and what it printed. */
+export function lintGateway(dir: string, rest: string): { code: number | null; out: string } {
+  const r = spawnSync(engineBin, ['lint', engineConfig(dir, rest)], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
 /**
  * Runs the engine with `api_gateway` on `dir`'s svc.conf as its input and `rest` (YAML of
  * `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`, and
@@ -130,17 +152,7 @@ export async function runGateway(
   rest: string,
   opts: { httpAddress?: string; waitMs?: number; failOn?: RegExp } = {},
 ): Promise<EngineRun> {
-  const file = join(dir, 'engine.yaml');
-  writeFileSync(
-    file,
-    `http: ${opts.httpAddress ? `{ address: ${opts.httpAddress} }` : '{ enabled: false }'}
-plugins: [ ${JSON.stringify(join(dir, 'plugin.mjs'))} ]
-input:
-  api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))} }
-${rest}
-shutdown_timeout: 10s
-`,
-  );
+  const file = engineConfig(dir, rest, opts.httpAddress);
   const child = spawn(engineBin, ['-c', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';
@@ -152,15 +164,15 @@ shutdown_timeout: 10s
       r(code);
     }),
   );
-  const failed = () => opts.failOn?.test(out) === true;
+  // The engine exits at once on a config it refuses: no need to wait for it to listen.
+  const failed = () => opts.failOn?.test(out) === true || child.exitCode !== null;
   await waitFor(
     () =>
       failed() ||
-      (child.exitCode === null &&
-        call(port, 'GET', '/hello').then(
-          (r) => r.status === 200,
-          () => false,
-        )),
+      call(port, 'GET', '/hello').then(
+        (r) => r.status === 200,
+        () => false,
+      ),
     'the gateway to listen',
     opts.waitMs ?? 20_000,
   )

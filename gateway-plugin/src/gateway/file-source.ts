@@ -35,7 +35,7 @@ export function fileSource(log: Logger): GatewaySource {
     loadPolicies: (config) => loadPolicies(config),
     parseApi(definition) {
       if (refs === undefined) throw new Error('the gateway config is not loaded yet');
-      return parseApiDefinition(definition, refs);
+      return parseApiDefinition(definition, refs, undefined, (w) => log.warn(w));
     },
     createSessions: (config) => Promise.resolve(createSessionStore(config)),
   };

@@ -18,7 +18,7 @@ export interface GatewaySource {
   /** Reads svc.conf; unknown fields are warnings, wrong ones an error (thrown). */
   loadConfig(file: string): Promise<{ config: GatewayConfig; warnings: string[] }>;
   /** The API definitions of `app_path` (collisions are errors: the first wins). */
-  loadApis(config: GatewayConfig): Promise<{ apis: ApiSpec[]; errors: LoadError[] }>;
+  loadApis(config: GatewayConfig): Promise<{ apis: ApiSpec[]; errors: LoadError[]; warnings?: string[] }>;
   loadPolicies(config: GatewayConfig): Promise<{ policies: Policy[]; errors: LoadError[] }>;
   /** Checks a definition posted to the management API; throws with the reason when it is broken. */
   parseApi(definition: unknown, format: 'classic' | 'oas'): Promise<ApiSpec>;

@@ -4,5 +4,6 @@
  */
 import './state-replica.js';
 import './register.js';
+import './chain-check.js';
 
 export {};

@@ -41,7 +41,7 @@ describe('gateway metrics', () => {
       port,
       `pipeline:
   processors:
-    - gateway_auth: {}
+    - gateway: {}
 output:
   gateway_proxy: {}
 metrics:

@@ -16,7 +16,7 @@ registerInput('api_gateway', {
     "Each request is routed to the API with the longest listen path covering its path (Tyk's rule; a listen",
     "path covers itself and the paths under it; inactive APIs are not served; no API: Tyk's 404 `Not Found`).",
     "A path that is not clean (`..`, `//`, encoded dots) gets a 301 to its clean form, as Tyk's router answers.",
-    'The request becomes a one-message transaction for the pipeline (`gateway_auth`, then `gateway_proxy`): the',
+    'The request becomes a one-message transaction for the pipeline (`gateway`, then `gateway_proxy`): the',
     'message carries the request (API, method, path, query, headers); its body streams through the proxy and is',
     'read into the message only when a rule needs it (split token: bounded by `max_body_size`, 413, and',
     "`body_timeout`, 408). A refusal by a processor is its answer; a nack is Tyk's 500 (its answer when proxying fails).",
@@ -28,6 +28,12 @@ registerInput('api_gateway', {
     "changes a request already routed. With `pipeline.threads` > 1 the gateway's state (APIs, policies,",
     'in-memory keys) is replicated to the worker threads by version: a key created answers on every thread',
     'for the very next request.',
+    '',
+    '`engine lint` and `engine -c` check the pipeline against the definitions: each stage a definition needs',
+    '(`gateway_auth` for keys, `gateway_rate_limit` scopes for limits, `gateway_url_rewrite` for rewrites) must be',
+    'there in Tyk’s order; a definition loaded later that needs a missing one is refused at that load, and a',
+    'request that missed a stage its API needs is answered 500, never proxied. A definition field svc does not',
+    'implement refuses the definition when it is turned on.',
   ].join('\n'),
   config: apiGatewaySpec,
   examples: [
@@ -36,7 +42,7 @@ registerInput('api_gateway', {
     conf: ./gateway/svc.conf
 pipeline:
   processors:
-    - gateway_auth: {}
+    - gateway: {}
 output:
   gateway_proxy: {}`,
   ],

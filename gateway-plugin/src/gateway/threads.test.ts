@@ -27,8 +27,8 @@ describe('gateway state on worker threads', () => {
   threads: 2
   dispatch: pool
   processors:
-    - gateway_auth: {}
-    - test_thread_probe: {}
+    - gateway:
+        after_rewrite: [ test_thread_probe: {} ]
 output:
   drop: {}`,
     );

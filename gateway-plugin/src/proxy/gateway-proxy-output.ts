@@ -29,6 +29,8 @@ import {
 } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from '../gateway/request.js';
+import { StageGuard } from '../gateway/stage-guard.js';
+import { GATEWAY_STAGES } from '../gateway/stages.js';
 import { gatewayState } from '../gateway/state.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
 import { PROXY_FAILED, ProxyExchange, type UpstreamFailure } from './proxy-exchange.js';
@@ -73,6 +75,7 @@ export class GatewayProxyOutput implements Output {
   private readonly metrics: ProxyMetrics;
   private readonly log: ThrottledLog;
   private readonly failed: UpstreamFailure;
+  private readonly guard: StageGuard;
 
   constructor(undici: typeof Undici, conf: GatewayProxyConfig, ctx: ComponentContext) {
     this.pools = new UpstreamPools(undici, {
@@ -82,6 +85,7 @@ export class GatewayProxyOutput implements Output {
     });
     this.metrics = new ProxyMetrics(metricsFor(ctx));
     this.log = new ThrottledLog(ctx.logger, 10_000, 5);
+    this.guard = new StageGuard(ctx.logger);
     // The origin, never the full target: a target URL may carry credentials.
     this.failed = (apiId, origin, err) => this.log.warn(`proxy error: API ${apiId}, upstream ${origin}: ${errorMessage(err)}`);
   }
@@ -114,14 +118,20 @@ export class GatewayProxyOutput implements Output {
     const res = exchange.res;
     // Answered already (a processor refused it, the input timed it out) or its client is gone.
     if (res.headersSent || res.destroyed) return undefined;
+    // The API the request was routed to: a reload meanwhile does not change a request in flight.
+    const api = exchange.api ?? gatewayState(req.gateway)?.api(req.apiId);
+    // Fail closed: a request that missed a stage its API needs is neither proxied nor looped.
+    if (api !== undefined && this.guard.refuses(api, req, msg.ctx.get(GATEWAY_STAGES))) {
+      const refused = new ProxyExchange(res, req.apiId, '(none)', exchange.started, this.metrics, this.failed);
+      refused.answer(500, PROXY_FAILED);
+      return refused.done;
+    }
     // A rewrite to svc://: the gateway runs the request again for the target API, no network call.
     if (req.loop !== undefined && exchange.loop !== undefined) {
       exchange.loop(req, msg.content);
       return undefined;
     }
 
-    // The API the request was routed to: a reload meanwhile does not change a request in flight.
-    const api = exchange.api ?? gatewayState(req.gateway)?.api(req.apiId);
     let origin = '(none)';
     let handler: ProxyExchange | undefined;
     try {

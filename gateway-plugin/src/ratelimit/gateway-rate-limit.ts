@@ -15,6 +15,7 @@ import { answerMessage, errorMessage, type Batch, type Logger, type Message, typ
 import type { ApiSpec } from '../apis/api-spec.js';
 import { tykError } from '../gateway/errors.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/request.js';
+import { markStage, type Stage } from '../gateway/stages.js';
 import { gatewayState, type GatewayState } from '../gateway/state.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
 import { DistributedLimiter } from './distributed-limiter.js';
@@ -78,14 +79,17 @@ export class GatewayRateLimit implements Processor {
   private async one(msg: Message): Promise<void> {
     const req = msg.hasCtx() ? msg.ctx.get(GATEWAY_REQUEST) : undefined;
     if (req === undefined) return;
-    // A looped request skips limits unless it asked for them (Tyk's check_limits).
-    if ((req.loopLevel ?? 0) > 0 && req.checkLimits !== true) return;
+    // A looped request skips limits unless it asked for them (Tyk's check_limits): decided, so the stage ran.
+    if ((req.loopLevel ?? 0) > 0 && req.checkLimits !== true) return markStage(msg, this.stage);
+    // No state or API: nothing is recorded, so nothing answers for the request (fail closed).
     const state = gatewayState(req.gateway);
     if (state === undefined) return;
     const waiting = state.atLeast(req.version);
     if (waiting !== undefined) await waiting;
     const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
     if (api === undefined) return;
+    // Key level before gateway_auth: there is no key to count yet, so this stage has not run.
+    if (this.scope === 'key' && req.session === undefined && !api.keyless) return;
     const counting = this.countingFor(state);
     try {
       const refusal = this.scope === 'api' ? await this.apiLevel(counting, api, req) : await this.keyLevel(counting, api, req);
@@ -105,6 +109,11 @@ export class GatewayRateLimit implements Processor {
       }
     }
     msg.ctx.set(GATEWAY_REQUEST, req);
+    markStage(msg, this.stage);
+  }
+
+  private get stage(): Stage {
+    return this.scope === 'api' ? 'api_limit' : 'key_limit';
   }
 
   private async apiLevel(c: Counting, api: ApiSpec, req: GatewayRequest): Promise<{ status: number; message: string } | undefined> {

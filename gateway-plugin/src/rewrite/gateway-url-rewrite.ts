@@ -11,6 +11,7 @@ import type { ApiSpec, UrlRewriteRule } from '../apis/api-spec.js';
 import { endpointMatches, endpointPath } from '../apis/endpoints.js';
 import { tykError } from '../gateway/errors.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/request.js';
+import { markStage } from '../gateway/stages.js';
 import { gatewayState, type GatewayState } from '../gateway/state.js';
 import type { References } from '../refs/references.js';
 import { ReferenceResolver } from '../refs/resolver.js';
@@ -93,7 +94,7 @@ export class GatewayUrlRewrite implements Processor {
     const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
     if (api === undefined) return;
     const rule = ruleFor(api, req);
-    if (rule === undefined) return;
+    if (rule === undefined) return markStage(msg, 'rewrite');
     const url = req.query === '' ? req.path : `${req.path}?${req.query}`;
     let context: ContextData | undefined;
     const input = {
@@ -106,9 +107,10 @@ export class GatewayUrlRewrite implements Processor {
     };
     try {
       const result = await rewriteUrl(rule, url, input, {}, this.referencesFor(state));
-      if (result === undefined) return;
+      if (result === undefined) return markStage(msg, 'rewrite');
       applyRewrite(api, req, result);
       msg.ctx.set(GATEWAY_REQUEST, req);
+      markStage(msg, 'rewrite');
     } catch (err) {
       // Tyk answers a rewrite it cannot make with 500.
       this.log.error(`URL rewrite of API ${api.id}: ${err instanceof Error ? err.message : String(err)}`);

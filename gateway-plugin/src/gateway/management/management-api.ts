@@ -54,7 +54,8 @@ export class ManagementApi {
   constructor(
     private readonly state: GatewayState,
     source: GatewaySource,
-    private readonly reload: () => Promise<void>,
+    /** Reloads; resolves with what was not loaded (each definition or policy refused, and why). */
+    private readonly reload: () => Promise<string[]>,
     private readonly log: Logger,
   ) {
     this.apis = new ApiEndpoints(state, source, log);
@@ -88,8 +89,8 @@ export class ManagementApi {
       case 'reload':
         if (rest.length > 1 || (rest.length === 1 && rest[0] !== 'group')) return NO_ROUTE;
         if (method !== 'GET') return METHOD_NOT_SUPPORTED;
-        await this.reload();
-        return statusMessage(200, '');
+        // Tyk's answer; what this reload refused (the others are served) is its message.
+        return statusMessage(200, (await this.reload()).join('; '));
       case 'apis':
         return this.apis.handle(r, rest);
       case 'keys':

@@ -1,0 +1,202 @@
+/**
+ * The three lists of field-support.ts, table-driven: each feature svc does not implement is
+ * refused at load when a definition turns it on (naming the file, the field and "not supported"),
+ * loads when it is off; ignored fields are warned about once; svc.conf's unsupported switches
+ * refuse the config and Tyk's `enable_redis_rolling_limiter` is read.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { loadGatewayConfig } from '../conf/load-gateway-config.js';
+import { NO_REFERENCES } from '../refs/references.js';
+import { parseApiDefinition } from './parse-api-definition.js';
+
+type Def = Record<string, unknown>;
+
+const classic = (more: Def = {}, version: Def = {}): Def => ({
+  api_id: 'a',
+  use_keyless: true,
+  proxy: { listen_path: '/a/', target_url: 'http://127.0.0.1:9/' },
+  version_data: { not_versioned: true, versions: { Default: { name: 'Default', use_extended_paths: true, ...version } } },
+  ...more,
+});
+
+const oas = (ext: Def = {}, more: Def = {}): Def => ({
+  openapi: '3.0.3',
+  info: { title: 'a', version: '1' },
+  paths: { '/x': { get: { operationId: 'x' } } },
+  'x-svc-api-gateway': {
+    info: { id: 'a', name: 'a', state: { active: true } },
+    upstream: { url: 'http://127.0.0.1:9/' },
+    server: { listenPath: { value: '/a/' } },
+    ...ext,
+  },
+  ...more,
+});
+
+const ep = (more: Def = {}) => [{ path: '/x', method: 'GET', ...more }];
+
+/** [field path in the error, a definition turning it on, the same with it off]. */
+const REFUSED: Array<[string, Def, Def]> = [
+  [
+    'enable_ip_whitelisting',
+    classic({ enable_ip_whitelisting: true, allowed_ips: ['10.9.9.9'] }),
+    classic({ enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'] }),
+  ],
+  [
+    'enable_ip_blacklisting',
+    classic({ enable_ip_blacklisting: true, blacklisted_ips: ['127.0.0.1'] }),
+    classic({ enable_ip_blacklisting: true, blacklisted_ips: [] }),
+  ],
+  [
+    'version_data.versions.Default.extended_paths.white_list',
+    classic({}, { extended_paths: { white_list: ep() } }),
+    classic({}, { extended_paths: { white_list: ep({ disabled: true }) } }),
+  ],
+  [
+    'version_data.versions.Default.extended_paths.black_list',
+    classic({}, { extended_paths: { black_list: ep() } }),
+    classic({}, { extended_paths: { black_list: [] } }),
+  ],
+  [
+    'version_data.versions.Default.extended_paths.internal',
+    classic({}, { extended_paths: { internal: ep() } }),
+    classic({}, { extended_paths: { internal: [] } }),
+  ],
+  ['version_data.versions.Default.extended_paths.size_limits', classic({}, { extended_paths: { size_limits: ep({ size_limit: 10 }) } }), classic()],
+  [
+    'version_data.versions.Default.global_size_limit',
+    classic({}, { global_size_limit: 10 }),
+    classic({}, { global_size_limit: 10, global_size_limit_disabled: true }),
+  ],
+  [
+    'definition.location',
+    { ...classic({ definition: { location: 'url', key: 'v' } }), version_data: { not_versioned: false, versions: { Default: { name: 'Default' } } } },
+    classic({ definition: { location: 'url', key: 'v' } }),
+  ],
+  [
+    'version_data.versions.Default.expires',
+    { ...classic(), version_data: { not_versioned: false, versions: { Default: { name: 'Default', expires: '2020-01-01 00:00' } } } },
+    // Not versioned: Tyk reads no version's expiry (its own sample apps carry one).
+    classic({}, { expires: '3000-01-02 15:04' }),
+  ],
+  [
+    'version_data',
+    { ...classic(), version_data: { not_versioned: false, versions: { v1: { name: 'v1' }, v2: { name: 'v2' } } } },
+    { ...classic(), version_data: { not_versioned: true, versions: { v1: { name: 'v1' }, v2: { name: 'v2' } } } },
+  ],
+  ['use_basic_auth', classic({ use_keyless: false, use_basic_auth: true }), classic({ use_basic_auth: false })],
+  ['CORS', classic({ CORS: { enable: true, allowed_origins: ['*'] } }), classic({ CORS: { enable: false, allowed_origins: ['*'] } })],
+  ['domain', classic({ domain: 'api.example.com' }), classic({ domain: 'api.example.com', domain_disabled: true })],
+  ['internal', classic({ internal: true }), classic({ internal: false })],
+  ['use_oauth2', classic({ use_oauth2: true }), classic({ use_oauth2: false })],
+  [
+    'custom_middleware',
+    classic({ custom_middleware: { pre: [{ name: 'x' }] } }),
+    classic({ custom_middleware: { pre: [], post: [], driver: 'otto', auth_check: { name: '' } } }),
+  ],
+  ['version_data.versions.Default.extended_paths.virtual', classic({}, { extended_paths: { virtual: ep({ response_function_name: 'f' }) } }), classic()],
+  [
+    'x-svc-api-gateway.server.ipAccessControl',
+    oas({ server: { listenPath: { value: '/a/' }, ipAccessControl: { enabled: true, allow: ['10.9.9.9'] } } }),
+    oas(),
+  ],
+  ['x-svc-api-gateway.server.customDomain', oas({ server: { listenPath: { value: '/a/' }, customDomain: { enabled: true, name: 'api.example.com' } } }), oas()],
+  [
+    'x-svc-api-gateway.middleware.global.cors',
+    oas({ middleware: { global: { cors: { enabled: true } } } }),
+    oas({ middleware: { global: { cors: { enabled: false } } } }),
+  ],
+  [
+    'x-svc-api-gateway.middleware.operations.x.block',
+    oas({ middleware: { operations: { x: { block: { enabled: true } } } } }),
+    oas({ middleware: { operations: { x: { block: { enabled: false } } } } }),
+  ],
+  [
+    'x-svc-api-gateway.middleware.global.requestSizeLimit',
+    oas({ middleware: { global: { requestSizeLimit: { enabled: true, value: 10 } } } }),
+    oas({ middleware: { global: { requestSizeLimit: { enabled: false, value: 10 } } } }),
+  ],
+  ['x-svc-api-gateway.info.versioning', oas({ info: { id: 'a', versioning: { enabled: true, location: 'url' } } }), oas()],
+  [
+    'x-svc-api-gateway.server.authentication.securitySchemes',
+    oas(
+      { server: { listenPath: { value: '/a/' }, authentication: { enabled: true, securitySchemes: { basic: { enabled: true } } } } },
+      { components: { securitySchemes: { basic: { type: 'http', scheme: 'basic' } } } },
+    ),
+    oas(
+      { server: { listenPath: { value: '/a/' }, authentication: { enabled: true, securitySchemes: { key: { enabled: true } } } } },
+      { components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } } },
+    ),
+  ],
+  [
+    'x-svc-api-gateway.server.authentication.securitySchemes.jwt.allowedIssuers',
+    oas(
+      {
+        server: {
+          listenPath: { value: '/a/' },
+          authentication: { enabled: true, securitySchemes: { jwt: { enabled: true, source: 'eA==', signingMethod: 'hmac', allowedIssuers: ['me'] } } },
+        },
+      },
+      { components: { securitySchemes: { jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } },
+    ),
+    oas(
+      {
+        server: {
+          listenPath: { value: '/a/' },
+          authentication: { enabled: true, securitySchemes: { jwt: { enabled: true, source: 'eA==', signingMethod: 'hmac', allowedIssuers: [] } } },
+        },
+      },
+      { components: { securitySchemes: { jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } },
+    ),
+  ],
+];
+
+for (const [field, on, off] of REFUSED) {
+  test(`${field}: turned on, the definition is refused at load (file, field, not supported); off, it loads`, async () => {
+    await assert.rejects(
+      parseApiDefinition(on, NO_REFERENCES, 'apps/a.json'),
+      (err: Error) => err.message.startsWith(`apps/a.json: ${field}: not supported: `) && /remove the field or turn it off/.test(err.message),
+    );
+    const api = await parseApiDefinition(off, NO_REFERENCES, 'apps/a.json');
+    assert.equal(api.id, 'a');
+  });
+}
+
+test('ignored fields (analytics, dashboard-only) load with a warning once per field; unknown fields too', async () => {
+  const warnings: string[] = [];
+  const def = classic({ do_not_track: true, slug: 'a', tags: ['x'], not_tyk: 1 });
+  await parseApiDefinition(def, NO_REFERENCES, 'apps/a.json', (w) => warnings.push(w));
+  await parseApiDefinition({ ...def, api_id: 'b' }, NO_REFERENCES, 'apps/b.json', (w) => warnings.push(w));
+  assert.deepEqual(warnings, [
+    'apps/a.json: do_not_track: ignored (analytics: not implemented by svc)',
+    'apps/a.json: slug: ignored (the dashboard slug: not implemented by svc)',
+    'apps/a.json: tags: ignored (segment tags: not implemented by svc)',
+    "apps/a.json: not_tyk: not a field of Tyk's API definition (ignored)",
+  ]);
+});
+
+test("svc.conf: an unsupported switch refuses the config; Tyk's enable_redis_rolling_limiter is the rolling limiter", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-conf-support-'));
+  try {
+    const file = join(dir, 'svc.conf');
+    writeFileSync(file, JSON.stringify({ enable_custom_domains: true }));
+    await assert.rejects(
+      loadGatewayConfig(file, { env: {} }),
+      (err: Error) =>
+        err.message ===
+        `${file}: enable_custom_domains: not supported: custom domains (enable_custom_domains: APIs answer on their domain only); svc does not implement it: remove the field or turn it off`,
+    );
+    writeFileSync(file, JSON.stringify({ storage: { host: '127.0.0.1', use_ssl: true } }));
+    await assert.rejects(loadGatewayConfig(file, { env: {} }), (err: Error) => err.message.startsWith(`${file}: storage.use_ssl: not supported: TLS to Redis`));
+    writeFileSync(file, JSON.stringify({ enable_custom_domains: false, enable_redis_rolling_limiter: true }));
+    const { config, warnings } = await loadGatewayConfig(file, { env: {} });
+    assert.equal(config.enable_shared_store_rolling_limiter, true);
+    assert.deepEqual(warnings, []);
+    assert.equal('enable_redis_rolling_limiter' in config, false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
