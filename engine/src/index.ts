@@ -4,6 +4,9 @@
  *   import { registerProcessor, f, Message } from '@svc/engine';
  */
 export { Message, copyBatch, type Batch, type MetaValue } from './message/message.js';
+// Numbers that keep their text (Go's json.Number): what message.json() gives for a 64-bit id or `1.10`.
+export { JsonNumber } from './message/json-number.js';
+export { parseJson, stringifyJson } from './message/json.js';
 export { contextKey, ContextKey, MessageContext, type ContextKeyOptions } from './message/context.js';
 export { ResultStore, storeResult, answerMessage, isAnswered, type Answer } from './message/result-store.js';
 export { END_OF_INPUT, splitAck, type Ack, type EndOfInput, type Transaction } from './message/transaction.js';
