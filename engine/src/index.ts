@@ -11,7 +11,7 @@ export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';
 export { parseDuration } from './config/duration.js';
 export { substituteEnv, type EnvProblem } from './config/env.js';
-export { redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';
+export { REDACTED, redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';
 export { ErrorCode, SvcError, NotConnectedError, BatchError, InputFailedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
 export { registerInput, registerOutput, registerProcessor, registerRateLimit, registerMetricsExporter, registerTracer, registry } from './plugin/registry.js';
 export type {
