@@ -120,7 +120,7 @@ describe('the hub under hostile input and broken parts', () => {
     const [httpPort, grpcPort] = await Promise.all([freePort(), freePort()]);
     const file = hubYaml('zombie', `127.0.0.1:${httpPort}`, grpcPort);
     // A parent that never reaps its child (as a container's init that does not): the killed hub stays a zombie.
-    const parent = spawn('sh', ['-c', `"${ENGINE}" hub -c "${file}" & exec sleep 120`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const parent = spawn('sh', ['-c', `"${ENGINE}" hub -c "${file}" & exec sleep 120`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     parent.stdout.on('data', (d: Buffer) => (out += d));
     parent.stderr.on('data', (d: Buffer) => (out += d));
@@ -144,7 +144,8 @@ describe('the hub under hostile input and broken parts', () => {
         await second.stop();
       }
     } finally {
-      parent.kill('SIGKILL');
+      // The whole group: the sleeping parent and, should the test fail early, the first hub.
+      process.kill(-parent.pid!, 'SIGKILL');
     }
   });
 
