@@ -84,6 +84,9 @@ metrics:
   prometheus:
     push_url: http://pushuser:PUSHURLSECRET@127.0.0.1:${port}
     push_interval: 50ms
+tracer:
+  open_telemetry_collector:
+    http: [ { address: "http://oteluser:OTELSECRET@127.0.0.1:${port}" } ]
 `;
 }
 
@@ -123,6 +126,7 @@ describe('secrets in URLs never reach the output of the CLI', () => {
       `Failed to send message: http://httpuser:xxxxx@127.0.0.1:${port}/post`,
       `amqp_0_9 input: cannot connect to amqp://amqpinuser:xxxxx@127.0.0.1:${port}/`,
       `amqp_0_9 output: cannot connect to any of 2 URLs: amqp://amqpoutuser:xxxxx@127.0.0.1:${port}/`,
+      `span(s) to http://oteluser:xxxxx@127.0.0.1:${port}`,
     ];
     try {
       for (let i = 0; i < 400 && !expected.every((e) => out.includes(e)) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
