@@ -5,7 +5,8 @@
  * hub (and `engine hub license`) take `<dir>.lock` holding their pid and that process's start
  * time. A lock is taken over when its holder is gone: no such process, a zombie (a hub killed with
  * SIGKILL whose parent has not reaped it yet, as in a container whose init never does), or a
- * process whose start time differs (the pid was reused by another program).
+ * process whose start time differs (the pid was reused by another program, or by this hub after a
+ * container restart: pid namespaces count anew). This process opening its own folder twice is refused.
  */
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -45,8 +46,7 @@ function exists(pid: number): boolean {
 function holderRuns(lock: string): { pid: number; runs: boolean } {
   const [pidText, start] = lock.trim().split(/\s+/);
   const pid = Number(pidText);
-  // Our own pid: the killed hub had it in an earlier run of this container (pid namespaces count anew).
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return { pid, runs: false };
+  if (!Number.isInteger(pid) || pid <= 0) return { pid, runs: false };
   if (!exists(pid)) return { pid, runs: false };
   const stat = procStat(pid);
   if (stat === undefined) return { pid, runs: !existsProc() };
