@@ -7,7 +7,9 @@
  * and is asked for again when the agent comes back. What is held is bounded: at most
  * `agents.sync_max_bytes` of definitions per agent and two unfinished syncs (a third drops the
  * oldest), and a sync that received nothing for `agents.sync_idle_timeout` is dropped; a dropped
- * sync is marked failed and its SyncComplete is refused (never applied as if it were empty).
+ * sync is marked failed, its SyncComplete is refused (never applied as if it were empty), and the
+ * stream it came on ends (RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED), so the agent stops waiting for
+ * acks, reconnects and is asked again.
  * A database error is logged and answered UNAVAILABLE, so the agent retries; it is never
  * mistaken for a refused token.
  */
@@ -173,7 +175,11 @@ export class AgentStreams {
       call.write({ registered: { agent_id: c.agentId, agent_name: c.name, heartbeat_interval_ms: this.heartbeatIntervalMs } });
       this.log.info(`agent ${c.name} (${c.agentId}) registered`);
       const owed = this.owed.get(c.agentId);
-      if (owed !== undefined) call.write({ sync_request: { sync_id: owed } });
+      if (owed !== undefined) {
+        // Asked anew: a drop of its earlier attempt no longer refuses it.
+        c.dropped.delete(owed);
+        call.write({ sync_request: { sync_id: owed } });
+      }
       return;
     }
     if (c.sync !== call) return;
@@ -191,9 +197,16 @@ export class AgentStreams {
       }
       staged.lastAt = Date.now();
       staged.bytes += a.definition_json.length + a.name.length + a.api_id.length + a.base_path.length + a.provider_name.length + 64;
-      if (staged.bytes > this.limits.maxBytes) {
-        this.drop(c, a.sync_id, `it holds more than agents.sync_max_bytes (${this.limits.maxBytes} bytes) of definitions`);
-        call.write({ api_ack: { sync_id: a.sync_id, provider_name: a.provider_name, api_id: a.api_id } });
+      let held = 0;
+      for (const st of c.staged.values()) held += st.bytes;
+      if (held > this.limits.maxBytes) {
+        this.drop(c, a.sync_id, `the agent's unfinished syncs hold more than agents.sync_max_bytes (${this.limits.maxBytes} bytes) of definitions`);
+        // Its stream ends, so the agent stops waiting for acks and comes back (and is asked again).
+        refuse(
+          call,
+          grpc.status.RESOURCE_EXHAUSTED,
+          `sync ${a.sync_id} dropped: more than ${this.limits.maxBytes} bytes of definitions (the hub's agents.sync_max_bytes)`,
+        );
         return;
       }
       staged.apis.push({
@@ -251,11 +264,14 @@ export class AgentStreams {
     this.log.warn(`agent ${c.name} (${c.agentId}): sync ${syncId} dropped unfinished: ${why}`);
   }
 
-  /** Drops every unfinished sync that received nothing for `idleMs`. */
+  /** Drops every unfinished sync that received nothing for `idleMs`; the stream of a stalled agent ends (it reconnects). */
   private dropIdle(now = Date.now()): void {
     for (const c of this.connected.values())
-      for (const [id, st] of c.staged)
-        if (now - st.lastAt > this.limits.idleMs) this.drop(c, id, `nothing arrived for ${Math.round(this.limits.idleMs / 1000)} s (agents.sync_idle_timeout)`);
+      for (const [id, st] of c.staged) {
+        if (now - st.lastAt <= this.limits.idleMs) continue;
+        this.drop(c, id, `nothing arrived for ${Math.round(this.limits.idleMs / 1000)} s (agents.sync_idle_timeout)`);
+        if (c.sync) refuse(c.sync, grpc.status.DEADLINE_EXCEEDED, `sync ${id} dropped: nothing arrived for ${Math.round(this.limits.idleMs / 1000)} s`);
+      }
   }
 
   private progress(syncId: string, c: Connected, state: SyncProgress['agents'][string]['state'], apis: number, error?: string): void {
