@@ -17,7 +17,7 @@ export { registerStreamCheck, type StreamCheck, type StreamProblem, type StreamS
 export { runProcessors } from './runtime/processor-chain.js';
 export { parseDuration } from './config/duration.js';
 export { substituteEnv, type EnvProblem } from './config/env.js';
-export { redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';
+export { REDACTED, redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';
 export { ErrorCode, SvcError, NotConnectedError, BatchError, InputFailedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
 export { registerInput, registerOutput, registerProcessor, registerRateLimit, registerMetricsExporter, registerTracer, registry } from './plugin/registry.js';
 export type {

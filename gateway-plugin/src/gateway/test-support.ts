@@ -41,16 +41,22 @@ export interface Reply {
   body: string;
 }
 
-/** One request over a fresh connection (no keep-alive): the whole answer, within 10 s. */
-export function call(port: number, method: string, path: string, opts: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Reply> {
+/** One request over a fresh connection (no keep-alive): the whole answer, within 10 s (or `timeoutMs`). */
+export function call(
+  port: number,
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {},
+): Promise<Reply> {
+  const timeout = opts.timeoutMs ?? 10_000;
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers: opts.headers, agent: false, timeout: 10_000 }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers: opts.headers, agent: false, timeout }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within ${timeout / 1000} s`)));
     req.on('error', reject);
     req.end(opts.body);
   });
