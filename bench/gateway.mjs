@@ -5,7 +5,9 @@
 // memory, JWT HS256 with the rolling limiter in Redis, and through Tyk Gateway built from source
 // (bench/peers.mjs) with the same API definitions and policy (Tyk counts the same limits), all in one run. Each server runs in its own process; the targets are loaded in turn, round after
 // round (interleaved), and each keeps its best round. Every API is checked first (200 with its
-// credential, refused without), so a broken setup never produces a number.
+// credential, refused without), so a broken setup never produces a number. Last, svc keyless
+// again with and without 300 clients trickling request bodies to the same upstream (issue 31):
+// normal requests' p99 beside them over p99 without.
 import { generateKeyPairSync, createHmac, createSign } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,6 +47,21 @@ http.createServer((req, res) => {
     async (r) => { res.writeHead(r.statusCode, r.headers); for await (const c of r.body) res.write(c); res.end(); },
     () => { res.writeHead(500); res.end(); });
 }).listen(${port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
+`;
+
+/** Clients trickling request bodies: SLOW_CLIENTS POSTs that send one byte every 100 ms of a 1 MB body, never finishing. */
+const SLOW_CLIENTS = 300;
+const TRICKLERS = (port, path, count) => `
+const net = require('node:net');
+let connected = 0;
+for (let i = 0; i < ${count}; i++) {
+  const s = net.connect(${port}, '127.0.0.1', () => {
+    s.write('POST ${path}slow-' + i + ' HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Length: 1000000\\r\\n\\r\\n');
+    if (++connected === ${count}) process.stdout.write('ready\\n');
+  });
+  s.on('error', () => {});
+  setInterval(() => s.writable && s.write('x'), 100);
+}
 `;
 
 const b64url = (v) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
@@ -146,12 +163,15 @@ function gatewayFolder(name, conf, apis) {
   return file;
 }
 
-function start(bin, args, env = {}) {
-  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+/** `withReady`: `ready` settles when the child prints its first line on stdout. */
+function start(bin, args, env = {}, withReady = false) {
+  const child = spawn(bin, args, { stdio: ['ignore', withReady ? 'pipe' : 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let err = '';
   child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+  const ready = withReady ? new Promise((r) => child.stdout.once('data', r)) : undefined;
   return {
     child,
+    ready,
     stderr: () => err,
     stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGINT')))),
   };
@@ -376,6 +396,33 @@ output:
         pass: t ? s.rps / t.rps >= 2 && s.p99 <= t.p99 : undefined,
       });
     }
+    // Slow request bodies (issue 31): keyless under wrk with and without SLOW_CLIENTS clients trickling
+    // bodies to an API of the same upstream origin, interleaved round by round; each keeps its best p99.
+    const keylessUrl = `http://127.0.0.1:${svcPort}/keyless/`;
+    let quiet;
+    let slow;
+    for (let i = 0; i < rounds; i++) {
+      wrk(keylessUrl, 1, {});
+      const q = wrk(keylessUrl, seconds, {});
+      if (!quiet || q.p99 < quiet.p99) quiet = q;
+      const tricklers = start(process.execPath, ['-e', TRICKLERS(svcPort, '/keyless/', SLOW_CLIENTS)], {}, true);
+      try {
+        await tricklers.ready;
+        wrk(keylessUrl, 1, {});
+        const w = wrk(keylessUrl, seconds, {});
+        if (!slow || w.p99 < slow.p99) slow = w;
+      } finally {
+        await tricklers.stop();
+      }
+    }
+    rows.push({
+      bench: `API gateway keyless beside ${SLOW_CLIENTS} clients trickling request bodies to the same upstream vs without them (${wrkCmd})`,
+      result: show(slow),
+      baseline: `without them ${show(quiet)}`,
+      ratio: slow.p99 / quiet.p99,
+      target: 'p99 ≤ 2.00×',
+      pass: slow.p99 / quiet.p99 <= 2,
+    });
     if (rounds > 1) {
       const [first, last] = [rss[0], rss.at(-1)];
       rows.push({

@@ -39,6 +39,14 @@ function cfg(name, count, threads, processor, plugins) {
   return processorConfig(name, { plugins, mapping: `root = ${DOC}`, count, threads, processor });
 }
 
+// Numbers are data: `root = this` over the same 1 KB document as text, once with plain numbers
+// (the fast path: one scan, then JSON.parse) and once with 64-bit ids and `1.10`-style prices (the
+// parser that keeps their text), so the row shows what keeping numbers costs when it is needed.
+const KEPT = DOC.replace('"id":"ord-0001"', '"id":1234567890123456789')
+  .replace('"age":36', '"age":36,"account":9007199254740993')
+  .replace('"price":12.5', '"price":12.50');
+const PLAIN = DOC.replace('"id":"ord-0001"', '"id":1234567').replace('"age":36', '"age":36,"account":7654321');
+
 export async function run({ quick = false } = {}) {
   const n = quick ? 200_000 : 1_000_000;
   const mapping = `mapping: |\n${MAPPING.replace(/^/gm, '        ')}`;
@@ -58,5 +66,23 @@ export async function run({ quick = false } = {}) {
       ...peerCells(mapped, benthos),
     });
   }
+  const m = quick ? 100_000 : 500_000;
+  const textCfg = (text, name) => (c, startup) =>
+    processorConfig(startup ? `${name}-startup` : name, {
+      plugins: [],
+      mapping: `root = ${JSON.stringify(text)}`,
+      count: c,
+      threads: 1,
+      processor: 'mapping: "root = this"',
+    });
+  const kept = engineRate(textCfg(KEPT, 'numbers-kept'), m);
+  const plain = engineRate(textCfg(PLAIN, 'numbers-plain'), m);
+  rows.push({
+    bench: 'mapping: root = this over 1 KB JSON with 64-bit ids and 12.50 (numbers kept as text), threads 1',
+    result: `${fmt(kept)} msg/s`,
+    baseline: `same document, plain numbers ${fmt(plain)} msg/s`,
+    ratio: kept / plain,
+    target: '(what keeping text costs: no target)',
+  });
   return rows;
 }

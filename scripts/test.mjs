@@ -13,15 +13,24 @@ const unit = args.includes('--unit');
 const filter = args.find((a) => !a.startsWith('--')) ?? '';
 
 /**
+ * The ports of the real servers (the defaults in @svc/engine's test kit): a test that names one
+ * in a client's options (`port: 6379`) talks to that server even without asking serviceAddress.
+ */
+const servicePorts = [...readFileSync(join(root, 'engine/src/testing/services.ts'), 'utf8').matchAll(/SVC_[A-Z_]+: '[^']*?:(\d+)(?:\/[^']*)?'/g)].map(
+  (m) => m[1],
+);
+const namesAServer = new RegExp(`serviceAddress\\(|\\bport(?::| =) (?:${servicePorts.join('|')})\\b`);
+
+/**
  * A test needs the real servers when it, or a module it imports relatively, asks for a
- * server's address (serviceAddress, from @svc/engine's test kit).
+ * server's address (serviceAddress, from @svc/engine's test kit) or names a server's port.
  */
 function needsServices(file) {
   const text = readFileSync(file, 'utf8');
-  if (text.includes('serviceAddress(')) return true;
+  if (namesAServer.test(text)) return true;
   for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
     const dep = resolve(dirname(file), m[1]);
-    if (existsSync(dep) && readFileSync(dep, 'utf8').includes('serviceAddress(')) return true;
+    if (existsSync(dep) && namesAServer.test(readFileSync(dep, 'utf8'))) return true;
   }
   return false;
 }

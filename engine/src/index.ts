@@ -4,16 +4,20 @@
  *   import { registerProcessor, f, Message } from '@svc/engine';
  */
 export { Message, copyBatch, type Batch, type MetaValue } from './message/message.js';
+// Numbers that keep their text (Go's json.Number): what message.json() gives for a 64-bit id or `1.10`.
+export { JsonNumber } from './message/json-number.js';
+export { parseJson, stringifyJson } from './message/json.js';
 export { contextKey, ContextKey, MessageContext, type ContextKeyOptions } from './message/context.js';
 export { ResultStore, storeResult, answerMessage, isAnswered, type Answer } from './message/result-store.js';
 export { END_OF_INPUT, splitAck, type Ack, type EndOfInput, type Transaction } from './message/transaction.js';
+export { REQUESTER, type Requester } from './message/requester.js';
 export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';
 export { registerStreamCheck, type StreamCheck, type StreamProblem, type StreamShape } from './config/stream-checks.js';
 export { runProcessors } from './runtime/processor-chain.js';
 export { parseDuration } from './config/duration.js';
 export { substituteEnv, type EnvProblem } from './config/env.js';
-export { redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';
+export { REDACTED, redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';
 export { ErrorCode, SvcError, NotConnectedError, BatchError, InputFailedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
 export { registerInput, registerOutput, registerProcessor, registerRateLimit, registerMetricsExporter, registerTracer, registry } from './plugin/registry.js';
 export type {

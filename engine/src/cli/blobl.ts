@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { InterpError, compileMapping } from '../interp/index.js';
 import { errorMessage } from '../errors.js';
+import { stringifyJson } from '../message/json.js';
 import { Message } from '../message/message.js';
 import type { Args } from './args.js';
 
@@ -34,10 +35,10 @@ export async function blobl(args: Args): Promise<number> {
       const r = mapping.exec(msg, { batch: [msg], index: 0 });
       if (r.deleted) continue;
       const root = r.root === undefined ? line : r.root;
-      process.stdout.write((typeof root === 'string' ? root : Buffer.isBuffer(root) ? root.toString() : JSON.stringify(root)) + '\n');
+      process.stdout.write((typeof root === 'string' ? root : Buffer.isBuffer(root) ? root.toString() : stringifyJson(root)) + '\n');
     } catch (err) {
       failed++;
-      process.stderr.write(`failed to execute mapping: ${errorMessage(err)}\n`);
+      process.stderr.write(`failed to execute map: ${errorMessage(err)}\n`);
     }
   }
   return failed > 0 ? 1 : 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 import { ConfigError, SvcError, errorMessage } from '../errors.js';
-import { BUILTIN_COMMANDS, pluginCommand, type CommandSpec } from '../plugin/commands.js';
+import { BUILTIN_COMMANDS, asksForHelp, pluginCommand, pluginCommands, type CommandSpec } from '../plugin/commands.js';
 import { BUILTIN_PLUGINS, loadPlugins } from '../plugin/load-plugins.js';
 import { registerCoreComponents } from '../runtime/core-components.js';
 import { absoluteModule } from '../streams/stream-builder.js';
@@ -34,16 +34,31 @@ async function pluginCommandOf(argv: string[]): Promise<{ command: CommandSpec; 
   return command && { command, rest };
 }
 
+/** The plugins' subcommands (built-in plugins and any --plugin modules) for `engine --help`. */
+async function pluginCommandsHelp(mods: string[]): Promise<string> {
+  registerCoreComponents();
+  await loadPlugins([...BUILTIN_PLUGINS, ...mods.map((m) => absoluteModule(m, process.cwd()))]);
+  const lines = [...pluginCommands()].map(([name, c]) => `  engine ${name} ...`.padEnd(37) + c.summary + '\n');
+  return lines.length === 0 ? '' : `\nPlugin commands (engine COMMAND --help for their usage):\n${lines.join('')}`;
+}
+
 async function main(argv: string[]): Promise<number> {
   const plugin = await pluginCommandOf(argv);
-  if (plugin) return plugin.command.run(plugin.rest);
+  if (plugin) {
+    // `engine hub --help` prints its usage and exits: it never starts the hub (nor makes its folder).
+    if (asksForHelp(plugin.rest)) {
+      process.stdout.write(`engine ${argv[0]}: ${plugin.command.summary}\n\nUsage:\n  ${plugin.command.usage ?? `engine ${argv[0]}`}\n`);
+      return 0;
+    }
+    return plugin.command.run(plugin.rest);
+  }
   const args = parseArgs(argv);
   if (args.version) {
     process.stdout.write(`${engineVersion()}\n`);
     return 0;
   }
   if (args.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(HELP + (await pluginCommandsHelp(args.plugins)));
     return 0;
   }
   switch (args.command) {

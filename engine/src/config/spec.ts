@@ -9,6 +9,7 @@
  *   type Conf = Infer<typeof spec>;   // { count: number; period: string }
  */
 import type { ComponentConfig, ComponentKind } from './component-config.js';
+import { urlFieldProblem, type UrlAlternative } from './url-field.js';
 
 export type FieldKind = 'string' | 'int' | 'float' | 'bool' | 'array' | 'object' | 'map' | 'any' | 'component';
 
@@ -113,10 +114,11 @@ export class Field<T> {
   /**
    * A URL (or, in an array, a list of them) that may carry a password (`amqp://user:pass@host/`):
    * `engine echo` shows it with the password as `xxxxx`; components print it through
-   * `redactUrl` and scrub client errors with `scrubSecrets`.
+   * `redactUrl` and scrub client errors with `scrubSecrets`. Lint refuses a value that is not a
+   * URL (`urlProblem`); `also` names what the field takes besides one (`host:port`, a file path).
    */
-  url(): Field<T> {
-    return this.with({ isUrl: true });
+  url(also?: UrlAlternative): Field<T> {
+    return this.with<T>({ isUrl: true }).validate((v) => urlFieldProblem(v, also));
   }
 
   /** An extra validation; return an error message, or undefined when the value is fine. */

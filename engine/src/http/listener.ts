@@ -49,6 +49,17 @@ interface ListenerOptionsBase {
   maxHeaderSize?: number;
   /** How long `close()` lets in-flight requests finish before it cuts every connection (default 1 s). */
   closeGraceMs?: number;
+  /**
+   * The most header fields an HTTP/1 request may have: past it the request gets 431 and its
+   * connection is closed. Unset: node's own count limit, which drops the fields past it silently.
+   */
+  maxHeaders?: number;
+  /**
+   * An HTTP/1 exchange must end within this many ms of its request's arrival, its answer sent
+   * whole (Go's `WriteTimeout`, which Tyk sets to 120 s): past it the connection is cut, checked
+   * about once a second. Unset or 0: no limit.
+   */
+  writeTimeoutMs?: number;
 }
 
 /** HTTP/1.1 only (over TLS when `tls` is set): the handler sees node:http's request and response. */
@@ -82,8 +93,9 @@ export class HttpListener {
   /** Raw and TLS sockets both, so that `close()` can cut even a connection still in its TLS handshake. */
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
-  /** HTTP/1 responses not yet finished, told to close their connection when `close()` starts. */
-  private readonly inFlight = new Set<http.ServerResponse>();
+  /** HTTP/1 responses not yet finished (with when they began, in arrival order), told to close their connection when `close()` starts. */
+  private readonly inFlight = new Map<http.ServerResponse, number>();
+  private sweeper: NodeJS.Timeout | undefined;
   private upgrade: UpgradeListener | undefined;
   private closing: Promise<void> | undefined;
   private stopping = false;
@@ -125,6 +137,18 @@ export class HttpListener {
       throw new SvcError(ErrorCode.NotConnected, `${this.opts.name} cannot listen on ${this.opts.address}: ${errorMessage(err)}`, { cause: err });
     }
     server.on('error', (err) => this.opts.logger.error(`${this.opts.name} error`, { error: errorMessage(err) }));
+    const limit = this.opts.writeTimeoutMs ?? 0;
+    if (limit > 0) this.sweeper = setInterval(() => this.cutOverdue(limit), Math.min(1000, Math.max(50, limit / 4))).unref();
+  }
+
+  /** Cuts the exchanges older than `limit` ms (the map is in arrival order: the first younger one ends the scan). */
+  private cutOverdue(limit: number): void {
+    const before = performance.now() - limit;
+    for (const [res, began] of this.inFlight) {
+      if (began > before) break;
+      this.inFlight.delete(res);
+      res.destroy();
+    }
   }
 
   /** Where the server listens (the real port when the address asked for port 0). */
@@ -176,16 +200,25 @@ export class HttpListener {
       ...(o.maxHeaderSize ? { maxHeaderSize: o.maxHeaderSize } : {}),
     };
     const handler = this.wrap(o.handler as (req: http.IncomingMessage, res: http.ServerResponse) => void);
-    return o.tls ? https.createServer({ ...options, ...o.tls }, handler) : http.createServer(options, handler);
+    const server = o.tls ? https.createServer({ ...options, ...o.tls }, handler) : http.createServer(options, handler);
+    // No count limit of node's (it drops fields silently): maxHeaderSize bounds the head, wrap() the count.
+    if (o.maxHeaders !== undefined) server.maxHeadersCount = 0;
+    return server;
   }
 
   /** Tracks HTTP/1 responses in flight, so that `close()` can tell them to close their connection. */
   private wrap<Req, Res>(handler: (req: Req, res: Res) => void): (req: Req, res: Res) => void {
+    const max = this.opts.maxHeaders;
     return (req, res) => {
+      if (max !== undefined && req instanceof http.IncomingMessage && req.rawHeaders.length > 2 * max) {
+        // As node answers a head over maxHeaderSize.
+        (res as http.ServerResponse).writeHead(431, { connection: 'close', 'content-length': 0 }).end();
+        return;
+      }
       if (res instanceof http.ServerResponse) {
         if (this.stopping) res.setHeader('Connection', 'close');
         else {
-          this.inFlight.add(res);
+          this.inFlight.set(res, performance.now());
           res.once('close', () => this.inFlight.delete(res));
         }
       }
@@ -212,6 +245,7 @@ export class HttpListener {
   };
 
   private async shutdown(): Promise<void> {
+    clearInterval(this.sweeper);
     const server = this.server;
     if (!server) return;
     this.stopping = true;
@@ -227,7 +261,7 @@ export class HttpListener {
         resolve();
       });
       // A keep-alive connection would otherwise stay open after its in-flight response.
-      for (const res of this.inFlight) {
+      for (const res of this.inFlight.keys()) {
         if (!res.headersSent) res.setHeader('Connection', 'close');
         else res.once('finish', () => res.socket?.end());
       }

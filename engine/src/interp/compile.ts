@@ -11,7 +11,7 @@ import { getter, joinPath, setPath } from './paths.js';
 import { Args, type CompiledArg, type Lambda, type ParamSpec, functions, methods } from './registry.js';
 import { type CompiledMap, type Fn, LAZY, type State, type StmtFn } from './state.js';
 import { Timestamp } from './timestamp.js';
-import { DELETE, Float32, NOTHING, type Obj, equals, isObject, setKey, toStr, typeOf } from './values.js';
+import { DELETE, Float32, JsonNumber, NOTHING, type Obj, equals, isNumber, isObject, setKey, toStr, typeOf, widen } from './values.js';
 
 /** Methods that see a float32 as it is; every other method computes with it widened to float64. */
 const KEEPS_FLOAT32 = new Set(['string', 'type', 'bytes', 'format_json', 'not_null', 'array']);
@@ -173,10 +173,14 @@ export class Compiler {
       case 'root': {
         const get = getter(e.path);
         const ann = pathAnn('root', e.path);
+        const whole = e.path.length === 0;
         return {
           fn: (c) => {
             if (!c.hasRoot) throw new QueryError('unable to reference `root` from this context');
             const r = c.root;
+            // `root` itself before any assignment is nothing (an assignment of it is skipped, as in
+            // Benthos); a field of it is null.
+            if (r === NOTHING && whole) return NOTHING;
             return get(r === NOTHING || r === DELETE ? null : r);
           },
           ann,
@@ -399,7 +403,8 @@ export class Compiler {
           const k = cases[i]!;
           let hit: boolean;
           if (k.test === null) hit = true;
-          else if (k.lit) hit = equals(v, k.value);
+          else if (k.lit)
+            hit = equals(v, k.value); // ICompare(value, literal), as Benthos
           else {
             try {
               hit = k.test.fn(c, v) === true;
@@ -489,9 +494,29 @@ export class Compiler {
       }
       if (a.value.kind === 'lambda') this.fail(`${what}: argument '${p?.name ?? i}' does not take a lambda`, a.pos);
       const node = this.expr(a.value);
-      out.push({ fn: node.fn, ann: node.ann, isConst: node.konst === true, value: node.value, given: true });
+      let value = node.value;
+      if (p?.type !== undefined && node.konst === true) value = this.typed(p, value, a.pos);
+      out.push({ fn: node.konst === true ? () => value : node.fn, ann: node.ann, isConst: node.konst === true, value, given: true });
     }
     return new Args(out);
+  }
+
+  /** A constant argument of a typed parameter: the wrong type is a compile error, as Benthos' parser says it. */
+  private typed(p: ParamSpec, v: unknown, pos: Pos): unknown {
+    switch (p.type) {
+      case 'string':
+        if (typeof v !== 'string') this.fail(`field ${p.name}: wrong argument type, expected string, got ${typeOf(v)}`, pos);
+        return v;
+      case 'number':
+        if (!isNumber(v)) this.fail(`field ${p.name}: ${typeError(v, 'number').message}`, pos);
+        return v;
+      case 'bool':
+        if (typeof v === 'boolean') return v;
+        if (isNumber(v)) return widen(v) !== 0; // Benthos reads a number as a bool here
+        return this.fail(`field ${p.name}: ${typeError(v, 'bool').message}`, pos);
+      default:
+        return v;
+    }
   }
 
   private call(name: string, given: Arg[], pos: Pos): CNode {
@@ -639,6 +664,7 @@ export function toMeta(v: unknown): MetaValue {
       return v;
     case 'object':
       if (v instanceof Uint8Array || v instanceof Timestamp) return toStr(v);
+      if (v instanceof JsonNumber) return v; // keeps its text, as Benthos' metadata keeps a json.Number
       if (Array.isArray(v)) return v.map(toMeta);
       if (isObject(v)) {
         const out: { [k: string]: MetaValue } = {};

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { QueryError } from './errors.js';
 import { getDotPath } from './paths.js';
-import { type Args, asBool, asInt, asStrictInt, asString, defineFunction } from './registry.js';
+import { type Args, asBool, asInt, asString, defineFunction } from './registry.js';
 import type { Fn, State } from './state.js';
 import { Timestamp, formatTime, RFC3339_NANO } from './timestamp.js';
 import { DELETE, NOTHING, type Obj, setKey } from './values.js';
@@ -21,7 +21,7 @@ function simple(name: string, fn: Fn): void {
 simple('content', (c) => c.current.content);
 
 defineFunction('json', {
-  params: [{ name: 'path', default: '' }],
+  params: [{ name: 'path', type: 'string', default: '' }],
   build(a) {
     const pathOf = (c: State, self: unknown): string => asString(a.get(0, c, self));
     return (c, self) => {
@@ -39,7 +39,7 @@ defineFunction('json', {
 
 /** `meta(key)`: input metadata as a string (null when absent or empty); no key: all of it. */
 defineFunction('meta', {
-  params: [{ name: 'key', default: '' }],
+  params: [{ name: 'key', type: 'string', default: '' }],
   build(a) {
     return (c, self) => {
       const key = asString(a.get(0, c, self));
@@ -57,7 +57,7 @@ defineFunction('meta', {
 
 /** `metadata(key)`: input metadata with its type (null when absent); no key: all of it. */
 defineFunction('metadata', {
-  params: [{ name: 'key', default: '' }],
+  params: [{ name: 'key', type: 'string', default: '' }],
   build(a) {
     return (c, self) => {
       const key = asString(a.get(0, c, self));
@@ -84,7 +84,7 @@ simple('deleted', () => DELETE);
 simple('nothing', () => NOTHING);
 
 defineFunction('throw', {
-  params: [{ name: 'why' }],
+  params: [{ name: 'why', type: 'string' }],
   build(a) {
     return (c, self) => {
       throw new QueryError(asString(a.get(0, c, self)));
@@ -96,7 +96,7 @@ const counters = new Map<string, number>();
 
 /** `count(name)`: a process-wide counter per name, starting at 1. */
 defineFunction('count', {
-  params: [{ name: 'name' }],
+  params: [{ name: 'name', type: 'string' }],
   build(a) {
     return (c, self) => {
       const name = asString(a.get(0, c, self));
@@ -108,6 +108,11 @@ defineFunction('count', {
 });
 
 /** `counter(min, max, set)`: a counter per call site that wraps from max back to min. */
+/**
+ * `counter(min, max, set)`, as Benthos' (internal/impl/pure/bloblang_general.go): min and max are
+ * queries resolved on the first call (min >= 0, max > min, else that call fails); the counter
+ * yields min..max and starts again; `set` null reads it, deleted() restarts it, a number sets it.
+ */
 defineFunction('counter', {
   params: [
     { name: 'min', default: 1 },
@@ -115,32 +120,44 @@ defineFunction('counter', {
     { name: 'set', optional: true, query: true },
   ],
   build(a) {
-    const min = asStrictInt(a.const(0));
-    const max = asStrictInt(a.const(1));
-    if (!a.isConst(0) || !a.isConst(1)) throw new Error('min and max must be literals');
-    if (max < min) throw new Error(`min (${min}) must be smaller than or equal to max (${max})`);
-    let n = min - 1;
+    let min = 0;
+    let max = 0;
+    let n: number | undefined;
     const set = a.given(2) ? a.lambda(2) : undefined;
     return (c, self) => {
+      if (n === undefined) {
+        min = asInt(a.get(0, c, self));
+        if (min < 0) throw new QueryError(`min argument must be >0, got ${min}`);
+        max = asInt(a.get(1, c, self));
+        if (max < 0 || max <= min) throw new QueryError(`max argument must be >0 and >min, got ${max}`);
+        n = min - 1;
+      }
       if (set) {
         const v = set.call(c, self, self);
-        if (v === DELETE) {
-          n = min;
-          return n;
-        }
-        if (v !== null && v !== NOTHING) {
-          n = asStrictInt(v);
+        if (v === null) return n;
+        if (v === DELETE) n = min - 1;
+        else if (v !== NOTHING) {
+          try {
+            n = asInt(v);
+          } catch (e) {
+            throw new QueryError(`failed to resolve set argument: ${(e as Error).message}`);
+          }
           return n;
         }
       }
-      n = n >= max ? min : n + 1;
-      return n;
+      const v = ++n;
+      if (v >= max) n = min - 1;
+      return v;
     };
   },
 });
 
 defineFunction('range', {
-  params: [{ name: 'start' }, { name: 'stop' }, { name: 'step', default: 1 }],
+  params: [
+    { name: 'start', type: 'number' },
+    { name: 'stop', type: 'number' },
+    { name: 'step', type: 'number', default: 1 },
+  ],
   build(a) {
     const make = (start: number, stop: number, step: number): number[] => {
       if (step === 0) throw new QueryError('step must be greater than or less than 0');
@@ -170,7 +187,10 @@ defineFunction('range', {
 simple('hostname', () => hostname());
 
 defineFunction('env', {
-  params: [{ name: 'name' }, { name: 'no_cache', default: false }],
+  params: [
+    { name: 'name', type: 'string' },
+    { name: 'no_cache', type: 'bool', default: false },
+  ],
   build(a) {
     const cache = new Map<string, string | null>();
     const noCache = asBool(a.const(1));
@@ -196,12 +216,12 @@ const NANOID_ALPHABET = '_-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ
 
 defineFunction('nanoid', {
   params: [
-    { name: 'length', default: 21 },
-    { name: 'alphabet', optional: true },
+    { name: 'length', type: 'number', default: 21 },
+    { name: 'alphabet', type: 'string', optional: true },
   ],
   build(a) {
     return (c, self) => {
-      const len = asStrictInt(a.get(0, c, self));
+      const len = asInt(a.get(0, c, self)); // truncated, as Go's IGetInt: nanoid(2.5) is 2 long
       const alphabet = a.given(1) ? asString(a.get(1, c, self)) : NANOID_ALPHABET;
       if (len < 0) throw new QueryError('negative id length');
       if (len === 0) return '';
@@ -239,8 +259,8 @@ class SplitMix64 {
 defineFunction('random_int', {
   params: [
     { name: 'seed', default: 0, query: true },
-    { name: 'min', default: 0 },
-    { name: 'max', default: 2 ** 63 - 2 },
+    { name: 'min', type: 'number', default: 0 },
+    { name: 'max', type: 'number', default: 2 ** 63 - 2 },
   ],
   build(a: Args) {
     if (!a.isConst(1) || !a.isConst(2)) throw new Error('min and max must be literals');

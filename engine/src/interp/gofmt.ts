@@ -4,8 +4,8 @@
  * `[]interface {}` and objects `map[string]interface {}`, whose elements take the verb one by one.
  * A verb that does not fit its value prints Go's `%!verb(type=value)`.
  */
-import { Timestamp } from './timestamp.js';
-import { Float32, isInt, numToString } from './values.js';
+import { Timestamp, formatTime } from './timestamp.js';
+import { Float32, JsonNumber, isInt, numToString } from './values.js';
 
 interface Spec {
   minus: boolean;
@@ -17,12 +17,15 @@ interface Spec {
   prec?: number;
 }
 
-type Kind = 'nil' | 'bool' | 'int' | 'float' | 'string' | 'bytes' | 'time' | 'array' | 'map';
+type Kind = 'nil' | 'bool' | 'int' | 'float' | 'string' | 'jsonnum' | 'bytes' | 'time' | 'array' | 'map';
 
+// A number read from JSON is a json.Number in Go, a string type: %v and %s print its text, %d
+// does not fit it. An int64 a computation made beyond 2^53 is an int64.
 function kindOf(v: unknown): Kind {
   if (v === null || v === undefined || typeof v === 'symbol') return 'nil';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return isInt(v) ? 'int' : 'float';
+  if (v instanceof JsonNumber) return v.computed ? 'int' : 'jsonnum';
   if (typeof v === 'string') return 'string';
   if (v instanceof Uint8Array) return 'bytes';
   if (v instanceof Timestamp) return 'time';
@@ -36,6 +39,7 @@ const TYPE_NAMES: Record<Kind, string> = {
   int: 'int64',
   float: 'float64',
   string: 'string',
+  jsonnum: 'json.Number',
   bytes: '[]uint8',
   time: 'time.Time',
   array: '[]interface {}',
@@ -105,9 +109,10 @@ function quoteRune(cp: number): string {
   return "'" + goQuote(String.fromCodePoint(cp)).slice(1, -1) + "'";
 }
 
-function fmtInt(n: number, verb: string, f: Spec): string | undefined {
-  const neg = n < 0;
-  const big = BigInt(n);
+function fmtInt(v: number | JsonNumber, verb: string, f: Spec): string | undefined {
+  const big = v instanceof JsonNumber ? v.int! : BigInt(v);
+  const neg = big < 0n;
+  const n = Number(big);
   const abs = neg ? -big : big;
   let digits: string;
   let prefix = '';
@@ -140,7 +145,8 @@ function fmtInt(n: number, verb: string, f: Spec): string | undefined {
     case 'q':
       return pad(quoteRune(n), f, false);
     case 'U': {
-      const u = 'U+' + abs.toString(16).toUpperCase().padStart(4, '0');
+      // Go prints the int64 as a uint64: -1 is U+FFFFFFFFFFFFFFFF
+      const u = 'U+' + BigInt.asUintN(64, big).toString(16).toUpperCase().padStart(4, '0');
       return pad(f.sharp && n >= 0 && n <= 0x10ffff ? `${u} '${String.fromCodePoint(n)}'` : u, f, false);
     }
     default:
@@ -252,9 +258,8 @@ function fmtFloat(n: number, verb: string, f: Spec): string | undefined {
 /** time.Time's String(). */
 function timeString(t: Timestamp): string {
   const off = t.zone.offsetAt(t.sec);
-  const d = new Date((t.sec + off) * 1000);
   const p2 = (x: number): string => String(x).padStart(2, '0');
-  let s = `${String(d.getUTCFullYear()).padStart(4, '0')}-${p2(d.getUTCMonth() + 1)}-${p2(d.getUTCDate())} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}`;
+  let s = formatTime(t, '2006-01-02 15:04:05');
   if (t.nsec) s += '.' + String(t.nsec).padStart(9, '0').replace(/0+$/, '');
   const a = Math.abs(off);
   s += ` ${off < 0 ? '-' : '+'}${p2(Math.floor(a / 3600))}${p2(Math.floor((a % 3600) / 60))} ${t.zone.abbrevAt(t.sec)}`;
@@ -269,6 +274,8 @@ function sharpV(v: unknown, top: boolean): string {
       return top ? '<nil>' : 'interface {}(nil)';
     case 'string':
       return goQuote(v as string);
+    case 'jsonnum':
+      return goQuote((v as JsonNumber).text);
     case 'bytes':
       return '[]byte{' + Array.from(v as Uint8Array, (b) => '0x' + b.toString(16)).join(', ') + '}';
     case 'array':
@@ -307,7 +314,11 @@ function printValue(v: unknown, verb: string, f: Spec, depth: number): string {
       s = verb === 'v' || verb === 't' ? pad(String(v), f, false) : undefined;
       break;
     case 'int':
-      s = fmtInt(v as number, verb, f);
+      s = fmtInt(v as number | JsonNumber, verb, f);
+      break;
+    case 'jsonnum':
+      s = printValue((v as JsonNumber).text, verb, f, depth);
+      if (s.startsWith('%!')) s = undefined;
       break;
     case 'float':
       s = fmtFloat(v as number, verb, f);

@@ -2,6 +2,7 @@
  * Tokens of the mapping language. Newlines are tokens because Bloblang is line-oriented:
  * a newline ends a statement, and an operator must sit on the same line as its left operand.
  */
+import { JsonNumber } from '../message/json-number.js';
 import { InterpError } from './errors.js';
 
 export type TokKind = 'ident' | 'number' | 'string' | 'var' | 'meta' | 'op' | 'nl' | 'eof';
@@ -11,7 +12,7 @@ export interface Token {
   /** Identifier or operator text; the decoded value of a string; the name of `$var` / `@meta`. */
   text: string;
   /** Numbers only. */
-  num?: number;
+  num?: number | JsonNumber;
   /** Offset in the source, and its 1-based line and column. */
   pos: number;
   line: number;
@@ -74,7 +75,7 @@ export class Lexer {
     throw new InterpError(msg, p.line, p.col);
   }
 
-  private make(kind: TokKind, text: string, from: number, to: number, num?: number): Token {
+  private make(kind: TokKind, text: string, from: number, to: number, num?: number | JsonNumber): Token {
     const p = this.positions.at(from);
     const t: Token = { kind, text, pos: from, line: p.line, col: p.col, end: to, spaced: this.spaced };
     if (num !== undefined) t.num = num;
@@ -128,7 +129,8 @@ export class Lexer {
         if (!text.includes('.') && BigInt(text) > 9223372036854775807n) {
           this.err(`failed to parse '${text}' as integer: strconv.ParseInt: parsing "${text}": value out of range`, i);
         }
-        return this.make('number', text, i, j, Number(text));
+        // an int64 beyond 2^53 stays exact (a JsonNumber), as Go's int64 literal does
+        return this.make('number', text, i, j, text.includes('.') ? Number(text) : JsonNumber.ofInt(BigInt(text)));
       }
       if (c === 34) {
         const r = readString(src, i, end, (m, at) => this.err(m, at));

@@ -5,6 +5,7 @@
  * newlines are free inside brackets and after operators and commas.
  */
 import type { Arg, AssignTarget, BinaryOp, Expr, Pos, Program, Stmt } from './ast.js';
+import { JsonNumber } from '../message/json-number.js';
 import { InterpError } from './errors.js';
 import { Lexer, Positions, type Token } from './lexer.js';
 
@@ -22,6 +23,8 @@ class Fail extends InterpError {
   constructor(
     reason: string,
     readonly tok: Token,
+    /** The statement was recognised and is refused: no other reading of the source applies. */
+    readonly definite = false,
   ) {
     super(reason, tok.line, tok.col);
   }
@@ -118,7 +121,7 @@ export class Parser {
       if (this.peek().kind !== 'eof') this.fail(`expected end of input, got ${this.describe(this.peek())}`);
       return { stmts, maps };
     } catch (e) {
-      if (!(e instanceof Fail)) throw e;
+      if (!(e instanceof Fail) || e.definite) throw e;
       stmtErr = e;
     }
     // Not statements: maybe the shorthand `<expr>` for `root = <expr>`.
@@ -212,10 +215,14 @@ export class Parser {
           }
           break;
         case 'import':
-          if (next.kind === 'string') this.fail('import is not supported: declare the map in this mapping instead');
+          if (next.kind === 'string') {
+            throw new Fail(`import is not supported: files of maps are not read; declare the maps (map name { ... }) in this mapping instead`, t, true);
+          }
           break;
         case 'from':
-          if (next.kind === 'string') this.fail('from (single root import) is not supported');
+          if (next.kind === 'string') {
+            throw new Fail(`from is not supported: a mapping is not read from a file; write the mapping itself here instead`, t, true);
+          }
           break;
         case 'if':
           return this.parseIfStatement(allowMeta);
@@ -329,6 +336,7 @@ export class Parser {
       this.skipNl();
       const e = this.parseOperand();
       if (e.kind === 'lit' && typeof e.value === 'number') return { kind: 'lit', value: 0 - e.value, pos: this.pos(t) }; // -0.0 is 0, as 0 - 0.0 is in Go
+      if (e.kind === 'lit' && e.value instanceof JsonNumber) return { kind: 'lit', value: JsonNumber.ofInt(-e.value.int!), pos: this.pos(t) };
       return { kind: 'binary', op: '-', left: { kind: 'lit', value: 0, pos: this.pos(t) }, right: e, pos: this.pos(t) };
     }
     if (this.isOp('!')) {

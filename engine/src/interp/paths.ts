@@ -4,7 +4,6 @@
  * and only own keys are ever read, so `this.constructor` is null rather than `Object`.
  */
 import { QueryError } from './errors.js';
-import { Timestamp } from './timestamp.js';
 import { DELETE, NOTHING, type Obj, isObject, setKey, typeOf } from './values.js';
 
 const INDEX_RE = /^(?:0|[1-9][0-9]*)$/;
@@ -26,7 +25,9 @@ function step(seg: string): Step {
   return (v) => {
     if (typeof v !== 'object' || v === null) return undefined;
     if (Array.isArray(v)) return idx >= 0 ? v[idx] : undefined;
-    if (v instanceof Uint8Array || v instanceof Timestamp) return undefined;
+    // bytes, timestamps and numbers (a JsonNumber, a Float32) have no fields
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (proto !== Object.prototype && proto !== null) return undefined;
     if (guarded) return Object.hasOwn(v, seg) ? (v as Obj)[seg] : undefined;
     return (v as Obj)[seg];
   };

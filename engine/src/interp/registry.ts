@@ -5,6 +5,7 @@
  */
 import { QueryError, typeError } from './errors.js';
 import type { Fn, State } from './state.js';
+import { JsonNumber, widen } from './values.js';
 
 export interface ParamSpec {
   name: string;
@@ -13,6 +14,8 @@ export interface ParamSpec {
   optional?: boolean;
   /** The argument is a query run against values the method supplies (`map_each(x -> ...)`). */
   query?: boolean;
+  /** Benthos' declared type: a constant argument of another type is a compile error. */
+  type?: 'string' | 'number' | 'bool';
 }
 
 /** A query argument: runs its body with `v` as context (or bound to a lambda's name). */
@@ -129,12 +132,14 @@ export function asString(v: unknown): string {
 
 /** An integer argument: floats are truncated, as Go's IGetInt does. */
 export function asInt(v: unknown): number {
+  v = widen(v);
   if (typeof v === 'number') return Math.trunc(v);
   throw typeError(v, 'number');
 }
 
 /** A strict integer argument (IToInt): rejects floats with decimals. */
 export function asStrictInt(v: unknown): number {
+  v = widen(v);
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new QueryError('cannot convert +/-INF or NAN to an integer');
     if (!Number.isInteger(v)) {
@@ -150,5 +155,6 @@ export function asStrictInt(v: unknown): number {
 export function asBool(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'number') return v !== 0;
+  if (v instanceof JsonNumber) return v.text !== '0';
   throw typeError(v, 'bool');
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type TzData, loadLocalTzData, loadTzData } from './tzif.js';
+import { civilFromDays, daysFromCivil } from './civil.js';
 /**
  * Timestamps with nanosecond precision and a zone, formatted and parsed with Go reference
  * layouts (`2006-01-02T15:04:05Z07:00`), because Bloblang's `ts_format` / `ts_parse` take
@@ -76,7 +77,8 @@ export class Zone {
 
   /** The zone abbreviation at `sec` (`MST`, `CET`, or `+0300` style when none is known). */
   abbrevAt(sec: number): string {
-    if (this.fixed !== undefined) return this.name !== '' ? this.name : this.fixed === 0 ? 'UTC' : offsetName(this.fixed);
+    // A fixed zone without a name: Go's "MST" prints the offset as -0700 (always four digits).
+    if (this.fixed !== undefined) return this.name !== '' ? this.name : this.fixed === 0 ? 'UTC' : offsetName(this.fixed, true);
     const tz = this.tzData();
     if (tz !== null) return tz.lookup(Math.floor(sec)).abbr;
     if (this.local && process.env.TZ === '') return 'UTC';
@@ -111,10 +113,11 @@ function hasZoneinfo(): boolean {
   return (zoneinfoExists ??= existsSync(process.env.ZONEINFO ?? '/usr/share/zoneinfo'));
 }
 
-function offsetName(off: number): string {
+/** `-08` / `+0530` as tzdata abbreviates a zone without a name; `-0800` with `minutes` (Go's fallback). */
+function offsetName(off: number, minutes = false): string {
   const sign = off < 0 ? '-' : '+';
   const a = Math.abs(off);
-  return `${sign}${pad(Math.floor(a / 3600), 2)}${a % 3600 ? pad(Math.floor((a % 3600) / 60), 2) : ''}`;
+  return `${sign}${pad(Math.floor(a / 3600), 2)}${minutes || a % 3600 ? pad(Math.floor((a % 3600) / 60), 2) : ''}`;
 }
 
 /** An instant: unix seconds plus nanoseconds, shown in a zone. */
@@ -133,6 +136,8 @@ export class Timestamp {
   /** Unix seconds as a possibly fractional number (Bloblang coerces numbers to timestamps this way). */
   static fromUnix(n: number, zone: Zone = Zone.Local): Timestamp {
     // As Go's time.Unix(int64(s), int64(frac * 1e9)): the fraction truncates (3.14159 is .141589999).
+    // int64(s) of a float beyond int64 (or NaN) is the smallest int64 on amd64, where Benthos runs.
+    if (!(Math.abs(n) < 2 ** 63)) return new Timestamp(-(2 ** 63), 0, zone);
     const sec = Math.trunc(n);
     let nsec = Math.trunc((n - sec) * 1e9);
     let s = sec;
@@ -329,22 +334,37 @@ function pad(n: number, w: number, ch = '0'): string {
 }
 
 /** Days since 1970-01-01 of a date (Date.UTC would read years 0-99 as 1900-1999). */
-function utcDays(year: number, month: number, day: number): number {
-  const d = new Date(0);
-  d.setUTCFullYear(year, month, day);
-  return Math.round(d.getTime() / 86400000);
+const utcDays = daysFromCivil;
+
+// Go counts seconds from year -292277022399 in a uint64: a time before that wraps around to the far
+// future (time.Unix of the smallest int64 formats as 292277026596-12-04T15:30:08Z), as Benthos prints.
+const ABSOLUTE_TO_UNIX = 9223372028715321600n;
+
+/** Whole days since 1970-01-01 and the seconds into that day, exact for any int64 second count. */
+function daysAndSeconds(local: number): { days: number; secOfDay: number } {
+  if (Math.abs(local) <= Number.MAX_SAFE_INTEGER) {
+    const days = Math.floor(local / 86400);
+    return { days, secOfDay: local - days * 86400 };
+  }
+  let s = BigInt(local);
+  if (s < -ABSOLUTE_TO_UNIX) s += 2n ** 64n;
+  let days = s / 86400n;
+  let rem = s % 86400n;
+  if (rem < 0n) {
+    rem += 86400n;
+    days -= 1n;
+  }
+  return { days: Number(days), secOfDay: Number(rem) };
 }
 
 /** Formats `t` with a Go layout. */
 export function formatTime(t: Timestamp, layout: string): string {
   const off = t.zone.offsetAt(t.sec);
-  const d = new Date((t.sec + off) * 1000);
-  const year = d.getUTCFullYear();
-  const month = d.getUTCMonth();
-  const day = d.getUTCDate();
-  const hour = d.getUTCHours();
-  const min = d.getUTCMinutes();
-  const sec = d.getUTCSeconds();
+  const { days, secOfDay } = daysAndSeconds(t.sec + off);
+  const { year, month, day, weekday } = civilFromDays(days);
+  const hour = Math.floor(secOfDay / 3600);
+  const min = Math.floor((secOfDay % 3600) / 60);
+  const sec = secOfDay % 60;
   let out = '';
   for (const ch of chunks(layout)) {
     out += ch.lit;
@@ -358,10 +378,10 @@ export function formatTime(t: Timestamp, layout: string): string {
         out += MONTHS[month];
         break;
       case 'Mon':
-        out += DAYS[d.getUTCDay()]!.slice(0, 3);
+        out += DAYS[weekday]!.slice(0, 3);
         break;
       case 'Monday':
-        out += DAYS[d.getUTCDay()];
+        out += DAYS[weekday];
         break;
       case 'MST':
         out += t.zone.abbrevAt(t.sec);

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { civilFromDays, daysFromCivil } from './civil.js';
 
 interface ZoneType {
   off: number;
@@ -207,7 +208,7 @@ class PosixRule {
 
   at(sec: number): ZoneInfo {
     if (this.dst === undefined) return this.std;
-    const year = new Date((sec + this.std.off) * 1000).getUTCFullYear();
+    const year = civilFromDays(Math.floor((sec + this.std.off) / 86400)).year;
     const yearStart = Date.UTC(2000, 0, 1) / 1000 + yearOffset(year);
     const start = yearStart + ruleSeconds(this.start!, year) - this.std.off;
     const end = yearStart + ruleSeconds(this.end!, year) - this.dst.off;
@@ -222,10 +223,7 @@ function isLeap(y: number): boolean {
 
 /** Seconds from 2000-01-01 to January 1st of `year` (UTC). */
 function yearOffset(year: number): number {
-  const d = new Date(0);
-  d.setUTCFullYear(year, 0, 1);
-  d.setUTCHours(0, 0, 0, 0);
-  return d.getTime() / 1000 - Date.UTC(2000, 0, 1) / 1000;
+  return (daysFromCivil(year, 0, 1) - daysFromCivil(2000, 0, 1)) * 86400;
 }
 
 /** Seconds from local January 1st to the rule's transition in `year`. */

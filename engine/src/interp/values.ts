@@ -9,10 +9,16 @@
  * Numbers are JS numbers; a number is an "integer" when `Number.isInteger` holds. Bloblang keeps
  * int64 and float64 apart, but the two only differ observably in division (always float),
  * modulo (always integer), overflow and string formatting, and those places check integer-ness.
+ * A number read from JSON that a JS number would change (a 64-bit id, `1.10`, `1e2`) is a
+ * {@link JsonNumber}, Go's json.Number: it prints as its text, and arithmetic reads it as an exact
+ * int64 (a bigint) or as a float64, as Benthos does. An int64 result beyond 2^53 is a JsonNumber
+ * too (made by `JsonNumber.ofInt`), so integer arithmetic is exact over the whole int64 range.
  */
+import { JsonNumber } from '../message/json-number.js';
+import { stringifyJsonWithBytes } from '../message/json.js';
 import { Timestamp } from './timestamp.js';
 
-export { Timestamp };
+export { JsonNumber, Timestamp };
 
 /** `deleted()`: the assignment target is removed (a deleted root filters the message). */
 export const DELETE: unique symbol = Symbol('delete');
@@ -62,9 +68,14 @@ export class Float32 {
   }
 }
 
-/** A float32 widened to float64, anything else as it is. */
+/** A float32 or a JsonNumber as a float64 (a JS number), anything else as it is. */
 export function widen(v: unknown): unknown {
-  return v instanceof Float32 ? v.value : v;
+  return v instanceof Float32 || v instanceof JsonNumber ? v.value : v;
+}
+
+/** Any number value: a JS number, a JsonNumber or a Float32. */
+export function isNumber(v: unknown): v is number | JsonNumber | Float32 {
+  return typeof v === 'number' || v instanceof JsonNumber || v instanceof Float32;
 }
 
 /** The Bloblang type name of a value, as `type()` and error messages print it. */
@@ -86,7 +97,7 @@ export function typeOf(v: unknown): string {
       if (Array.isArray(v)) return 'array';
       if (v instanceof Uint8Array) return 'bytes';
       if (v instanceof Timestamp) return 'timestamp';
-      if (v instanceof Float32) return 'number';
+      if (v instanceof Float32 || v instanceof JsonNumber) return 'number';
       return 'object';
     default:
       return 'unknown';
@@ -120,14 +131,7 @@ export function numToString(n: number): string {
 
 /** Serialises a value to JSON; bytes become base64 strings (as Go's encoding/json does). */
 export function toJSON(v: unknown, indent?: string): string {
-  return JSON.stringify(v, jsonReplacer, indent) ?? 'null';
-}
-
-function jsonReplacer(this: unknown, key: string, value: unknown): unknown {
-  const orig = (this as Record<string, unknown>)[key];
-  if (orig instanceof Uint8Array) return Buffer.from(orig.buffer, orig.byteOffset, orig.byteLength).toString('base64');
-  if (typeof value === 'symbol') return null;
-  return value;
+  return stringifyJsonWithBytes(v, indent);
 }
 
 /** Any value as a string (Bloblang's IToString): used by `string()`, interpolation and `+` on strings. */
@@ -147,7 +151,7 @@ export function toStr(v: unknown): string {
       if (v === null) return 'null';
       if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
       if (v instanceof Timestamp) return v.toRFC3339Nano();
-      if (v instanceof Float32) return v.toString();
+      if (v instanceof Float32 || v instanceof JsonNumber) return v.toString();
       return toJSON(v);
   }
 }
@@ -158,24 +162,27 @@ export function toBytes(v: unknown): Buffer {
   return Buffer.from(toStr(v), 'utf8');
 }
 
-/** Deep equality as Bloblang's `==` on structured values: numbers by value, bytes equal to strings. */
+/**
+ * Equality as Benthos' value.ICompare (`==` on unlike or structured values, `match` literal cases,
+ * `contains`, `index_of`...): the left side decides. Strings, bytes and timestamps (their RFC 3339
+ * text) equal strings, bytes and timestamps with the same text; numbers equal numbers by float64
+ * value; a bool equals a bool, or a number that is non-zero when the bool is true; arrays and
+ * objects element by element.
+ */
 export function equals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === undefined) a = null;
   if (b === undefined) b = null;
   if (a === null || b === null) return a === b;
-  if (typeof a === 'string') {
-    if (b instanceof Uint8Array) return a === toStr(b);
-    return false;
+  if (typeof a === 'string' || a instanceof Uint8Array || a instanceof Timestamp) {
+    return (typeof b === 'string' || b instanceof Uint8Array || b instanceof Timestamp) && toStr(a) === toStr(b);
   }
-  if (a instanceof Float32 || b instanceof Float32) return widen(a) === widen(b);
-  if (typeof a !== 'object' || typeof b !== 'object') return false;
-  if (a instanceof Uint8Array) {
-    if (typeof b === 'string') return toStr(a) === b;
-    return b instanceof Uint8Array && Buffer.compare(a, b) === 0;
+  if (isNumber(a)) return isNumber(b) && widen(a) === widen(b);
+  if (typeof a === 'boolean') {
+    if (typeof b === 'boolean') return a === b;
+    if (b instanceof JsonNumber) return a === (b.text !== '0');
+    return isNumber(b) && a === (widen(b) !== 0);
   }
-  if (a instanceof Timestamp) return b instanceof Timestamp && a.equals(b);
-  if (a instanceof Float32 || b instanceof Float32) return widen(a) === widen(b);
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false;
@@ -184,9 +191,7 @@ export function equals(a: unknown, b: unknown): boolean {
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
-    for (const k of ka) {
-      if (!Object.hasOwn(b, k) || !equals(a[k], b[k])) return false;
-    }
+    for (const k of ka) if (!equals(a[k], Object.hasOwn(b, k) ? b[k] : null)) return false;
     return true;
   }
   return false;

@@ -1,7 +1,12 @@
 import { MessageContext } from './context.js';
+import { cloneJson, parseJson, stringifyJson } from './json.js';
+import type { JsonNumber } from './json-number.js';
 
-/** A metadata value: a string, or any structured (JSON-like) value. */
-export type MetaValue = string | number | boolean | null | MetaValue[] | { [key: string]: MetaValue };
+/**
+ * A metadata value: a string, or any structured (JSON-like) value. A number read from JSON keeps
+ * its text (a {@link JsonNumber}) here as in documents.
+ */
+export type MetaValue = string | number | JsonNumber | boolean | null | MetaValue[] | { [key: string]: MetaValue };
 
 const EMPTY = Buffer.alloc(0);
 const UNPARSED = Symbol('unparsed');
@@ -76,7 +81,7 @@ export class Message {
         this._content = this._src.subarray(this._start, this._end);
         this._src = undefined;
       } else {
-        this._content = Buffer.from(JSON.stringify(this._json));
+        this._content = Buffer.from(stringifyJson(this._json));
       }
     }
     return this._content;
@@ -127,9 +132,17 @@ export class Message {
     return this.content.toString('utf8');
   }
 
-  /** The content parsed as JSON, parsed once and cached. Throws a SyntaxError on invalid JSON. */
+  /**
+   * The content parsed as JSON, parsed once and cached. Throws a SyntaxError on invalid JSON.
+   * Numbers that a JS number would change (64-bit ids, `1.10`, `1e2`) are JsonNumbers that keep
+   * their text, so writing the document back gives the same numbers.
+   */
   json(): unknown {
-    if (this._json === UNPARSED) this._json = JSON.parse(this.content.toString('utf8'));
+    if (this._json === UNPARSED) {
+      // a lazy slice is decoded straight from its source (no Buffer view made for it)
+      const text = this._content === undefined && this._src !== undefined ? this._src.toString('utf8', this._start, this._end) : this.content.toString('utf8');
+      this._json = parseJson(text);
+    }
     return this._json;
   }
 
@@ -195,7 +208,7 @@ export class Message {
   getMetaString(key: string): string {
     const v = this._meta?.get(key);
     if (v === undefined || v === null) return '';
-    return typeof v === 'string' ? v : JSON.stringify(v);
+    return typeof v === 'string' ? v : stringifyJson(v);
   }
 
   setMeta(key: string, value: MetaValue): void {
@@ -245,7 +258,7 @@ export class Message {
       m._end = this._end;
     } else if (this._content === undefined) {
       m._content = undefined;
-      m._json = structuredClone(this._json);
+      m._json = cloneJson(this._json);
     } else if (this._json !== UNPARSED && (this._json === null || typeof this._json !== 'object')) m._json = this._json;
     if (this._meta !== undefined) {
       m._meta = this._meta;

@@ -25,6 +25,20 @@ export function registerCommand(name: string, spec: CommandSpec): void {
   commands.set(name, spec);
 }
 
+/** The plugins' subcommands by name, in the order they were registered (for `engine --help`). */
+export function pluginCommands(): ReadonlyMap<string, CommandSpec> {
+  return commands;
+}
+
+/** Whether a subcommand's arguments ask for its help (before any `--`): it prints usage and does nothing else. */
+export function asksForHelp(argv: readonly string[]): boolean {
+  for (const a of argv) {
+    if (a === '--') return false;
+    if (a === '-h' || a === '--help' || a === 'help') return true;
+  }
+  return false;
+}
+
 export function pluginCommand(name: string): CommandSpec | undefined {
   return commands.get(name);
 }

@@ -53,6 +53,19 @@ output: { test_sink: { name: ${name} } }
     }
   });
 
+  it('acks a transaction whose requesters all left and frees its slot, without waiting on its processors', async () => {
+    // 12 transactions, 4 slots, a stage that never finishes: each slot frees when its requester leaves.
+    const s = streamOf(`
+input: { test_leaving_source: { name: gone1, count: 12, concurrency: 4, leaves_ms: 20 } }
+pipeline: { threads: 1, processors: [ { test_stall: {} } ] }
+output: { test_sink: { name: gone1 } }
+`);
+    await s.run();
+    assert.deepEqual(seen.acks.get('gone1'), { ok: 12, nack: 0 });
+    assert.equal(seen.delivered.get('gone1')?.length ?? 0, 0, 'nothing delivered: nobody waits for it');
+    assert.equal(s.inFlight, 0);
+  });
+
   it('replays nacked transactions until delivered (auto_replay_nacks), losing nothing', async () => {
     const s = streamOf(`
 input: { test_source: { name: r1, count: 20, batch_size: 2 } }

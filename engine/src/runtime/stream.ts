@@ -3,6 +3,7 @@ import type { RootConfig } from '../config/root-spec.js';
 import { streamShape } from '../config/stream-checks.js';
 import { InputFailedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
+import { allGone, requestersOf } from '../message/requester.js';
 import { END_OF_INPUT, splitAck, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
@@ -58,6 +59,8 @@ export class Stream implements Lifecycle {
   /** Where pipeline batches run, with threads > 1 and dispatch auto. */
   private dispatch: PipelineDispatch | undefined;
   private outstanding = 0;
+  /** The messages of the `outstanding` transactions, as the input gave them. */
+  private pipelineMessages = 0;
   private idleWaiters: Array<() => void> = [];
   private stopping = false;
   /** The read loop, settled once the input ended (after close(): once it gave back everything owed). */
@@ -241,10 +244,12 @@ export class Stream implements Lifecycle {
     })().catch((err: unknown) => this.log.warn(`Error closing input: ${errorMessage(err)}`)));
   }
 
-  private track(ack: Ack): Ack {
+  private track(ack: Ack, messages: number): Ack {
     this.outstanding++;
+    this.pipelineMessages += messages;
     return (err?: Error) => {
       ack(err);
+      this.pipelineMessages -= messages;
       if (--this.outstanding === 0) for (const w of this.idleWaiters.splice(0)) w();
     };
   }
@@ -255,11 +260,21 @@ export class Stream implements Lifecycle {
   }
 
   private async deliver(tx: Transaction, sink: Sink, process: Process): Promise<void> {
-    const ack = this.track(tx.ack);
+    const ack = this.track(tx.ack, tx.batch.length);
     let batches: Batch[];
+    const requesters = requestersOf(tx.batch);
+    // Nobody waits for it any more (clients that left while it was queued): nothing to do.
+    if (requesters?.every((q) => q.gone)) return ack();
     try {
       const r = process(tx.batch);
-      batches = r instanceof Promise ? await r : r;
+      if (r instanceof Promise && requesters !== undefined) {
+        // Every requester leaving frees this slot at once; the processors' result is then dropped.
+        const left = allGone(requesters).then(() => undefined);
+        r.catch(() => undefined);
+        const done = await Promise.race([r, left]);
+        if (done === undefined) return ack();
+        batches = done;
+      } else batches = r instanceof Promise ? await r : r;
     } catch (err) {
       // Only the pool can fail here (a processor that throws flags messages instead).
       this.log.error(`Pipeline failed, the transaction is nacked and replayed: ${errorMessage(err)}`);
@@ -350,9 +365,10 @@ export class Stream implements Lifecycle {
     const ok = await Promise.race([done, timedOut]);
     clearTimeout(timer);
     if (!ok) {
-      const owed = Math.max(this.ledger.messages, this.outstanding);
+      // Counted in messages, as they were read (a transaction may carry a batch of many).
+      const owed = Math.max(this.ledger.messages, this.pipelineMessages);
       this.log.error(
-        `Could not deliver ${owed} message(s) within shutdown_timeout (${this.outstanding} transaction(s) in the pipeline, ` +
+        `Could not deliver ${owed} message(s) within shutdown_timeout (${this.pipelineMessages} of them in the pipeline, ` +
           'the rest waiting for a replay or a retry): they were not acknowledged at their input; raise shutdown_timeout to wait longer',
       );
     }

@@ -10,6 +10,7 @@ import {
   InputFailedError,
   Message,
   NotConnectedError,
+  REQUESTER,
   ResultStore,
   answerMessage,
   batchPolicySpec,
@@ -128,6 +129,39 @@ function bump(map: Map<string, number>, key: string): number {
   map.set(key, n);
   return n;
 }
+
+/** A requester that leaves after `ms` (a client closing its connection). */
+function leavingRequester(ms: number): { gone: boolean; whenGone(then: () => void): void } {
+  const waiting: (() => void)[] = [];
+  const r = {
+    gone: false,
+    whenGone: (then: () => void) => void waiting.push(then),
+  };
+  setTimeout(() => {
+    r.gone = true;
+    for (const w of waiting.splice(0)) w();
+  }, ms);
+  return r;
+}
+
+registerInput('test_leaving_source', {
+  summary: 'Test input: `count` one-message transactions, each with a requester (REQUESTER) that leaves `leaves_ms` after the read; records acks.',
+  config: f.object({ name: f.string().default('leaving'), count: f.int().default(10), concurrency: f.int().default(1), leaves_ms: f.int().default(20) }),
+  factory: (conf) => {
+    let next = 0;
+    const acks = { ok: 0, nack: 0 };
+    seen.acks.set(conf.name, acks);
+    return {
+      concurrency: conf.concurrency,
+      read() {
+        if (next >= conf.count) return END_OF_INPUT;
+        const msg = new Message(String(next++));
+        msg.ctx.set(REQUESTER, leavingRequester(conf.leaves_ms));
+        return { batch: [msg], ack: (err?: Error) => (err ? acks.nack++ : acks.ok++) };
+      },
+    };
+  },
+});
 
 registerInput('test_source', {
   summary: 'Test input: count messages "0".."count-1" in batches; records acks.',
@@ -320,6 +354,12 @@ registerProcessor('test_wait', {
       },
     };
   },
+});
+
+registerProcessor('test_stall', {
+  summary: 'Test processor: never finishes a batch (a stage stuck on I/O); holds no timer.',
+  config: f.object({}),
+  factory: () => ({ process: () => new Promise<never>(() => undefined) }),
 });
 
 registerProcessor('test_worker_refuses', {

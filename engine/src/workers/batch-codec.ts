@@ -1,4 +1,5 @@
 import type { CtxWrites } from '../message/context.js';
+import { holdsJsonNumber, parseJson, stringifyJson } from '../message/json.js';
 import { Message, type Batch, type MetaValue } from '../message/message.js';
 import type { MetricsDelta } from '../observability/worker-metrics.js';
 import type { ProcessorCall } from './call-log.js';
@@ -14,6 +15,11 @@ export interface EncodedBatch {
   buf: ArrayBuffer;
   offsets: Uint32Array;
   metas?: Array<Record<string, MetaValue> | undefined>;
+  /**
+   * Metadata keys of message i whose values hold a number that keeps its text (a JsonNumber, which
+   * structured clone would turn into a plain object): they cross as JSON text and are parsed back.
+   */
+  metaJson?: Array<string[] | undefined>;
   errors?: Array<string | undefined>;
   origins?: Int32Array;
   ctx?: Array<Array<[string, unknown]> | undefined>;
@@ -49,18 +55,30 @@ export function encodeBatch(batch: Batch, originOf?: (m: Message) => number): En
   offsets[n] = total;
   const bytes = Buffer.allocUnsafeSlow(total);
   let metas: EncodedBatch['metas'];
+  let metaJson: EncodedBatch['metaJson'];
   let errors: EncodedBatch['errors'];
   let origins: Int32Array | undefined;
   if (originOf) origins = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const m = batch[i]!;
     m.copyContentTo(bytes, offsets[i]!);
-    if (m.hasMeta()) (metas ??= new Array(n))[i] = m.metaObject();
+    if (m.hasMeta()) {
+      const obj = m.metaObject();
+      for (const k in obj) {
+        const v = obj[k];
+        if (typeof v !== 'string' && holdsJsonNumber(v)) {
+          obj[k] = stringifyJson(v);
+          ((metaJson ??= new Array(n))[i] ??= []).push(k);
+        }
+      }
+      (metas ??= new Array(n))[i] = obj;
+    }
     if (m.error !== undefined) (errors ??= new Array(n))[i] = m.error;
     if (origins) origins[i] = originOf!(m);
   }
   const out: EncodedBatch = { buf: bytes.buffer as ArrayBuffer, offsets };
   if (metas) out.metas = metas;
+  if (metaJson) out.metaJson = metaJson;
   if (errors) out.errors = errors;
   if (origins) out.origins = origins;
   return out;
@@ -84,7 +102,10 @@ export function decodeBatch(e: EncodedBatch): Batch {
   const bytes = Buffer.from(e.buf);
   const out = new Array<Message>(n);
   for (let i = 0; i < n; i++) {
-    const m = Message.slice(bytes, e.offsets[i]!, e.offsets[i + 1]!, e.metas?.[i]);
+    const meta = e.metas?.[i];
+    const revive = e.metaJson?.[i];
+    if (meta !== undefined && revive !== undefined) for (const k of revive) meta[k] = parseJson(meta[k] as string) as MetaValue;
+    const m = Message.slice(bytes, e.offsets[i]!, e.offsets[i + 1]!, meta);
     const err = e.errors?.[i];
     if (err !== undefined) Message.restoreError(m, err); // not a new failure on this thread
     out[i] = m;

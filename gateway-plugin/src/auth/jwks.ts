@@ -6,7 +6,9 @@
  * a key rotated in at the identity provider is picked up within that interval (Tyk keeps its
  * cached set until it expires: its GitHub issue 6378) while a flood of tokens with made-up
  * `kid`s costs at most one fetch per interval. Keys are also refreshed after
- * {@link MAX_AGE_MS}; a failed refresh keeps the keys already known.
+ * {@link MAX_AGE_MS}; a failed refresh keeps the keys already known. A fetch has a total deadline
+ * (headers and body, {@link TIMEOUT_MS}): an endpoint that trickles its answer cannot hold the
+ * requests waiting on it, nor stop the set from being fetched again.
  */
 import { X509Certificate, createPublicKey, type JsonWebKeyInput } from 'node:crypto';
 import { request } from 'undici';
@@ -45,7 +47,13 @@ function pemOf(jwk: Record<string, unknown>): string | undefined {
 }
 
 async function fetchSet(url: string): Promise<Map<string, string>> {
-  const res = await request(url, { method: 'GET', headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS, headers: { accept: 'application/json' } });
+  const res = await request(url, {
+    method: 'GET',
+    headersTimeout: TIMEOUT_MS,
+    bodyTimeout: TIMEOUT_MS,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+    headers: { accept: 'application/json' },
+  });
   const text = await readBounded(res.body);
   if (text === undefined) throw new Error(`JWKS at ${url} is larger than ${MAX_ANSWER_BYTES} bytes`);
   if (res.statusCode !== 200) throw new Error(`JWKS at ${url} answered ${res.statusCode}`);

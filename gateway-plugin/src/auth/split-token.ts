@@ -59,6 +59,8 @@ export async function handleSplitToken(state: GatewayState, api: ApiSpec, ep: Sp
       body,
       headersTimeout: TIMEOUT_MS,
       bodyTimeout: TIMEOUT_MS,
+      // A total deadline: a server that trickles its answer a byte at a time never trips the idle ones.
+      signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     status = res.statusCode;
     const t = res.headers['content-type'];

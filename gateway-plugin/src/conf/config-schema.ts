@@ -7,6 +7,7 @@
 export type FieldType =
   | { kind: 'string'; default: string }
   | { kind: 'int'; default: number; min?: number; max?: number }
+  | { kind: 'seconds'; default: number }
   | { kind: 'bool'; default: boolean }
   | { kind: 'strings' }
   | { kind: 'stringMap' }
@@ -60,6 +61,8 @@ export const GATEWAY_CONFIG_SCHEMA: Schema = {
   rate_limit_fail_open: bool(),
   // Tyk's server options: only xff_depth is read (the client address of the IP lists); the others are in field-support.ts.
   http_server_options: { kind: 'object', fields: { xff_depth: int(0) } },
+  // Tyk's float64 seconds; 0 (its zero value): the proxy's own `timeout` (30 s, Tyk's default too).
+  proxy_default_timeout: { kind: 'seconds', default: 0 },
   secrets: { kind: 'stringMap' },
   kv: {
     kind: 'object',

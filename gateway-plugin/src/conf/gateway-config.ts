@@ -67,6 +67,8 @@ export interface GatewayConfig {
   rate_limit_fail_open: boolean;
   /** Tyk's `http_server_options` the gateway reads: `xff_depth`, which X-Forwarded-For entry is the client (0: the leftmost). Absent: 0. */
   http_server_options?: { xff_depth: number };
+  /** Seconds (a fraction allowed) the proxy gives a request up to the upstream's response headers; 0 = `gateway_proxy.timeout`. */
+  proxy_default_timeout: number;
   secrets: Record<string, string>;
   kv: { kvstore?: KvStoreConfig; secretstore?: SecretStoreConfig };
   /** The folder `conf` was read from: relative paths in it resolve against this. */

@@ -67,6 +67,7 @@ test("an empty svc.conf is Tyk's defaults: port 8080, all interfaces, hash_keys 
       rate_limit_response_headers: 'quotas',
       rate_limit_fail_open: false,
       http_server_options: { xff_depth: 0 },
+      proxy_default_timeout: 0,
       secrets: {},
       kv: {},
       baseDir: dir,

@@ -104,6 +104,10 @@ function readSection(value: Record<string, unknown>, schema: Schema, path: strin
         }
         out[key] = v ?? type.default;
         break;
+      case 'seconds':
+        if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) wrong('a number of seconds, 0 or more');
+        out[key] = v ?? type.default;
+        break;
       case 'strings':
         if (v !== undefined && (!Array.isArray(v) || !v.every((s) => typeof s === 'string'))) wrong('an array of strings');
         out[key] = v ?? [];

@@ -37,6 +37,21 @@ export const NOT_FOUND: Answer = { status: 404, headers: TEXT, body: Buffer.from
 /** net/http's answer to a request target it cannot parse (a bad escape, `*`). */
 export const BAD_REQUEST: Answer = { status: 400, headers: TEXT, body: Buffer.from('400 Bad Request') };
 
+/** net/http's answer to a request with two Host fields (nginx refuses it too): node keeps the first silently. */
+export const TOO_MANY_HOSTS: Answer = { status: 400, headers: TEXT, body: Buffer.from('400 Bad Request: too many Host headers') };
+
+/** True when the head has more than one Host field (`rawHeaders`: name, value, name, value…). */
+export function duplicateHost(rawHeaders: string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue;
+    if (seen) return true;
+    seen = true;
+  }
+  return false;
+}
+
 /** gorilla/mux's answer to a path that is not clean: a 301 to the clean path, no body. */
 export function redirect(location: string): Answer {
   return { status: 301, headers: { location } };

@@ -26,6 +26,7 @@ import {
   END_OF_INPUT,
   HttpListener,
   Message,
+  REQUESTER,
   ResultStore,
   errorMessage,
   extractTraceHeaders,
@@ -41,8 +42,9 @@ import {
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
-import { BAD_REQUEST, NOT_FOUND, answered, redirect, writeAnswer } from './answers.js';
+import { BAD_REQUEST, NOT_FOUND, TOO_MANY_HOSTS, answered, duplicateHost, redirect, writeAnswer } from './answers.js';
 import { checkBeforeChain } from './before-chain.js';
+import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
 import { GatewayMetrics } from './gateway-metrics.js';
@@ -59,6 +61,7 @@ import { GATEWAY_STAGES, answeredByStage } from './stages.js';
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
+import { keepingPrevious } from '../sessions/load-policies.js';
 import { algorithmOf } from '../ratelimit/limiter.js';
 import { sharedWindowTable } from '../ratelimit/shared-table.js';
 import type { WindowTable } from '../ratelimit/window-table.js';
@@ -69,6 +72,12 @@ const SHUTTING_DOWN = tykError(503, 'Gateway is shutting down');
 const TOO_LARGE = tykError(413, 'Request is too large');
 const TIMED_OUT = tykError(408, 'Request timed out');
 const BODY_UNREADABLE = tykError(400, 'Request body could not be read');
+/**
+ * The most header fields a request may have (431 past it). Go's server counts none, bounding the
+ * head's bytes only (as `max_header_size` does here); node's own count limit drops the fields past
+ * about the 1,000th silently, which a gateway must not do.
+ */
+const MAX_HEADER_FIELDS = 1000;
 
 /** A request's transaction, queued until the stream reads it. */
 interface Pending {
@@ -199,16 +208,25 @@ export class ApiGatewayInput implements Input {
 
   /**
    * Re-reads `app_path` and the policies and swaps them in (requests in flight keep their API);
-   * resolves with what it refused (the rest is served).
+   * resolves with what it refused (the rest is served). A policy file that does not load keeps
+   * the policies it held before (as Tyk keeps its previous set); its error is logged once, here.
    */
   async reload(): Promise<string[]> {
     const state = this.state;
     if (!state) return [];
     const refused: string[] = [];
-    const [apis, policies] = await Promise.all([this.loadApis(state.config, refused), this.loadPolicies(state.config, refused)]);
+    const [apis, loaded] = await Promise.all([this.loadApis(state.config, refused), this.source.loadPolicies(state.config)]);
+    const { policies, kept } = keepingPrevious(state.allPolicies(), loaded.policies, loaded.errors);
+    for (const e of loaded.errors) {
+      const problem = `policy ${e.message.startsWith(e.file) ? e.message : `${e.file}: ${e.message}`}`;
+      this.log.error(`${problem} (what it held before is kept; the other policies are reloaded)`);
+      refused.push(`${problem} (its previous policies are kept)`);
+    }
     state.replaceApis(apis);
     state.replacePolicies(policies);
-    this.log.info(`Gateway ${this.name} reloaded: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
+    this.log.info(
+      `Gateway ${this.name} reloaded: ${this.router.size} API(s) serving, ${policies.length} polic(ies)${kept > 0 ? ` (${kept} kept from before)` : ''}`,
+    );
     return refused;
   }
 
@@ -219,8 +237,10 @@ export class ApiGatewayInput implements Input {
       logger: this.log,
       headersTimeoutMs: parseDuration(c.headers_timeout),
       requestTimeoutMs: parseDuration(c.request_timeout),
+      writeTimeoutMs: parseDuration(c.write_timeout),
       maxHeaderSize: c.max_header_size,
       closeGraceMs: parseDuration(c.close_grace),
+      maxHeaders: MAX_HEADER_FIELDS,
     };
     const separate = config.control_api_port > 0 && config.control_api_port !== config.listen_port;
     const listener = new HttpListener({
@@ -256,6 +276,7 @@ export class ApiGatewayInput implements Input {
   /** The control listener's own requests: the management API only, 404 elsewhere. */
   private control(req: IncomingMessage, res: ServerResponse): void {
     const started = process.hrtime.bigint();
+    if (duplicateHost(req.rawHeaders)) return this.answerSelf(req, res, TOO_MANY_HOSTS, started, '', true);
     const t = parseTarget(req.url);
     if (t.kind === 'ok' && isManagementPath(t.path)) return this.manage(req, res, t, started);
     this.answerSelf(req, res, t.kind === 'redirect' ? redirect(t.location) : t.kind === 'bad' ? BAD_REQUEST : NOT_FOUND, started);
@@ -279,6 +300,7 @@ export class ApiGatewayInput implements Input {
   /** Every request on the gateway's port. */
   private dispatch(req: IncomingMessage, res: ServerResponse, withManagement: boolean): void {
     const started = process.hrtime.bigint();
+    if (duplicateHost(req.rawHeaders)) return this.answerSelf(req, res, TOO_MANY_HOSTS, started, '', true);
     const t = parseTarget(req.url);
     if (t.kind === 'bad') return this.answerSelf(req, res, BAD_REQUEST, started, '', true);
     if (t.kind === 'redirect') return this.answerSelf(req, res, redirect(t.location), started);
@@ -308,6 +330,7 @@ export class ApiGatewayInput implements Input {
     const exchange: LiveExchange = { req, res, started, api };
     exchange.loop = (from, body) => this.loop(exchange, from, body);
     msg.ctx.set(LIVE_EXCHANGE, exchange);
+    msg.ctx.set(REQUESTER, new ClientPresence(res));
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
     const parent = extractTraceHeaders(req.headers, true);
     if (parent) setTraceParent(msg, parent);
@@ -363,6 +386,7 @@ export class ApiGatewayInput implements Input {
     const exchange: LiveExchange = { req: from.req, res: from.res, started: from.started, api };
     exchange.loop = (f, b) => this.loop(exchange, f, b);
     msg.ctx.set(LIVE_EXCHANGE, exchange);
+    msg.ctx.set(REQUESTER, new ClientPresence(from.res));
     this.deliver(from.req, from.res, msg);
   }
 

@@ -16,6 +16,13 @@ export const apiGatewaySpec = f.object({
     .default('120s')
     .advanced()
     .describe("A whole request, body included, must arrive within this (Tyk's `http_server_options.read_timeout`, 120 s); 0: no limit."),
+  write_timeout: f
+    .duration()
+    .default('120s')
+    .advanced()
+    .describe(
+      "A whole exchange, from the request's arrival to the end of its answer, must end within this (Tyk's `http_server_options.write_timeout`, 120 s): past it the connection is cut, so an upstream that stalls mid-answer cannot hold a client forever. 0: no limit.",
+    ),
   max_header_size: f
     .int()
     .default(16 * 1024)

@@ -41,6 +41,21 @@ registerProcessor('test_thread_probe', {
     },
   }),
 });
+
+// A stage that never finishes for requests with x-test-hold (a stand-in for a stalled identity
+// provider); logs "test_hold: N held" at every 64th.
+let held = 0;
+registerProcessor('test_hold', {
+  summary: 'holds requests with x-test-hold forever, passes the others (tests)',
+  config: f.object({}),
+  factory: () => ({
+    async process(batch) {
+      if (batch.every((m) => m.ctx.get(GATEWAY_REQUEST).headers['x-test-hold'] === undefined)) return [batch];
+      if (++held % 64 === 0) console.log('test_hold: ' + held + ' held');
+      return new Promise(() => undefined);
+    },
+  }),
+});
 `;
 
 const OPTION_NAMES: Record<RewriteLocation, string> = {
@@ -120,14 +135,15 @@ export interface EngineRun {
 }
 
 /** The stream config `runGateway` runs: `api_gateway` on `dir`'s svc.conf, then `rest`. */
-function engineConfig(dir: string, rest: string, httpAddress?: string): string {
+/** `input`: more fields of `api_gateway`, in YAML flow style (`write_timeout: 1s`). */
+function engineConfig(dir: string, rest: string, httpAddress?: string, input?: string): string {
   const file = join(dir, 'engine.yaml');
   writeFileSync(
     file,
     `http: ${httpAddress ? `{ address: ${httpAddress} }` : '{ enabled: false }'}
 plugins: [ ${JSON.stringify(join(dir, 'plugin.mjs'))} ]
 input:
-  api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))} }
+  api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))}${input ? `, ${input}` : ''} }
 ${rest}
 shutdown_timeout: 10s
 `,
@@ -142,17 +158,17 @@ export function lintGateway(dir: string, rest: string): { code: number | null; o
 }
 
 /**
- * Runs the engine with `api_gateway` on `dir`'s svc.conf as its input and `rest` (YAML of
- * `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`, and
+ * Runs the engine with `api_gateway` on `dir`'s svc.conf as its input (plus `opts.input`, more of
+ * its fields in YAML flow style) and `rest` (YAML of `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`, and
  * rejects with the log as soon as the log matches `failOn`.
  */
 export async function runGateway(
   dir: string,
   port: number,
   rest: string,
-  opts: { httpAddress?: string; waitMs?: number; failOn?: RegExp } = {},
+  opts: { httpAddress?: string; waitMs?: number; failOn?: RegExp; input?: string } = {},
 ): Promise<EngineRun> {
-  const file = engineConfig(dir, rest, opts.httpAddress);
+  const file = engineConfig(dir, rest, opts.httpAddress, opts.input);
   const child = spawn(engineBin, ['-c', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';

@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { createLogger, type ComponentContext } from '@svc/engine';
 import type { GatewayConfig } from '../conf/gateway-config.js';
@@ -39,19 +41,42 @@ export interface Reply {
   body: string;
 }
 
-/** One request over a fresh connection (no keep-alive): the whole answer, within 10 s. */
-export function call(port: number, method: string, path: string, opts: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Reply> {
+/** One request over a fresh connection (no keep-alive): the whole answer, within 10 s (or `timeoutMs`). */
+export function call(
+  port: number,
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {},
+): Promise<Reply> {
+  const timeout = opts.timeoutMs ?? 10_000;
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers: opts.headers, agent: false, timeout: 10_000 }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers: opts.headers, agent: false, timeout }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within ${timeout / 1000} s`)));
     req.on('error', reject);
     req.end(opts.body);
   });
+}
+
+/**
+ * Serves `server` on 127.0.0.1 for the test file: listening before its tests, closed (connections
+ * cut) after them. `url()` is its base URL once listening.
+ */
+export function upstreamForFile(server: http.Server): { url: () => string } {
+  let base = '';
+  before(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  return { url: () => base };
 }
 
 /** Waits until `check` holds, up to `ms` (polling every 20 ms); throws with `what` when it never does. */
@@ -130,6 +155,7 @@ export function inputConfig(more: Partial<ApiGatewayConfig> = {}): ApiGatewayCon
     body_timeout: '2s',
     headers_timeout: '1s',
     request_timeout: '10s',
+    write_timeout: '0s',
     max_header_size: 16 * 1024,
     close_grace: '2s',
     ...more,

@@ -6,7 +6,7 @@
  * speaks garbage gets the client Tyk's 500 / 504 answer, which is a delivered answer, not a nack:
  * a resend could repeat a non-idempotent request.
  *
- * The hot path: one undici Pool per upstream origin (kept), targets parsed once per API, one
+ * The hot path: one undici Pool per upstream origin (kept while used, see upstream-pools.ts), targets parsed once per API, one
  * headers object and one dispatch handler per request, bodies streamed both ways.
  */
 import { limitHeaders } from '../ratelimit/limit-headers.js';
@@ -43,13 +43,23 @@ export const gatewayProxySpec = f.object({
     .duration()
     .default('30s')
     .describe(
-      "How long to wait for a connection to the upstream and then for its response headers (Tyk's `proxy_default_timeout`, 30 s). Past it the client gets 504 (no headers) or 500 (no connection). `0s`: no limit.",
+      "The longest a request may take from reaching the proxy to the upstream's response headers (Tyk's `proxy_default_timeout`, 30 s; svc.conf's `proxy_default_timeout`, when set, wins): the wait for a pooled connection, the connect, sending the request body and the wait for the answer. Past it the client gets Tyk's 504 (500 when the upstream refused the connection) and the upstream request is aborted. Also the longest a client may read nothing of an answer before it is cut. `0s`: no limit.",
     ),
   max_connections: f
     .int()
-    .default(256)
-    .validate((n) => (n >= 1 ? undefined : 'max_connections must be at least 1'))
-    .describe('The most connections open to one upstream origin at once; further requests wait for a free one.'),
+    .default(0)
+    .validate((n) => (n >= 0 ? undefined : 'max_connections must be 0 (no cap) or more'))
+    .describe(
+      "The most connections open to one upstream origin at once; further requests wait for a free one, within `timeout`. 0 (the default): no cap, as Tyk's transport, so slow clients of one API cannot queue every other API of the same origin behind them.",
+    ),
+  max_upstreams: f
+    .int()
+    .default(1024)
+    .validate((n) => (n >= 1 ? undefined : 'max_upstreams must be at least 1'))
+    .advanced()
+    .describe(
+      'The most upstream origins with a connection pool at once; past it the least recently used pool is closed (its requests in flight finish). A pool unused for `keep_alive_timeout` is closed too.',
+    ),
   max_in_flight: f
     .int()
     .default(4096)
@@ -75,13 +85,18 @@ export class GatewayProxyOutput implements Output {
   private readonly metrics: ProxyMetrics;
   private readonly log: ThrottledLog;
   private readonly failed: UpstreamFailure;
+  private readonly timeoutMs: number;
   private readonly guard: StageGuard;
 
   constructor(undici: typeof Undici, conf: GatewayProxyConfig, ctx: ComponentContext) {
+    this.timeoutMs = parseDuration(conf.timeout);
+    const open = metricsFor(ctx).gauge('gateway_upstream_pools', { help: 'Upstream origins with an open connection pool.' });
     this.pools = new UpstreamPools(undici, {
       connections: conf.max_connections,
-      timeoutMs: parseDuration(conf.timeout),
+      timeoutMs: this.timeoutMs,
       keepAliveMs: parseDuration(conf.keep_alive_timeout),
+      maxPools: conf.max_upstreams,
+      onCount: (n) => open.set(n),
     });
     this.metrics = new ProxyMetrics(metricsFor(ctx));
     this.log = new ThrottledLog(ctx.logger, 10_000, 5);
@@ -156,10 +171,16 @@ export class GatewayProxyOutput implements Output {
         }
       }
       injectTraceHeaders(msg, headers);
-      const limits = limitHeaders(req, gatewayState(req.gateway)?.config.rate_limit_response_headers ?? 'quotas');
-      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits);
+      const config = gatewayState(req.gateway)?.config;
+      const limits = limitHeaders(req, config?.rate_limit_response_headers ?? 'quotas');
+      // svc.conf's proxy_default_timeout, when set, wins over the output's `timeout` (as tyk.conf's does).
+      const timeoutMs = config !== undefined && config.proxy_default_timeout > 0 ? Math.ceil(config.proxy_default_timeout * 1000) : this.timeoutMs;
+      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, timeoutMs);
+      handler.dispatched();
+      const dispatch: Undici.Dispatcher.DispatchOptions = { path: at.path, method: req.method as Undici.Dispatcher.HttpMethod, headers, body };
+      if (timeoutMs !== this.timeoutMs) dispatch.headersTimeout = timeoutMs;
       // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
-      pool.dispatch({ path: at.path, method: req.method as Undici.Dispatcher.HttpMethod, headers, body }, handler);
+      pool.dispatch(dispatch, handler);
     } catch (err) {
       // No upstream to send to (a bad URL, an API gone, the proxy closing): Tyk's proxy error.
       this.failed(req.apiId, origin, err as Error);
@@ -223,9 +244,11 @@ registerOutput('gateway_proxy', {
     '`preserve_host_header`), and the trace context is forwarded. Bodies stream both ways with back-pressure;',
     'a body the input read for a rule is sent from the message.',
     '',
-    'Connections are kept alive, one pool per upstream origin (`max_connections` each). An upstream that',
+    'Connections are kept alive, one pool per upstream origin (`max_connections` each, no cap by default; at most',
+    '`max_upstreams` pools, the least recently used closed first, an idle one after `keep_alive_timeout`). An upstream that',
     "refuses, resets or sends garbage before answering gets the client Tyk's 500 body (Tyk v5.14.0 answers 500 here, not 502)",
-    '(`There was a problem proxying the request`); no response headers within `timeout`: 504',
+    '(`There was a problem proxying the request`); no response headers within `timeout` of reaching the proxy',
+    '(the wait for a connection and the request body included): 504',
     '(`Upstream service reached hard timeout.`). An upstream that stops mid-body ends the client connection.',
     'A client that leaves aborts its upstream request. Metrics: `gateway_requests` (by `api_id`, `code`) and',
     '`gateway_latency` (by `api_id`).',
@@ -235,7 +258,7 @@ registerOutput('gateway_proxy', {
     `output:
   gateway_proxy:
     timeout: 30s
-    max_connections: 256`,
+    max_connections: 0`,
   ],
   factory: async (conf, ctx) => {
     // undici loads when a gateway is built, not with every engine start.

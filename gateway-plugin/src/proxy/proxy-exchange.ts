@@ -12,6 +12,12 @@
  * - The client goes away: the upstream request is aborted (counted as Tyk's 499).
  * - The upstream fails before its headers: 504 on a header timeout, else 500 (as Tyk v5.14.0: reverse_proxy.go answers StatusInternalServerError). After its headers
  *   (it stopped mid-body): the client's connection is ended, as the answer cannot change now.
+ * - A deadline (`timeout`, Tyk's `proxy_default_timeout`) runs from the dispatch to the response
+ *   headers: the wait for a pooled connection, the connect, the request body (a client or an
+ *   upstream that trickles or stalls it) and the wait for the answer. Past it the client gets
+ *   Tyk's 504 and the upstream request is aborted, freeing its connection; a client whose body
+ *   was not read whole is then disconnected after the answer, so its trickle stops too.
+ * - A client that reads none of the answer for `timeout` (the upstream paused for it) is cut.
  */
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
@@ -36,6 +42,13 @@ class ClientGoneError extends Error {
 }
 const CLIENT_GONE = new ClientGoneError();
 
+class DeadlineError extends Error {
+  constructor(ms: number) {
+    super(`no response headers within the proxy timeout (${ms} ms, the wait for a connection and the request body included)`);
+    this.name = 'DeadlineError';
+  }
+}
+
 export class ProxyExchange implements Dispatcher.DispatchHandler {
   /** Resolves once the client's response has closed. */
   readonly done: Promise<void>;
@@ -43,6 +56,10 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private status = 0;
   private closed = false;
+  /** The deadline passed and the client got its 504: nothing of the upstream is relayed now. */
+  private expired = false;
+  private deadline: NodeJS.Timeout | undefined;
+  private stalled: NodeJS.Timeout | undefined;
   private readonly onClose = (): void => this.closeNow();
   private onDrain: (() => void) | undefined;
 
@@ -55,19 +72,39 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     private readonly failed: UpstreamFailure,
     /** X-RateLimit-* as the gateway sends them (see limit-headers.ts): they replace the upstream's. */
     private readonly limits?: Record<string, string>,
+    /** The deadline to the response headers, and the longest a client may read nothing (0: none). */
+    private readonly timeoutMs = 0,
   ) {
     this.done = new Promise<void>((r) => (this.resolve = r));
     res.once('close', this.onClose);
   }
 
+  /** Starts the deadline: call as the request is handed to the pool. */
+  dispatched(): void {
+    if (this.timeoutMs > 0 && !this.closed) this.deadline = setTimeout(() => this.expire(), this.timeoutMs);
+  }
+
+  private expire(): void {
+    this.deadline = undefined;
+    if (this.closed || this.res.headersSent) return;
+    this.expired = true;
+    const err = new DeadlineError(this.timeoutMs);
+    this.failed(this.apiId, this.origin, err);
+    // The client may still be sending its body: the connection ends after the answer.
+    if (!this.res.req.complete) this.res.shouldKeepAlive = false;
+    this.answer(504, UPSTREAM_TIMEOUT);
+    this.controller?.abort(err);
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    // The client left while the request waited for a connection.
-    if (this.closed) controller.abort(CLIENT_GONE);
+    // The client left, or the deadline passed, while the request waited for a connection.
+    if (this.closed || this.expired) controller.abort(CLIENT_GONE);
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    if (statusCode < 200 || this.closed) return;
+    if (statusCode < 200 || this.closed || this.expired) return;
+    clearTimeout(this.deadline);
     const named = connectionNamed(headers.connection);
     for (const name in headers) {
       if (isHopHeader(name, headers[name]) || (named !== undefined && named.has(name)) || name.startsWith('x-ratelimit-')) delete headers[name];
@@ -84,19 +121,28 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.closed) return;
+    if (this.closed || this.expired) return;
     if (!this.res.write(chunk)) {
       controller.pause();
-      this.res.once('drain', (this.onDrain ??= () => controller.resume()));
+      this.res.once(
+        'drain',
+        (this.onDrain ??= () => {
+          clearTimeout(this.stalled);
+          controller.resume();
+        }),
+      );
+      // A client that reads nothing for the timeout holds an upstream connection: cut it.
+      if (this.timeoutMs > 0) this.stalled = setTimeout(() => this.res.destroy(), this.timeoutMs);
     }
   }
 
   onResponseEnd(): void {
-    if (!this.closed) this.res.end();
+    if (!this.closed && !this.expired) this.res.end();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    if (this.closed || err === CLIENT_GONE) return;
+    clearTimeout(this.deadline);
+    if (this.closed || this.expired || err === CLIENT_GONE) return;
     if (this.res.headersSent) {
       // Mid-body: the status is out, so the only honest signal left is a cut connection.
       this.res.destroy();
@@ -121,6 +167,8 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   private closeNow(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.deadline);
+    clearTimeout(this.stalled);
     if (!this.res.writableFinished) {
       // Gone before the status went out: Tyk's 499; after, the status sent stands.
       if (!this.res.headersSent) this.status = CLIENT_CLOSED;

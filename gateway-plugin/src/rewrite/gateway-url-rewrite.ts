@@ -16,7 +16,7 @@ import { gatewayState, type GatewayState } from '../gateway/state.js';
 import type { References } from '../refs/references.js';
 import { ReferenceResolver } from '../refs/resolver.js';
 import { contextData, type ContextData } from './context-data.js';
-import { rewriteUrl } from './rewrite-url.js';
+import { rewriteUrl, unsafeRewrite } from './rewrite-url.js';
 
 const LOOP_SCHEME = 'svc://';
 
@@ -108,6 +108,12 @@ export class GatewayUrlRewrite implements Processor {
     try {
       const result = await rewriteUrl(rule, url, input, {}, this.referencesFor(state));
       if (result === undefined) return markStage(msg, 'rewrite');
+      const unsafe = unsafeRewrite(result);
+      if (unsafe !== undefined) {
+        this.log.debug(`URL rewrite of API ${api.id} refused: ${unsafe}`);
+        answerMessage(msg, tykError(400, 'The rewritten URL has a dot segment or a fragment: the request is refused'));
+        return;
+      }
       applyRewrite(api, req, result);
       msg.ctx.set(GATEWAY_REQUEST, req);
       markStage(msg, 'rewrite');

@@ -72,3 +72,25 @@ export async function rewriteUrl(rule: UrlRewriteRule, url: string, input: Trigg
   if (out.includes('$svc_meta.')) out = substitute(out, META, (k) => input.sessionMeta?.[k]);
   return refs.resolveInline(out);
 }
+
+/**
+ * Why a rewritten URL must not be sent, or undefined when it may. Tyk leaves a substituted value
+ * that starts with `http` unescaped (a whole URL taken from a header or a claim), so a value such
+ * as `http/../../admin#` puts dot segments and a fragment in the upstream URL: the upstream path
+ * climbs out of the API's prefix, and the rest is cut at the `#`. svc refuses such a result
+ * rather than normalising it, because a normalised `..` still climbs out of the prefix, and a
+ * value is never changed behind its sender's back.
+ */
+export function unsafeRewrite(result: string): string | undefined {
+  if (result.includes('#')) return 'it has a fragment (#)';
+  let rest = result;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(rest);
+  if (scheme) rest = rest.slice(scheme[0].length);
+  const q = rest.indexOf('?');
+  const path = q < 0 ? rest : rest.slice(0, q);
+  for (const seg of path.split('/')) {
+    const s = seg.replace(/%2e/gi, '.');
+    if (s === '.' || s === '..') return `its path has a dot segment (${JSON.stringify(seg)})`;
+  }
+  return undefined;
+}

@@ -4,10 +4,11 @@
  * (Tyk's policies.json: an object of id → policy; an array is accepted too). A folder file holds
  * one policy or such a map. A policy's id is its map key, else its `id`, else (a folder file's
  * single policy) the file's name. A broken file or policy is an error naming it; the rest load;
- * a second policy with an id already loaded is an error, the first wins.
+ * a second policy with an id already loaded is an error, the first wins. On a reload, what a
+ * broken file held before is kept ({@link keepingPrevious}), as Tyk keeps its previous set.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import type { ApiLoadError } from '../apis/load-apis.js';
 import { DefinitionError } from '../apis/definition-error.js';
 import { parseJsonText } from '../apis/definition-text.js';
@@ -85,6 +86,27 @@ export async function loadPolicies(config: GatewayConfig): Promise<{ policies: P
 /** Which file each policy came from, for the duplicate message (not a field of the policy: policies are Tyk's JSON shape). */
 const fileOf = new WeakMap<Policy, string>();
 
+/**
+ * A reload's policies: those loaded now, plus each previous policy that came from a file (or
+ * folder) that failed to load this time and whose id did not load anew. Tyk keeps its whole
+ * previous set when `policy_record_name` does not parse (gateway/server.go syncPolicies); here a
+ * broken file costs what it held, never the policies of the files that still parse, nor those it
+ * held before. `kept` counts the policies carried over.
+ */
+export function keepingPrevious(previous: Policy[], loaded: Policy[], errors: ApiLoadError[]): { policies: Policy[]; kept: number } {
+  if (errors.length === 0) return { policies: loaded, kept: 0 };
+  const broken = new Set(errors.map((e) => e.file));
+  const ids = new Set(loaded.map((p) => p.id));
+  const policies = [...loaded];
+  for (const p of previous) {
+    const file = fileOf.get(p);
+    if (file === undefined || ids.has(p.id) || !(broken.has(file) || broken.has(dirname(file)))) continue;
+    ids.add(p.id);
+    policies.push(p);
+  }
+  return { policies, kept: policies.length - loaded.length };
+}
+
 async function readPolicyFile(file: string, kind: 'folder' | 'record', out: Policy[], errors: ApiLoadError[]): Promise<void> {
   let value: unknown;
   try {
@@ -108,6 +130,16 @@ async function readPolicyFile(file: string, kind: 'folder' | 'record', out: Poli
     } catch (err) {
       errors.push({ file, message: err instanceof Error ? err.message : String(err) });
     }
+  }
+}
+
+/** Why a policy posted to the management API would not load, or undefined (its id is checked by the caller). */
+export function policyProblem(raw: unknown): string | undefined {
+  try {
+    checkPolicy({ path: '', raw, fallbackId: '-' }, 'the request body');
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
   }
 }
 

@@ -4,13 +4,20 @@
  * issued by this hub (else PERMISSION_DENIED). Heartbeats mark the agent alive (written in
  * batches, once a second, not once per beat); a sync's APIs are held as they arrive and applied
  * in one transaction when its SyncComplete arrives, so a sync cut off half-way changes nothing,
- * and is asked for again when the agent comes back.
+ * and is asked for again when the agent comes back. What is held is bounded: at most
+ * `agents.sync_max_bytes` of definitions per agent and two unfinished syncs (a third drops the
+ * oldest), and a sync that received nothing for `agents.sync_idle_timeout` is dropped; a dropped
+ * sync is marked failed, its SyncComplete is refused (never applied as if it were empty), and the
+ * stream it came on ends (RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED), so the agent stops waiting for
+ * acks, reconnects and is asked again.
+ * A database error is logged and answered UNAVAILABLE, so the agent retries; it is never
+ * mistaken for a refused token.
  */
 import { randomUUID } from 'node:crypto';
 import { grpc, LICENSE, AUTHORIZATION, type AgentMessage, type Heartbeat, type HeartbeatAck, type HubMessage } from '../wire/governance-wire.js';
 import { verifyLicense } from '../license/license.js';
 import type { HubStore, StoredApi } from './hub-store.js';
-import type { Logger } from '@svc/engine';
+import { errorMessage, type Logger } from '@svc/engine';
 
 type SyncCall = grpc.ServerDuplexStream<AgentMessage, HubMessage>;
 type HealthCall = grpc.ServerDuplexStream<Heartbeat, HeartbeatAck>;
@@ -21,8 +28,28 @@ interface Connected {
   sync?: SyncCall;
   health?: HealthCall;
   /** APIs received per sync id, not applied yet. */
-  staged: Map<string, StoredApi[]>;
+  staged: Map<string, Staging>;
+  /** Syncs dropped unfinished (too large, idle, superseded): their SyncComplete is refused. */
+  dropped: Set<string>;
 }
+
+interface Staging {
+  apis: StoredApi[];
+  bytes: number;
+  /** When its last API arrived (epoch ms). */
+  lastAt: number;
+}
+
+/** What the hub holds of unfinished syncs. */
+export interface StagingLimits {
+  maxBytes: number;
+  idleMs: number;
+}
+
+/** Unfinished syncs one agent may have staged at once. */
+const MAX_STAGED_SYNCS = 2;
+/** Dropped sync ids remembered per agent (to refuse their SyncComplete). */
+const MAX_DROPPED = 16;
 
 /** A ReSync and how each agent answered it. */
 interface SyncProgress {
@@ -49,8 +76,12 @@ export class AgentStreams {
     private readonly issuer: string,
     private readonly log: Logger,
     private readonly heartbeatIntervalMs: number,
+    private readonly limits: StagingLimits,
   ) {
-    this.flusher = setInterval(() => void this.flush(), 1000);
+    this.flusher = setInterval(() => {
+      this.dropIdle();
+      void this.flush();
+    }, 1000);
     this.flusher.unref();
   }
 
@@ -65,7 +96,15 @@ export class AgentStreams {
   private async authenticate(call: SyncCall | HealthCall): Promise<{ id: string; name: string } | undefined> {
     const auth = String(call.metadata.get(AUTHORIZATION)[0] ?? '');
     const token = auth.startsWith('Bearer ') ? auth.slice(7) : '';
-    const agent = token === '' ? undefined : await this.store.agentOfToken(token).catch(() => undefined);
+    let agent: { id: string; name: string } | undefined;
+    try {
+      agent = token === '' ? undefined : await this.store.agentOfToken(token);
+    } catch (err) {
+      // Not the agent's fault: it must retry, not be told its token is wrong.
+      this.log.error(`cannot check an agent's token: the database failed: ${errorMessage(err)}`);
+      refuse(call, grpc.status.UNAVAILABLE, 'the hub cannot reach its database: retry later');
+      return undefined;
+    }
     if (agent === undefined) {
       refuse(call, grpc.status.UNAUTHENTICATED, 'the agent token is unknown or its agent was deleted: create a token with POST /api/auth/token/');
       return undefined;
@@ -83,7 +122,7 @@ export class AgentStreams {
   private entry(agent: { id: string; name: string }): Connected {
     let c = this.connected.get(agent.id);
     if (c === undefined) {
-      c = { agentId: agent.id, name: agent.name, staged: new Map() };
+      c = { agentId: agent.id, name: agent.name, staged: new Map(), dropped: new Set() };
       this.connected.set(agent.id, c);
     }
     return c;
@@ -136,15 +175,41 @@ export class AgentStreams {
       call.write({ registered: { agent_id: c.agentId, agent_name: c.name, heartbeat_interval_ms: this.heartbeatIntervalMs } });
       this.log.info(`agent ${c.name} (${c.agentId}) registered`);
       const owed = this.owed.get(c.agentId);
-      if (owed !== undefined) call.write({ sync_request: { sync_id: owed } });
+      if (owed !== undefined) {
+        // Asked anew: a drop of its earlier attempt no longer refuses it.
+        c.dropped.delete(owed);
+        call.write({ sync_request: { sync_id: owed } });
+      }
       return;
     }
     if (c.sync !== call) return;
     if (m.api) {
       const a = m.api;
+      if (c.dropped.has(a.sync_id)) {
+        // Acked so the agent gets to its SyncComplete (refused) instead of waiting.
+        call.write({ api_ack: { sync_id: a.sync_id, provider_name: a.provider_name, api_id: a.api_id } });
+        return;
+      }
       let staged = c.staged.get(a.sync_id);
-      if (staged === undefined) c.staged.set(a.sync_id, (staged = []));
-      staged.push({
+      if (staged === undefined) {
+        for (const [id] of c.staged) if (c.staged.size >= MAX_STAGED_SYNCS) this.drop(c, id, 'a newer sync of this agent started');
+        c.staged.set(a.sync_id, (staged = { apis: [], bytes: 0, lastAt: Date.now() }));
+      }
+      staged.lastAt = Date.now();
+      staged.bytes += a.definition_json.length + a.name.length + a.api_id.length + a.base_path.length + a.provider_name.length + 64;
+      let held = 0;
+      for (const st of c.staged.values()) held += st.bytes;
+      if (held > this.limits.maxBytes) {
+        this.drop(c, a.sync_id, `the agent's unfinished syncs hold more than agents.sync_max_bytes (${this.limits.maxBytes} bytes) of definitions`);
+        // Its stream ends, so the agent stops waiting for acks and comes back (and is asked again).
+        refuse(
+          call,
+          grpc.status.RESOURCE_EXHAUSTED,
+          `sync ${a.sync_id} dropped: more than ${this.limits.maxBytes} bytes of definitions (the hub's agents.sync_max_bytes)`,
+        );
+        return;
+      }
+      staged.apis.push({
         provider_name: a.provider_name,
         provider_type: a.provider_type,
         api_id: a.api_id,
@@ -155,13 +220,17 @@ export class AgentStreams {
         definition: a.definition_json,
         updated_at: Number(a.updated_at_unix_ms) > 0 ? new Date(Number(a.updated_at_unix_ms)) : null,
       });
-      this.progress(a.sync_id, c, 'receiving', staged.length);
+      this.progress(a.sync_id, c, 'receiving', staged.apis.length);
       call.write({ api_ack: { sync_id: a.sync_id, provider_name: a.provider_name, api_id: a.api_id } });
       return;
     }
     if (m.complete) {
       const { sync_id, providers } = m.complete;
-      const staged = c.staged.get(sync_id) ?? [];
+      if (c.dropped.has(sync_id)) {
+        this.log.warn(`agent ${c.name}: sync ${sync_id} completed after it was dropped: not applied (it is asked for again)`);
+        return;
+      }
+      const staged = c.staged.get(sync_id)?.apis ?? [];
       c.staged.delete(sync_id);
       const ok = (providers ?? []).filter((p) => !p.error).map((p) => p.provider_name);
       try {
@@ -184,6 +253,25 @@ export class AgentStreams {
       c.staged.delete(m.failed.sync_id);
       this.progress(m.failed.sync_id, c, 'failed', 0, m.failed.error);
     }
+  }
+
+  /** Drops an unfinished sync: its APIs are let go, it is marked failed, and it stays owed. */
+  private drop(c: Connected, syncId: string, why: string): void {
+    c.staged.delete(syncId);
+    c.dropped.add(syncId);
+    if (c.dropped.size > MAX_DROPPED) c.dropped.delete(c.dropped.values().next().value as string);
+    this.progress(syncId, c, 'failed', 0, `dropped unfinished: ${why}`);
+    this.log.warn(`agent ${c.name} (${c.agentId}): sync ${syncId} dropped unfinished: ${why}`);
+  }
+
+  /** Drops every unfinished sync that received nothing for `idleMs`; the stream of a stalled agent ends (it reconnects). */
+  private dropIdle(now = Date.now()): void {
+    for (const c of this.connected.values())
+      for (const [id, st] of c.staged) {
+        if (now - st.lastAt <= this.limits.idleMs) continue;
+        this.drop(c, id, `nothing arrived for ${Math.round(this.limits.idleMs / 1000)} s (agents.sync_idle_timeout)`);
+        if (c.sync) refuse(c.sync, grpc.status.DEADLINE_EXCEEDED, `sync ${id} dropped: nothing arrived for ${Math.round(this.limits.idleMs / 1000)} s`);
+      }
   }
 
   private progress(syncId: string, c: Connected, state: SyncProgress['agents'][string]['state'], apis: number, error?: string): void {

@@ -28,6 +28,8 @@ describe('hub.yaml', () => {
       storage: { kind: 'embedded', dir: join(dir, 'hub-data') },
       heartbeatIntervalMs: 5000,
       inactiveAfterMissed: 3,
+      syncMaxBytes: 128 * 1024 * 1024,
+      syncIdleTimeoutMs: 300_000,
     });
     const shipped = await loadHubConfig(join(ROOT, 'configs/governance/hub.yaml'));
     assert.deepEqual(shipped.storage, { kind: 'embedded', dir: join(ROOT, 'configs/governance/hub-data') });

@@ -4,7 +4,7 @@
  *   http: { address: 127.0.0.1:8181 }            # REST API and web page
  *   grpc: { address: 127.0.0.1:50051, tls: { cert_file, key_file } }   # agents; TLS unless loopback
  *   storage: { embedded: { dir: ./hub-data } }   # or { postgres: { url: postgres://... } }
- *   agents: { heartbeat_interval: 5s, inactive_after_missed: 3 }
+ *   agents: { heartbeat_interval: 5s, inactive_after_missed: 3, sync_max_bytes: 134217728, sync_idle_timeout: 5m }
  *
  * Every field has a default; a wrong one is an error with its file:line:col.
  */
@@ -20,6 +20,10 @@ export interface HubConfig {
   storage: { kind: 'embedded'; dir: string } | { kind: 'postgres'; url: string };
   heartbeatIntervalMs: number;
   inactiveAfterMissed: number;
+  /** The definitions an agent's unfinished sync may hold in memory, in bytes. */
+  syncMaxBytes: number;
+  /** An unfinished sync that received nothing for this long is dropped. */
+  syncIdleTimeoutMs: number;
 }
 
 export class HubConfigError extends Error {}
@@ -71,7 +75,7 @@ export async function loadHubConfig(file: string | undefined): Promise<HubConfig
   known(['storage'], ['embedded', 'postgres']);
   known(['storage', 'embedded'], ['dir']);
   known(['storage', 'postgres'], ['url']);
-  known(['agents'], ['heartbeat_interval', 'inactive_after_missed']);
+  known(['agents'], ['heartbeat_interval', 'inactive_after_missed', 'sync_max_bytes', 'sync_idle_timeout']);
 
   const cert = str(['grpc', 'tls', 'cert_file'], '');
   const key = str(['grpc', 'tls', 'key_file'], '');
@@ -87,6 +91,18 @@ export async function loadHubConfig(file: string | undefined): Promise<HubConfig
   const inactiveAfterMissed = missed.value === undefined ? 3 : Number(missed.value);
   if (!Number.isInteger(inactiveAfterMissed) || inactiveAfterMissed < 1)
     throw new HubConfigError(`${where(missed.node)}: agents.inactive_after_missed: expected a whole number of at least 1`);
+  const maxBytes = get(['agents', 'sync_max_bytes']);
+  const syncMaxBytes = maxBytes.value === undefined ? 128 * 1024 * 1024 : Number(maxBytes.value);
+  if (!Number.isInteger(syncMaxBytes) || syncMaxBytes < 1024)
+    throw new HubConfigError(`${where(maxBytes.node)}: agents.sync_max_bytes: expected a whole number of bytes, at least 1024`);
+  const idle = str(['agents', 'sync_idle_timeout'], '5m');
+  let syncIdleTimeoutMs: number;
+  try {
+    syncIdleTimeoutMs = parseDuration(idle);
+  } catch {
+    throw new HubConfigError(`${where(get(['agents', 'sync_idle_timeout']).node)}: agents.sync_idle_timeout: expected a duration such as 5m`);
+  }
+  if (syncIdleTimeoutMs <= 0) throw new HubConfigError(`${where(get(['agents', 'sync_idle_timeout']).node)}: agents.sync_idle_timeout: must be above 0`);
   const config: HubConfig = {
     httpAddress: str(['http', 'address'], '127.0.0.1:8181'),
     grpcAddress: str(['grpc', 'address'], '127.0.0.1:50051'),
@@ -95,6 +111,8 @@ export async function loadHubConfig(file: string | undefined): Promise<HubConfig
       : { kind: 'embedded', dir: resolve(base, str(['storage', 'embedded', 'dir'], './hub-data')) },
     heartbeatIntervalMs,
     inactiveAfterMissed,
+    syncMaxBytes,
+    syncIdleTimeoutMs,
   };
   if ((cert === '') !== (key === '')) throw new HubConfigError(`${file ?? 'hub.yaml'}: grpc.tls needs both cert_file and key_file`);
   if (cert !== '') config.tls = { certFile: resolve(base, cert), keyFile: resolve(base, key) };

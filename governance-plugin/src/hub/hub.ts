@@ -4,6 +4,7 @@
  * loopback address only). At its first start it makes the license issuer key and the `admin`
  * user, whose one-time password is printed once on stdout and must be changed at first login.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { HttpListener, type Lifecycle, type Logger } from '@svc/engine';
@@ -30,6 +31,20 @@ export async function openStore(config: HubConfig): Promise<HubStore> {
 /** The hub's license issuer key, made at the first start (a replica that loses the race reads the winner's). */
 export async function issuerKeyOf(store: HubStore): Promise<string> {
   return (await store.setting(ISSUER_KEY)) ?? store.settingOnce(ISSUER_KEY, newIssuerKey());
+}
+
+/**
+ * What the page is allowed: its own script and API, its one inline stylesheet (by hash), no
+ * framing (clickjacking), no sniffing a response into another type.
+ */
+function pageSecurityHeaders(html: string): Record<string, string> {
+  const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`);
+  return {
+    'content-security-policy': `default-src 'none'; script-src 'self'; style-src ${styles.join(' ') || "'none'"}; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
 }
 
 function hostOf(address: string): string {
@@ -66,17 +81,25 @@ export class Hub implements Lifecycle {
     if (await store.createUserOnce('admin', await hashPassword(password))) {
       this.print(`admin password (shown once; change it at first login): ${password}`);
     }
-    const streams = (this.streams = new AgentStreams(store, issuer, log, config.heartbeatIntervalMs));
-    const rest = new RestApi({
-      store,
-      heartbeatIntervalMs: config.heartbeatIntervalMs,
-      inactiveAfterMissed: config.inactiveAfterMissed,
-      resync: () => streams.resync(),
-      syncProgress: (id) => streams.syncProgress(id),
-      disconnect: (id) => streams.disconnect(id),
-      license: (sub, seconds) => issueLicense(issuerKey, sub, seconds),
-    });
+    const streams = (this.streams = new AgentStreams(store, issuer, log, config.heartbeatIntervalMs, {
+      maxBytes: config.syncMaxBytes,
+      idleMs: config.syncIdleTimeoutMs,
+    }));
+    const rest = new RestApi(
+      {
+        store,
+        heartbeatIntervalMs: config.heartbeatIntervalMs,
+        inactiveAfterMissed: config.inactiveAfterMissed,
+        resync: () => streams.resync(),
+        syncProgress: (id) => streams.syncProgress(id),
+        disconnect: (id) => streams.disconnect(id),
+        license: (sub, seconds) => issueLicense(issuerKey, sub, seconds),
+      },
+      log,
+      !isLoopbackHost(hostOf(config.httpAddress)),
+    );
     const page = await Promise.all(['index.html', 'hub.js'].map((f) => readFile(WEB + f)));
+    const pageHeaders = pageSecurityHeaders(page[0]!.toString('utf8'));
     this.http = new HttpListener({
       name: 'hub http',
       address: config.httpAddress,
@@ -86,8 +109,10 @@ export class Hub implements Lifecycle {
       handler: (req, res) => {
         const path = (req.url ?? '/').split('?')[0];
         if (path === '/' || path === '/index.html')
-          return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page[0]);
-        if (path === '/hub.js') return void res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }).end(page[1]);
+          return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...pageHeaders }).end(page[0]);
+        if (path === '/hub.js')
+          return void res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store', ...pageHeaders }).end(page[1]);
+        res.setHeader('x-content-type-options', 'nosniff');
         rest.handle(req, res);
       },
     });

@@ -9,8 +9,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { errorMessage, ThrottledLog, type Logger } from '@svc/engine';
 import { agentRecord } from './agent-view.js';
 import { sha256, type HubStore } from './hub-store.js';
+import { LoginThrottle } from './login-throttle.js';
 import { checkPassword, hashPassword, newSecret, passwordProblem } from './passwords.js';
 
 const MAX_BODY = 1024 * 1024;
@@ -21,9 +23,38 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
+}
+
+/** A query parameter as text: refused (400) when it holds a NUL (PostgreSQL text cannot) or is longer than 200 characters. */
+function queryText(url: URL, name: string): string | undefined {
+  const v = url.searchParams.get(name);
+  if (v === null) return undefined;
+  if (v.includes('\0') || v.length > 200) throw new HttpError(400, `${name} must be text of at most 200 characters, without NUL`);
+  return v;
+}
+
+/** A whole-number query parameter between 0 (or `min`) and `max`; absent: `fallback`; anything else is 400. */
+function queryInt(url: URL, name: string, fallback: number, min: number, max: number): number {
+  const v = url.searchParams.get(name);
+  if (v === null || v === '') return fallback;
+  if (!/^\d{1,10}$/.test(v) || Number(v) < min || Number(v) > max) throw new HttpError(400, `${name} must be a whole number from ${min} to ${max}`);
+  return Number(v);
+}
+
+/** A path segment, percent-decoded: 400 when the escape is malformed or decodes to a NUL. */
+function segment(text: string): string {
+  let v: string;
+  try {
+    v = decodeURIComponent(text);
+  } catch {
+    throw new HttpError(400, 'the path has a malformed percent escape');
+  }
+  if (v.includes('\0')) throw new HttpError(400, 'the path holds a NUL');
+  return v;
 }
 
 /** What the REST API asks of the rest of the hub. */
@@ -66,6 +97,8 @@ function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
       const text = Buffer.concat(chunks).toString('utf8');
       if (text.trim() === '') return resolve({});
       try {
+        // PostgreSQL text cannot hold a NUL: refused here, not as a database error.
+        if (text.includes('\\u0000') || text.includes('\0')) return reject(new HttpError(400, 'the request body holds a NUL character'));
         const v: unknown = JSON.parse(text);
         if (v === null || typeof v !== 'object' || Array.isArray(v)) return reject(new HttpError(400, 'the request body must be a JSON object'));
         resolve(v as Record<string, unknown>);
@@ -101,12 +134,26 @@ function cookie(req: IncomingMessage, name: string): string | undefined {
 export class RestApi {
   /** Logins (by SHA-256 of the cookie): kept in this replica's memory, 8 hours. */
   private readonly sessions = new Map<string, Session>();
+  private readonly throttle = new LoginThrottle();
+  /** 500s: at most 5 lines a second, then a count of the rest. */
+  private readonly failures: ThrottledLog;
 
-  constructor(private readonly hub: HubActions) {}
+  constructor(
+    private readonly hub: HubActions,
+    log: Logger,
+    /** The session cookie is `Secure` (sent over HTTPS only) unless the hub listens on loopback. */
+    private readonly secureCookie: boolean,
+  ) {
+    this.failures = new ThrottledLog(log, 1000, 5);
+  }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
     this.route(req, res).catch((err: unknown) => {
-      if (err instanceof HttpError) return send(res, err.status, { status: err.status, message: err.message });
+      if (err instanceof HttpError) return send(res, err.status, { status: err.status, message: err.message }, err.headers);
+      // The cause goes to the log (a database error, a bug), never to the caller; no request
+      // body, header or query is quoted, so no secret can reach the log this way.
+      const path = new URL(req.url ?? '/', 'http://hub').pathname;
+      this.failures.error(`${req.method ?? 'GET'} ${path} failed: ${errorMessage(err)}`);
       send(res, 500, { status: 500, message: 'internal error (see the hub log)' });
     });
   }
@@ -163,7 +210,7 @@ export class RestApi {
     }
     const agent = /^\/api\/agents\/([^/]+)\/$/.exec(path);
     if (agent) {
-      const id = decodeURIComponent(agent[1]!);
+      const id = segment(agent[1]!);
       if (method === 'GET') {
         const row = await store.agent(id);
         if (row === undefined) throw new HttpError(404, `no agent ${id}`);
@@ -185,14 +232,12 @@ export class RestApi {
       return send(res, 201, { token });
     }
     if (path === '/api/apis/' && method === 'GET') {
-      const limit = Math.min(Math.max(Number(url.searchParams.get('limit') ?? 100) || 100, 1), 1000);
-      const offset = Math.max(Number(url.searchParams.get('offset') ?? 0) || 0, 0);
       const rows = await store.apis({
-        q: url.searchParams.get('q') ?? undefined,
-        provider: url.searchParams.get('provider') ?? undefined,
-        agentId: url.searchParams.get('agent_id') ?? undefined,
-        limit,
-        offset,
+        q: queryText(url, 'q'),
+        provider: queryText(url, 'provider'),
+        agentId: queryText(url, 'agent_id'),
+        limit: queryInt(url, 'limit', 100, 1, 1000),
+        offset: queryInt(url, 'offset', 0, 0, 2 ** 31 - 1),
       });
       return send(
         res,
@@ -208,7 +253,7 @@ export class RestApi {
     if (path === '/api/sync/' && method === 'POST') return send(res, 202, this.hub.resync());
     const sync = /^\/api\/sync\/([^/]+)\/$/.exec(path);
     if (sync && method === 'GET') {
-      const p = this.hub.syncProgress(decodeURIComponent(sync[1]!));
+      const p = this.hub.syncProgress(segment(sync[1]!));
       if (p === undefined) throw new HttpError(404, 'no such sync');
       return send(res, 200, p);
     }
@@ -229,7 +274,7 @@ export class RestApi {
     if (path === '/api/users/me/keys/' && method === 'GET') return send(res, 200, await store.accessKeys(user));
     const key = /^\/api\/users\/me\/keys\/([^/]+)\/$/.exec(path);
     if (key && method === 'DELETE') {
-      if (!(await store.revokeAccessKey(user, decodeURIComponent(key[1]!)))) throw new HttpError(404, 'no such key');
+      if (!(await store.revokeAccessKey(user, segment(key[1]!)))) throw new HttpError(404, 'no such key');
       return send(res, 200, { status: 200, message: 'revoked' });
     }
     throw new HttpError(404, `no route ${method} ${url.pathname}`);
@@ -239,17 +284,24 @@ export class RestApi {
     const body = await readJson(req);
     const { username, password } = body;
     if (typeof username !== 'string' || typeof password !== 'string') throw new HttpError(400, 'username and password are required');
+    const address = req.socket.remoteAddress ?? '';
+    const wait = this.throttle.retryAfter(username, address);
+    if (wait > 0) throw new HttpError(429, `too many failed logins: try again in ${wait} s`, { 'retry-after': String(wait) });
     const user = await this.hub.store.user(username);
     // The same work and the same answer for an unknown user and a wrong password.
     const ok = await checkPassword(password, user?.password_hash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA');
-    if (user === undefined || !ok) throw new HttpError(401, 'wrong username or password');
+    if (user === undefined || !ok) {
+      this.throttle.failed(username, address);
+      throw new HttpError(401, 'wrong username or password');
+    }
+    this.throttle.succeeded(username);
     const token = newSecret(32);
     this.sessions.set(sha256(token), { username, mustChange: user.must_change, expires: Date.now() + SESSION_MS });
     send(
       res,
       200,
       { username, must_change_password: user.must_change },
-      { 'set-cookie': `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_MS / 1000}` },
+      { 'set-cookie': `${SESSION_COOKIE}=${token}; HttpOnly;${this.secureCookie ? ' Secure;' : ''} SameSite=Strict; Path=/; Max-Age=${SESSION_MS / 1000}` },
     );
   }
 

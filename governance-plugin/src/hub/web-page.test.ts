@@ -19,6 +19,18 @@ const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'svc-hub-page-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * Polls `check` (Playwright locators, run without eval: the page's Content-Security-Policy
+ * forbids evaluating strings, so waitForFunction with a string cannot run there).
+ */
+async function until(what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('the hub web page in headless Chromium', () => {
   it('logs in, forces the password change, shows two agents, and ReSync brings the APIs', { timeout: 180_000 }, async () => {
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: scripts/services.sh up installs Debian's chromium`);
@@ -52,7 +64,7 @@ describe('the hub web page in headless Chromium', () => {
       assert.equal(await page.isVisible('#app'), false);
       await page.fill('#new', 'short');
       await page.click('#change-form button');
-      await page.waitForFunction(`document.getElementById('change-error').textContent !== ''`);
+      await until('the password change error', async () => ((await page.textContent('#change-error')) ?? '') !== '');
       const newPassword = 'a-long-new-password-2';
       await page.fill('#new', newPassword);
       await page.click('#change-form button');
@@ -77,27 +89,20 @@ describe('the hub web page in headless Chromium', () => {
       for (const a of agents) await a.waitFor(/waiting for sync requests/);
 
       // The page refreshes its agents: both rows, ACTIVE.
-      // (Page functions are strings here: the tests compile without the DOM's types.)
-      await page.waitForFunction(
-        `document.querySelectorAll('#agents tr').length === 2 && document.querySelectorAll('#agents td.ACTIVE').length === 2`,
-        undefined,
-        {
-          timeout: 30_000,
-        },
-      );
+      await until('two ACTIVE agents', async () => (await page.locator('#agents tr').count()) === 2 && (await page.locator('#agents td.ACTIVE').count()) === 2);
       assert.deepEqual((await page.locator('#agents tr td:first-child').allTextContents()).sort(), ['core-agent', 'edge-agent']);
       assert.equal(await page.locator('#apis tr').count(), 0);
 
       await page.click('#resync');
-      await page.waitForFunction(`document.getElementById('progress').textContent === '2/2 agent(s) done, 6 API(s)'`, undefined, { timeout: 60_000 });
-      await page.waitForFunction(`document.querySelectorAll('#apis tr').length === 6`);
+      await until('the ReSync to finish', async () => (await page.textContent('#progress')) === '2/2 agent(s) done, 6 API(s)', 60_000);
+      await until('six APIs', async () => (await page.locator('#apis tr').count()) === 6);
       const names = await page.locator('#apis tr td:first-child').allTextContents();
       assert.deepEqual(names.sort(), ['Gold tier', 'Gold tier', 'catalog API', 'catalog API', 'payments API', 'payments API']);
 
       await page.fill('#search', 'catalog');
-      await page.waitForFunction(`document.querySelectorAll('#apis tr').length === 2`);
+      await until('two APIs found', async () => (await page.locator('#apis tr').count()) === 2);
       await page.fill('#search', '');
-      await page.waitForFunction(`document.querySelectorAll('#apis tr').length === 6`);
+      await until('six APIs again', async () => (await page.locator('#apis tr').count()) === 6);
 
       const shot = process.env.SVC_HUB_SCREENSHOT ?? join(dir, 'hub.png');
       await page.screenshot({ path: shot, fullPage: true });

@@ -4,6 +4,7 @@
  * definitions as written) and policies from `GET /svc/policies`. Answers are bounded in size and
  * time; garbage is an error for this provider only.
  */
+import { redactUrl, scrubSecrets } from '@svc/engine';
 import { request } from 'undici';
 import { ProviderError, type ApiProvider, type ProvidedApi } from './provider.js';
 
@@ -71,7 +72,13 @@ export class SvcProvider implements ApiProvider {
         bodyTimeout: TIMEOUT_MS,
       });
     } catch (err) {
-      throw new ProviderError(`${this.name}: cannot reach ${this.base}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ProviderError(
+        scrubSecrets(
+          `${this.name}: cannot reach ${redactUrl(this.base)}: ${err instanceof Error ? err.message : String(err)}`,
+          [this.config.auth],
+          [this.base],
+        ),
+      );
     }
     const chunks: Buffer[] = [];
     let size = 0;

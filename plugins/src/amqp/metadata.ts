@@ -6,7 +6,7 @@
  * under their parent's key, and every value is a string.
  */
 import type { ConsumeMessage, MessageProperties } from 'amqplib';
-import type { Message, MetaValue } from '@svc/engine';
+import { stringifyJson, type Message, type MetaValue } from '@svc/engine';
 
 /** Go's time.RFC3339 for whole seconds, in UTC. */
 function rfc3339(seconds: number): string {
@@ -104,7 +104,7 @@ export function messageHeaders(msg: Message, excludePrefixes: readonly string[])
   outer: for (const [key, value] of msg.metaEntries()) {
     for (const p of excludePrefixes) if (key.startsWith(p)) continue outer;
     if (value === null) continue;
-    const v = typeof value === 'object' ? JSON.stringify(value) : value;
+    const v = typeof value === 'object' ? stringifyJson(value) : value; // a JsonNumber keeps its digits
     (headers ??= {})[key.includes('_') ? key.replaceAll('_', '-') : key] = v;
   }
   return headers;

@@ -57,6 +57,41 @@ describe('avro processor: round trips', () => {
     assert.equal(m!.error, undefined);
   });
 
+  for (const encoding of ENCODINGS) {
+    it(`keeps longs exact over int64 both ways (${encoding}), in a union and beside bytes`, async () => {
+      const schema = JSON.stringify({
+        type: 'record',
+        name: 'Ids',
+        fields: [
+          { name: 'id', type: 'long' },
+          { name: 'maybe', type: ['null', 'long'] },
+          { name: 'raw', type: 'bytes' },
+        ],
+      });
+      const from = await avro({ operator: 'from_json', encoding, schema });
+      const to = await avro({ operator: 'to_json', encoding, schema });
+      const docs = [
+        '{"id":1234567890123456789,"maybe":{"long":-9223372036854775808},"raw":"a"}',
+        '{"id":9223372036854775807,"maybe":null,"raw":""}',
+        '{"id":-9007199254740993,"maybe":{"long":42},"raw":"ÿ"}',
+      ];
+      const out = await run(to, await run(from, messages(...docs)));
+      assert.deepEqual(
+        out.map((m) => m.error),
+        docs.map(() => undefined),
+      );
+      assert.deepEqual(
+        out.map((m) => m.text()),
+        docs,
+      );
+      if (encoding === 'binary') {
+        // zigzag(9223372036854775807) is 2^64 - 2: ten bytes fe ff ff ff ff ff ff ff ff 01
+        const [m] = await run(from, messages(docs[1]!));
+        assert.equal(m!.content.subarray(0, 10).toString('hex'), 'feffffffffffffffff01');
+      }
+    });
+  }
+
   it('tags a union of named types with the full name in the JSON encoding, and reads it back', async () => {
     const schema = JSON.stringify({
       type: 'record',

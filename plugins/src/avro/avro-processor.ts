@@ -35,7 +35,7 @@ const spec = f
     schema: f.string().default('').describe('The full Avro schema, as JSON. Use this or `schema_path`.'),
     schema_path: f
       .string()
-      .url()
+      .url('path')
       .default('')
       .describe(
         'A file holding the schema (a path relative to the working directory, or a `file://` URL), or an `http://`/`https://` URL that serves it. Use this or `schema`.',

@@ -5,6 +5,7 @@
  */
 import type Avsc from 'avsc';
 import { avsc } from './avsc.js';
+import { exactLongType } from './exact-long.js';
 import { keySafeMaps } from './map-keys.js';
 import { rabinFingerprint } from './rabin.js';
 
@@ -23,7 +24,8 @@ export class AvroSchema {
   readonly hasUnions: boolean;
 
   private constructor(readonly type: Type) {
-    this.name = type.name ?? type.typeName.replace(/:.*$/, ''); // 'union:wrapped' → 'union'
+    // 'union:wrapped' → 'union', 'abstract:long' (exact-long.ts) → 'long'
+    this.name = type.name ?? (type.typeName === 'abstract:long' ? 'long' : type.typeName.replace(/:.*$/, ''));
     // With no options avsc exports exactly the canonical form: full names, only the attributes
     // that matter (name, type, fields, symbols, items, values, size) in the specification's order.
     this.canonicalForm = JSON.stringify(type.schema());
@@ -48,8 +50,9 @@ export class AvroSchema {
     let type: Type;
     try {
       // Unions always wrapped ({"branch": value}): one form for every schema, which is also
-      // Avro's JSON encoding, so decoded values print as the JSON encoding needs.
-      type = avsc().Type.forSchema(json as Avsc.Schema, { wrapUnions: 'always', typeHook: keySafeMaps });
+      // Avro's JSON encoding, so decoded values print as the JSON encoding needs. Longs are exact
+      // over int64 (exact-long.ts).
+      type = avsc().Type.forSchema(json as Avsc.Schema, { wrapUnions: 'always', typeHook: keySafeMaps, registry: { long: exactLongType() } });
     } catch (err) {
       throw new Error(`the schema is not a valid Avro schema: ${(err as Error).message}`);
     }

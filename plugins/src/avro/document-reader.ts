@@ -11,6 +11,7 @@
  * the output. A reader answers `INVALID` instead of throwing, so trying the branches of a union
  * costs no exception; the reason and the path are kept until the document's read is over.
  */
+import { JsonNumber } from '@svc/engine';
 import type avsc from 'avsc';
 
 type Type = avsc.Type;
@@ -126,16 +127,21 @@ class Compiler {
       case 'boolean':
         return (v) => (typeof v === 'boolean' ? v : this.expected('boolean', v));
       case 'int':
-        return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : this.expected('int (32-bit integer)', v));
+        return (v) => {
+          const n = v instanceof JsonNumber && v.int !== undefined ? Number(v.int) : v;
+          return typeof n === 'number' && Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 ? n : this.expected('int (32-bit integer)', v);
+        };
       case 'long':
+      case 'abstract:long': // exact-long.ts: int64 exactly, a JsonNumber beyond ±2^53
         return (v) => {
           if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-          if (typeof v === 'number' && Number.isInteger(v)) return this.fail(`long ${v} is beyond ±2^53 and cannot be held exactly`);
+          if (v instanceof JsonNumber && v.int !== undefined) return JsonNumber.ofInt(v.int);
+          if (typeof v === 'number' && Number.isInteger(v)) return this.fail(`long ${v} is beyond ±2^53: a computed double cannot be held exactly`);
           return this.expected('long (integer)', v);
         };
       case 'float':
       case 'double':
-        return (v) => (typeof v === 'number' ? v : this.expected(type.typeName, v));
+        return (v) => (typeof v === 'number' ? v : v instanceof JsonNumber ? v.value : this.expected(type.typeName, v));
       case 'string':
         return (v) => (typeof v === 'string' ? v : this.expected('string', v));
       case 'bytes':

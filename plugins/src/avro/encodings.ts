@@ -10,7 +10,7 @@
  * JSON out is always Avro's JSON encoding, as Benthos' `avro` processor writes it, so that
  * `to_json` then `from_json` gives back the same bytes.
  */
-import { ErrorCode, SvcError } from '@svc/engine';
+import { ErrorCode, SvcError, parseJson, stringifyJson } from '@svc/engine';
 import type { AvroSchema } from './avro-schema.js';
 import { DocumentReader } from './document-reader.js';
 import { registryFramedReason, registrySchemaIdOf } from './registry-frame.js';
@@ -35,6 +35,11 @@ export function encodingOf(name: EncodingName, schema: AvroSchema): AvroEncoding
     case 'textual':
       return new TextualEncoding(schema);
   }
+}
+
+/** avsc's internal copy with coercion, which `Type.toString` runs before JSON.stringify (avsc 5.7). */
+interface Coercing {
+  _copy(value: unknown, opts: { coerce: number }): unknown;
 }
 
 function dataError(reason: string): SvcError {
@@ -93,8 +98,10 @@ class BinaryEncoding implements AvroEncoding {
       const left = content.length - decoded.offset;
       throw dataError(`${left} byte${left === 1 ? '' : 's'} left over after the ${this.schema.name} value: the bytes do not match the schema`);
     }
-    // Wrapped unions print as {"branch": value}; only Buffers need avsc's JSON coercion.
-    return Buffer.from(this.schema.hasBytes ? type.toString(decoded.value) : JSON.stringify(decoded.value));
+    // Wrapped unions print as {"branch": value}; only Buffers need avsc's JSON coercion (what
+    // type.toString does, written with stringifyJson so that a long beyond 2^53 keeps its digits).
+    const coerced = this.schema.hasBytes ? (type as unknown as Coercing)._copy(decoded.value, { coerce: 3 }) : decoded.value;
+    return Buffer.from(stringifyJson(coerced));
   }
 }
 
@@ -141,7 +148,7 @@ class TextualEncoding implements AvroEncoding {
     if (id !== undefined) throw dataError(registryFramedReason(id, 'binary content where Avro JSON text was expected'));
     let doc: unknown;
     try {
-      doc = JSON.parse(content.toString('utf8'));
+      doc = parseJson(content.toString('utf8'));
     } catch (err) {
       throw dataError(`the content is not JSON (the textual encoding is Avro's JSON encoding): ${(err as Error).message}`);
     }
@@ -150,7 +157,7 @@ class TextualEncoding implements AvroEncoding {
 
   /** Checks the document and writes it in Avro's JSON encoding (schema field order, unions tagged). */
   fromJson(doc: unknown): Buffer {
-    return Buffer.from(JSON.stringify(this.reader.read(doc)));
+    return Buffer.from(stringifyJson(this.reader.read(doc)));
   }
 }
 
@@ -158,6 +165,5 @@ class TextualEncoding implements AvroEncoding {
 function explainDecodeError(message: string, name: string): string {
   if (message.startsWith('invalid union index')) return `${message}: the bytes do not match the ${name} schema`;
   if (/enum index/.test(message)) return `${message}: the bytes do not match the ${name} schema`;
-  if (message === 'potential precision loss') return 'a long beyond ±2^53 cannot be held exactly in JSON';
   return `cannot decode the ${name} value: ${message}`;
 }

@@ -23,6 +23,7 @@ import {
   type RateLimit,
   injectTraceHeaders,
   redactUrl,
+  REDACTED,
 } from '@svc/engine';
 import { BasicAuth } from './basic-auth.js';
 import { dispatchBuffered, type BufferedResponse } from './buffered-response.js';
@@ -245,9 +246,12 @@ export class HttpClient {
   }
 }
 
+const CREDENTIAL_HEADER_RE = /^(?:proxy-)?authorization$/i;
+
 function dumpRequest(req: OutgoingRequest): string {
+  // A credential (basic auth, an OAuth bearer token) is shown as redacted: a dump is a log line.
   const head = Object.entries(req.headers)
-    .map(([k, v]) => `${k}: ${v}`)
+    .map(([k, v]) => `${k}: ${CREDENTIAL_HEADER_RE.test(k) ? REDACTED : v}`)
     .join('\r\n');
   return `${req.method} ${req.url.pathname}${req.url.search} HTTP/1.1\r\nhost: ${req.url.host}\r\n${head}\r\n\r\n${req.body?.toString('utf8') ?? ''}`;
 }

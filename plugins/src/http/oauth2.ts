@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { loadUndici } from './lazy-deps.js';
-import { ErrorCode, SvcError, errorMessage, f, type Infer } from '@svc/engine';
+import { ErrorCode, SvcError, errorMessage, f, redactUrl, scrubSecrets, type Infer } from '@svc/engine';
 import type { OutgoingRequest, RequestAuth } from './outgoing-request.js';
 
 export const oauth2Spec = f
@@ -51,6 +51,11 @@ export class OAuth2 implements RequestAuth {
     req.headers['authorization'] = `${t.type} ${t.value}`;
   }
 
+  /** Text with the token URL's password and the client secret replaced (an endpoint may echo them). */
+  private scrub(text: string): string {
+    return scrubSecrets(text, [this.conf.client_secret], [this.conf.token_url]);
+  }
+
   /** Forgets the cached token (the next request fetches one). */
   invalidate(): void {
     this.token = undefined;
@@ -87,10 +92,12 @@ export class OAuth2 implements RequestAuth {
       }
       text = Buffer.concat(chunks).toString('utf8');
     } catch (err) {
-      throw new SvcError(ErrorCode.NotConnected, `oauth2: cannot fetch a token from ${this.conf.token_url}: ${errorMessage(err)}`, { cause: err });
+      throw new SvcError(ErrorCode.NotConnected, this.scrub(`oauth2: cannot fetch a token from ${redactUrl(this.conf.token_url)}: ${errorMessage(err)}`), {
+        cause: err,
+      });
     }
     if (status < 200 || status > 299) {
-      throw new SvcError(ErrorCode.NotConnected, `oauth2: the token endpoint answered ${status}: ${text.slice(0, 200)}`);
+      throw new SvcError(ErrorCode.NotConnected, this.scrub(`oauth2: the token endpoint answered ${status}: ${text.slice(0, 200)}`));
     }
     let body: { access_token?: unknown; token_type?: unknown; expires_in?: unknown };
     try {

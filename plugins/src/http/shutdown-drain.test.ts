@@ -19,7 +19,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const COUNT = 10;
 const LINES = Array.from({ length: COUNT }, (_, i) => `line-${i + 1}`);
 
-type InputKind = 'stdin' | 'file' | 'generate' | 'http_server';
+type InputKind = 'stdin' | 'file' | 'generate' | 'generate_batched' | 'http_server';
 
 interface Run {
   code: number | null;
@@ -43,6 +43,8 @@ async function runOnce(kind: InputKind, opts: { failMs: number; signalAfterMs: n
     input = `file: { paths: [ ${JSON.stringify(f)} ], codec: lines }`;
   } else if (kind === 'generate') {
     input = `generate: { count: ${COUNT}, interval: "", mapping: 'root = "line-" + counter().string()' }`;
+  } else if (kind === 'generate_batched') {
+    input = `generate: { count: ${COUNT}, batch_size: 5, interval: "", mapping: 'root = "line-" + counter().string()' }`;
   } else {
     port = await freePort();
     input = `http_server: { address: 127.0.0.1:${port}, path: /in, timeout: 30s }`;
@@ -150,4 +152,14 @@ describe('shutdown drain: SIGINT while the output fails (engine CLI, real upstre
       }
     });
   }
+
+  it('a batched input (transactions of 5 messages): the report counts messages, in the pipeline and in all', async () => {
+    for (const signalAfterMs of [0, 400]) {
+      const r = await runOnce('generate_batched', { failMs: 120_000, signalAfterMs, shutdownTimeout: '1s' });
+      assertNothingSilentlyLost('generate_batched', r);
+      const line = new RegExp(`Could not deliver ${COUNT} message\\(s\\) within shutdown_timeout \\((\\d+) of them in the pipeline`).exec(r.log);
+      assert.ok(line, r.log);
+      assert.ok([0, 5, 10].includes(Number(line[1])), `messages in the pipeline come in whole batches of 5: ${line[1]}\n${r.log}`);
+    }
+  });
 });

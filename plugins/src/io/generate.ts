@@ -6,6 +6,8 @@
  * a loop of `new Message(buf)`; with no interval, `read()` returns its transaction synchronously.
  */
 import {
+  parseJson,
+  stringifyJson,
   END_OF_INPUT,
   Message,
   f,
@@ -32,7 +34,10 @@ export function literalMapping(mapping: string): Buffer | undefined {
   if (!m) return undefined;
   try {
     const value: unknown = JSON.parse(m[1]!);
-    return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+    const json = typeof value === 'string' ? value : JSON.stringify(value);
+    // A number a double would change (an int64 id) is left to the mapping, exact as in Bloblang.
+    if (typeof value !== 'string' && stringifyJson(parseJson(m[1]!)) !== json) return undefined;
+    return Buffer.from(json);
   } catch {
     return undefined;
   }

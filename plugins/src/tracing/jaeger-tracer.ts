@@ -23,6 +23,7 @@ import {
   type SpanOptions,
   type TraceContext,
   type Tracer,
+  urlCredentials,
 } from '@svc/engine';
 import type { JaegerSpan, Tracer as JTracer } from 'jaeger-client';
 import { ALWAYS, NEVER, rateLimitingSampler, ratioSampler, type HeadSampler } from './sampler.js';
@@ -210,6 +211,9 @@ export async function createJaegerTracer(conf: JaegerConfig, ctx: ComponentConte
       if (this.pending === 0) super.close();
       else this.closeWhenIdle = true;
     }
+    authorize(authorization: string): void {
+      this._httpOptions.headers['Authorization'] = authorization;
+    }
     idle(): Promise<void> {
       return this.pending === 0 ? Promise.resolve() : new Promise((r) => this.idleWaiters.push(r));
     }
@@ -218,7 +222,12 @@ export async function createJaegerTracer(conf: JaegerConfig, ctx: ComponentConte
   let sender;
   let drained: (() => Promise<void>) | undefined;
   if (conf.collector_url) {
-    const http = new DrainingHTTPSender({ endpoint: conf.collector_url, logger, timeoutMs: 5_000 });
+    // jaeger-client reads the endpoint with Node's `url.parse` and ignores its userinfo: the
+    // credentials go as a basic Authorization header (as Go's client sends them) and the URL it
+    // sees has no password to print.
+    const { url, authorization } = urlCredentials(conf.collector_url);
+    const http = new DrainingHTTPSender({ endpoint: url, logger, timeoutMs: 5_000 });
+    if (authorization) http.authorize(authorization);
     drained = () => http.idle();
     sender = http;
   } else {

@@ -37,7 +37,7 @@ const EXPORT_TIMEOUT_MS = 4_000;
 const CLOSE_TIMEOUT_MS = 6_000;
 
 const collectorSpec = f.object({
-  address: f.string().url().describe('The collector: host:port (a scheme and path may be given for http).'),
+  address: f.string().url('host:port').describe('The collector: host:port (a scheme and path may be given for http).'),
   secure: f.bool().default(false).describe('Whether to connect with TLS.'),
 });
 

@@ -90,6 +90,8 @@ declare module 'jaeger-client/dist/src/reporters/http_sender.js' {
   import type { JaegerLogger, Sender } from 'jaeger-client';
   export default class HTTPSender implements Sender {
     constructor(options: { endpoint: string; username?: string; password?: string; timeoutMs?: number; maxSpanBatchSize?: number; logger?: JaegerLogger });
+    /** The options of every POST (Node's `http.request`). */
+    protected _httpOptions: { headers: Record<string, string> };
     setProcess(process: unknown): void;
     append(span: unknown, callback?: (numSpans: number, err?: string) => void): void;
     flush(callback?: (numSpans: number, err?: string) => void): void;

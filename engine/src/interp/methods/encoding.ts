@@ -116,7 +116,7 @@ function schemeOf<T>(table: Record<string, T>, a: Args, what: string): T {
 }
 
 defineMethod('encode', {
-  params: [{ name: 'scheme' }],
+  params: [{ name: 'scheme', type: 'string' }],
   build(a) {
     if (!a.isConst(0)) throw new Error('the scheme must be a literal');
     const enc = schemeOf(encoders, a, 'encoding');
@@ -125,7 +125,7 @@ defineMethod('encode', {
 });
 
 defineMethod('decode', {
-  params: [{ name: 'scheme' }],
+  params: [{ name: 'scheme', type: 'string' }],
   build(a) {
     if (!a.isConst(0)) throw new Error('the scheme must be a literal');
     const dec = schemeOf(decoders, a, 'decoding');
@@ -163,7 +163,11 @@ const POLYS: Record<string, number> = { IEEE: 0xedb88320, Castagnoli: 0x82f63b78
 
 /** `hash(algorithm, key?, polynomial?)`: the digest as bytes (encode it to print it). */
 defineMethod('hash', {
-  params: [{ name: 'algorithm' }, { name: 'key', default: '' }, { name: 'polynomial', default: 'IEEE' }],
+  params: [
+    { name: 'algorithm', type: 'string' },
+    { name: 'key', type: 'string', default: '' },
+    { name: 'polynomial', type: 'string', default: 'IEEE' },
+  ],
   build(a) {
     if (!a.isConst(0) || !a.isConst(1) || !a.isConst(2)) throw new Error('the algorithm, key and polynomial must be literals');
     const algo = asString(a.const(0));

@@ -6,7 +6,7 @@ import { QueryError, asQueryError, errFrom, typeError } from '../errors.js';
 import { existsDotPath, getDotPath } from '../paths.js';
 import { asString, asStrictInt, defineMethod, simpleMethod } from '../registry.js';
 import { Timestamp, parseTime, RFC3339_NANO, Zone } from '../timestamp.js';
-import { DELETE, Float32, NOTHING, isInt, isObject, widen, toBytes, toStr, typeOf } from '../values.js';
+import { DELETE, Float32, JsonNumber, NOTHING, isInt, isObject, widen, toBytes, toStr, typeOf } from '../values.js';
 
 /** `catch(fallback)`: on error, the fallback (a lambda receives the error message). */
 defineMethod('catch', {
@@ -61,13 +61,13 @@ simpleMethod('not', [], (v) => {
 
 simpleMethod('array', [], (v) => (Array.isArray(v) ? v : [v]));
 
-simpleMethod('exists', [{ name: 'path' }], (v, [path]) => {
+simpleMethod('exists', [{ name: 'path', type: 'string' }], (v, [path]) => {
   const p = asString(path);
   return p === '' ? isObject(v) && Object.hasOwn(v, '') : existsDotPath(v, p);
 });
 
 /** An empty path names the key "" (gabs splits it into one empty segment), not the value itself. */
-simpleMethod('get', [{ name: 'path' }], (v, [path]) => {
+simpleMethod('get', [{ name: 'path', type: 'string' }], (v, [path]) => {
   const p = asString(path);
   if (p !== '') return getDotPath(v, p);
   return isObject(v) && Object.hasOwn(v, '') ? v[''] : null;
@@ -122,8 +122,11 @@ export function parseFloatGo(s: string): number {
   return n;
 }
 
-/** Go's strconv.ParseInt(s, 0, 64): base prefixes 0x, 0o, 0b and a leading 0 for octal. */
-export function parseIntGo(s: string): number {
+/**
+ * Go's strconv.ParseInt(s, 0, 64) (ParseUint with `unsigned`): base prefixes 0x, 0o, 0b and a
+ * leading 0 for octal; exact, as an int64 beyond 2^53 is a JsonNumber.
+ */
+function parseIntGo(s: string, unsigned = false): number | JsonNumber {
   const m = /^([+-]?)(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|0[0-7_]*|[1-9][0-9_]*)$/.exec(s);
   if (!m) throw new QueryError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: invalid syntax`);
   const body = m[2]!.replaceAll('_', '');
@@ -132,35 +135,38 @@ export function parseIntGo(s: string): number {
   else if (body.length > 1 && body.startsWith('0')) n = BigInt('0o' + body.slice(1));
   else n = BigInt(body);
   if (m[1] === '-') n = -n;
-  if (n > 9223372036854775807n || n < -9223372036854775808n) {
-    throw new QueryError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: value out of range`);
+  if ((unsigned ? n > 18446744073709551615n : n > 9223372036854775807n) || n < -9223372036854775808n) {
+    throw new QueryError(`strconv.Parse${unsigned ? 'Uint' : 'Int'}: parsing ${JSON.stringify(s)}: value out of range`);
   }
-  return Number(n);
+  return JsonNumber.ofInt(n);
 }
 
 function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
-  if (v instanceof Float32) return v.value;
+  if (v instanceof Float32 || v instanceof JsonNumber) return v.value;
   if (typeof v === 'string') return parseFloatGo(v);
   if (v instanceof Uint8Array) return parseFloatGo(toStr(v));
   throw typeError(v, 'number');
 }
 
-function toInt(v: unknown): number {
+function toInt(v: unknown, unsigned = false): number | JsonNumber {
+  // Benthos: json.Number.Int64, so `1e2` and `1.5` read from JSON are refused, not truncated
+  if (v instanceof JsonNumber) return v.int !== undefined ? JsonNumber.ofInt(v.int) : parseIntGo(v.text, unsigned);
   v = widen(v);
   if (typeof v === 'number') {
     if (Number.isInteger(v) && !isInt(v)) throw new QueryError('float value is too large to be cast as a signed integer');
     return asStrictInt(v);
   }
-  if (typeof v === 'string') return parseIntGo(v);
-  if (v instanceof Uint8Array) return parseIntGo(toStr(v));
+  if (typeof v === 'string') return parseIntGo(v, unsigned);
+  if (v instanceof Uint8Array) return parseIntGo(toStr(v), unsigned);
   throw typeError(v, 'number');
 }
 
 /** A coercion that returns its optional default when the target fails or cannot convert. */
-function coercion(name: string, convert: (v: unknown) => unknown): void {
+function coercion(name: string, convert: (v: unknown) => unknown, defaultType?: 'number' | 'bool' | 'none'): void {
   defineMethod(name, {
-    params: [{ name: 'default', optional: true }],
+    // Benthos' float64() and float32() take no default; number()'s is a number, bool()'s a bool.
+    params: defaultType === 'none' ? [] : [{ name: 'default', optional: true, ...(defaultType ? { type: defaultType } : {}) }],
     raw(target, a) {
       const t = target.fn;
       const ann = target.ann;
@@ -184,34 +190,43 @@ function coercion(name: string, convert: (v: unknown) => unknown): void {
   });
 }
 
-coercion('number', toNumber);
-coercion('float64', toNumber);
-coercion('float32', (v) => {
-  const n = toNumber(v);
-  // strconv.ParseFloat(s, 32) / a float64 beyond float32's range is out of range, as in Go.
-  if (Number.isFinite(n) && !Number.isFinite(Math.fround(n)))
-    throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(toStr(v))}: value out of range`);
-  return new Float32(n);
-});
+coercion('number', toNumber, 'number');
+coercion('float64', toNumber, 'none');
+coercion(
+  'float32',
+  (v) => {
+    const n = toNumber(v);
+    // strconv.ParseFloat(s, 32) / a float64 beyond float32's range is out of range, as in Go.
+    if (Number.isFinite(n) && !Number.isFinite(Math.fround(n)))
+      throw new QueryError(`strconv.ParseFloat: parsing ${JSON.stringify(toStr(v))}: value out of range`);
+    return new Float32(n);
+  },
+  'none',
+);
 
-coercion('bool', (v) => {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return v !== 0;
-  if (typeof v === 'string' || v instanceof Uint8Array) {
-    const s = toStr(v);
-    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
-    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
-    throw new QueryError(`strconv.ParseBool: parsing ${JSON.stringify(s)}: invalid syntax`);
-  }
-  throw typeError(v, 'bool');
-});
+coercion(
+  'bool',
+  (v) => {
+    if (typeof v === 'boolean') return v;
+    if (typeof v === 'number') return v !== 0;
+    if (v instanceof JsonNumber) return v.text !== '0'; // Go's IToBool of a json.Number
+    if (typeof v === 'string' || v instanceof Uint8Array) {
+      const s = toStr(v);
+      if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
+      if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
+      throw new QueryError(`strconv.ParseBool: parsing ${JSON.stringify(s)}: invalid syntax`);
+    }
+    throw typeError(v, 'bool');
+  },
+  'bool',
+);
 
 /** Go's strconv.ParseUint(s, 0, 64): like ParseInt, but no sign at all (`"-0"` is refused). */
-function toUint(v: unknown): number {
+function toUint(v: unknown): number | JsonNumber {
   if ((typeof v === 'string' || v instanceof Uint8Array) && /^[+-]/.test(toStr(v))) {
     throw new QueryError(`strconv.ParseUint: parsing ${JSON.stringify(toStr(v))}: invalid syntax`);
   }
-  return toInt(v);
+  return toInt(v, true);
 }
 
 function intRange(name: string, min: number, max: number, what: string): void {
@@ -219,10 +234,11 @@ function intRange(name: string, min: number, max: number, what: string): void {
     params: [],
     build() {
       return (v) => {
-        const n = min === 0 ? toUint(v) : toInt(v);
+        const i = min === 0 ? toUint(v) : toInt(v);
+        const n = widen(i) as number;
         if (n > max) throw new QueryError(`value is too large to be cast as ${what}`);
         if (n < min) throw new QueryError(min === 0 ? `value is negative and cannot be cast as ${what}` : `value is too small to be cast as ${what}`);
-        return n;
+        return i;
       };
     },
   });
@@ -236,7 +252,7 @@ intRange('uint64', 0, 2 ** 64 - 1, 'an unsigned integer');
 /** `timestamp()`: numbers are unix seconds, strings RFC 3339. */
 coercion('timestamp', (v) => {
   if (v instanceof Timestamp) return v;
-  if (typeof v === 'number') return Timestamp.fromUnix(v, Zone.Local);
+  if (typeof v === 'number' || v instanceof JsonNumber) return Timestamp.fromUnix(widen(v) as number, Zone.Local);
   if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
   throw typeError(v, 'number', 'string');
 });

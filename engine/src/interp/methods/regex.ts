@@ -43,6 +43,68 @@ function target(v: unknown): string {
   throw typeError(v, 'string');
 }
 
+/** The width of the character at `i` in UTF-16 units (a surrogate pair is one rune). */
+function runeWidth(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  return c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
+}
+
+/**
+ * Successive non-overlapping matches as Go's FindAll finds them (regexp.allMatches): an empty match
+ * right after the previous match is skipped (`"abc".re_find_all("b*")` is `["", "b", ""]`).
+ */
+function* goMatches(re: RE2JS, s: string): Generator<(string | undefined)[]> {
+  const m = re.matcher(s);
+  const n = re.groupCount();
+  let prevEnd = -1;
+  for (let pos = 0; pos <= s.length;) {
+    if (!m.find(pos)) break;
+    const start = m.start();
+    const end = m.end();
+    let accept = true;
+    if (end === pos) {
+      if (start === prevEnd) accept = false; // empty, abutting the previous match
+      pos += runeWidth(s, pos);
+    } else {
+      pos = end;
+    }
+    prevEnd = end;
+    if (accept) {
+      const groups: (string | undefined)[] = [];
+      for (let g = 0; g <= n; g++) groups.push(m.group(g) ?? undefined);
+      yield groups;
+    }
+  }
+}
+
+/**
+ * Go's ReplaceAllString: every match replaced, except an empty match right after a match
+ * (`"abc".re_replace_all("b*", "X")` is `XaXcX`).
+ */
+function goReplaceAll(re: RE2JS, s: string, repl: (groups: (string | undefined)[]) => string): string {
+  const m = re.matcher(s);
+  const n = re.groupCount();
+  let out = '';
+  let lastEnd = 0;
+  for (let pos = 0; pos <= s.length;) {
+    if (!m.find(pos)) break;
+    const start = m.start();
+    const end = m.end();
+    out += s.slice(lastEnd, start);
+    if (end > lastEnd || start === 0) {
+      const groups: (string | undefined)[] = [];
+      for (let g = 0; g <= n; g++) groups.push(m.group(g) ?? undefined);
+      out += repl(groups);
+    }
+    lastEnd = end;
+    const w = runeWidth(s, pos);
+    if (pos + w > end) pos += w;
+    else if (pos + 1 > end) pos++;
+    else pos = end;
+  }
+  return out + s.slice(lastEnd);
+}
+
 /**
  * Go's Regexp.Expand template: `$1`, `${1}`, `$name`, `${name}`; `$$` is a dollar. A name is
  * the longest run of letters, digits and underscores, so `$1x` means group "1x" (empty).
@@ -96,18 +158,14 @@ function replacer(a: Args): (v: unknown, c: State, self: unknown) => unknown {
     const s = target(v);
     const re = reOf(c, self);
     const tmpl = asString(a.get(1, c, self));
-    if (!tmpl.includes('$')) return re.matcher(s).replaceAll(() => tmpl);
+    if (!tmpl.includes('$')) return goReplaceAll(re, s, () => tmpl);
     const named = re.namedGroups() as Record<string, number>;
-    return re.matcher(s).replaceAll((...args: unknown[]) => {
-      const n = re.groupCount();
-      const groups = args.slice(0, n + 1) as (string | undefined)[];
-      return expandTemplate(tmpl, groups, named);
-    });
+    return goReplaceAll(re, s, (groups) => expandTemplate(tmpl, groups, named));
   };
 }
 
 defineMethod('re_match', {
-  params: [{ name: 'pattern' }],
+  params: [{ name: 'pattern', type: 'string' }],
   build(a) {
     const reOf = regexArg(a);
     return (v, c, self) => reOf(c, self).test(target(v));
@@ -115,35 +173,41 @@ defineMethod('re_match', {
 });
 
 defineMethod('re_replace_all', {
-  params: [{ name: 'pattern' }, { name: 'value' }],
+  params: [
+    { name: 'pattern', type: 'string' },
+    { name: 'value', type: 'string' },
+  ],
   build: (a) => replacer(a),
 });
 
 /** Older name of re_replace_all. */
 defineMethod('re_replace', {
-  params: [{ name: 'pattern' }, { name: 'value' }],
+  params: [
+    { name: 'pattern', type: 'string' },
+    { name: 'value', type: 'string' },
+  ],
   build: (a) => replacer(a),
 });
 
 defineMethod('re_find_all', {
-  params: [{ name: 'pattern' }],
+  params: [{ name: 'pattern', type: 'string' }],
   build(a) {
     const reOf = regexArg(a);
     return (v, c, self) => {
       const out: string[] = [];
-      for (const m of reOf(c, self).matchAll(target(v))) out.push(m[0] as string);
+      for (const g of goMatches(reOf(c, self), target(v))) out.push(g[0] ?? '');
       return out;
     };
   },
 });
 
 defineMethod('re_find_all_submatch', {
-  params: [{ name: 'pattern' }],
+  params: [{ name: 'pattern', type: 'string' }],
   build(a) {
     const reOf = regexArg(a);
     return (v, c, self) => {
       const out: string[][] = [];
-      for (const m of reOf(c, self).matchAll(target(v))) out.push(Array.from(m as ArrayLike<string | undefined>, (g) => g ?? ''));
+      for (const g of goMatches(reOf(c, self), target(v))) out.push(g.map((x) => x ?? ''));
       return out;
     };
   },
@@ -151,7 +215,7 @@ defineMethod('re_find_all_submatch', {
 
 /** `re_find_object(pattern)`: the first match as an object of groups (`"0"` is the whole match). */
 defineMethod('re_find_object', {
-  params: [{ name: 'pattern' }],
+  params: [{ name: 'pattern', type: 'string' }],
   build(a) {
     const reOf = regexArg(a);
     return (v, c, self) => {
@@ -161,7 +225,9 @@ defineMethod('re_find_object', {
       if (m === null) return out;
       const names: string[] = [];
       for (const [name, idx] of Object.entries(re.namedGroups() as Record<string, number>)) names[idx] = name;
-      for (let i = 0; i < m.length; i++) setKey(out, names[i] ?? String(i), m[i] ?? '');
+      // bytes in, bytes out, as Benthos' []byte case
+      const bytes = v instanceof Uint8Array;
+      for (let i = 0; i < m.length; i++) setKey(out, names[i] ?? String(i), bytes ? Buffer.from(m[i] ?? '', 'utf8') : (m[i] ?? ''));
       return out;
     };
   },

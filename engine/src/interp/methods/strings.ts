@@ -5,43 +5,86 @@
 import { QueryError, typeError } from '../errors.js';
 import { sprintf } from '../gofmt.js';
 import { goTitle, goToLower, goToUpper, goUnescapeHTML, goUnquote } from '../gostrings.js';
-import { asInt, asString, defineMethod, simpleMethod } from '../registry.js';
-import { equals, isObject, toBytes, toJSON, toStr } from '../values.js';
+import { type ParamSpec, asInt, asString, defineMethod, simpleMethod } from '../registry.js';
+import { parseJson } from '../../message/json.js';
+import { Timestamp, equals, isObject, toBytes, toJSON, toStr } from '../values.js';
+
+interface Targets {
+  /** Bytes in, bytes out (a string result as bytes, an array's strings as bytes), as Benthos' `[]byte` cases. */
+  bytesOut?: boolean;
+  /** A timestamp is read as its RFC 3339 text, as Benthos' IGetString-free methods do. */
+  timestamps?: boolean;
+}
 
 /** A method on string (or bytes) targets. */
-function strMethod(name: string, params: { name: string; default?: unknown; optional?: boolean }[], impl: (s: string, args: unknown[]) => unknown): void {
+function strMethod(name: string, params: ParamSpec[], impl: (s: string, args: unknown[]) => unknown, targets: Targets = {}): void {
   simpleMethod(name, params, (v, args) => {
-    if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
-    return impl(toStr(v), args);
+    if (typeof v === 'string') return impl(v, args);
+    if (v instanceof Uint8Array) return targets.bytesOut ? asBytes(impl(toStr(v), args)) : impl(toStr(v), args);
+    if (targets.timestamps && v instanceof Timestamp) return impl(toStr(v), args);
+    throw typeError(v, 'string');
   });
 }
 
-strMethod('uppercase', [], (s) => goToUpper(s));
-strMethod('lowercase', [], (s) => goToLower(s));
-strMethod('capitalize', [], (s) => goTitle(s));
+/** A string result as bytes (and an array of strings as an array of bytes). */
+function asBytes(r: unknown): unknown {
+  if (typeof r === 'string') return Buffer.from(r, 'utf8');
+  if (Array.isArray(r)) return r.map(asBytes);
+  return r;
+}
+
+const BYTES_OUT: Targets = { bytesOut: true };
+const TIMESTAMPS: Targets = { timestamps: true };
+
+strMethod('uppercase', [], (s) => goToUpper(s), BYTES_OUT);
+strMethod('lowercase', [], (s) => goToLower(s), BYTES_OUT);
+strMethod('capitalize', [], (s) => goTitle(s), BYTES_OUT);
 
 /** Go's strings.TrimSpace / strings.Trim(cutset). */
-strMethod('trim', [{ name: 'cutset', optional: true }], (s, [cutset]) => {
-  if (cutset === undefined) return s.replace(/^[\s\u0085]+|[\s\u0085]+$/g, '');
-  const set = new Set(Array.from(asString(cutset)));
-  const chars = Array.from(s);
-  let a = 0;
-  let b = chars.length;
-  while (a < b && set.has(chars[a]!)) a++;
-  while (b > a && set.has(chars[b - 1]!)) b--;
-  return chars.slice(a, b).join('');
-});
-strMethod('trim_prefix', [{ name: 'prefix' }], (s, [p]) => {
-  const prefix = asString(p);
-  return s.startsWith(prefix) ? s.slice(prefix.length) : s;
-});
-strMethod('trim_suffix', [{ name: 'suffix' }], (s, [p]) => {
-  const suffix = asString(p);
-  return suffix !== '' && s.endsWith(suffix) ? s.slice(0, s.length - suffix.length) : s;
-});
-strMethod('has_prefix', [{ name: 'value' }], (s, [p]) => s.startsWith(asString(p)));
-strMethod('has_suffix', [{ name: 'value' }], (s, [p]) => s.endsWith(asString(p)));
-strMethod('replace_all', [{ name: 'old' }, { name: 'new' }], (s, [o, n]) => replaceAll(s, asString(o), asString(n)));
+strMethod(
+  'trim',
+  [{ name: 'cutset', type: 'string', optional: true }],
+  (s, [cutset]) => {
+    if (cutset === undefined) return s.replace(/^[\s\u0085]+|[\s\u0085]+$/g, '');
+    const set = new Set(Array.from(asString(cutset)));
+    const chars = Array.from(s);
+    let a = 0;
+    let b = chars.length;
+    while (a < b && set.has(chars[a]!)) a++;
+    while (b > a && set.has(chars[b - 1]!)) b--;
+    return chars.slice(a, b).join('');
+  },
+  BYTES_OUT,
+);
+strMethod(
+  'trim_prefix',
+  [{ name: 'prefix', type: 'string' }],
+  (s, [p]) => {
+    const prefix = asString(p);
+    return s.startsWith(prefix) ? s.slice(prefix.length) : s;
+  },
+  BYTES_OUT,
+);
+strMethod(
+  'trim_suffix',
+  [{ name: 'suffix', type: 'string' }],
+  (s, [p]) => {
+    const suffix = asString(p);
+    return suffix !== '' && s.endsWith(suffix) ? s.slice(0, s.length - suffix.length) : s;
+  },
+  BYTES_OUT,
+);
+strMethod('has_prefix', [{ name: 'value', type: 'string' }], (s, [p]) => s.startsWith(asString(p)));
+strMethod('has_suffix', [{ name: 'value', type: 'string' }], (s, [p]) => s.endsWith(asString(p)));
+strMethod(
+  'replace_all',
+  [
+    { name: 'old', type: 'string' },
+    { name: 'new', type: 'string' },
+  ],
+  (s, [o, n]) => replaceAll(s, asString(o), asString(n)),
+  BYTES_OUT,
+);
 /** The (old, new) pairs of replace_all_many; an odd count or a non-string is an error. */
 function replacementPairs(vals: unknown): [string, string][] {
   if (!Array.isArray(vals)) throw typeError(vals, 'array');
@@ -75,47 +118,67 @@ defineMethod('replace_all_many', {
       if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
       return toStr(v);
     };
+    const out = (v: unknown, s: string): unknown => (v instanceof Uint8Array ? Buffer.from(s, 'utf8') : s);
     if (a.allConst) {
       const pairs = replacementPairs(a.const(0)); // a bad literal is a compile error, as in Benthos
-      return (v) => replaceMany(str(v), pairs);
+      return (v) => out(v, replaceMany(str(v), pairs));
     }
-    return (v, c, self) => replaceMany(str(v), replacementPairs(a.get(0, c, self)));
+    return (v, c, self) => out(v, replaceMany(str(v), replacementPairs(a.get(0, c, self))));
   },
 });
-strMethod('split', [{ name: 'delimiter' }], (s, [d]) => {
-  const delim = asString(d);
-  if (delim === '') return Array.from(s);
-  return s.split(delim);
-});
-strMethod('repeat', [{ name: 'count' }], (s, [n]) => {
+strMethod(
+  'split',
+  [{ name: 'delimiter', type: 'string' }],
+  (s, [d]) => {
+    const delim = asString(d);
+    if (delim === '') return Array.from(s);
+    return s.split(delim);
+  },
+  BYTES_OUT,
+);
+strMethod('repeat', [{ name: 'count', type: 'number' }], (s, [n]) => {
   const count = asInt(n);
   if (count < 0) throw new QueryError('count must be non-negative');
   return s.repeat(count);
 });
-strMethod('index_of', [{ name: 'value' }], (s, [p]) => {
+strMethod('index_of', [{ name: 'value', type: 'string' }], (s, [p]) => {
   const i = s.indexOf(asString(p));
   return i < 0 ? -1 : Buffer.byteLength(s.slice(0, i));
 });
-strMethod('quote', [], (s) => JSON.stringify(s));
-strMethod('unquote', [], (s) => {
-  const r = goUnquote(s);
-  if (r === undefined) throw new QueryError('invalid syntax');
-  return r.toString('utf8');
-});
-strMethod('escape_url_query', [], (s) =>
-  encodeURIComponent(s)
-    .replace(/%20/g, '+')
-    .replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()),
+strMethod('quote', [], (s) => JSON.stringify(s), TIMESTAMPS);
+strMethod(
+  'unquote',
+  [],
+  (s) => {
+    const r = goUnquote(s);
+    if (r === undefined) throw new QueryError('invalid syntax');
+    return r.toString('utf8');
+  },
+  TIMESTAMPS,
 );
-strMethod('unescape_url_query', [], (s) => {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '));
-  } catch {
-    throw new QueryError(`invalid URL escape in ${JSON.stringify(s)}`);
-  }
-});
-strMethod('escape_html', [], (s) => s.replace(/[&'<>"]/g, (c) => ({ '&': '&amp;', "'": '&#39;', '<': '&lt;', '>': '&gt;', '"': '&#34;' })[c]!));
-strMethod('unescape_html', [], (s) => goUnescapeHTML(s));
+strMethod(
+  'escape_url_query',
+  [],
+  (s) =>
+    encodeURIComponent(s)
+      .replace(/%20/g, '+')
+      .replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()),
+  TIMESTAMPS,
+);
+strMethod(
+  'unescape_url_query',
+  [],
+  (s) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      throw new QueryError(`invalid URL escape in ${JSON.stringify(s)}`);
+    }
+  },
+  TIMESTAMPS,
+);
+strMethod('escape_html', [], (s) => s.replace(/[&'<>"]/g, (c) => ({ '&': '&amp;', "'": '&#39;', '<': '&lt;', '>': '&gt;', '"': '&#34;' })[c]!), TIMESTAMPS);
+strMethod('unescape_html', [], (s) => goUnescapeHTML(s), TIMESTAMPS);
 
 /** `format(args...)`: the target is a Go format string. */
 defineMethod('format', {
@@ -123,7 +186,7 @@ defineMethod('format', {
   variadic: true,
   build(a) {
     return (v, c, self) => {
-      if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+      if (typeof v !== 'string' && !(v instanceof Uint8Array) && !(v instanceof Timestamp)) throw typeError(v, 'string');
       return sprintf(toStr(v), a.all(c, self));
     };
   },
@@ -152,37 +215,44 @@ function bound(i: number, len: number): number {
 }
 
 /** `slice(low, high?)`: negative indexes count from the end; strings slice by UTF-8 bytes. */
-simpleMethod('slice', [{ name: 'low' }, { name: 'high', optional: true }], (v, [lo, hi]) => {
-  const sliceIdx = (len: number): [number, number] => {
-    const start = bound(asInt(lo), len);
-    let end = hi === undefined ? len : asInt(hi);
-    if (end < 0) end = Math.max(0, len + end);
-    if (end > len) end = len;
-    if (start > end) {
-      throw new QueryError(`lower slice bound ${start} must be lower than or equal to upper bound (${end}) and target length (${len})`);
+simpleMethod(
+  'slice',
+  [
+    { name: 'low', type: 'number' },
+    { name: 'high', type: 'number', optional: true },
+  ],
+  (v, [lo, hi]) => {
+    const sliceIdx = (len: number): [number, number] => {
+      const start = bound(asInt(lo), len);
+      let end = hi === undefined ? len : asInt(hi);
+      if (end < 0) end = Math.max(0, len + end);
+      if (end > len) end = len;
+      if (start > end) {
+        throw new QueryError(`lower slice bound ${start} must be lower than or equal to upper bound (${end}) and target length (${len})`);
+      }
+      return [start, end];
+    };
+    if (typeof v === 'string') {
+      const ascii = Buffer.byteLength(v) === v.length;
+      if (ascii) {
+        const [a, b] = sliceIdx(v.length);
+        return v.slice(a, b);
+      }
+      const buf = Buffer.from(v);
+      const [a, b] = sliceIdx(buf.length);
+      return buf.subarray(a, b).toString('utf8');
     }
-    return [start, end];
-  };
-  if (typeof v === 'string') {
-    const ascii = Buffer.byteLength(v) === v.length;
-    if (ascii) {
+    if (v instanceof Uint8Array) {
+      const [a, b] = sliceIdx(v.length);
+      return Buffer.from(v.subarray(a, b));
+    }
+    if (Array.isArray(v)) {
       const [a, b] = sliceIdx(v.length);
       return v.slice(a, b);
     }
-    const buf = Buffer.from(v);
-    const [a, b] = sliceIdx(buf.length);
-    return buf.subarray(a, b).toString('utf8');
-  }
-  if (v instanceof Uint8Array) {
-    const [a, b] = sliceIdx(v.length);
-    return Buffer.from(v.subarray(a, b));
-  }
-  if (Array.isArray(v)) {
-    const [a, b] = sliceIdx(v.length);
-    return v.slice(a, b);
-  }
-  throw typeError(v, 'string', 'bytes', 'array');
-});
+    throw typeError(v, 'string', 'bytes', 'array');
+  },
+);
 
 simpleMethod('reverse', [], (v) => {
   if (typeof v === 'string') return Array.from(v).reverse().join('');
@@ -191,22 +261,35 @@ simpleMethod('reverse', [], (v) => {
   throw typeError(v, 'string', 'array');
 });
 
-/** `parse_json()`: a string or bytes parsed as JSON. */
-strMethod('parse_json', [{ name: 'use_number', default: false }], (s) => {
+/**
+ * `parse_json(use_number)`: a string or bytes parsed as JSON. As in Benthos, numbers become
+ * float64s (a number beyond float64 is an error) unless `use_number` keeps them as written.
+ */
+strMethod('parse_json', [{ name: 'use_number', type: 'bool', default: false }], (s, [useNumber]) => {
+  let v: unknown;
   try {
-    return JSON.parse(s) as unknown;
+    v = useNumber === true ? parseJson(s) : JSON.parse(s);
   } catch (e) {
     throw new QueryError(`failed to parse value as JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (useNumber !== true && OVERFLOW.test(s)) {
+    const m = s.match(OVERFLOW_ALL)!.find((n) => !Number.isFinite(Number(n)));
+    if (m !== undefined) throw new QueryError(`failed to parse value as JSON: json: cannot unmarshal number ${m} into Go value of type float64`);
+  }
+  return v;
 });
+
+// a number token with a 3-digit exponent or 309+ digits: it may be beyond float64
+const OVERFLOW = /\d[eE]\+?\d{3}|\d{309}/;
+const OVERFLOW_ALL = /-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
 
 /** `format_json(indent, no_indent, escape_html)`: a value serialised as JSON text. */
 simpleMethod(
   'format_json',
   [
-    { name: 'indent', default: '    ' },
-    { name: 'no_indent', default: false },
-    { name: 'escape_html', default: true },
+    { name: 'indent', type: 'string', default: '    ' },
+    { name: 'no_indent', type: 'bool', default: false },
+    { name: 'escape_html', type: 'bool', default: true },
   ],
   (v, [indent, noIndent, escapeHtml]) => {
     let s = toJSON(v, noIndent === true ? undefined : asString(indent));

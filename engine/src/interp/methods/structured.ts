@@ -5,7 +5,7 @@
 import { QueryError, asQueryError, typeError } from '../errors.js';
 import { splitDotPath } from '../paths.js';
 import { asInt, asString, defineMethod, simpleMethod } from '../registry.js';
-import { DELETE, NOTHING, type Obj, equals, isObject, setKey, toStr, typeOf } from '../values.js';
+import { DELETE, NOTHING, type Obj, equals, isNumber, isObject, setKey, toStr, typeOf, widen } from '../values.js';
 
 function elementError(i: number | string, err: unknown): QueryError {
   return new QueryError(`failed to process element ${i}: ${asQueryError(err).message}`);
@@ -159,7 +159,7 @@ defineMethod('without', {
   },
 });
 
-simpleMethod('index', [{ name: 'index' }], (v, [i]) => {
+simpleMethod('index', [{ name: 'index', type: 'number' }], (v, [i]) => {
   let idx = asInt(i);
   if (Array.isArray(v) || v instanceof Uint8Array) {
     if (idx < 0) idx = v.length + idx;
@@ -170,7 +170,7 @@ simpleMethod('index', [{ name: 'index' }], (v, [i]) => {
 });
 
 function compareValues(l: unknown, r: unknown): number {
-  if (typeof l === 'number' && typeof r === 'number') return l - r;
+  if (isNumber(l) && isNumber(r)) return (widen(l) as number) - (widen(r) as number);
   if (typeof l === 'string' && typeof r === 'string') return l < r ? -1 : l > r ? 1 : 0;
   throw new QueryError(`expected number or string value, got ${typeOf(typeof l === 'number' || typeof l === 'string' ? r : l)}`);
 }
@@ -186,9 +186,10 @@ defineMethod('sort', {
       if (lam === undefined) {
         // Go checks types while comparing, so a single element (even null) sorts fine.
         if (out.length > 1) {
-          const kind = typeof out[0];
+          const kindOf = (e: unknown): string => (isNumber(e) ? 'number' : typeof e);
+          const kind = kindOf(out[0]);
           for (const e of out) {
-            if ((typeof e !== 'number' && typeof e !== 'string') || typeof e !== kind) {
+            if ((kindOf(e) !== 'number' && typeof e !== 'string') || kindOf(e) !== kind) {
               throw new QueryError(`expected number or string value, got ${typeOf(e)}`);
             }
           }
@@ -219,7 +220,7 @@ defineMethod('sort_by', {
   },
 });
 
-simpleMethod('join', [{ name: 'delimiter', default: '' }], (v, [d]) => {
+simpleMethod('join', [{ name: 'delimiter', type: 'string', default: '' }], (v, [d]) => {
   if (!Array.isArray(v)) throw typeError(v, 'array');
   const delim = asString(d);
   return v

@@ -6,15 +6,28 @@ import { QueryError, typeError } from '../errors.js';
 import { asString, defineMethod } from '../registry.js';
 import type { State } from '../state.js';
 import { RFC3339_NANO, Timestamp, Zone, formatTime, parseTime } from '../timestamp.js';
-import { toStr } from '../values.js';
+import { JsonNumber, toStr } from '../values.js';
 import type { Args } from '../registry.js';
 
 /** Bloblang's IGetTimestamp: timestamps as is, numbers as unix seconds, strings as RFC 3339. */
 export function toTimestamp(v: unknown): Timestamp {
   if (v instanceof Timestamp) return v;
   if (typeof v === 'number') return Timestamp.fromUnix(v, Zone.Local);
+  if (v instanceof JsonNumber) return Timestamp.fromUnix(v.value, Zone.Local);
   if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
   throw typeError(v, 'number', 'string');
+}
+
+/** The unix seconds and nanoseconds of a value, exact for an int64 number (a 64-bit id used as a time). */
+function unixOf(v: unknown): { sec: bigint; nsec: number } {
+  if (v instanceof JsonNumber && v.int !== undefined) return { sec: v.int, nsec: 0 };
+  const t = toTimestamp(v);
+  return { sec: BigInt(t.sec), nsec: t.nsec };
+}
+
+/** An int64 result as Go computes it: wrapping on overflow (UnixNano of year 318857 wraps). */
+function int64(n: bigint): number | JsonNumber {
+  return JsonNumber.ofInt(BigInt.asIntN(64, n));
 }
 
 function zoneArg(a: Args, i: number): (c: State, self: unknown) => Zone | undefined {
@@ -33,11 +46,15 @@ function zoneArg(a: Args, i: number): (c: State, self: unknown) => Zone | undefi
 }
 
 defineMethod('ts_parse', {
-  params: [{ name: 'format' }, { name: 'tz', optional: true }],
+  params: [
+    { name: 'format', type: 'string' },
+    { name: 'tz', type: 'string', optional: true },
+  ],
   build(a) {
     const zoneOf = zoneArg(a, 1);
     return (v, c, self) => {
-      if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+      // a timestamp is read as its RFC 3339 text, as in Benthos
+      if (typeof v !== 'string' && !(v instanceof Uint8Array) && !(v instanceof Timestamp)) throw typeError(v, 'string');
       const z = zoneOf(c, self);
       try {
         return parseTime(asString(a.get(0, c, self)), toStr(v), z ?? Zone.UTC);
@@ -50,8 +67,8 @@ defineMethod('ts_parse', {
 
 defineMethod('ts_format', {
   params: [
-    { name: 'format', default: RFC3339_NANO },
-    { name: 'tz', optional: true },
+    { name: 'format', type: 'string', default: RFC3339_NANO },
+    { name: 'tz', type: 'string', optional: true },
   ],
   build(a) {
     const zoneOf = zoneArg(a, 1);
@@ -65,27 +82,33 @@ defineMethod('ts_format', {
 });
 
 defineMethod('ts_tz', {
-  params: [{ name: 'tz' }],
+  params: [{ name: 'tz', type: 'string' }],
   build(a) {
     const zoneOf = zoneArg(a, 0);
     return (v, c, self) => toTimestamp(v).in(zoneOf(c, self)!);
   },
 });
 
-defineMethod('ts_unix', { params: [], build: () => (v) => toTimestamp(v).sec });
+defineMethod('ts_unix', { params: [], build: () => (v) => int64(unixOf(v).sec) });
 // Go's UnixMilli / UnixMicro floor (seconds plus whole units of the non-negative nanoseconds).
 defineMethod('ts_unix_milli', {
   params: [],
   build: () => (v) => {
-    const t = toTimestamp(v);
-    return t.sec * 1000 + Math.floor(t.nsec / 1_000_000);
+    const t = unixOf(v);
+    return int64(t.sec * 1000n + BigInt(Math.floor(t.nsec / 1_000_000)));
   },
 });
 defineMethod('ts_unix_micro', {
   params: [],
   build: () => (v) => {
-    const t = toTimestamp(v);
-    return Number(BigInt(t.sec) * 1_000_000n + BigInt(Math.floor(t.nsec / 1000)));
+    const t = unixOf(v);
+    return int64(t.sec * 1_000_000n + BigInt(Math.floor(t.nsec / 1000)));
   },
 });
-defineMethod('ts_unix_nano', { params: [], build: () => (v) => Number(toTimestamp(v).unixNano()) });
+defineMethod('ts_unix_nano', {
+  params: [],
+  build: () => (v) => {
+    const t = unixOf(v);
+    return int64(t.sec * 1_000_000_000n + BigInt(t.nsec));
+  },
+});

@@ -10,6 +10,7 @@ import { generateToken, hashKey, storeKeyCandidates } from '../../sessions/key-h
 import type { Answer, Logger } from '@svc/engine';
 import { jsonAnswer } from '../answers.js';
 import type { SessionState } from '../../sessions/session.js';
+import { sessionProblem } from '../../sessions/session-shape.js';
 import type { GatewayState } from '../state.js';
 import type { ManagementRequest } from './management-api.js';
 import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, modified, parseJson, statusMessage } from './replies.js';
@@ -77,7 +78,11 @@ export class KeyEndpoints {
   /** Tyk's `handleAddOrUpdate`: POST creates (a custom key when named), PUT replaces an existing one. */
   private async addOrUpdate(r: ManagementRequest, key: string, isHashed: boolean): Promise<Answer> {
     const session = parseJson(await r.body());
-    if (!isSession(session)) return MALFORMED;
+    const wrong = sessionProblem(session);
+    if (wrong !== undefined || !isSession(session)) {
+      this.log.warn(`Couldn't decode new session object: ${wrong ?? 'not JSON, or nested too deep'}`);
+      return MALFORMED;
+    }
     const org = typeof session.org_id === 'string' ? session.org_id : '';
     const c = this.state.config;
     if (r.method === 'PUT') {
@@ -103,7 +108,12 @@ export class KeyEndpoints {
   /** Tyk's `createKeyHandler`: a generated key. */
   private async createGenerated(r: ManagementRequest): Promise<Answer> {
     const session = parseJson(await r.body());
-    if (!isSession(session)) return statusMessage(500, 'Unmarshalling failed');
+    // Tyk's createKeyHandler answers a body that does not decode with 500 (not 400).
+    const wrong = sessionProblem(session);
+    if (wrong !== undefined || !isSession(session)) {
+      this.log.warn(`Couldn't decode new session object: ${wrong ?? 'not JSON, or nested too deep'}`);
+      return statusMessage(500, 'Unmarshalling failed');
+    }
     const c = this.state.config;
     const rights = session.access_rights;
     if (rights === undefined || rights === null || Object.keys(rights).length === 0) {

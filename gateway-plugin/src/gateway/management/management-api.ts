@@ -7,15 +7,15 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Answer, Logger } from '@svc/engine';
+import { ThrottledLog, errorMessage, type Answer, type Logger } from '@svc/engine';
 import { jsonAnswer } from '../answers.js';
 import type { GatewaySource } from '../gateway-source.js';
-import { readBody } from '../request-body.js';
+import { BodyError, readBody } from '../request-body.js';
 import type { GatewayState } from '../state.js';
 import { ApiEndpoints } from './apis.js';
 import { KeyEndpoints } from './keys.js';
 import { PolicyEndpoints } from './policies.js';
-import { METHOD_NOT_SUPPORTED, NO_ROUTE, statusMessage } from './replies.js';
+import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, statusMessage } from './replies.js';
 
 /** The version `/hello` reports: the Tyk release whose answers this gateway gives. */
 export const GATEWAY_VERSION = 'v5.14.0';
@@ -24,6 +24,23 @@ const MAX_BODY = 10 * 1024 * 1024;
 const BODY_TIMEOUT_MS = 30_000;
 
 const FORBIDDEN = statusMessage(403, 'Attempted administrative access with invalid or missing key!');
+const TOO_LARGE = statusMessage(413, `Request is too large: at most ${MAX_BODY} bytes`);
+
+/** `log` with its warnings and errors throttled: 5 a second at most, then how many were left out. */
+function throttledFailures(log: Logger): Logger {
+  const failures = new ThrottledLog(log, 1000, 5);
+  const out: Logger = {
+    fatal: (m, f) => log.fatal(m, f),
+    error: (m) => failures.error(m),
+    warn: (m) => failures.warn(m),
+    info: (m, f) => log.info(m, f),
+    debug: (m, f) => log.debug(m, f),
+    trace: (m, f) => log.trace(m, f),
+    enabled: (l) => log.enabled(l),
+    child: (f) => log.child(f),
+  };
+  return out;
+}
 
 /** True for the paths the management API serves. */
 export function isManagementPath(path: string): boolean {
@@ -50,20 +67,37 @@ export class ManagementApi {
   private readonly apis: ApiEndpoints;
   private readonly keys: KeyEndpoints;
   private readonly policies: PolicyEndpoints;
+  private readonly log: Logger;
 
   constructor(
     private readonly state: GatewayState,
     source: GatewaySource,
-    /** Reloads; resolves with what was not loaded (each definition or policy refused, and why). */
+    /** Reloads; resolves with what did not load (the previous version of it is kept). */
     private readonly reload: () => Promise<string[]>,
-    private readonly log: Logger,
+    log: Logger,
   ) {
-    this.apis = new ApiEndpoints(state, source, log);
-    this.keys = new KeyEndpoints(state, log);
-    this.policies = new PolicyEndpoints(state, log);
+    // Failed calls (a wrong secret, a malformed body) log at most 5 lines a second, then a count.
+    this.log = throttledFailures(log);
+    this.apis = new ApiEndpoints(state, source, this.log);
+    this.keys = new KeyEndpoints(state, this.log);
+    this.policies = new PolicyEndpoints(state, this.log);
   }
 
+  /** The answer to one management request; never rejects (a failure is Tyk's 500, logged). */
   async handle(req: IncomingMessage, target: { path: string; query: string }): Promise<Answer> {
+    try {
+      return await this.route(req, target);
+    } catch (err) {
+      if (err instanceof BodyError) {
+        this.log.warn(`management API ${req.method} ${target.path}: ${err.message}`);
+        return err.status === 413 ? TOO_LARGE : err.status === 408 ? statusMessage(408, 'Request timed out') : MALFORMED;
+      }
+      this.log.error(`management API ${req.method} ${target.path}: ${errorMessage(err)}`);
+      return statusMessage(500, 'Internal server error');
+    }
+  }
+
+  private async route(req: IncomingMessage, target: { path: string; query: string }): Promise<Answer> {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = target.path.replace(/\/+$/, '') || '/';
     if (path === '/hello') {
@@ -86,11 +120,12 @@ export class ManagementApi {
     };
     const [head, ...rest] = r.segments;
     switch (head) {
-      case 'reload':
+      case 'reload': {
         if (rest.length > 1 || (rest.length === 1 && rest[0] !== 'group')) return NO_ROUTE;
         if (method !== 'GET') return METHOD_NOT_SUPPORTED;
-        // Tyk's answer; what this reload refused (the others are served) is its message.
+        // Tyk's answer; what this reload refused (the others are served, or kept from before) is its message.
         return statusMessage(200, (await this.reload()).join('; '));
+      }
       case 'apis':
         return this.apis.handle(r, rest);
       case 'keys':

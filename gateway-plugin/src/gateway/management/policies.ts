@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
 import { jsonAnswer } from '../answers.js';
+import { policyProblem } from '../../sessions/load-policies.js';
 import type { Policy } from '../../sessions/session.js';
 import type { GatewayState } from '../state.js';
 import type { ManagementRequest } from './management-api.js';
@@ -46,6 +47,12 @@ export class PolicyEndpoints {
     const pol = parseJson(await r.body()) as Policy | undefined;
     if (pol === null || typeof pol !== 'object' || Array.isArray(pol)) return MALFORMED;
     if (pol.id !== undefined && typeof pol.id !== 'string') return MALFORMED;
+    // Tyk decodes the body into user.Policy: a field of the wrong type is "Request malformed".
+    const wrong = policyProblem(pol);
+    if (wrong !== undefined) {
+      this.log.warn(`Couldn't decode policy: ${wrong}`);
+      return MALFORMED;
+    }
     if (id && pol.id !== id && r.method === 'PUT')
       return statusMessage(400, 'Request ID does not match that in policy! For Update operations these must match.');
     if (!pol.id) return statusMessage(400, 'Unable to create policy without id.');
