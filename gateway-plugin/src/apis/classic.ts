@@ -179,10 +179,10 @@ const LISTS: Array<[EndpointListEntry['kind'], string]> = [
   ['internal', 'internal'],
 ];
 
-/** The endpoint lists in the order Tyk compiles them (ignored, black, white, internal); disabled entries left out as Tyk does. */
 /** The lists Tyk compiles between the white list and the internal one, in its order (virtual endpoints only with its JSVM, off by default). */
 const OTHER_LISTS = ['advance_cache_config', 'url_rewrites', 'size_limits', 'track_endpoints', 'do_not_track_endpoints'];
 
+/** The endpoint lists in the order Tyk compiles them (ignored, black, white, internal); disabled entries left out as Tyk does. */
 function endpointLists(paths: Fields, ignoreEndpointCase: boolean): EndpointListEntry[] {
   const out: EndpointListEntry[] = [];
   for (const [kind, field] of LISTS) {
