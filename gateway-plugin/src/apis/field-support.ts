@@ -180,8 +180,13 @@ const VERSION: FieldTable = {
   override_target: unsupported('a per-version upstream (override_target)'),
 };
 
-/** Versioned (several versions, `not_versioned` not true): requests are routed, and refused, by version, which svc does not do. */
-const versioned: TurnsOn = (v) => isObject(v) && v['not_versioned'] !== true && isObject(v['versions']) && Object.keys(v['versions']).length > 1;
+/**
+ * Versioned (`not_versioned` not true), with one version or several: Tyk then reads each request's
+ * version (definition.location and key, or default_version) and refuses one without a version it
+ * knows (403 "Version information not found"), which svc does not do. Seen on Tyk v5.14.0: a single
+ * Default version with not_versioned false, no header: 403.
+ */
+const versioned: TurnsOn = (v) => isObject(v) && v['not_versioned'] !== true;
 
 const CLASSIC: FieldTable = {
   id: ignored("the dashboard's database id"),
@@ -264,7 +269,7 @@ const CLASSIC: FieldTable = {
     },
   }),
   version_data: implemented({
-    feature: 'versioning (version_data with several versions and not_versioned not true)',
+    feature: 'versioning (version_data with not_versioned not true)',
     on: versioned,
     fields: {
       not_versioned: implemented(),
