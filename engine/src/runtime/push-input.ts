@@ -5,7 +5,7 @@
  *
  * - a queue from the pushes to `read()`: a transaction waits there until the stream reads it,
  *   and a push waits for room once `maxQueued` are waiting (back-pressure on the producer);
- * - listening: the HTTP listeners it starts with {@link PushInput.listen} are stopped with it;
+ * - listening: the HTTP listeners it starts with {@link PushInput.startListener} are stopped with it;
  * - closing: `close()` ends a waiting `read()` with `END_OF_INPUT`, gives every queued, unread
  *   transaction back through its `dropped` (a server answers it 503; it never enters the stream)
  *   and stops the listeners, which answer what is in flight as its transactions are acked (the
@@ -82,7 +82,7 @@ export abstract class PushInput implements Input {
   }
 
   /** Starts an HTTP listener that closes with this input; resolves once it listens. */
-  protected async listen(options: HttpListenerOptions): Promise<HttpListener> {
+  protected async startListener(options: HttpListenerOptions): Promise<HttpListener> {
     const listener = new HttpListener(options);
     await listener.start();
     this.listeners.push(listener);

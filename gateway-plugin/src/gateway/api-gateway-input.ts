@@ -23,8 +23,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import {
-  END_OF_INPUT,
-  HttpListener,
+  type HttpListener,
   Message,
   REQUESTER,
   ResultStore,
@@ -34,11 +33,9 @@ import {
   setTraceParent,
   type Answer,
   type ComponentContext,
-  type EndOfInput,
-  type Input,
   type Logger,
-  type Transaction,
 } from '@svc/engine';
+import { BodyError, PushInput, readBody, type Pushed } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
@@ -50,7 +47,6 @@ import { tykError } from './errors.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import type { GatewaySource } from './gateway-source.js';
 import { ManagementApi, isManagementPath } from './management/management-api.js';
-import { BodyError, readBody } from './request-body.js';
 import { parseTarget, type Target } from './request-target.js';
 import type { ApiGatewayConfig } from './api-gateway-spec.js';
 import { DEFAULT_LOOP_LIMIT, findLoopTarget, joinListenPath } from './loop-target.js';
@@ -79,20 +75,13 @@ const BODY_UNREADABLE = tykError(400, 'Request body could not be read');
  */
 const MAX_HEADER_FIELDS = 1000;
 
-/** A request's transaction, queued until the stream reads it. */
-interface Pending {
-  tx: Transaction;
-  /** The input closed before the stream took it. */
-  dropped: () => void;
-}
-
 /** `listen_address:listen_port` as the engine's listener takes it (all interfaces when empty). */
 function addressOf(host: string, port: number): string {
   if (!host) return `:${port}`;
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-export class ApiGatewayInput implements Input {
+export class ApiGatewayInput extends PushInput {
   /**
    * Requests are independent: up to this many go through the processors at once, so a
    * processor waiting on Redis or an identity provider does not hold up the others.
@@ -101,12 +90,7 @@ export class ApiGatewayInput implements Input {
   private readonly log: Logger;
   private readonly metrics: GatewayMetrics;
   private readonly guard: StageGuard;
-  private readonly queue: Pending[] = [];
-  private reader: ((r: Transaction | EndOfInput) => void) | undefined;
-  private closing = false;
-  private serverClosed: Promise<void> | undefined;
   private listener: HttpListener | undefined;
-  private controlListener: HttpListener | undefined;
   private publisher: StatePublisher | undefined;
   private management: ManagementApi | undefined;
   private readonly windows: WindowTable;
@@ -124,6 +108,7 @@ export class ApiGatewayInput implements Input {
     ctx: ComponentContext,
     private readonly source: GatewaySource,
   ) {
+    super();
     this.log = ctx.logger;
     this.metrics = new GatewayMetrics(ctx);
     this.guard = new StageGuard(ctx.logger);
@@ -243,27 +228,24 @@ export class ApiGatewayInput implements Input {
       maxHeaders: MAX_HEADER_FIELDS,
     };
     const separate = config.control_api_port > 0 && config.control_api_port !== config.listen_port;
-    const listener = new HttpListener({
+    const listener = await this.startListener({
       ...common,
       name: 'api_gateway',
       address: addressOf(config.listen_address, config.listen_port),
       addressField: 'svc.conf listen_address/listen_port',
       handler: (req, res) => this.dispatch(req, res, !separate),
     });
-    await listener.start();
     this.listener = listener;
     const a = listener.address();
     this.log.info(`Gateway listening at http://${a.host}:${a.port}`);
     if (separate) {
-      const control = new HttpListener({
+      const control = await this.startListener({
         ...common,
         name: 'api_gateway control API',
         address: addressOf(config.listen_address, config.control_api_port),
         addressField: 'svc.conf control_api_port',
         handler: (req, res) => this.control(req, res),
       });
-      await control.start();
-      this.controlListener = control;
       this.log.info(`Gateway control API at http://${control.address().host}:${control.address().port}`);
     }
   }
@@ -408,7 +390,7 @@ export class ApiGatewayInput implements Input {
     const batch = [msg];
     // Opened before the stream sees the batch: an answer stored on any copy reaches this request.
     const store = new ResultStore<Answer>(batch);
-    const pending: Pending = {
+    const pending: Pushed = {
       tx: {
         batch,
         ack: (err?: Error) => {
@@ -438,7 +420,7 @@ export class ApiGatewayInput implements Input {
         writeAnswer(req, res, SHUTTING_DOWN, true);
       },
     };
-    this.submit(pending);
+    void this.push(pending);
   }
 
   /** True (logged) when `msg`'s request missed a stage its API needs and no stage answered it itself. */
@@ -450,43 +432,17 @@ export class ApiGatewayInput implements Input {
     return !answeredByStage(stages) && this.guard.refuses(api, gr, stages);
   }
 
-  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
-    const p = this.queue.shift();
-    if (p) return p.tx;
-    if (this.closing) return END_OF_INPUT;
-    return new Promise((r) => (this.reader = r));
-  }
-
-  private submit(p: Pending): void {
-    const r = this.reader;
-    if (r) {
-      this.reader = undefined;
-      r(p.tx);
-    } else this.queue.push(p);
-  }
-
-  async close(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
-    const r = this.reader;
-    this.reader = undefined;
-    r?.(END_OF_INPUT);
-    for (const p of this.queue.splice(0)) p.dropped();
-    // Requests in flight are still answered as their transactions are acked (the stream drains
-    // meanwhile, so this does not wait): the listeners stop accepting and cut what is left after
-    // the grace. The state stays registered until then: processors of requests in flight read it.
-    this.serverClosed = Promise.all([this.listener?.close(), this.controlListener?.close()]).then(async () => {
-      this.publisher?.close();
-      await this.rateLimiting?.close();
-      if (this.state) {
-        unregisterGatewayState(this.state);
-        await this.state.sessions.close().catch((err: unknown) => this.log.warn(`closing the session store: ${errorMessage(err)}`));
-      }
-    });
-  }
-
-  /** Resolves once the listeners closed every connection and the state is released (tests). */
-  async closed(): Promise<void> {
-    await this.serverClosed;
+  /**
+   * Once the listeners closed every connection (requests in flight are answered as their
+   * transactions are acked; the listeners cut what is left after the grace): the state stays
+   * registered until then, as processors of requests in flight read it.
+   */
+  protected override async onDrained(): Promise<void> {
+    this.publisher?.close();
+    await this.rateLimiting?.close();
+    if (this.state) {
+      unregisterGatewayState(this.state);
+      await this.state.sessions.close().catch((err: unknown) => this.log.warn(`closing the session store: ${errorMessage(err)}`));
+    }
   }
 }

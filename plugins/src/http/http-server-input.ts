@@ -214,7 +214,7 @@ export class HttpServerInput extends PushInput {
         this.ws ? (req, socket, head) => this.ws!.upgrade(req, socket, head) : undefined,
         this.log,
       );
-      this.server = await this.listen(options);
+      this.server = await this.startListener(options);
       const a = this.server.address();
       const s = options.tls ? 's' : '';
       this.log.info(`Receiving HTTP${s.toUpperCase()} messages at: http${s}://${a.host}:${a.port}`);

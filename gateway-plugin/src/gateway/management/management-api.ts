@@ -8,9 +8,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ThrottledLog, errorMessage, type Answer, type Logger } from '@svc/engine';
+import { BodyError, readBody } from '@svc/engine/kit';
 import { jsonAnswer } from '../answers.js';
 import type { GatewaySource } from '../gateway-source.js';
-import { BodyError, readBody } from '../request-body.js';
 import type { GatewayState } from '../state.js';
 import { ApiEndpoints } from './apis.js';
 import { KeyEndpoints } from './keys.js';
