@@ -10,12 +10,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { errorMessage, ThrottledLog, type Logger } from '@svc/engine';
+import { BodyError, readBody, type BodyStatus } from '@svc/engine/kit';
 import { agentRecord } from './agent-view.js';
 import { sha256, type HubStore } from './hub-store.js';
 import { LoginThrottle } from './login-throttle.js';
 import { checkPassword, hashPassword, newSecret, passwordProblem } from './passwords.js';
 
 const MAX_BODY = 1024 * 1024;
+/** A body must arrive within this. */
+const BODY_TIMEOUT_MS = 10_000;
 const SESSION_COOKIE = 'svc_hub_session';
 const SESSION_MS = 8 * 3600_000;
 
@@ -77,37 +80,31 @@ interface Session {
   expires: number;
 }
 
-function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const timer = setTimeout(() => reject(new HttpError(408, 'the request body did not arrive in time')), 10_000);
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        clearTimeout(timer);
-        req.pause();
-        reject(new HttpError(413, 'the request body is larger than 1 MiB'));
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      clearTimeout(timer);
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (text.trim() === '') return resolve({});
-      try {
-        // PostgreSQL text cannot hold a NUL: refused here, not as a database error.
-        if (text.includes('\\u0000') || text.includes('\0')) return reject(new HttpError(400, 'the request body holds a NUL character'));
-        const v: unknown = JSON.parse(text);
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) return reject(new HttpError(400, 'the request body must be a JSON object'));
-        resolve(v as Record<string, unknown>);
-      } catch {
-        reject(new HttpError(400, 'the request body is not valid JSON'));
-      }
-    });
-    req.on('error', () => reject(new HttpError(400, 'the request body could not be read')));
-  });
+/** Refused bodies, in the hub's words. */
+const BODY_REFUSED: Record<BodyStatus, string> = {
+  413: 'the request body is larger than 1 MiB',
+  408: 'the request body did not arrive in time',
+  400: 'the request body could not be read',
+};
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = (await readBody(req, MAX_BODY, BODY_TIMEOUT_MS)).toString('utf8');
+  } catch (err) {
+    throw err instanceof BodyError ? new HttpError(err.status, BODY_REFUSED[err.status]) : err;
+  }
+  if (text.trim() === '') return {};
+  // PostgreSQL text cannot hold a NUL: refused here, not as a database error.
+  if (text.includes('\\u0000') || text.includes('\0')) throw new HttpError(400, 'the request body holds a NUL character');
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'the request body is not valid JSON');
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new HttpError(400, 'the request body must be a JSON object');
+  return v as Record<string, unknown>;
 }
 
 /** A body field that must be a non-empty string of at most 200 characters; trimmed. */
