@@ -43,6 +43,7 @@ export interface RouteMatch<T> {
 export interface MethodNotAllowed {
   found: false;
   allowed: readonly string[];
+  pattern: RoutePattern;
 }
 
 interface Entry<T> {
@@ -114,7 +115,7 @@ export class Router<T> {
       if (entry === undefined || params === undefined) return undefined;
     }
     const value = entry.methods.get(method) ?? entry.methods.get(ANY_METHOD);
-    if (value === undefined) return { found: false, allowed: entry.allowed };
+    if (value === undefined) return { found: false, allowed: entry.allowed, pattern: entry.pattern };
     return { found: true, value, params, pattern: entry.pattern };
   }
 
