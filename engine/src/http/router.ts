@@ -73,10 +73,13 @@ export class Router<T> {
     const key = this.normal(path);
     let entry = this.exact.get(key) ?? this.dynamic.find((e) => e.pattern.path === key);
     if (entry === undefined) {
-      const pattern = new RoutePattern(key, this.decode);
+      const pattern = new RoutePattern(key, { decode: this.decode, optionalSlash: this.ignoreSlash });
       entry = { pattern, methods: new Map(), allowed: [], order: this.added++ };
-      if (pattern.names.length === 0 && !pattern.isPrefix) this.exact.set(key, entry);
-      else {
+      if (pattern.names.length === 0 && !pattern.isPrefix) {
+        this.exact.set(key, entry);
+        // Found with or without its trailing slash, the path as it is (no copy of it per request).
+        if (this.ignoreSlash && key !== '/') this.exact.set(`${key}/`, entry);
+      } else {
         this.dynamic.push(entry);
         this.dynamic.sort(bySpecificity);
       }
@@ -93,7 +96,10 @@ export class Router<T> {
   /** Removes every route at `path` (as added); false when there was none. */
   remove(path: string): boolean {
     const key = this.normal(path);
-    if (this.exact.delete(key)) return true;
+    if (this.exact.delete(key)) {
+      if (this.ignoreSlash) this.exact.delete(`${key}/`);
+      return true;
+    }
     const before = this.dynamic.length;
     this.dynamic = this.dynamic.filter((e) => e.pattern.path !== key);
     return this.dynamic.length < before;
@@ -101,12 +107,11 @@ export class Router<T> {
 
   /** The route of `method` at `path` (a request's path without its query). */
   find(method: string, path: string): RouteMatch<T> | MethodNotAllowed | undefined {
-    const p = this.normal(path);
-    let entry = this.exact.get(p);
+    let entry = this.exact.get(path);
     let params: Readonly<Record<string, string>> | undefined = NO_PARAMS;
     if (entry === undefined) {
       for (const e of this.dynamic) {
-        params = e.pattern.match(p);
+        params = e.pattern.match(path);
         if (params !== undefined) {
           entry = e;
           break;
