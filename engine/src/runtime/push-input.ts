@@ -14,6 +14,8 @@
  * An input keeps only what is its own: what a push is, and what closing means besides.
  */
 import { HttpListener, type HttpListenerOptions } from '../http/listener.js';
+import type { Batch } from '../message/message.js';
+import { ResultStore, type Answer } from '../message/result-store.js';
 import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
 import type { Input } from '../plugin/types.js';
 
@@ -24,6 +26,20 @@ export interface Pushed {
   picked?: () => void;
   /** Called when the input closes before the stream took it (it never enters the stream). */
   dropped?: () => void;
+}
+
+/** How a request pushed with {@link PushInput.pushRequest} is settled: once, by the first of these. */
+export interface RequestSettlement {
+  /** Its transaction was acked (`err`: nacked); `results()` are the answers stored for its messages. */
+  acked(err: Error | undefined, results: () => Answer[]): void;
+  /** The input closed before the stream took it. */
+  dropped(): void;
+}
+
+/** A request in the stream, until it is settled. */
+export interface PendingRequest {
+  /** Settles it here (its time ran out): true unless it was settled already; taken out of the queue if unread. */
+  expire(): boolean;
 }
 
 export abstract class PushInput implements Input {
@@ -73,12 +89,46 @@ export abstract class PushInput implements Input {
     return new Promise((resolve) => this.room.push(resolve));
   }
 
-  /** Takes `p` back out of the queue if the stream has not read it yet; true when it was there. */
-  protected unqueue(p: Pushed): boolean {
+  /**
+   * Pushes a request's `batch` as one transaction that is settled once: by its ack, by its drop
+   * when the input closes first, or by `expire()` on the handle. Its result store is opened
+   * before the stream sees the batch, so an answer stored on any copy of a message reaches it.
+   */
+  protected pushRequest(batch: Batch, on: RequestSettlement): PendingRequest {
+    let settled = false;
+    const store = new ResultStore<Answer>(batch);
+    const results = (): Answer[] => store.results();
+    const pushed: Pushed = {
+      tx: {
+        batch,
+        ack: (err?: Error) => {
+          if (settled) return;
+          settled = true;
+          on.acked(err, results);
+        },
+      },
+      dropped: () => {
+        if (settled) return;
+        settled = true;
+        on.dropped();
+      },
+    };
+    void this.push(pushed);
+    return {
+      expire: () => {
+        if (settled) return false;
+        settled = true;
+        // Not yet read: it never enters the stream. Read: it may still be delivered.
+        this.unqueue(pushed);
+        return true;
+      },
+    };
+  }
+
+  /** Takes `p` back out of the queue if the stream has not read it yet. */
+  private unqueue(p: Pushed): void {
     const i = this.queue.indexOf(p);
-    if (i < 0) return false;
-    this.queue.splice(i, 1);
-    return true;
+    if (i >= 0) this.queue.splice(i, 1);
   }
 
   /** Starts an HTTP listener that closes with this input; resolves once it listens. */

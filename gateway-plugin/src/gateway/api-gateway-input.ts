@@ -26,7 +26,6 @@ import {
   type HttpListener,
   Message,
   REQUESTER,
-  ResultStore,
   errorMessage,
   extractTraceHeaders,
   parseDuration,
@@ -35,7 +34,7 @@ import {
   type ComponentContext,
   type Logger,
 } from '@svc/engine';
-import { BodyError, PushInput, readBody, type Pushed } from '@svc/engine/kit';
+import { BodyError, PushInput, readBody } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
@@ -385,42 +384,28 @@ export class ApiGatewayInput extends PushInput {
   }
 
   private deliver(req: IncomingMessage, res: ServerResponse, msg: Message): void {
-    let settled = false;
     const exchange = msg.ctx.get(LIVE_EXCHANGE);
-    const batch = [msg];
-    // Opened before the stream sees the batch: an answer stored on any copy reaches this request.
-    const store = new ResultStore<Answer>(batch);
-    const pending: Pushed = {
-      tx: {
-        batch,
-        ack: (err?: Error) => {
-          if (settled) return;
-          settled = true;
-          // Looped to another API: that request answers.
-          if (exchange?.handedOver === true) return;
-          if (err) {
-            this.log.debug(`Request nacked: ${errorMessage(err)}`);
-            // The proxy may have started answering before it failed: then the connection is cut.
-            if (answered(res)) return void (res.writableEnded || res.destroy());
-            return writeAnswer(req, res, NOT_DELIVERED, this.closing);
-          }
-          const results = store.results();
-          const a = results[results.length - 1];
-          const stored = a !== undefined && typeof a === 'object' && typeof a.status === 'number';
-          if (!stored && answered(res)) return;
-          // A success answered here (a processor's, or the empty 200) answers for the API: it
-          // must have had every stage its API needs, as the proxy's answer must.
-          if ((!stored || a.status < 400) && this.unprotected(msg)) return writeAnswer(req, res, NOT_DELIVERED, this.closing);
-          writeAnswer(req, res, stored ? a : { status: 200 }, this.closing);
-        },
+    this.pushRequest([msg], {
+      acked: (err, results) => {
+        // Looped to another API: that request answers.
+        if (exchange?.handedOver === true) return;
+        if (err) {
+          this.log.debug(`Request nacked: ${errorMessage(err)}`);
+          // The proxy may have started answering before it failed: then the connection is cut.
+          if (answered(res)) return void (res.writableEnded || res.destroy());
+          return writeAnswer(req, res, NOT_DELIVERED, this.closing);
+        }
+        const answers = results();
+        const a = answers[answers.length - 1];
+        const stored = a !== undefined && typeof a === 'object' && typeof a.status === 'number';
+        if (!stored && answered(res)) return;
+        // A success answered here (a processor's, or the empty 200) answers for the API: it
+        // must have had every stage its API needs, as the proxy's answer must.
+        if ((!stored || a.status < 400) && this.unprotected(msg)) return writeAnswer(req, res, NOT_DELIVERED, this.closing);
+        writeAnswer(req, res, stored ? a : { status: 200 }, this.closing);
       },
-      dropped: () => {
-        if (settled) return;
-        settled = true;
-        writeAnswer(req, res, SHUTTING_DOWN, true);
-      },
-    };
-    void this.push(pending);
+      dropped: () => writeAnswer(req, res, SHUTTING_DOWN, true),
+    });
   }
 
   /** True (logged) when `msg`'s request missed a stage its API needs and no stage answered it itself. */

@@ -27,12 +27,10 @@ import {
   type Infer,
   type Logger,
   type RateLimit,
-  type Answer,
-  ResultStore,
   extractTraceHeaders,
   setTraceParent,
 } from '@svc/engine';
-import { BodyError, Deadline, PushInput, RoutePattern, Router, readBody, type MethodNotAllowed, type Pushed, type RouteMatch } from '@svc/engine/kit';
+import { BodyError, Deadline, PushInput, RoutePattern, Router, readBody, type MethodNotAllowed, type RouteMatch } from '@svc/engine/kit';
 import { isMultipart, parseMultipart } from './multipart.js';
 import { requestMetadata, splitTarget, type RequestInfo } from './request-metadata.js';
 import { ownServerOptions } from './own-server.js';
@@ -316,47 +314,30 @@ export class HttpServerInput extends PushInput {
   }
 
   private deliver(req: Req, res: Res, batch: Batch, deadline: Deadline): void {
-    let settled = false;
-    // Opened before the stream sees the batch: a response stored on any copy reaches this request.
-    const store = new ResultStore<Answer>(batch);
-    const pending: Pushed = {
-      tx: {
-        batch,
-        ack: (err?: Error) => {
-          if (settled) return;
-          settled = true;
-          deadline.clear();
-          if (err) {
-            this.log.debug(`Request nacked: ${errorMessage(err)}`);
-            return answer(req, res, 502, 'Bad Gateway: the message was not delivered\n', this.closing);
-          }
-          let rendered: RenderedResponse;
-          try {
-            rendered = this.renderer.render(store.results());
-          } catch (e) {
-            this.log.error(`Cannot build the synchronous response: ${errorMessage(e)}`);
-            return answer(req, res, 502, 'Bad Gateway: the response could not be built\n');
-          }
-          sendRendered(req, res, rendered, this.closing);
-        },
+    if (deadline.expired) return answer(req, res, 408, 'Request timed out\n', true);
+    const request = this.pushRequest(batch, {
+      acked: (err, results) => {
+        deadline.clear();
+        if (err) {
+          this.log.debug(`Request nacked: ${errorMessage(err)}`);
+          return answer(req, res, 502, 'Bad Gateway: the message was not delivered\n', this.closing);
+        }
+        let rendered: RenderedResponse;
+        try {
+          rendered = this.renderer.render(results());
+        } catch (e) {
+          this.log.error(`Cannot build the synchronous response: ${errorMessage(e)}`);
+          return answer(req, res, 502, 'Bad Gateway: the response could not be built\n');
+        }
+        sendRendered(req, res, rendered, this.closing);
       },
       dropped: () => {
-        if (settled) return;
-        settled = true;
         deadline.clear();
         answer(req, res, 503, 'Server closing\n', true);
       },
-    };
-    const expire = (): void => {
-      if (settled) return;
-      settled = true;
-      // Not yet read: it never enters the stream. Read: it may still be delivered.
-      this.unqueue(pending);
-      answer(req, res, 408, 'Request timed out\n', true);
-    };
-    if (deadline.expired) return expire();
-    deadline.on(expire);
-    void this.push(pending);
+    });
+    // Unread, it never enters the stream; read, it may still be delivered.
+    deadline.on(() => request.expire() && answer(req, res, 408, 'Request timed out\n', true));
   }
 
   /**
