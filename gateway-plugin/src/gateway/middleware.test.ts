@@ -10,7 +10,8 @@ import { createLogger, isAnswered, Message, ResultStore, type Answer, type Logge
 import { GatewayAuth } from '../auth/gateway-auth.js';
 import { makeState } from '../auth/test-support.js';
 import { GatewayRateLimit } from '../ratelimit/gateway-rate-limit.js';
-import { WindowTable, windowTableBytes } from '../ratelimit/window-table.js';
+import { WindowTable, windowTableBytes } from '@svc/engine/kit';
+import { LiveInstances } from '../ratelimit/distributed-limiter.js';
 import { GatewayUrlRewrite } from '../rewrite/gateway-url-rewrite.js';
 import { apiSpec } from '../testing/fixtures.js';
 import { tykErrorBody } from './errors.js';
@@ -53,12 +54,14 @@ const processors: Array<[string, string, (log: Logger) => { process(b: Message[]
   [
     'gateway_rate_limit',
     'gateway_rate_limit (scope api)',
-    (log) => new GatewayRateLimit('api', new WindowTable(new SharedArrayBuffer(windowTableBytes(16))), log, () => {}),
+    (log) =>
+      new GatewayRateLimit('api', new WindowTable(new SharedArrayBuffer(windowTableBytes(16))), new LiveInstances(new SharedArrayBuffer(4)), log, () => {}),
   ],
   [
     'gateway_rate_limit',
     'gateway_rate_limit (scope key)',
-    (log) => new GatewayRateLimit('key', new WindowTable(new SharedArrayBuffer(windowTableBytes(16))), log, () => {}),
+    (log) =>
+      new GatewayRateLimit('key', new WindowTable(new SharedArrayBuffer(windowTableBytes(16))), new LiveInstances(new SharedArrayBuffer(4)), log, () => {}),
   ],
   ['gateway_url_rewrite', 'gateway_url_rewrite', (log) => new GatewayUrlRewrite(log)],
 ];

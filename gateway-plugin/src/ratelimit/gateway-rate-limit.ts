@@ -12,6 +12,7 @@
  * logged when it starts and when it ends.
  */
 import { answerMessage, errorMessage, type Logger } from '@svc/engine';
+import type { WindowTable } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { tykError } from '../gateway/errors.js';
 import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
@@ -19,14 +20,13 @@ import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
 import { markStage, type Stage } from '../gateway/stages.js';
 import type { GatewayState } from '../gateway/state.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
-import { DistributedLimiter } from './distributed-limiter.js';
+import { DistributedLimiter, type LiveInstances } from './distributed-limiter.js';
 import { limitHeaders } from './limit-headers.js';
 import { algorithmOf, type Limiter, type Verdict } from './limiter.js';
 import { MemoryLimiter } from './memory-limiter.js';
 import { Quotas } from './quota.js';
 import { RedisLimiter, type SmoothingChange } from './redis-limiter.js';
 import { apiLimit, keyLimits } from './scopes.js';
-import type { WindowTable } from './window-table.js';
 
 export type RateLimitScope = 'api' | 'key';
 
@@ -49,6 +49,7 @@ export class GatewayRateLimit extends GatewayMiddleware {
   constructor(
     private readonly scope: RateLimitScope,
     private readonly table: WindowTable,
+    private readonly instances: LiveInstances,
     log: Logger,
     private readonly onSmoothing: (change: SmoothingChange) => void,
   ) {
@@ -64,7 +65,7 @@ export class GatewayRateLimit extends GatewayMiddleware {
       const rolling = (a: 'rolling' | 'sentinel' | 'fixed-window') =>
         new RedisLimiter(connection!, { algorithm: a, pipelined: config.enable_non_transactional_rate_limiter, onSmoothing: this.onSmoothing });
       let limiter: Limiter;
-      if (algorithm === 'distributed') limiter = new DistributedLimiter(this.table, config.drl_threshold, connection && rolling('rolling'));
+      if (algorithm === 'distributed') limiter = new DistributedLimiter(this.table, this.instances, config.drl_threshold, connection && rolling('rolling'));
       else if (connection === undefined) limiter = new MemoryLimiter(this.table);
       else limiter = rolling(algorithm);
       if (c !== undefined) void c.connection?.close();
