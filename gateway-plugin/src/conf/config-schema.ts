@@ -78,7 +78,7 @@ export const GATEWAY_CONFIG_SPEC = f.object({
 });
 
 /**
- * The svc.conf fields that may hold an external reference (the seed's list); those the gateway
+ * The svc.conf fields that may hold an external reference (docs/spec/gateway.md's list); those the gateway
  * reads are resolved once, at load. The others are read by no part of this gateway.
  */
 export const REFERENCE_FIELDS = ['secret', 'node_secret', 'storage.password', 'policies.policy_connection_string'] as const;

@@ -172,7 +172,7 @@ test('SVC_GW_SECRETS merges over secrets; secrets:// and env:// in the reference
     assert.equal(config.node_secret, 'node-s');
     assert.equal(config.storage?.password, 'pw:with:colons');
     assert.equal(config.policies.policy_connection_string, 'redis://conn', 'env:// falls back to SVC_SECRET_{KEY}');
-    assert.equal(config.listen_address, 'env://NOT_A_REFERENCE_FIELD', 'only the seed-listed fields are references in svc.conf');
+    assert.equal(config.listen_address, 'env://NOT_A_REFERENCE_FIELD', 'only the fields docs/spec/gateway.md lists are references in svc.conf');
   });
 });
 

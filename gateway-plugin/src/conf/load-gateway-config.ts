@@ -4,7 +4,7 @@
  * wrong type are a ConfigError at the file, line and column (`svc.conf:3:19 expected an integer at
  * listen_port, ...`). Then, in order:
  * `SVC_GW_SECRETS` merges into `secrets`, relative paths resolve against the file's folder, and
- * the external references of the seed's svc.conf fields resolve, once.
+ * the external references of svc.conf's fields resolve, once.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -44,7 +44,7 @@ export async function loadGatewayConfig(file: string, options: LoadConfigOptions
       if (!isKnownConfField(path)) warnings.push(`${file}: unknown field ${JSON.stringify(path)} (ignored)`);
     },
   }).result() as Omit<GatewayConfig, 'baseDir'> & { enable_redis_rolling_limiter?: boolean };
-  // Tyk's name (tyk.conf) and the seed's name of the rolling-window limiter switch: either turns it on.
+  // Tyk's name (tyk.conf) and docs/spec/gateway.md's name for the rolling-window limiter switch: either turns it on.
   read.enable_shared_store_rolling_limiter ||= read.enable_redis_rolling_limiter === true;
   delete read.enable_redis_rolling_limiter;
   const baseDir = dirname(resolve(file));
@@ -62,7 +62,7 @@ function against(baseDir: string, path: string): string {
   return path === '' || isAbsolute(path) ? path : resolve(baseDir, path);
 }
 
-/** The seed's svc.conf reference fields, resolved once over the `secrets` and `kv` just read. */
+/** svc.conf's reference fields (docs/spec/gateway.md), resolved once over the `secrets` and `kv` just read. */
 async function resolveReferences(config: GatewayConfig, log: Logger | undefined, env: NodeJS.ProcessEnv): Promise<void> {
   const holders: Record<string, Record<string, unknown> | undefined> = {
     '': config as unknown as Record<string, unknown>,

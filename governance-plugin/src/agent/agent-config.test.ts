@@ -39,7 +39,7 @@ const problems = (text: string, env: NodeJS.ProcessEnv = {}): string => {
 };
 
 describe('agent-config.yaml', () => {
-  it("reads the seed's file, every field", () => {
+  it("reads the governance spec's file, every field", () => {
     assert.deepEqual(parseAgentConfig(SEED, 'agent.yaml', {}), {
       licenseKey: 'svclic1.payload.signature',
       hubAddress: 'grpc-hub.example.com:443',

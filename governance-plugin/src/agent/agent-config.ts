@@ -1,5 +1,5 @@
 /**
- * The seed's agent-config.yaml, unchanged: `licenseKey` (or SVC_AGENT_LICENSEKEY),
+ * agent-config.yaml as the governance spec (docs/spec/governance.md) has it, unchanged: `licenseKey` (or SVC_AGENT_LICENSEKEY),
  * `governanceDashboard.server.url` (`host:port`, no scheme), `governanceDashboard.auth.token`,
  * `instances[]` (`name`, `type: svc | cloudgw`, `config`), `logLevel`, `healthProbe.server.port`;
  * `${VAR}` / `${VAR:default}` references to the environment, as in the engine's configs.
@@ -24,7 +24,7 @@ export interface AgentConfig {
 
 const text = () => f.string().default('');
 
-/** The seed's fields; the rules between them (required, formats, one type's config) are checked after. */
+/** The fields of docs/spec/governance.md's agent-config.yaml; the rules between them (required, formats, one type's config) are checked after. */
 const spec = f.object({
   licenseKey: text(),
   governanceDashboard: f.object({ server: f.object({ url: text() }), auth: f.object({ token: text() }) }),

@@ -1,5 +1,5 @@
 /**
- * An API provider the agent reads (the seed's `instances[]`): it lists its APIs, each normalised
+ * An API provider the agent reads (`instances[]` of agent-config.yaml): it lists its APIs, each normalised
  * to the wire's fields, handing them over one at a time so that a provider with 10,000 APIs is
  * never held twice in memory. Errors never carry a credential.
  */
