@@ -3,16 +3,7 @@
  * to the wire's fields, handing them over one at a time so that a provider with 10,000 APIs is
  * never held twice in memory. Errors never carry a credential.
  */
-export interface ProvidedApi {
-  api_id: string;
-  name: string;
-  kind: string;
-  version: string;
-  base_path: string;
-  /** The provider's own description of the API, as JSON text. */
-  definition_json: string;
-  updated_at_unix_ms: number;
-}
+import type { ProvidedApi } from '../wire/api-record.js';
 
 export interface ApiProvider {
   readonly name: string;
