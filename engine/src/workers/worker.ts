@@ -29,15 +29,25 @@ let chain: Promise<Processor[]> | undefined;
 async function build(): Promise<Processor[]> {
   await loadPlugins(data.plugins);
   const logger = createLogger(data.logger).child({ thread: 'worker' });
+  const obs = new Observability(recorder, undefined, { calls: data.telemetry?.tracing === true ? WORKER_CALLS : undefined, logger });
+  const shared = new Map(data.shared);
+  // Streams mode: the shared resources mirrored first, under their own scope.
+  let parent: Builder | undefined;
+  if (data.parent) {
+    parent = new Builder({ registry: registry(), logger, isWorker: true, shared, status: new StatusBoard(), obs, scope: data.parent.scope });
+    await parent.buildResources(data.parent.resources);
+  }
   const builder = new Builder({
     registry: registry(),
     logger,
     isWorker: true,
-    shared: new Map(data.shared),
+    shared,
     status: new StatusBoard(),
-    obs: new Observability(recorder, undefined, { calls: data.telemetry?.tracing === true ? WORKER_CALLS : undefined, logger }),
+    obs,
+    scope: data.scope,
+    ...(parent ? { parent } : {}),
   });
-  await builder.buildRateLimits(data.rateLimits);
+  await builder.buildResources(data.resources);
   return builder.processors(data.processors);
 }
 
