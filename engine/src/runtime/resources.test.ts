@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig, validateConfig } from '../config/load.js';
+import { ConfigError } from '../errors.js';
 import { registry } from '../plugin/registry.js';
-import { streamOf } from '../testing/run-config.js';
+import { configOf, streamOf } from '../testing/run-config.js';
 import { seen } from '../testing/test-plugin.js';
 
 const all = (name: string) => seen.delivered.get(name)!.flat();
@@ -62,6 +63,40 @@ cache_resources:
 });
 
 describe('resources', () => {
+  it('the resource input, processor and output stand for the resources of their label, on workers too', async () => {
+    const s = streamOf(`
+input: { resource: in }
+pipeline:
+  threads: 2
+  dispatch: pool
+  processors: [ { resource: shout }, { resource: shout } ]
+output: { resource: out }
+input_resources:
+  - label: in
+    test_source: { name: res1, count: 8, batch_size: 2 }
+processor_resources:
+  - label: shout
+    test_upper: {}
+output_resources:
+  - label: out
+    test_sink: { name: res1 }
+`);
+    await s.run();
+    const out = all('res1');
+    assert.equal(out.length, 8);
+    for (const t of out) assert.match(t, /^\d+@[1-9]\d*@[1-9]\d*$/, `ran the resource twice on a worker: ${t}`);
+    assert.deepEqual(seen.acks.get('res1'), { ok: 4, nack: 0 });
+  });
+
+  it('a resource nobody declared is a start-up error naming the section to add it to (Benthos: "was not found")', async () => {
+    const s = streamOf(`
+input: { test_source: { name: res2, count: 1 } }
+pipeline: { threads: 1, processors: [ { resource: nope } ] }
+output: { test_sink: { name: res2 } }
+`);
+    await assert.rejects(s.run(), /processor resource 'nope' was not found: add it under processor_resources with that label/);
+  });
+
   it('-r files add their resources; a label without a resource or shared with the config is an error, as in Benthos', () => {
     const main = parseConfig('input: { test_source: {} }\noutput: { test_sink: {} }\nprocessor_resources:\n  - label: a\n    test_upper: {}\n', 'main.yaml');
     const extra = parseConfig('processor_resources:\n  - label: b\n    test_upper: {}\ncache_resources:\n  - label: c\n    test_map: {}\n', 'r.yaml');
@@ -84,5 +119,13 @@ describe('resources', () => {
       'r2.yaml: root.processor_resources.1: the label field for resources must be unique and not empty',
       "r2.yaml: processor resource label 'a' collides with a previously defined resource",
     ]);
+  });
+
+  it('lint knows the resource sections and the resource components', () => {
+    assert.throws(
+      () => configOf('cache_resources:\n  - label: c\n    no_such_cache: {}\n'),
+      (err: unknown) => err instanceof ConfigError && /no_such_cache/.test(err.message),
+    );
+    configOf('input: { resource: x }\noutput: { resource: y }\npipeline: { processors: [ { resource: z } ] }\n');
   });
 });

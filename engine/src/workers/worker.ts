@@ -13,6 +13,7 @@ import { loadPlugins } from '../plugin/load-plugins.js';
 import { registry } from '../plugin/registry.js';
 import type { Processor } from '../plugin/types.js';
 import { Builder } from '../runtime/builder.js';
+import { registerResourceComponents } from '../runtime/resource-components.js';
 import { runProcessors } from '../runtime/processor-chain.js';
 import { StatusBoard } from '../runtime/status.js';
 import { decodeBatch, encodeBatch, type EncodedBatch, type EncodedResult } from './batch-codec.js';
@@ -27,6 +28,8 @@ const recorder = data.telemetry?.metrics ? new RecordingExporter(threadId) : und
 let chain: Promise<Processor[]> | undefined;
 
 async function build(): Promise<Processor[]> {
+  // The runtime's own processors (`resource`); the rest of the core (brokers, exporters) never runs here.
+  registerResourceComponents(registry());
   await loadPlugins(data.plugins);
   const logger = createLogger(data.logger).child({ thread: 'worker' });
   const obs = new Observability(recorder, undefined, { calls: data.telemetry?.tracing === true ? WORKER_CALLS : undefined, logger });
