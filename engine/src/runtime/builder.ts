@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import { ThrottledLog } from '../observability/throttled-log.js';
 import { flaggedCount, type Batch } from '../message/message.js';
 import { NO_OBSERVABILITY, Observability } from '../observability/observability.js';
+import { observedCache } from '../observability/cache-metrics.js';
 import { countRateLimitErrors } from '../observability/probes.js';
 import type { MetricsExporter } from '../observability/metrics.js';
 import type { Tracer } from '../observability/tracer.js';
@@ -178,8 +179,11 @@ export class Builder implements Resources, Parts {
   private async cache(c: ComponentConfig): Promise<Cache> {
     const spec = this.spec('cache', c);
     if (spec.mainThread && this.env.isWorker) return cacheStandIn(this.mainThreadKey(c));
-    const cache = await this.create<Cache>('cache', c);
-    if (cache.close) this.closers.push(() => cache.close!());
+    const built = await this.create<Cache>('cache', c);
+    if (built.close) this.closers.push(() => built.close!());
+    const m = this.obs.metrics;
+    // Counted where the cache lives: a worker's stand-in reaches this one.
+    const cache = m.enabled ? observedCache(built, m.forComponent(c.path, c.label || c.type)) : built;
     if (spec.mainThread) this.closers.push(hostCache(this.mainThreadKey(c), cache));
     return cache;
   }

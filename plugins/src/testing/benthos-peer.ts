@@ -6,7 +6,7 @@
  * saying so, when the binary is absent (CI does not build it).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -55,8 +55,22 @@ export function runPeer(which: 'svc' | 'benthos', yaml: string, opts: { resource
   );
 }
 
-/** Both engines on the same config: svc's run, and Benthos' (undefined when it is not built). */
-export async function runBoth(yaml: string, opts: { resources?: string[]; args?: string[] } = {}): Promise<{ svc: PeerRun; benthos?: PeerRun }> {
-  const [svc, benthos] = await Promise.all([runPeer('svc', yaml, opts), benthosMissing ? undefined : runPeer('benthos', yaml, opts)]);
+/**
+ * Both engines on the same config (or on the config `yaml` gives each, where they must not share a
+ * folder): svc's run, and Benthos' (undefined when it is not built).
+ */
+export async function runBoth(
+  yaml: string | ((which: 'svc' | 'benthos') => string),
+  opts: { resources?: string[]; args?: string[] } = {},
+): Promise<{ svc: PeerRun; benthos?: PeerRun }> {
+  const text = (w: 'svc' | 'benthos') => (typeof yaml === 'string' ? yaml : yaml(w));
+  const [svc, benthos] = await Promise.all([runPeer('svc', text('svc'), opts), benthosMissing ? undefined : runPeer('benthos', text('benthos'), opts)]);
   return benthos ? { svc, benthos } : { svc };
+}
+
+/** A fresh empty folder under the test folder. */
+export function peerDir(): string {
+  const p = join(dir, `d${++files}`);
+  mkdirSync(p);
+  return p;
 }

@@ -1,0 +1,9 @@
+// Registers the caches and the processors that use them (the `redis` cache is with redis/).
+import './memory.js';
+import './lru.js';
+import './ttlru.js';
+import './file.js';
+import './multilevel.js';
+import './cache-processor.js';
+import './cached-processor.js';
+import './dedupe.js';
