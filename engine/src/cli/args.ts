@@ -106,6 +106,8 @@ Usage:
                                      list the components (with their fields as JSON Schema)
   engine echo -c pipeline.yaml       print the config normalised, with every default filled in
   engine blobl 'MAPPING'             run a mapping on each line of stdin (or -f FILE for the mapping)
+  engine test [PATH...]              run the configs' unit tests (their tests: section or their
+                                     NAME_benthos_test.yaml); DIR/... recurses; exit 1 on a failure
   engine streams [-o obs.yaml] FILE...
                                      run several streams (ids from file names) with a REST API
                                      at /streams (Bearer --api-secret or SVC_STREAMS_API_SECRET)

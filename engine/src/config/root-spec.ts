@@ -51,6 +51,11 @@ export const rootSpec = f.object({
   shutdown_timeout: f.duration().default('20s').describe('How long to drain in-flight messages on shutdown before giving up.'),
   shutdown_delay: f.duration().default('0s').advanced().describe('How long to keep serving after a shutdown signal before stopping the input.'),
   plugins: f.array(f.string()).default([]).describe('Modules of custom plugins to load (paths relative to this file).'),
+  tests: f
+    .array(f.any())
+    .optional()
+    .advanced()
+    .describe("Unit tests of this config in Benthos' format (`name`, `input_batch`, `output_batches`, ...), run by `engine test`; a run ignores them."),
 });
 
 /**
