@@ -168,6 +168,18 @@ describe('engine test', () => {
     assert.match(r.out, /Lint: bad.yaml\(3,3\) .*procesors/);
   });
 
+  it('-r adds resources to the configs under test, as for a run', () => {
+    const d = files('with-r', {
+      'needs-r.yaml':
+        'pipeline:\n  processors:\n    - resource: from_r\ntests:\n  - name: uses a -r processor\n    input_batch: [{content: a}]\n    output_batches: [[{content_equals: A}]]\n',
+      'r.yaml': 'processor_resources:\n  - label: from_r\n    mapping: root = content().uppercase()\n',
+    });
+    assert.deepEqual(svc(d, '-r', 'r.yaml', 'needs-r.yaml'), { code: 0, out: "Test 'needs-r.yaml' succeeded\n" });
+    const without = svc(d, 'needs-r.yaml');
+    assert.equal(without.code, 1);
+    assert.match(without.out, /uses a -r processor \[line 5\]:\nfailed to initialise processors: processor resource 'from_r' was not found/);
+  });
+
   it('engine -c runs a config that carries tests (the section is ignored by a run)', () => {
     const d = files('run', {
       'c.yaml': `http: { enabled: false }\ninput:\n  generate: { count: 1, interval: "", mapping: 'root = "hi"' }\noutput:\n  stdout: {}\n${DOUBLES.slice(DOUBLES.indexOf('tests:'))}`,

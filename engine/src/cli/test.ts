@@ -7,7 +7,7 @@
  * then each failure under its case's name and line; exit 1 when any failed.
  *
  * Paths: config files (a companion file stands for its config), folders (their .yaml/.yml files)
- * and `DIR/...` (recursively).
+ * and `DIR/...` (recursively). `-r FILE` adds resources to every config, as for a run.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, normalize } from 'node:path';
@@ -171,10 +171,12 @@ function messageOf(i: InputSpec, dir: string): Message {
 }
 
 /** Runs one case against the config text; its failures. */
-async function runCase(configFile: string, text: string, c: TestCase, dir: string): Promise<Failure[]> {
+async function runCase(configFile: string, text: string, c: TestCase, dir: string, resourceFiles: string[]): Promise<Failure[]> {
   const failures: Failure[] = [];
   const fail = (reason: string) => failures.push({ name: c.name, line: c.line, reason });
-  const { config, issues } = validateConfig(parseConfig(text, configFile, { ...process.env, ...c.environment }), registry());
+  const env = { ...process.env, ...c.environment };
+  const resources = resourceFiles.map((r) => parseConfig(readFileSync(r, 'utf8'), r, env));
+  const { config, issues } = validateConfig(parseConfig(text, configFile, env), registry(), resources);
   if (issues.length) throw new ConfigError(issues);
   const builder = new Builder({ registry: registry(), logger: silentLogger, isWorker: false, shared: new Map(), status: new StatusBoard(), scope: newScope() });
   try {
@@ -237,11 +239,15 @@ export async function test(args: Args): Promise<number> {
     const { definition, cases } = found.get(target)!;
     const text = readFileSync(target, 'utf8');
     const dir = dirname(definition);
-    const lints = validateConfig(parseConfig(text, target), registry()).issues.map((i) => `${i.file}(${i.line},${i.col}) ${i.message}`);
+    const lints = validateConfig(
+      parseConfig(text, target),
+      registry(),
+      args.resources.map((r) => parseConfig(readFileSync(r, 'utf8'), r)),
+    ).issues.map((i) => `${i.file}(${i.line},${i.col}) ${i.message}`);
     const failures: Failure[] = [];
     for (const c of cases) {
       try {
-        failures.push(...(await runCase(target, text, c, dir)));
+        failures.push(...(await runCase(target, text, c, dir, args.resources)));
       } catch (err) {
         const why = err instanceof ConfigError ? err.issues.map((i) => `${i.file}:${i.line}:${i.col} ${i.message}`).join('\n') : errorMessage(err);
         failures.push({ name: c.name, line: c.line, reason: `failed to initialise processors: ${why}` });
