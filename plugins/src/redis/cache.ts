@@ -22,6 +22,7 @@ import {
   type Logger,
 } from '@svc/engine';
 import { tlsConnectOptions, tlsSpec } from '../tls/tls-options.js';
+import { connectBounded } from './first-connect.js';
 
 const spec = f.object({
   url: f
@@ -49,9 +50,6 @@ const spec = f.object({
     .describe('Determine time intervals and cut offs for retry attempts.'),
 });
 type Conf = Infer<typeof spec>;
-
-/** How long the factory waits for the first connection before starting anyway (operations then retry). */
-const FIRST_CONNECT_MS = 2_000;
 
 export class RedisCache implements Cache {
   private readonly client;
@@ -85,13 +83,7 @@ export class RedisCache implements Cache {
   }
 
   async start(): Promise<void> {
-    const ready = new Promise<void>((resolve) => {
-      this.client.once('ready', resolve);
-      this.client.once('error', () => resolve());
-      setTimeout(resolve, FIRST_CONNECT_MS).unref();
-    });
-    this.client.connect().catch((err: unknown) => this.failed(err));
-    await ready;
+    await connectBounded(this.client, (err) => this.failed(err));
   }
 
   private failed(err: unknown): void {
