@@ -62,6 +62,31 @@ cache_resources:
   });
 });
 
+describe('main-thread affinity through a resource', () => {
+  it('a mainThread processor resource named from the pipeline is the one main-thread instance on every worker', async () => {
+    const s = streamOf(`
+input: { test_source: { name: mt2, count: 40, batch_size: 4 } }
+pipeline:
+  threads: 3
+  dispatch: pool
+  processors: [ { resource: numbered }, { resource: numbered } ]
+output: { test_sink: { name: mt2 } }
+processor_resources:
+  - label: numbered
+    test_main_thread: {}
+`);
+    await s.run();
+    const counts = all('mt2')
+      .flatMap((t) => [...t.matchAll(/:(\d+)@0/g)].map((m) => Number(m[1])))
+      .sort((a, b) => a - b);
+    assert.deepEqual(
+      counts,
+      Array.from({ length: 80 }, (_, i) => i + 1),
+      'each message numbered twice by one instance',
+    );
+  });
+});
+
 describe('resources', () => {
   it('the resource input, processor and output stand for the resources of their label, on workers too', async () => {
     const s = streamOf(`
