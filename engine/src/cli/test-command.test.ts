@@ -143,6 +143,55 @@ describe('engine test', () => {
     assert.deepEqual(words(r.out), words(b.out));
   });
 
+  it('json_contains takes array prefixes and nested supersets; JSON numbers compare as written; metadata numbers never equal strings (as Benthos)', (t) => {
+    const d = files('conditions', {
+      'c.yaml': `pipeline:
+  processors:
+    - mapping: 'root = this'
+tests:
+  - name: arr prefix
+    input_batch: [{content: '{"a":[1,2],"b":{"c":1,"d":2}}'}]
+    output_batches: [[{json_contains: {"a":[1]}}]]
+  - name: nested obj
+    input_batch: [{content: '{"a":[1,2],"b":{"c":1,"d":2}}'}]
+    output_batches: [[{json_contains: {"b":{"c":1}}}]]
+  - name: arr objs
+    input_batch: [{content: '{"a":[{"x":1,"y":2}]}'}]
+    output_batches: [[{json_contains: {"a":[{"x":1}]}}]]
+  - name: num eq
+    input_batch: [{content: '{"a":1.0}'}]
+    output_batches: [[{json_equals: {"a":1}}]]
+  - name: meta num
+    input_batch: [{content: '{}', metadata: {k: "5", f: 2.0}}]
+    output_batches: [[{metadata_equals: {k: 5, f: 2}}]]
+`,
+    });
+    const r = svc(d, 'c.yaml');
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.out,
+      `Test 'c.yaml' failed
+
+Failures:
+
+--- c.yaml ---
+
+num eq [line 14]:
+batch 0 message 0: json_equals: JSON content mismatch
+{
+    "a": 1.0 => 1
+}
+
+meta num [line 17]:
+batch 0 message 0: metadata_equals: metadata key 'k' mismatch
+  expected: 5
+  received: 5
+`,
+    );
+    if (!existsSync(BENTHOS)) return t.diagnostic(`Benthos is not built at ${BENTHOS}`);
+    assert.equal(run([BENTHOS], d, ['c.yaml']).out, r.out);
+  });
+
   it('a config alone, or its companion file, runs only that target; all passing exits 0', () => {
     for (const arg of ['upper.yaml', 'upper_benthos_test.yaml']) {
       const r = svc(folder, arg);

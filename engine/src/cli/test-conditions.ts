@@ -110,19 +110,21 @@ function jsonCheck(expectedText: string, superset: boolean): Check {
     } catch {
       return `${superset ? 'JSON superset mismatch' : 'JSON content mismatch'}\nthe message is not JSON: ${msg.text()}`;
     }
-    if (superset ? contains(act, exp) : sameValue(act, exp)) return undefined;
+    if (superset ? contains(act, exp) : sameJson(act, exp)) return undefined;
     return `${superset ? 'JSON superset mismatch' : 'JSON content mismatch'}\n${jsonDiff(act, exp, '')}`;
   };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof JsonNumber);
 
-/** Numbers compare by value (`1`, `1.0` and `"1"` in metadata are one), everything else structurally. */
+/**
+ * Metadata values compare as Benthos' `value.ICompare`: numbers by value (`5` and `5.0` are one),
+ * a string only with a string (`"5"` is not `5`), structures element by element.
+ */
 function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof JsonNumber) a = Number(a);
-  if (b instanceof JsonNumber) b = Number(b);
-  if (typeof a === 'number' && typeof b === 'string' && b.trim() !== '') return a === Number(b);
-  if (typeof b === 'number' && typeof a === 'string' && a.trim() !== '') return b === Number(a);
+  const na = asNumber(a);
+  const nb = asNumber(b);
+  if (na !== undefined || nb !== undefined) return na === nb;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
@@ -131,10 +133,32 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-/** True when `act` holds everything `exp` does (objects may have more keys; arrays are equal). */
+const asNumber = (v: unknown): number | undefined => (v instanceof JsonNumber ? Number(v) : typeof v === 'number' ? v : undefined);
+
+/** A number as its JSON text: JSON documents compare numbers as written (`1.0` is not `1`), as Benthos' diff does. */
+const numberText = (v: unknown): string | undefined => (v instanceof JsonNumber ? v.text : typeof v === 'number' ? JSON.stringify(v) : undefined);
+
+/** Two JSON documents are the same, numbers as written. */
+function sameJson(a: unknown, b: unknown): boolean {
+  const ta = numberText(a);
+  const tb = numberText(b);
+  if (ta !== undefined || tb !== undefined) return ta === tb;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && sameJson(a[k], b[k]));
+  }
+  return a === b;
+}
+
+/**
+ * True when `act` holds everything `exp` does, as Benthos' superset match: an object may have more
+ * keys, an array more elements after those expected, each element a superset of its counterpart.
+ */
 function contains(act: unknown, exp: unknown): boolean {
   if (isObject(act) && isObject(exp)) return Object.keys(exp).every((k) => k in act && contains(act[k], exp[k]));
-  return sameValue(act, exp);
+  if (Array.isArray(act) && Array.isArray(exp)) return exp.length <= act.length && exp.every((x, i) => contains(act[i], x));
+  return sameJson(act, exp);
 }
 
 const show = (v: unknown): string => (typeof v === 'string' ? v : stringifyJson(v));
@@ -157,5 +181,5 @@ function jsonDiff(act: unknown, exp: unknown, indent: string): string {
   if (Array.isArray(act) && Array.isArray(exp) && act.length === exp.length) {
     return `[\n${act.map((v, i) => `${inner}${jsonDiff(v, exp[i], inner)}`).join(',\n')}\n${indent}]`;
   }
-  return sameValue(act, exp) ? stringifyJson(act) : `${stringifyJson(act)} => ${stringifyJson(exp)}`;
+  return sameJson(act, exp) ? stringifyJson(act) : `${stringifyJson(act)} => ${stringifyJson(exp)}`;
 }
