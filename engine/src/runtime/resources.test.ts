@@ -62,6 +62,24 @@ cache_resources:
   });
 });
 
+describe('main-thread affinity and ctx', () => {
+  it('a mainThread processor called from a worker sees the crossing ctx values, and what it sets comes back', async () => {
+    const s = streamOf(`
+input: { test_ctx_source: { name: mtctx, texts: [ a, b, c ] } }
+pipeline:
+  threads: 2
+  dispatch: pool
+  processors: [ { test_upper: {} }, { test_main_ctx_probe: {} } ]
+output: { test_ctx_sink: { name: mtctx } }
+`);
+    await s.run();
+    assert.deepEqual(
+      seen.ctxAtAck.get('mtctx')!.map((a) => [a.tenant, a.seen, a.live]),
+      [0, 1, 2].map((i) => [`tenant-${i}`, `tenant=tenant-${i} main=true`, `live-${i}`]),
+    );
+  });
+});
+
 describe('main-thread affinity through a resource', () => {
   it('a mainThread processor resource named from the pipeline is the one main-thread instance on every worker', async () => {
     const s = streamOf(`

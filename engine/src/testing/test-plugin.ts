@@ -452,3 +452,15 @@ registerProcessor('test_first_seen', {
     };
   },
 });
+
+registerProcessor('test_main_ctx_probe', {
+  summary: 'Test processor (mainThread): records in TEST_SEEN the tenant it sees and the thread it runs on.',
+  config: f.object({}),
+  mainThread: true,
+  factory: () => ({
+    process(batch) {
+      for (const m of batch) m.ctx.set(TEST_SEEN, `tenant=${m.ctx.get(TEST_TENANT)} main=${threadId === 0}`);
+      return [batch];
+    },
+  }),
+});

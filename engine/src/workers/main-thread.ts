@@ -13,7 +13,8 @@ import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import { Message, type Batch } from '../message/message.js';
 import type { Cache, Processor } from '../plugin/types.js';
-import { decodeBatch, encodeBatch, type EncodedBatch } from './batch-codec.js';
+import type { CtxWrites } from '../message/context.js';
+import { crossingCtxOf, decodeBatch, encodeBatch, type EncodedBatch } from './batch-codec.js';
 import { ORIGIN_KEY, originOf } from './origin.js';
 
 type Handler = (op: string, args: unknown[]) => unknown;
@@ -78,7 +79,7 @@ export function hostMainThread(key: string, handler: Handler): () => void {
 /** Worker side: requests out, answers in (by id). */
 let client: { out: BroadcastChannel; in: BroadcastChannel; next: number; waiting: Map<number, (r: Reply) => void> } | undefined;
 
-function call(key: string, op: string, args: unknown[]): Promise<unknown> {
+function callMain(key: string, op: string, args: unknown[]): Promise<unknown> {
   if (isMainThread) return Promise.reject(new SvcError(ErrorCode.Worker, `${key}: a main-thread stand-in was called on the main thread`));
   if (!client) {
     const c = {
@@ -111,13 +112,42 @@ function call(key: string, op: string, args: unknown[]): Promise<unknown> {
 /** A structured-cloned Buffer arrives as a Uint8Array. */
 const bytes = (v: unknown): Buffer | undefined => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : undefined);
 
-/** Main thread: serves a processor's batches to the workers' stand-ins. */
+/** A batch on its way to the main thread's processor: the messages and their crossing ctx values. */
+interface ProcessCall {
+  batch: EncodedBatch;
+  ctx?: EncodedBatch['ctx'];
+}
+
+/** What comes back: the result batches, and the crossing ctx values the processor set, by origin. */
+interface ProcessResult {
+  batches: EncodedBatch[];
+  writes?: Array<CtxWrites | undefined>;
+}
+
+/**
+ * Main thread: serves a processor's batches to the workers' stand-ins. Each message carries the
+ * crossing ctx values it had on the worker, and what the processor sets there goes back, as
+ * between the main thread and a pipeline worker.
+ */
 export function hostProcessor(key: string, p: Processor): () => void {
   return hostMainThread(key, async (_op, args) => {
-    const batch = decodeBatch(args[0] as EncodedBatch);
-    for (let i = 0; i < batch.length; i++) batch[i]!.ctx.set(ORIGIN_KEY, i);
+    const call = args[0] as ProcessCall;
+    const batch = decodeBatch(call.batch);
+    const ctxs = batch.map((m, i) => {
+      const c = m.ctx;
+      c.set(ORIGIN_KEY, i);
+      const crossing = call.ctx?.[i];
+      if (crossing) c.applyCrossing(crossing);
+      c.trackWrites();
+      return c;
+    });
     const out = await p.process(batch);
-    return out.map((b) => encodeBatch(b, originOf));
+    const result: ProcessResult = { batches: out.map((b) => encodeBatch(b, originOf)) };
+    ctxs.forEach((c, i) => {
+      const w = c.crossingWrites();
+      if (w) (result.writes ??= new Array<CtxWrites | undefined>(ctxs.length))[i] = w;
+    });
+    return result;
   });
 }
 
@@ -125,8 +155,14 @@ export function hostProcessor(key: string, p: Processor): () => void {
 export function processorStandIn(key: string): Processor {
   return {
     async process(batch: Batch): Promise<Batch[]> {
-      const results = (await call(key, 'process', [encodeBatch(batch)])) as EncodedBatch[];
-      return results.map((e) => {
+      const call: ProcessCall = { batch: encodeBatch(batch) };
+      const ctx = crossingCtxOf(batch);
+      if (ctx) call.ctx = ctx;
+      const result = (await callMain(key, 'process', [call])) as ProcessResult;
+      result.writes?.forEach((w, i) => {
+        if (w !== undefined && i < batch.length) batch[i]!.ctx.applyCrossing(w);
+      });
+      return result.batches.map((e) => {
         const b = decodeBatch(e);
         if (e.origins) {
           for (let i = 0; i < b.length; i++) {
@@ -163,9 +199,9 @@ export function hostCache(key: string, cache: Cache): () => void {
 /** Worker: a cache whose operations run on the main thread's instance. */
 export function cacheStandIn(key: string): Cache {
   return {
-    get: async (k) => bytes(await call(key, 'get', [k])),
-    set: async (k, v, ttl) => void (await call(key, 'set', [k, v, ttl])),
-    add: async (k, v, ttl) => (await call(key, 'add', [k, v, ttl])) as boolean,
-    delete: async (k) => void (await call(key, 'delete', [k])),
+    get: async (k) => bytes(await callMain(key, 'get', [k])),
+    set: async (k, v, ttl) => void (await callMain(key, 'set', [k, v, ttl])),
+    add: async (k, v, ttl) => (await callMain(key, 'add', [k, v, ttl])) as boolean,
+    delete: async (k) => void (await callMain(key, 'delete', [k])),
   };
 }
