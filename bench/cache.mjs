@@ -8,6 +8,9 @@
 // - cache on Redis (the shared Redis of scripts/services.sh): `set` then `get`, each a round
 //   trip, awaited per message as Benthos does. Baseline: the same SET and GET round trips from a
 //   bare @redis/client loop in this process. Benthos' core build here has no redis cache.
+// - main-thread affinity: the cache processor on memory with every batch sent to 2 pipeline workers
+//   (`dispatch: pool`); the processor is `mainThread`, so each batch goes on to the main thread's
+//   instance and back: against the same at threads 1, what the two hops cost.
 // Target (issue 27): ≥ 1× Benthos at threads 1.
 import { createClient } from '@redis/client';
 import { serviceAddress } from '@svc/engine/testing';
@@ -16,7 +19,7 @@ import { benthosRate, peerCells } from './peers.mjs';
 
 const MAPPING = 'root = {"id": count("c") % 1000, "pad": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}';
 
-function cfg(name, count, processors, resources) {
+function cfg(name, count, processors, resources, threads = 1, dispatch = '') {
   return config(
     name,
     `http: { enabled: false }
@@ -24,8 +27,8 @@ logger: { level: WARN }
 input:
   generate: { mapping: '${MAPPING}', interval: '', count: ${count}, batch_size: 100 }
 pipeline:
-  threads: 1
-  processors: ${processors}
+  threads: ${threads}
+${dispatch ? `  dispatch: ${dispatch}\n` : ''}  processors: ${processors}
 output:
   drop: {}
 ${resources}`,
@@ -83,6 +86,15 @@ export async function run({ quick = false } = {}) {
       ...peerCells(rate, benthos),
     });
   }
+  const pooled = engineRate((c, s) => cfg(s ? 'cache-pool-startup' : 'cache-pool', c, SET_GET, MEMORY, 2, 'pool'), Math.round(n / 10), { startupRuns: 2 });
+  const inline = rows[0] ? Number(rows[0].ratio) * plain : undefined;
+  rows.push({
+    bench: 'cache processor on memory from 2 pipeline workers (dispatch: pool; every batch a hop to the main thread and back)',
+    result: `${fmt(pooled)} msg/s`,
+    baseline: `threads 1 ${fmt(inline ?? 0)} msg/s`,
+    ratio: inline ? pooled / inline : 0,
+    target: '',
+  });
   const url = serviceAddress('SVC_REDIS_URL');
   const rn = quick ? 5_000 : 20_000;
   const redis = `cache_resources:\n  - label: c\n    redis: { url: ${url}, prefix: "svc-bench:cache:" }\n`;

@@ -40,6 +40,9 @@ registerProcessor('cache', {
     '- `exists`: replace the message with `true` or `false`.',
   ].join('\n'),
   config: spec,
+  // Its caches live on the main thread: from a worker, the whole batch makes one hop there instead
+  // of each cache operation making its own.
+  mainThread: true,
   examples: [
     `pipeline:
   processors:

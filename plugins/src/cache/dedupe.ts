@@ -26,6 +26,9 @@ registerProcessor('dedupe', {
     'Deduplicating with a cache that outlives the stream (Redis) voids at-least-once delivery: a key stays in the cache even when its message then fails to reach the output, and a replay of it is dropped.',
   ].join('\n'),
   config: spec,
+  // Its caches live on the main thread: from a worker, the whole batch makes one hop there instead
+  // of each cache operation making its own.
+  mainThread: true,
   examples: [
     `pipeline:
   processors:
