@@ -13,6 +13,7 @@ import { defineStream, registry, type Cache } from '@svc/engine';
 import { runPeer } from '../testing/benthos-peer.js';
 import { FileCache } from './file.js';
 import { LruCache } from './lru.js';
+import { SimpleLru } from './lru-algorithms.js';
 import { MemoryCache } from './memory.js';
 import { TtlruCache } from './ttlru.js';
 import './index.js';
@@ -48,7 +49,7 @@ describe('memory cache', () => {
 
 describe('lru and ttlru caches', () => {
   it('lru evicts the least recently used; a get counts as a use, an add of an existing key does not', () => {
-    const c = new LruCache(2);
+    const c = new LruCache(new SimpleLru(2));
     c.set('a', b('1'));
     c.set('b', b('2'));
     c.get('a');
@@ -72,7 +73,6 @@ describe('lru and ttlru caches', () => {
 
   it('refuses what Benthos refuses, and what is not implemented', async () => {
     await assert.rejects(buildComponent('cache', 'lru', { cap: 0 }), /invalid lru cache parameter capacity: must be bigger than 0/);
-    await assert.rejects(buildComponent('cache', 'lru', { algorithm: 'arc' }), /lru algorithm "arc" is not implemented here/);
     await assert.rejects(buildComponent('cache', 'ttlru', { default_ttl: '0s' }), /invalid ttlru cache parameter default_ttl: must be bigger than 0s/);
     await assert.rejects(buildComponent('cache', 'multilevel', ['one']), /expected at least two cache levels, found 1/);
   });

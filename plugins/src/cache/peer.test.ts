@@ -56,6 +56,43 @@ cache_resources:
     });
   }
 
+  for (const algorithm of ['standard', 'two_queues', 'arc']) {
+    it(`lru ${algorithm}: a cache of 4 keeps the same keys as Benthos' under a mix of recent and frequent keys`, async (t) => {
+      const hits = (out: string) =>
+        out
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { a: string; b: string });
+      const yaml = `${generate(60, 'root = {"n": count("n")}')}
+pipeline:
+  threads: 1
+  processors:
+    - mapping: |
+        meta a = ((this.n * this.n) % 11).string()
+        meta b = (this.n % 3).string()
+        root = ""
+    - cache: { resource: c, operator: exists, key: 'a\${! meta("a") }' }
+    - mapping: 'meta hit_a = content().string()'
+    - cache: { resource: c, operator: set, key: 'a\${! meta("a") }', value: x }
+    - cache: { resource: c, operator: exists, key: 'b\${! meta("b") }' }
+    - mapping: 'meta hit_b = content().string()'
+    - cache: { resource: c, operator: set, key: 'b\${! meta("b") }', value: x }
+    - mapping: 'root = {"a": meta("hit_a"), "b": meta("hit_b")}'
+cache_resources:
+  - label: c
+    lru: { cap: 4, algorithm: ${algorithm} }
+`;
+      const { svc, benthos } = await runBoth(yaml);
+      assert.equal(svc.code, 0, svc.stderr);
+      const mine = hits(svc.stdout);
+      assert.equal(mine.length, 60);
+      assert.ok(mine.some((h) => h.a === 'true') && mine.some((h) => h.a === 'false'), 'some keys stayed, some were evicted');
+      if (!benthos) return t.diagnostic(benthosMissing!);
+      assert.equal(benthos.code, 0, benthos.stderr);
+      assert.deepEqual(mine, hits(benthos.stdout));
+    });
+  }
+
   it('set and get: a value set by one message is read by the next; init_values; a missing key is an error', async (t) => {
     await same(
       t,
