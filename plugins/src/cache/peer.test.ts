@@ -56,8 +56,13 @@ cache_resources:
     });
   }
 
-  for (const algorithm of ['standard', 'two_queues', 'arc']) {
-    it(`lru ${algorithm}: a cache of 4 keeps the same keys as Benthos' under a mix of recent and frequent keys`, async (t) => {
+  for (const cache of [
+    'lru: { cap: 4, algorithm: standard }',
+    'lru: { cap: 4, algorithm: two_queues }',
+    'lru: { cap: 4, algorithm: arc }',
+    'ttlru: { cap: 4 }',
+  ]) {
+    it(`${cache}: keeps the same keys as Benthos' under a mix of recent and frequent keys`, async (t) => {
       const hits = (out: string) =>
         out
           .trim()
@@ -80,7 +85,7 @@ pipeline:
     - mapping: 'root = {"a": meta("hit_a"), "b": meta("hit_b")}'
 cache_resources:
   - label: c
-    lru: { cap: 4, algorithm: ${algorithm} }
+    ${cache}
 `;
       const { svc, benthos } = await runBoth(yaml);
       assert.equal(svc.code, 0, svc.stderr);
