@@ -147,6 +147,7 @@ describe('the caches’ documentation', () => {
     for (const [kind, names] of [
       ['cache', ['memory', 'lru', 'ttlru', 'file', 'multilevel', 'redis']],
       ['processor', ['cache', 'cached', 'dedupe']],
+      ['output', ['cache']],
     ] as const) {
       for (const name of names) {
         const examples = registry().get(kind, name)?.spec.examples ?? [];

@@ -1,4 +1,4 @@
-// Registers the caches and the processors that use them (the `redis` cache is with redis/).
+// Registers the caches, the processors that use them and the `cache` output (the `redis` cache is with redis/).
 import './memory.js';
 import './lru.js';
 import './ttlru.js';
@@ -7,3 +7,4 @@ import './multilevel.js';
 import './cache-processor.js';
 import './cached-processor.js';
 import './dedupe.js';
+import './cache-output.js';

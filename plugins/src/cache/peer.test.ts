@@ -4,6 +4,8 @@
  * it is not built; svc's output is checked against the expected lines either way.
  */
 import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { benthosMissing, peerDir, runBoth } from '../testing/benthos-peer.js';
 
@@ -199,6 +201,26 @@ cache_resources:
         { id: 1, n: 1, computed: 1 },
       ],
     );
+  });
+
+  it('the cache output stores each message under its key, as Benthos does', async (t) => {
+    const dirs = { svc: peerDir(), benthos: peerDir() };
+    const { svc, benthos } = await runBoth(
+      (w) => `input:
+  generate: { count: 3, interval: "", mapping: 'root = {"n": count("n")}' }
+output:
+  cache: { target: disk, key: 'k\${! this.n }' }
+cache_resources:
+  - label: disk
+    file: { directory: ${dirs[w]} }
+`,
+    );
+    const stored = (d: string) => Object.fromEntries(readdirSync(d).map((f) => [f, readFileSync(join(d, f), 'utf8')]));
+    assert.equal(svc.code, 0, svc.stderr);
+    assert.deepEqual(stored(dirs.svc), { k1: '{"n":1}', k2: '{"n":2}', k3: '{"n":3}' });
+    if (!benthos) return t.diagnostic(benthosMissing!);
+    assert.equal(benthos.code, 0, benthos.stderr);
+    assert.deepEqual(stored(dirs.benthos), stored(dirs.svc));
   });
 
   it('a cache processor naming a cache nobody declared stops the engine with the same words', async (t) => {
