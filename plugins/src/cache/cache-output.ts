@@ -5,6 +5,7 @@
  * be interpolated.
  */
 import { compileInterpolation, errorMessage, f, parseDuration, registerOutput } from '@svc/engine';
+import { itemTtlSpec } from './item-ttl.js';
 
 const spec = f.object({
   target: f.string().describe('The target cache to store messages in.'),
@@ -13,14 +14,7 @@ const spec = f.object({
     .interpolated()
     .default('${!count("items")}-${!timestamp_unix_nano()}')
     .describe('The key to store messages by, function interpolation should be used in order to derive a unique key for each message.'),
-  ttl: f
-    .string()
-    .interpolated()
-    .optional()
-    .advanced()
-    .describe(
-      'The TTL of each individual item as a duration string. After this period an item will be eligible for removal during the next compaction. Not all caches support per-key TTLs, and those that do not will fall back to their generally configured TTL setting.',
-    ),
+  ttl: itemTtlSpec,
   max_in_flight: f
     .int()
     .default(64)

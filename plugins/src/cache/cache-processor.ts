@@ -5,6 +5,7 @@
  * `operator failed for key 'k': key does not exist`) and it goes on.
  */
 import { compileInterpolation, errorMessage, f, parseDuration, registerProcessor, type Batch, type Cache, type ExecContext, type Message } from '@svc/engine';
+import { itemTtlSpec } from './item-ttl.js';
 import { eachMessage } from './per-message.js';
 
 const spec = f.object({
@@ -12,14 +13,7 @@ const spec = f.object({
   operator: f.enum(['set', 'add', 'get', 'delete', 'exists']).describe('The operation to perform with the cache.'),
   key: f.string().interpolated().describe('A key to use with the cache.'),
   value: f.string().interpolated().optional().describe('A value to use with the cache (when applicable).'),
-  ttl: f
-    .string()
-    .interpolated()
-    .optional()
-    .advanced()
-    .describe(
-      'The TTL of each individual item as a duration string. After this period an item will be eligible for removal during the next compaction. Not all caches support per-key TTLs, those that do will have a configuration field `default_ttl`, and those that do not will fall back to their generally configured TTL setting.',
-    ),
+  ttl: itemTtlSpec,
 });
 
 /** What Benthos' caches answer for a key that is not there. */
