@@ -19,10 +19,16 @@ const TYK_BIN = process.env.TYK_BIN || '/tmp/peers/bin/tyk';
 const TYK_TEMPLATES = process.env.TYK_TEMPLATES || '/tmp/peers/tyk-templates';
 const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 14);
 const seen = [];
+/** Request headers the upstream reports back (x-up-* and those a case names), for cases that compare them. */
 const up = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    seen.push(`${req.method} ${req.url}`);
+    const shown = Object.entries(req.headers)
+      .filter(([k]) => /^(x-ver|x-api-version|x-add|x-remove|x-keep|x-ctx|x-meta|x-secret)/.test(k))
+      .map(([k, v]) => `${k}=${v}`)
+      .sort()
+      .join(' ');
+    seen.push(`${req.method} ${req.url}${shown ? ` [${shown}]` : ''}`);
     res.end('up');
   });
 });
@@ -36,6 +42,22 @@ const classic = (id, more = {}, paths = {}, version = {}) => ({
   use_keyless: true,
   proxy: { listen_path: `/${id}/`, target_url: target, strip_listen_path: true },
   version_data: { not_versioned: true, versions: { Default: { name: 'Default', use_extended_paths: true, extended_paths: paths, ...version } } },
+  ...more,
+});
+/** A versioned classic definition: `definition` says where the version is, `versions` each version's fields. */
+const versioned = (id, definition, versions, more = {}, data = {}) => ({
+  api_id: id,
+  name: id,
+  org_id: 'o',
+  active: true,
+  use_keyless: true,
+  proxy: { listen_path: `/${id}/`, target_url: target, strip_listen_path: true },
+  definition,
+  version_data: {
+    not_versioned: false,
+    versions: Object.fromEntries(Object.entries(versions).map(([k, v]) => [k, { name: k, use_extended_paths: true, extended_paths: {}, ...v }])),
+    ...data,
+  },
   ...more,
 });
 const R = { responses: { 200: { description: 'ok' } } };
@@ -157,6 +179,60 @@ const defs = (ext) => ({
     },
     { middleware: { operations: { a: { allow: { enabled: true } }, b: { block: { enabled: true } }, aPost: { internal: { enabled: true } } } } },
   ),
+  verh: versioned(
+    'verh',
+    { location: 'header', key: 'x-api-version', strip_versioning_data: true },
+    {
+      v1: { expires: '2031-03-04 05:06', extended_paths: { black_list: [{ path: '/old', method: 'GET' }] } },
+      v2: { override_target: `${target}/v2base` },
+      gone: { expires: '2001-01-01 00:00' },
+      bad: { expires: 'soon' },
+      misnamed: { name: 'other' },
+    },
+  ),
+  verd: versioned('verd', { location: 'header', key: 'x-api-version' }, { v1: {}, v2: {} }, {}, { default_version: 'v1' }),
+  verf: versioned('verf', { location: 'header', key: 'x-api-version', fallback_to_default: true }, { v1: {}, v2: {} }, {}, { default_version: 'v1' }),
+  verq: versioned('verq', { location: 'url-param', key: 'version', strip_versioning_data: true }, { v1: {} }),
+  verq2: versioned('verq2', { location: 'url-param', key: 'version' }, { v1: {} }),
+  veru: versioned('veru', { location: 'url', strip_path: true }, { v1: {}, v2: { extended_paths: { white_list: [{ path: '/only', method: 'GET' }] } } }),
+  veru2: versioned('veru2', { location: 'url' }, { v1: {} }),
+  verp: versioned('verp', { location: 'url', strip_versioning_data: true, url_versioning_pattern: '^v\\d+$' }, { v1: {}, latest: {} }),
+  vexp: classic('vexp', { expiration: '2035-01-02 03:04' }, {}, { expires: '2031-03-04 05:06' }),
+  vexpd: classic('vexpd', { expiration: '2001-01-02 03:04' }),
+  vexpv: classic('vexpv', {}, {}, { expires: '2001-01-02 03:04' }),
+  vtwo: {
+    ...classic('vtwo'),
+    version_data: {
+      not_versioned: true,
+      default_version: 'b',
+      versions: { a: { name: 'a' }, b: { name: 'b', use_extended_paths: true, extended_paths: { black_list: [{ path: '/x', method: 'GET' }] } } },
+    },
+  },
+  mk: classic(
+    'mk',
+    {},
+    {
+      mock_response: [
+        { path: '/json', method: 'GET', code: 202, body: '{"a":1}', headers: { 'x-mock': 'yes' } },
+        { path: '/html', method: 'GET', code: 200, body: '<html><body>x</body></html>' },
+        { path: '/empty', method: 'GET', code: 204, body: '' },
+        { path: '/off', method: 'GET', code: 200, body: 'off', disabled: true },
+      ],
+      black_list: [{ path: '/json', method: '' }],
+    },
+  ),
+  mkw: classic(
+    'mkw',
+    { use_keyless: false, auth: { auth_header_name: 'Authorization' } },
+    {
+      white_list: [
+        { path: '/acts', method_actions: { GET: { action: 'reply', code: 201, data: 'hi', headers: { 'x-mock': 'act' } } } },
+        { path: '/free', method: 'GET' },
+      ],
+      mock_response: [{ path: '/mocked', method: 'GET', code: 200, body: 'mocked' }],
+    },
+  ),
+  vamb: { ...classic('vamb'), version_data: { not_versioned: true, versions: { Default: { name: 'Default' }, default: { name: 'default' } } } },
   oassize: oas(
     ext,
     'oassize',
@@ -231,13 +307,59 @@ const cases = [
   ['POST', '/oassize/a', {}, '123'],
   ['POST', '/oassize/b', {}, '123'],
   ['POST', '/oassize/b', {}, '123456'],
+  ['GET', '/verh/x'],
+  ['GET', '/verh/x', { 'x-api-version': 'v1' }],
+  ['GET', '/verh/old', { 'x-api-version': 'v1' }],
+  ['GET', '/verh/x', { 'x-api-version': 'v2' }],
+  ['GET', '/verh/x', { 'x-api-version': 'v9' }],
+  ['GET', '/verh/x', { 'x-api-version': 'gone' }],
+  ['GET', '/verh/x', { 'x-api-version': 'bad' }],
+  ['GET', '/verh/x', { 'x-api-version': 'misnamed' }],
+  ['GET', '/verh/x', { 'x-api-version': ['v2', 'v1'] }],
+  ['GET', '/verd/x'],
+  ['GET', '/verd/x', { 'x-api-version': 'v2' }],
+  ['GET', '/verd/x', { 'x-api-version': 'v3' }],
+  ['GET', '/verf/x', { 'x-api-version': 'v3' }],
+  ['GET', '/verq/x?z=1&version=v1&a=b+c&a=%21'],
+  ['GET', '/verq/x?version=v2'],
+  ['GET', '/verq2/x?version=v1&z=1'],
+  ['GET', '/veru/v1/x/v1/y'],
+  ['GET', '/veru/v1'],
+  ['GET', '/veru/v2/only'],
+  ['GET', '/veru/v2/other'],
+  ['GET', '/veru/v3/x'],
+  ['GET', '/veru/'],
+  ['GET', '/veru2/v1/x'],
+  ['GET', '/verp/v1/x'],
+  ['GET', '/verp/latest/x'],
+  ['GET', '/vexp/x'],
+  ['GET', '/vexpd/x'],
+  ['GET', '/vexpv/x'],
+  ['GET', '/vtwo/x'],
+  ['GET', '/vamb/x'],
+  ['GET', '/mk/json'],
+  ['POST', '/mk/json'],
+  ['GET', '/mk/html'],
+  ['GET', '/mk/empty'],
+  ['GET', '/mk/off'],
+  ['GET', '/mkw/acts'],
+  ['POST', '/mkw/acts'],
+  ['GET', '/mkw/mocked'],
+  ['GET', '/mkw/free'],
 ];
+/** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
+const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp)/;
 function call(port, [method, path, headers = {}, body, chunked]) {
   return new Promise((resolve) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
       const c = [];
       res.on('data', (d) => c.push(d));
-      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(c).toString().replace(/\s+/g, ' ').slice(0, 90)}`));
+      const shown = Object.entries(res.headers)
+        .filter(([k]) => SHOWN_RESPONSE.test(k) || (k === 'content-type' && path.startsWith('/mk')))
+        .map(([k, v]) => `${k.replace('x-svc-', 'x-tyk-')}=${v}`)
+        .sort()
+        .join(' ');
+      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(c).toString().replace(/\s+/g, ' ').slice(0, 90)}${shown ? ` [${shown}]` : ''}`));
     });
     req.on('error', (e) => resolve(`error ${e.message}`));
     if (chunked) {
@@ -252,7 +374,10 @@ function folder(name, ext, conf) {
   mkdirSync(join(dir, 'apps'), { recursive: true });
   for (const [id, d] of Object.entries(defs(ext)))
     if (name === 'svc' || !d.openapi)
-      writeFileSync(join(dir, 'apps', `${id}.json`), JSON.stringify(name === 'svc' ? JSON.parse(JSON.stringify(d).replaceAll('tyk://', 'svc://')) : d));
+      writeFileSync(
+        join(dir, 'apps', `${id}.json`),
+        JSON.stringify(name === 'svc' ? JSON.parse(JSON.stringify(d).replaceAll('tyk://', 'svc://').replaceAll('$tyk_', '$svc_')) : d),
+      );
   const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
   writeFileSync(
     file,
@@ -339,10 +464,12 @@ for (const c of cases) {
   const b2 = seen.length;
   const s = await call(svcPort, c);
   const sHit = seen.length - b2;
-  const ok = t === s && tHit === sHit;
+  const tSeen = seen.slice(before, before + tHit).join(' | ');
+  const sSeen = seen.slice(b2).join(' | ');
+  const ok = t === s && tHit === sHit && tSeen === sSeen;
   if (ok) same++;
   console.log(
-    `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit})\n   svc: ${s} (upstream ${sHit})`,
+    `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit}${tSeen ? `: ${tSeen}` : ''})\n   svc: ${s} (upstream ${sHit}${sSeen ? `: ${sSeen}` : ''})`,
   );
 }
 console.log(`${same} of ${cases.length} alike`);

@@ -50,28 +50,11 @@ const REFUSED: Array<[string, Def, Def]> = [
     classic({}, { paths: { ignored: [], white_list: ['/x'], black_list: [] } }),
     classic({}, { paths: { ignored: [], white_list: [], black_list: [] } }),
   ],
-  // A versioned definition is refused as a whole (version_data, below) before its location or a version's expiry is read.
+  // Versions as separate APIs (a base API naming its child APIs) are Tyk's newer model, not served.
   [
-    'version_data',
-    { ...classic({ definition: { location: 'url', key: 'v' } }), version_data: { not_versioned: false, versions: { Default: { name: 'Default' } } } },
-    classic({ definition: { location: 'url', key: 'v' } }),
-  ],
-  [
-    'version_data',
-    { ...classic(), version_data: { not_versioned: false, versions: { Default: { name: 'Default', expires: '2020-01-01 00:00' } } } },
-    // Not versioned: Tyk reads no version's expiry (its own sample apps carry one).
-    classic({}, { expires: '3000-01-02 15:04' }),
-  ],
-  [
-    'version_data',
-    // One version is enough: Tyk v5.14.0 answers 403 "Version information not found" to a request without its version.
-    { ...classic(), version_data: { not_versioned: false, versions: { Default: { name: 'Default' } } } },
-    { ...classic(), version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } } },
-  ],
-  [
-    'version_data',
-    { ...classic(), version_data: { not_versioned: false, versions: { v1: { name: 'v1' }, v2: { name: 'v2' } } } },
-    { ...classic(), version_data: { not_versioned: true, versions: { v1: { name: 'v1' }, v2: { name: 'v2' } } } },
+    'definition.enabled',
+    classic({ definition: { enabled: true, location: 'header', key: 'v', versions: { v2: 'child-api' } } }),
+    classic({ definition: { enabled: false, location: 'header', key: 'v' } }),
   ],
   ['use_basic_auth', classic({ use_keyless: false, use_basic_auth: true }), classic({ use_basic_auth: false })],
   ['CORS', classic({ CORS: { enable: true, allowed_origins: ['*'] } }), classic({ CORS: { enable: false, allowed_origins: ['*'] } })],

@@ -63,11 +63,6 @@ const unlessOff =
     isSet(v) && parent[off] !== true;
 /** A date Tyk would expire on ('' and '-1' never expire). */
 const expires: TurnsOn = (v) => typeof v === 'string' && v !== '' && v !== '-1';
-/**
- * A classic definition Tyk serves by version (`version_data.not_versioned` not true): only then does
- * it read the version's `expires` and `definition.location` (Tyk's APISpec.Version and IsRequestValid).
- */
-const versionedApi = (root: JsonObject): boolean => !(isObject(root['version_data']) && root['version_data']['not_versioned'] === true);
 
 const AUTH_CONFIG: FieldTable = {
   name: implemented(),
@@ -115,10 +110,7 @@ const ENDPOINT_META: FieldTable = {
   ignore_case: implemented(),
   disabled: implemented(),
   // The deprecated per-method actions: no_action is the list's meaning; reply is a mock response.
-  method_actions: unsupported(
-    'mock replies (method_actions with action reply)',
-    (v, parent) => parent['disabled'] !== true && isObject(v) && Object.values(v).some((a) => isObject(a) && a['action'] === 'reply'),
-  ),
+  method_actions: implemented(),
 };
 
 const EXTENDED_PATHS: FieldTable = {
@@ -133,7 +125,9 @@ const EXTENDED_PATHS: FieldTable = {
   black_list: implemented({ each: ENDPOINT_META }),
   internal: implemented({ each: { path: implemented(), method: implemented(), disabled: implemented() } }),
   size_limits: implemented({ each: { path: implemented(), method: implemented(), size_limit: implemented(), disabled: implemented() } }),
-  mock_response: endpointList('mock responses'),
+  mock_response: implemented({
+    each: Object.fromEntries(['path', 'method', 'ignore_case', 'disabled', 'code', 'body', 'headers'].map((k) => [k, implemented()])),
+  }),
   transform: endpointList('request body transforms'),
   transform_response: endpointList('response body transforms'),
   transform_jq: endpointList('request jq transforms'),
@@ -157,10 +151,7 @@ const VERSION: FieldTable = {
   name: implemented(),
   use_extended_paths: implemented(),
   extended_paths: implemented({ fields: EXTENDED_PATHS }),
-  expires: unsupported(
-    'version expiry of a versioned API (expires with not_versioned false)',
-    (v, _parent, root) => expires(v, _parent, root) && versionedApi(root),
-  ),
+  expires: implemented(),
   paths: unsupported('the legacy ignored/white_list/black_list paths', (v) => isObject(v) && Object.values(v).some(isSet)),
   ignored: endpointList('legacy ignored paths'),
   white_list: endpointList('legacy allow-listed paths'),
@@ -177,21 +168,13 @@ const VERSION: FieldTable = {
   global_size_limit_disabled: implemented(),
   global_enforce_timeout: unsupported('an upstream timeout for the version', unlessOff('global_enforce_timeout_disabled')),
   global_enforce_timeout_disabled: ignored('switch of global_enforce_timeout'),
-  override_target: unsupported('a per-version upstream (override_target)'),
+  override_target: implemented(),
 };
-
-/**
- * Versioned (`not_versioned` not true), with one version or several: Tyk then reads each request's
- * version (definition.location and key, or default_version) and refuses one without a version it
- * knows (403 "Version information not found"), which svc does not do. Seen on Tyk v5.14.0: a single
- * Default version with not_versioned false, no header: 403.
- */
-const versioned: TurnsOn = (v) => isObject(v) && v['not_versioned'] !== true;
 
 const CLASSIC: FieldTable = {
   id: ignored("the dashboard's database id"),
   name: implemented(),
-  expiration: unsupported('API expiry (expiration)', expires),
+  expiration: implemented(),
   slug: ignored('the dashboard slug'),
   listen_port: unsupported('a listen port of its own for the API'),
   protocol: unsupported('a protocol other than HTTP (tcp, tls)', (v) => typeof v === 'string' && !['', 'http', 'https'].includes(v)),
@@ -253,24 +236,19 @@ const CLASSIC: FieldTable = {
   base_identity_provided_by: ignored('the identity of several auth methods (one method is served)'),
   definition: implemented({
     fields: {
-      enabled: unsupported('versioning (definition.enabled)'),
-      name: ignored('versioning settings'),
-      default: ignored('versioning settings'),
-      location: unsupported(
-        'versioning by URL or query parameter (definition.location of a versioned API)',
-        (v, _parent, root) => (v === 'url' || v === 'url-param') && versionedApi(root),
-      ),
-      key: ignored('versioning settings'),
-      strip_path: ignored('versioning settings'),
-      strip_versioning_data: ignored('versioning settings'),
-      url_versioning_pattern: ignored('versioning settings'),
-      fallback_to_default: ignored('versioning settings'),
-      versions: unsupported('versioned APIs (definition.versions)'),
+      enabled: unsupported('versions as separate APIs (definition.enabled: a base API and its child APIs)'),
+      name: ignored('the base version name (only with definition.enabled, which is refused)'),
+      default: ignored('the base default version (only with definition.enabled, which is refused; version_data.default_version is read)'),
+      location: implemented(),
+      key: implemented(),
+      strip_path: implemented(),
+      strip_versioning_data: implemented(),
+      url_versioning_pattern: implemented(),
+      fallback_to_default: implemented(),
+      versions: unsupported('versions as separate APIs (definition.versions)'),
     },
   }),
   version_data: implemented({
-    feature: 'versioning (version_data with not_versioned not true)',
-    on: versioned,
     fields: {
       not_versioned: implemented(),
       default_version: implemented(),

@@ -74,6 +74,18 @@ export function checkedListPattern(f: Fields, field: string, path = f.str(field)
   return path;
 }
 
+/** A regular expression field (RE2), checked at load; '' when absent. */
+export function checkedRegexp(f: Fields, field: string): string {
+  const text = f.str(field);
+  if (text === '') return text;
+  try {
+    RE2JS.compile(text);
+  } catch (err) {
+    f.fail(field, `not a valid regular expression (RE2 syntax): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return text;
+}
+
 const UNIT_SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
 
 /** Go's duration notation (`10s`, `1m30s`, `500ms`, `1.5h`, `0`) in seconds, as Tyk's ReadableDuration. */

@@ -55,7 +55,7 @@ export class GatewayAuth implements Processor {
       if (waiting !== undefined) await waiting;
       // On the main thread, the API the request was routed to (a reload meanwhile does not
       // change a request in flight); on a worker, the replica's.
-      const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
+      const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.requestApi(req);
       if (api === undefined) {
         answerMessage(msg, tykError(404, 'Not Found'));
         return;
@@ -86,7 +86,7 @@ export class GatewayAuth implements Processor {
         answerMessage(msg, tykError(outcome.status, outcome.message));
         return;
       }
-      const refusal = checkSession(outcome.session, api.id, req.method, req.path);
+      const refusal = checkSession(outcome.session, api.id, req.method, req.path, undefined, req.accessVersions);
       if (refusal !== undefined) {
         answerMessage(msg, tykError(refusal.status, refusal.message));
         return;

@@ -44,6 +44,13 @@ export interface GatewayRequest {
    * without authentication and key-level limits; `gateway_auth` passes it without a session.
    */
   authIgnored?: boolean;
+  /**
+   * A versioned API: the versions a key's access rights may list to reach this request's version
+   * (Tyk's AccessRightsCheck); absent for a not-versioned API.
+   */
+  accessVersions?: string[];
+  /** The version (its key in `version_data.versions`) that serves the request, on a versioned API. */
+  apiVersion?: string;
   /** Set by `gateway_auth`: the key (or JWT identity) and its session, after policies applied. */
   session?: { keyId: string; state: SessionState };
   /**

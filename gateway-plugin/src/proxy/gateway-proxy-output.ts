@@ -134,7 +134,7 @@ export class GatewayProxyOutput implements Output {
     // Answered already (a processor refused it, the input timed it out) or its client is gone.
     if (res.headersSent || res.destroyed) return undefined;
     // The API the request was routed to: a reload meanwhile does not change a request in flight.
-    const api = exchange.api ?? gatewayState(req.gateway)?.api(req.apiId);
+    const api = exchange.api ?? gatewayState(req.gateway)?.requestApi(req);
     // Fail closed: a request that missed a stage its API needs is neither proxied nor looped.
     if (api !== undefined && this.guard.refuses(api, req, msg.ctx.get(GATEWAY_STAGES))) {
       const refused = new ProxyExchange(res, req.apiId, '(none)', exchange.started, this.metrics, this.failed);

@@ -21,6 +21,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { detectContentType } from '../gateway/content-sniff.js';
 import { tykError } from '../gateway/errors.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
@@ -60,6 +61,11 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   private expired = false;
   private deadline: NodeJS.Timeout | undefined;
   private stalled: NodeJS.Timeout | undefined;
+  /**
+   * An answer without Content-Type waits for its first body bytes: Go's server (Tyk) names the
+   * type from them (`content-sniff.ts`) before the head goes out.
+   */
+  private pendingHead: Record<string, string | string[]> | undefined;
   private readonly onClose = (): void => this.closeNow();
   private onDrain: (() => void) | undefined;
 
@@ -111,17 +117,36 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     }
     if (this.limits !== undefined) Object.assign(headers, this.limits);
     this.status = statusCode;
+    if (headers['content-type'] === undefined && statusCode !== 204 && statusCode !== 304 && this.res.req.method !== 'HEAD') {
+      this.pendingHead = headers as Record<string, string | string[]>;
+      return;
+    }
+    this.writeHead(controller, headers as Record<string, string | string[]>);
+  }
+
+  private writeHead(controller: Dispatcher.DispatchController, headers: Record<string, string | string[]>): boolean {
     try {
-      this.res.writeHead(statusCode, headers as Record<string, string | string[]>);
+      this.res.writeHead(this.status, headers);
+      return true;
     } catch (err) {
       // A header Node refuses to send (a control character): the upstream's answer cannot be relayed.
       this.status = 0;
       controller.abort(err as Error);
+      return false;
     }
+  }
+
+  /** The head held for sniffing goes out, typed by `chunk` when there is one. */
+  private flushHead(controller: Dispatcher.DispatchController, chunk?: Buffer): boolean {
+    const head = this.pendingHead!;
+    this.pendingHead = undefined;
+    if (chunk !== undefined && chunk.length > 0) head['content-type'] = detectContentType(chunk);
+    return this.writeHead(controller, head);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.closed || this.expired) return;
+    if (this.pendingHead !== undefined && !this.flushHead(controller, chunk)) return;
     if (!this.res.write(chunk)) {
       controller.pause();
       this.res.once(
@@ -136,8 +161,10 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     }
   }
 
-  onResponseEnd(): void {
-    if (!this.closed && !this.expired) this.res.end();
+  onResponseEnd(controller: Dispatcher.DispatchController): void {
+    if (this.closed || this.expired) return;
+    if (this.pendingHead !== undefined && !this.flushHead(controller)) return;
+    this.res.end();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {

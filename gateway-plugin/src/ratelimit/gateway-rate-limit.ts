@@ -86,7 +86,7 @@ export class GatewayRateLimit implements Processor {
     if (state === undefined) return;
     const waiting = state.atLeast(req.version);
     if (waiting !== undefined) await waiting;
-    const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
+    const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.requestApi(req);
     if (api === undefined) return;
     // Key level before gateway_auth: there is no key to count yet, so this stage has not run.
     if (this.scope === 'key' && req.session === undefined && !api.keyless && req.authIgnored !== true) return;

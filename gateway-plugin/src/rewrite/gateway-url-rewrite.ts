@@ -91,7 +91,7 @@ export class GatewayUrlRewrite implements Processor {
     if (state === undefined) return;
     const waiting = state.atLeast(req.version);
     if (waiting !== undefined) await waiting;
-    const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
+    const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.requestApi(req);
     if (api === undefined) return;
     const rule = ruleFor(api, req);
     if (rule === undefined) return markStage(msg, 'rewrite');
