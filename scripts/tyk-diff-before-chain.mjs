@@ -29,6 +29,8 @@ const up = http.createServer((req, res) => {
       .sort()
       .join(' ');
     seen.push(`${req.method} ${req.url}${shown ? ` [${shown}]` : ''}`);
+    res.setHeader('x-up', '1');
+    res.setHeader('x-up2', '2');
     res.end('up');
   });
 });
@@ -232,6 +234,46 @@ const defs = (ext) => ({
       mock_response: [{ path: '/mocked', method: 'GET', code: 200, body: 'mocked' }],
     },
   ),
+  hdr: classic(
+    'hdr',
+    { enable_context_vars: true },
+    {
+      transform_headers: [{ path: '/e', method: 'GET', delete_headers: ['x-remove-e'], add_headers: { 'x-add-e': 'ep $tyk_context.headers_X_Keep' } }],
+      transform_response_headers: [{ path: '/e', method: 'GET', delete_headers: ['x-up'], add_headers: { 'x-resp-e': 'r $tyk_context.path' } }],
+      method_transforms: [
+        { path: '/m', method: 'GET', to_method: 'post' },
+        { path: '/bad', method: 'GET', to_method: 'COPY' },
+      ],
+    },
+    {
+      global_headers: {
+        'x-add-g': 'g',
+        'X-Ctx-Path': '$tyk_context.path',
+        'x-ctx-parts': '$tyk_context.path_parts',
+        'x-ctx-q': '$tyk_context.request_data',
+        'x-ctx-qa': '$tyk_context.request_data_a',
+        'x-ctx-none': '[$tyk_context.nothing]',
+        'x-ctx-host': '$tyk_context.headers_Host',
+        'x-ctx-keep': '$tyk_context.headers_X_Keep',
+        'x-secret': '$secret_conf.mine',
+        'x-meta': '[$tyk_meta.who]',
+      },
+      global_headers_remove: ['x-remove-g'],
+      global_response_headers: { 'x-resp-g': 'rg' },
+      global_response_headers_remove: ['x-up2'],
+    },
+  ),
+  hdrnoctx: classic(
+    'hdrnoctx',
+    {},
+    {},
+    {
+      global_headers: { 'x-ctx-path': '[$tyk_context.path]', 'x-add-g': 'g' },
+      global_headers_disabled: false,
+      global_response_headers: { 'x-resp-g': 'rg' },
+      global_response_headers_disabled: true,
+    },
+  ),
   vamb: { ...classic('vamb'), version_data: { not_versioned: true, versions: { Default: { name: 'Default' }, default: { name: 'default' } } } },
   oassize: oas(
     ext,
@@ -346,9 +388,15 @@ const cases = [
   ['POST', '/mkw/acts'],
   ['GET', '/mkw/mocked'],
   ['GET', '/mkw/free'],
+  ['GET', '/hdr/x?a=1&b=2&a=3', { host: 'h.example', 'x-remove-g': 'no', 'x-remove-e': 'stays', 'x-keep': 'k' }],
+  ['GET', '/hdr/e/f', { host: 'h.example', 'x-remove-g': 'no', 'x-remove-e': 'goes', 'x-keep': 'k' }],
+  ['POST', '/hdr/e', { host: 'h.example', 'x-remove-e': 'stays' }],
+  ['GET', '/hdr/m', { host: 'h.example' }],
+  ['GET', '/hdr/bad', { host: 'h.example' }],
+  ['GET', '/hdrnoctx/x'],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
-const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp)/;
+const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;
 function call(port, [method, path, headers = {}, body, chunked]) {
   return new Promise((resolve) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
@@ -386,6 +434,7 @@ function folder(name, ext, conf) {
       secret: 's',
       app_path: join(dir, 'apps'),
       policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
+      secrets: { mine: 'shh' },
       ...conf,
     }),
   );

@@ -96,6 +96,26 @@ export interface SplitTokenEndpoint {
   tokenUrl: string;
 }
 
+/** Headers taken out, then set (Go's Header.Del, then Header.Set), values with context variables resolved per request. */
+export interface HeaderEdit {
+  remove: string[];
+  /** Name and value template (`$svc_context.*`, `$svc_meta.*`, `$secret_*`), in the definition's order. */
+  add: Array<[string, string]>;
+}
+
+/** A header edit of an endpoint (classic `transform_headers[]`, `transform_response_headers[]`): its method exactly. */
+export interface EndpointHeaderEdit extends HeaderEdit {
+  path: string;
+  method: string;
+}
+
+/** A method transform (classic `method_transforms[]`): requests of `method` on `path` go upstream as `toMethod`. */
+export interface MethodTransform {
+  path: string;
+  method: string;
+  toMethod: string;
+}
+
 /** A mock answer (classic `mock_response` entries and `method_actions` with `reply`): Tyk's DoMockReply. */
 export interface MockReply {
   code: number;
@@ -214,6 +234,19 @@ export interface ApiSpec {
   /** The version's `global_size_limit` in bytes (0: none; OAS `middleware.global.requestSizeLimit`). */
   globalSizeLimit?: number;
   endpointSizeLimits?: EndpointSizeLimit[];
+
+  /** The version's `global_headers_remove` / `global_headers` (absent when none, or `global_headers_disabled`). */
+  globalHeaders?: HeaderEdit;
+  /** `extended_paths.transform_headers`: the first matching entry applies, after the global ones. */
+  headerTransforms?: EndpointHeaderEdit[];
+  /** The version's `global_response_headers_remove` / `global_response_headers`. */
+  globalResponseHeaders?: HeaderEdit;
+  /** `extended_paths.transform_response_headers`: the first matching entry applies, before the global ones. */
+  responseHeaderTransforms?: EndpointHeaderEdit[];
+  /** `extended_paths.method_transforms`. */
+  methodTransforms?: MethodTransform[];
+  /** `enable_context_vars`: the request's context variables exist (else `$svc_context.*` is empty, as in Tyk). */
+  enableContextVars?: boolean;
 
   /** A versioned API: its versions (each an ApiSpec of its own, without `versioning`). */
   versioning?: ApiVersioning;

@@ -8,7 +8,9 @@ import type {
   CredentialSource,
   EndpointListEntry,
   EndpointRateLimit,
+  EndpointHeaderEdit,
   EndpointSizeLimit,
+  HeaderEdit,
   JwtSettings,
   MockReply,
   SplitTokenEndpoint,
@@ -47,6 +49,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     ...(jwt ? { jwt } : {}),
     credential: credentialSource(root, jwtOn ? 'jwt' : 'authToken'),
     stripAuthData: root.bool('strip_auth_data'),
+    enableContextVars: root.bool('enable_context_vars'),
     globalRateLimit: ratePair(root.obj('global_rate_limit')),
     disableRateLimit: root.bool('disable_rate_limit'),
     ...ipLists(root),
@@ -173,7 +176,10 @@ function servedVersion(data: Fields | undefined): { version?: Fields; problem?: 
   return { problem: 'No default API version for this non-versioned API found' };
 }
 
-interface ExtendedPaths {
+interface ExtendedPaths extends Pick<
+  ApiSpec,
+  'globalHeaders' | 'headerTransforms' | 'globalResponseHeaders' | 'responseHeaderTransforms' | 'methodTransforms'
+> {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
   splitToken: SplitTokenEndpoint[];
@@ -186,6 +192,11 @@ interface ExtendedPaths {
 function extendedPaths(version: Fields | undefined): ExtendedPaths {
   const out: ExtendedPaths = { endpointRateLimits: [], urlRewrites: [], splitToken: [], endpointLists: [], endpointSizeLimits: [], globalSizeLimit: 0 };
   if (!version) return out;
+  // Global headers are the version's own fields: read with or without use_extended_paths.
+  const globalHeaders = globalEdit(version, 'global_headers', 'global_headers_remove', 'global_headers_disabled');
+  if (globalHeaders) out.globalHeaders = globalHeaders;
+  const globalResponse = globalEdit(version, 'global_response_headers', 'global_response_headers_remove', 'global_response_headers_disabled');
+  if (globalResponse) out.globalResponseHeaders = globalResponse;
   // Tyk's size limit middleware is on when the version has size_limits entries (any, even disabled
   // or unused) or an enabled global limit; once on, it applies global_size_limit, switch or not.
   const sizeEntries = version.obj('extended_paths')?.list('size_limits').length ?? 0;
@@ -198,6 +209,15 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
     if (e.bool('disabled')) continue;
     out.endpointSizeLimits.push({ path: checkedListPattern(e, 'path'), method: e.str('method'), limit: e.count('size_limit') });
   }
+  const request = endpointEdits(paths, 'transform_headers');
+  if (request.length > 0) out.headerTransforms = request;
+  const response = endpointEdits(paths, 'transform_response_headers');
+  if (response.length > 0) out.responseHeaderTransforms = response;
+  const methods = paths
+    .list('method_transforms')
+    .filter((e) => !e.bool('disabled'))
+    .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), toMethod: e.str('to_method') }));
+  if (methods.length > 0) out.methodTransforms = methods;
   for (const e of paths.list('rate_limit')) {
     // Tyk's classic field is `disabled`; the seed's table says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
@@ -245,6 +265,27 @@ const OTHER_LISTS = [
   'do_not_track_endpoints',
   'validate_json',
 ];
+
+/** A version's global header fields: absent when switched off or empty (Tyk's GlobalHeadersEnabled). */
+function globalEdit(version: Fields, addField: string, removeField: string, offField: string): HeaderEdit | undefined {
+  if (version.bool(offField)) return undefined;
+  const add = Object.entries(version.stringMap(addField));
+  const remove = version.strings(removeField);
+  return add.length > 0 || remove.length > 0 ? { remove, add } : undefined;
+}
+
+/** `transform_headers` / `transform_response_headers` entries that are not disabled (Tyk's compileInjectedHeaderSpec). */
+function endpointEdits(paths: Fields, field: string): EndpointHeaderEdit[] {
+  return paths
+    .list(field)
+    .filter((e) => !e.bool('disabled'))
+    .map((e) => ({
+      path: checkedListPattern(e, 'path'),
+      method: e.str('method'),
+      remove: e.strings('delete_headers'),
+      add: Object.entries(e.stringMap('add_headers')),
+    }));
+}
 
 /** A mock answer: `code`, the body field (`body`, or `data` in method_actions), `headers`. */
 function mockReply(f: Fields, bodyField: string): MockReply {

@@ -41,11 +41,6 @@ const ep = (more: Def = {}) => [{ path: '/x', method: 'GET', ...more }];
 /** [field path in the error, a definition turning it on, the same with it off]. */
 const REFUSED: Array<[string, Def, Def]> = [
   [
-    'version_data.versions.Default.extended_paths.white_list[0].method_actions',
-    classic({}, { extended_paths: { white_list: [{ path: '/x', method_actions: { GET: { action: 'reply', code: 200, data: 'mock' } } }] } }),
-    classic({}, { extended_paths: { white_list: [{ path: '/x', method_actions: { GET: { action: 'no_action' } } }] } }),
-  ],
-  [
     'version_data.versions.Default.paths',
     classic({}, { paths: { ignored: [], white_list: ['/x'], black_list: [] } }),
     classic({}, { paths: { ignored: [], white_list: [], black_list: [] } }),

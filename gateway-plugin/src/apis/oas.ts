@@ -57,6 +57,7 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     // rateLimit.enabled false is Tyk's global_rate_limit.disabled: no API-level limit.
     globalRateLimit: rate && rate.bool('enabled') ? { rate: rate.count('rate'), per: durationSeconds(rate, 'per') } : { rate: 0, per: 0 },
     disableRateLimit: global?.bool('skipRateLimit') ?? false,
+    enableContextVars: global?.obj('contextVariables')?.bool('enabled') ?? false,
     // Tyk: ip_access_control_disabled = !enabled; a list is on when it is not empty.
     ipAllow: ipOn ? ip!.strings('allow') : [],
     ipBlock: ipOn ? ip!.strings('block') : [],

@@ -48,6 +48,7 @@ test('a classic definition: every field the gateway reads, normalised', async ()
     stripAuthData: true,
     globalRateLimit: { rate: 100, per: 60 },
     disableRateLimit: false,
+    enableContextVars: false,
     endpointRateLimits: [{ path: '/status/(.*)', method: 'GET', rate: 2, per: 1 }],
     urlRewrites: [
       {

@@ -175,9 +175,10 @@ export class GatewayProxyOutput implements Output {
       const limits = limitHeaders(req, config?.rate_limit_response_headers ?? 'quotas');
       // svc.conf's proxy_default_timeout, when set, wins over the output's `timeout` (as tyk.conf's does).
       const timeoutMs = config !== undefined && config.proxy_default_timeout > 0 ? Math.ceil(config.proxy_default_timeout * 1000) : this.timeoutMs;
-      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, timeoutMs);
+      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, timeoutMs, req.responseHeaders);
       handler.dispatched();
-      const dispatch: Undici.Dispatcher.DispatchOptions = { path: at.path, method: req.method as Undici.Dispatcher.HttpMethod, headers, body };
+      const method = (req.upstreamMethod ?? req.method) as Undici.Dispatcher.HttpMethod;
+      const dispatch: Undici.Dispatcher.DispatchOptions = { path: at.path, method, headers, body };
       if (timeoutMs !== this.timeoutMs) dispatch.headersTimeout = timeoutMs;
       // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
       pool.dispatch(dispatch, handler);

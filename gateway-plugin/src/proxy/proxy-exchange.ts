@@ -80,6 +80,8 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     private readonly limits?: Record<string, string>,
     /** The deadline to the response headers, and the longest a client may read nothing (0: none). */
     private readonly timeoutMs = 0,
+    /** `gateway_transform`'s edits of the answer's headers (Tyk's ResponseHeaderInjector). */
+    private readonly edits?: { remove: string[]; set: Array<[string, string]> },
   ) {
     this.done = new Promise<void>((r) => (this.resolve = r));
     res.once('close', this.onClose);
@@ -116,6 +118,10 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
       if (isHopHeader(name, headers[name]) || (named !== undefined && named.has(name)) || name.startsWith('x-ratelimit-')) delete headers[name];
     }
     if (this.limits !== undefined) Object.assign(headers, this.limits);
+    if (this.edits !== undefined) {
+      for (const name of this.edits.remove) delete headers[name];
+      for (const [name, value] of this.edits.set) headers[name] = value;
+    }
     this.status = statusCode;
     if (headers['content-type'] === undefined && statusCode !== 204 && statusCode !== 304 && this.res.req.method !== 'HEAD') {
       this.pendingHead = headers as Record<string, string | string[]>;
