@@ -96,6 +96,19 @@ export interface SplitTokenEndpoint {
   tokenUrl: string;
 }
 
+/** CORS of an API that turns it on (classic `CORS` with `enable`; OAS `middleware.global.cors` with `enabled`). */
+export interface CorsSettings {
+  allowedOrigins: string[];
+  allowedMethods: string[];
+  allowedHeaders: string[];
+  exposedHeaders: string[];
+  allowCredentials: boolean;
+  /** Seconds; 0: no Access-Control-Max-Age, negative: 0. */
+  maxAge: number;
+  /** Preflights and OPTIONS requests go on to the upstream instead of being answered by the gateway. */
+  optionsPassthrough: boolean;
+}
+
 /** Headers taken out, then set (Go's Header.Del, then Header.Set), values with context variables resolved per request. */
 export interface HeaderEdit {
   remove: string[];
@@ -245,6 +258,8 @@ export interface ApiSpec {
   responseHeaderTransforms?: EndpointHeaderEdit[];
   /** `extended_paths.method_transforms`. */
   methodTransforms?: MethodTransform[];
+  /** CORS, when on. */
+  cors?: CorsSettings;
   /** `enable_context_vars`: the request's context variables exist (else `$svc_context.*` is empty, as in Tyk). */
   enableContextVars?: boolean;
 

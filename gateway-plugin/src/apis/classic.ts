@@ -18,7 +18,7 @@ import type {
 } from './api-spec.js';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
-import { endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, checkedRegexp, signingMethodOf, targetUrlOf } from './normalise.js';
+import { corsOf, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, checkedRegexp, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export function parseClassic(root: Fields, definition: unknown, file: string | undefined, fallbackId: string): ApiSpec {
   const proxy = root.obj('proxy') ?? root.fail('proxy', 'required (an object with listen_path and target_url)');
@@ -50,6 +50,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     credential: credentialSource(root, jwtOn ? 'jwt' : 'authToken'),
     stripAuthData: root.bool('strip_auth_data'),
     enableContextVars: root.bool('enable_context_vars'),
+    ...optional('cors', corsOf(root.obj('CORS'), CLASSIC_CORS)),
     globalRateLimit: ratePair(root.obj('global_rate_limit')),
     disableRateLimit: root.bool('disable_rate_limit'),
     ...ipLists(root),
@@ -117,6 +118,22 @@ function ipLists(root: Fields): { ipAllow: string[]; ipBlock: string[] } {
     ipAllow: open || root.bool('enable_ip_whitelisting') ? allow : [],
     ipBlock: open || root.bool('enable_ip_blacklisting') ? block : [],
   };
+}
+
+const CLASSIC_CORS = {
+  enabled: 'enable',
+  allowedOrigins: 'allowed_origins',
+  allowedMethods: 'allowed_methods',
+  allowedHeaders: 'allowed_headers',
+  exposedHeaders: 'exposed_headers',
+  allowCredentials: 'allow_credentials',
+  maxAge: 'max_age',
+  optionsPassthrough: 'options_passthrough',
+};
+
+/** `{ [key]: value }`, or nothing when the value is undefined (an absent optional field of the spec). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
 }
 
 /** `global_rate_limit`; `disabled: true` is no API-level limit, as Tyk reads it. */

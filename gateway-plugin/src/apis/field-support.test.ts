@@ -52,7 +52,6 @@ const REFUSED: Array<[string, Def, Def]> = [
     classic({ definition: { enabled: false, location: 'header', key: 'v' } }),
   ],
   ['use_basic_auth', classic({ use_keyless: false, use_basic_auth: true }), classic({ use_basic_auth: false })],
-  ['CORS', classic({ CORS: { enable: true, allowed_origins: ['*'] } }), classic({ CORS: { enable: false, allowed_origins: ['*'] } })],
   ['domain', classic({ domain: 'api.example.com' }), classic({ domain: 'api.example.com', domain_disabled: true })],
   ['internal', classic({ internal: true }), classic({ internal: false })],
   ['use_oauth2', classic({ use_oauth2: true }), classic({ use_oauth2: false })],
@@ -63,11 +62,6 @@ const REFUSED: Array<[string, Def, Def]> = [
   ],
   ['version_data.versions.Default.extended_paths.virtual', classic({}, { extended_paths: { virtual: ep({ response_function_name: 'f' }) } }), classic()],
   ['x-svc-api-gateway.server.customDomain', oas({ server: { listenPath: { value: '/a/' }, customDomain: { enabled: true, name: 'api.example.com' } } }), oas()],
-  [
-    'x-svc-api-gateway.middleware.global.cors',
-    oas({ middleware: { global: { cors: { enabled: true } } } }),
-    oas({ middleware: { global: { cors: { enabled: false } } } }),
-  ],
   ['x-svc-api-gateway.info.versioning', oas({ info: { id: 'a', versioning: { enabled: true, location: 'url' } } }), oas()],
   [
     'x-svc-api-gateway.server.authentication.securitySchemes',

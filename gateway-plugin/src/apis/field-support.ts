@@ -288,7 +288,16 @@ const CLASSIC: FieldTable = {
   dont_set_quota_on_create: ignored('quota reset when a key is created through the dashboard'),
   expire_analytics_after: ignored('analytics'),
   response_processors: ignored('response processor names (their settings in extended_paths are checked there)'),
-  CORS: unsupported('CORS (CORS.enable)', (v) => isObject(v) && v['enable'] === true),
+  CORS: implemented({
+    fields: {
+      ...Object.fromEntries(
+        ['enable', 'allowed_origins', 'allowed_methods', 'allowed_headers', 'exposed_headers', 'allow_credentials', 'max_age', 'options_passthrough'].map(
+          (k) => [k, implemented()],
+        ),
+      ),
+      debug: ignored('CORS debug logging'),
+    },
+  }),
   domain: unsupported('a custom domain (domain: the API answers on that host only)', unlessOff('domain_disabled')),
   domain_disabled: ignored('switch of domain'),
   certificates: unsupported('TLS certificates of the API'),
@@ -477,7 +486,16 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
           skipQuota: ignored('skipQuota (quotas are still enforced)'),
           skipQuotaReset: ignored('quota reset when a key is created through the dashboard'),
           pluginConfig: ignored('plugin config data'),
-          cors: enabledOn('CORS'),
+          cors: implemented({
+            fields: {
+              ...Object.fromEntries(
+                ['enabled', 'allowedOrigins', 'allowedMethods', 'allowedHeaders', 'exposedHeaders', 'allowCredentials', 'maxAge', 'optionsPassthrough'].map(
+                  (k) => [k, implemented()],
+                ),
+              ),
+              debug: ignored('CORS debug logging'),
+            },
+          }),
           prePlugin: enabledOn('plugins'),
           prePlugins: unsupported('plugins'),
           postAuthenticationPlugin: enabledOn('plugins'),

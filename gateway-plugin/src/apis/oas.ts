@@ -16,7 +16,16 @@ import type {
 } from './api-spec.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
-import { durationSeconds, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, signingMethodOf, targetUrlOf } from './normalise.js';
+import {
+  corsOf,
+  durationSeconds,
+  endpointPattern,
+  listenPathOf,
+  checkedEndpointPattern,
+  checkedListPattern,
+  signingMethodOf,
+  targetUrlOf,
+} from './normalise.js';
 
 export const OAS_EXTENSION = 'x-svc-api-gateway';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -41,6 +50,16 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
   const ip = server.obj('ipAccessControl');
   const ipOn = ip?.bool('enabled') ?? false;
   const size = global?.obj('requestSizeLimit');
+  const cors = corsOf(global?.obj('cors'), {
+    enabled: 'enabled',
+    allowedOrigins: 'allowedOrigins',
+    allowedMethods: 'allowedMethods',
+    allowedHeaders: 'allowedHeaders',
+    exposedHeaders: 'exposedHeaders',
+    allowCredentials: 'allowCredentials',
+    maxAge: 'maxAge',
+    optionsPassthrough: 'optionsPassthrough',
+  });
   return {
     id,
     name: info?.str('name') || root.obj('info')?.str('title') || '',
@@ -58,6 +77,7 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     globalRateLimit: rate && rate.bool('enabled') ? { rate: rate.count('rate'), per: durationSeconds(rate, 'per') } : { rate: 0, per: 0 },
     disableRateLimit: global?.bool('skipRateLimit') ?? false,
     enableContextVars: global?.obj('contextVariables')?.bool('enabled') ?? false,
+    ...(cors ? { cors } : {}),
     // Tyk: ip_access_control_disabled = !enabled; a list is on when it is not empty.
     ipAllow: ipOn ? ip!.strings('allow') : [],
     ipBlock: ipOn ? ip!.strings('block') : [],

@@ -313,7 +313,8 @@ export class ApiGatewayInput implements Input {
     const state = this.state!;
     const target: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };
     const checked = checkBeforeChain(api, target, state.config.http_server_options?.xff_depth ?? 0);
-    if (checked.refusal) return this.answerSelf(req, res, checked.refusal, started, api.id, checked.refusal.status !== 403 && checked.mocked !== true);
+    if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) res.setHeader(k, v);
+    if (checked.refusal) return this.answerSelf(req, res, checked.refusal, started, api.id, checked.refusal.status !== 403 && checked.keepAlive !== true);
     if (checked.expires !== undefined) res.setHeader(EXPIRES_HEADER, checked.expires);
     const { decodedPath, ...passed } = passedRequest(checked, target);
     const gr: GatewayRequest = {
@@ -365,6 +366,7 @@ export class ApiGatewayInput implements Input {
     // The target API's own checks, as Tyk runs its whole chain for a looped request (internal endpoints open to it).
     const target: CheckedRequest = { req: from.req, method, path, rawPath: path, query: l.query, headers: req.headers, looped: true };
     const checked = checkBeforeChain(api, target, state.config.http_server_options?.xff_depth ?? 0);
+    if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) from.res.setHeader(k, v);
     if (checked.refusal) return writeAnswer(from.req, from.res, checked.refusal, this.closing);
     if (checked.expires !== undefined) from.res.setHeader(EXPIRES_HEADER, checked.expires);
     const { decodedPath: _decoded, ...passed } = passedRequest(checked, target);

@@ -10,7 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Answer } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { upstreamPathOf } from './api-router.js';
-import { clientIp, firstHeader, ipListed } from './client-ip.js';
+import { clientIp, firstHeader, headerLines, ipListed } from './client-ip.js';
+import { corsOutcome, skipsEndpointLists } from './cors.js';
 import { ENDPOINT_FORBIDDEN, endpointStatus } from './endpoint-lists.js';
 import { tykError } from './errors.js';
 import type { GatewayRequest } from './request.js';
@@ -38,8 +39,10 @@ export interface CheckedRequest {
 }
 
 export interface BeforeChain extends VersionChoice {
-  /** The answer (`refusal`) is a mock reply: the connection stays open. */
-  mocked?: boolean;
+  /** The answer (`refusal`) is not a refusal (a mock reply, a CORS preflight): the connection stays open. */
+  keepAlive?: boolean;
+  /** CORS headers for the request's answer, whatever answers it. */
+  corsHeaders?: Record<string, string>;
   /** An ignored endpoint: served without authentication (and without key-level limits), as Tyk does. */
   authIgnored: boolean;
 }
@@ -53,17 +56,38 @@ function headerOf(r: CheckedRequest): (name: string) => string | undefined {
   };
 }
 
+/** Every line of a header (Go's Header[name]). */
+function linesOf(r: CheckedRequest): (name: string) => string[] {
+  return (name) => {
+    if (!r.looped) return headerLines(r.req, name);
+    const v = r.headers[name];
+    return v === undefined ? [] : Array.isArray(v) ? v : [v];
+  };
+}
+
 /** Tyk's checks of `r` for `api` (the API it was routed to): which version serves it, and whether it may go on. */
 export function checkBeforeChain(api: ApiSpec, r: CheckedRequest, xffDepth: number): BeforeChain {
   const version = chooseVersion(api, { path: r.path, rawPath: r.rawPath, query: r.query, header: headerOf(r) });
-  const refused = (refusal: Answer): BeforeChain => ({ api: version.api, refusal, authIgnored: false });
+  let corsHeaders: Record<string, string> | undefined;
+  const refused = (refusal: Answer): BeforeChain => ({ api: version.api, refusal, authIgnored: false, ...(corsHeaders ? { corsHeaders } : {}) });
   if (version.refusal) return refused(version.refusal);
   const served = version.api;
+  // With options_passthrough Tyk's every middleware steps aside for OPTIONS (middleware.go):
+  // no lists, no IP check, no size limit, no authentication; the upstream answers.
+  if (served.cors?.optionsPassthrough === true && r.method === 'OPTIONS') return { ...version, authIgnored: true };
   const path = version.path ?? r.path;
-  const status = endpointStatus(served, r.method, path, r.looped);
+  const header = headerOf(r);
+  // A CORS preflight the gateway answers is not held to the endpoint lists (Tyk's URLAllowedAndIgnored).
+  const preflight = skipsEndpointLists(served.cors, r.method, header('access-control-request-method') ?? '');
+  const status = preflight ? 'ok' : endpointStatus(served, r.method, path, r.looped);
   if (status === 'forbidden') return refused(FORBIDDEN_ENDPOINT);
   // A mock reply answers here, before authentication, as Tyk's VersionCheck does.
-  if (typeof status === 'object') return { ...refused(mockAnswer(status.reply)), mocked: true };
+  if (typeof status === 'object') return { ...refused(mockAnswer(status.reply)), keepAlive: true };
+  if (served.cors !== undefined) {
+    const cors = corsOutcome(served.cors, { method: r.method, lines: linesOf(r) });
+    if (cors.answer) return { ...refused(cors.answer), keepAlive: true };
+    corsHeaders = cors.headers;
+  }
   const allow = served.ipAllow ?? [];
   const block = served.ipBlock ?? [];
   if (allow.length > 0 || block.length > 0) {
@@ -73,7 +97,7 @@ export function checkBeforeChain(api: ApiSpec, r: CheckedRequest, xffDepth: numb
   }
   const tooLarge = sizeRefusal(served, r.method, path, r.req.headers['content-length']);
   if (tooLarge) return refused(tooLarge);
-  return { ...version, authIgnored: status === 'ignored' };
+  return { ...version, authIgnored: status === 'ignored', ...(corsHeaders ? { corsHeaders } : {}) };
 }
 
 /** What a request that passed the checks carries into the pipeline: its path, query and headers after the version was stripped, and the version. */

@@ -134,6 +134,14 @@ export function firstHeader(req: IncomingMessage, name: string): string | undefi
   return undefined;
 }
 
+/** Every line of a header, in order (Go's Header[name]); `name` lower-case. */
+export function headerLines(req: IncomingMessage, name: string): string[] {
+  const raw = req.rawHeaders;
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) out.push(raw[i + 1]!);
+  return out;
+}
+
 /** Tyk's RealIP of the live request, parsed (undefined: no address, which no list holds). */
 export function clientIp(req: IncomingMessage, xffDepth: number): Ip | undefined {
   const real = firstHeader(req, 'x-real-ip');

@@ -20,7 +20,10 @@ export interface Seen {
   headers: http.IncomingHttpHeaders;
 }
 
-/** An upstream on loopback for the test file that answers `up` and records every request. */
+/**
+ * An upstream on loopback for the test file that answers `up` (with `x-up: yes`, and the headers a
+ * request's `x-up-answer` names as JSON) and records every request.
+ */
 export function recordingUpstream(): { target: () => string; seen: Seen[] } {
   const seen: Seen[] = [];
   let base = '';
@@ -29,6 +32,8 @@ export function recordingUpstream(): { target: () => string; seen: Seen[] } {
     req.on('end', () => {
       seen.push({ line: `${req.method} ${req.url}`, headers: req.headers });
       res.setHeader('x-up', 'yes');
+      const extra = req.headers['x-up-answer'];
+      if (typeof extra === 'string') for (const [k, v] of Object.entries(JSON.parse(extra) as Record<string, string>)) res.setHeader(k, v);
       res.end('up');
     });
   });

@@ -29,6 +29,32 @@ import type { ProxyMetrics } from './proxy-metrics.js';
 /** Tyk's wording (gateway/reverse_proxy.go, v5.14.0). */
 export const PROXY_FAILED = 'There was a problem proxying the request';
 export const UPSTREAM_TIMEOUT = 'Upstream service reached hard timeout.';
+/** CORS headers the gateway set win over the upstream's (Tyk's removeDuplicateCORSHeader). */
+const CORS_HEADERS = new Set([
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'access-control-max-age',
+  'access-control-allow-credentials',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+]);
+
+/**
+ * The upstream's headers onto those the gateway set on the answer already (CORS, X-Svc-Api-Expires),
+ * as Tyk's copyHeader: a CORS header the gateway set drops the upstream's; any other is added to.
+ */
+function ontoPreset(res: ServerResponse, headers: Record<string, string | string[] | undefined>): void {
+  for (const name of res.getHeaderNames()) {
+    const theirs = headers[name];
+    if (theirs === undefined) continue;
+    if (CORS_HEADERS.has(name)) delete headers[name];
+    else {
+      const ours = res.getHeader(name);
+      headers[name] = [...(Array.isArray(ours) ? ours : [String(ours)]), ...(Array.isArray(theirs) ? theirs : [theirs])];
+    }
+  }
+}
+
 /** Tyk's status for a request its client abandoned ("Client closed request"). */
 const CLIENT_CLOSED = 499;
 
@@ -122,6 +148,7 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
       for (const name of this.edits.remove) delete headers[name];
       for (const [name, value] of this.edits.set) headers[name] = value;
     }
+    if (this.res.getHeaderNames().length > 0) ontoPreset(this.res, headers);
     this.status = statusCode;
     if (headers['content-type'] === undefined && statusCode !== 204 && statusCode !== 304 && this.res.req.method !== 'HEAD') {
       this.pendingHead = headers as Record<string, string | string[]>;
