@@ -295,6 +295,7 @@ const defs = (ext) => ({
   corspass: classic('corspass', { CORS: { enable: true, options_passthrough: true } }, { black_list: [{ path: '/blocked', method: '' }] }),
   corskey: classic('corskey', { use_keyless: false, auth: { auth_header_name: 'Authorization' }, CORS: { enable: true } }),
   corspk: classic('corspk', { use_keyless: false, auth: { auth_header_name: 'Authorization' }, CORS: { enable: true, options_passthrough: true } }),
+  basic: classic('basic', { use_keyless: false, use_basic_auth: true }),
   vamb: { ...classic('vamb'), version_data: { not_versioned: true, versions: { Default: { name: 'Default' }, default: { name: 'default' } } } },
   oassize: oas(
     ext,
@@ -439,6 +440,15 @@ const cases = [
   ['OPTIONS', '/corskey/x', { origin: 'https://z.example', 'access-control-request-method': 'GET' }],
   ['OPTIONS', '/corspk/x', { origin: 'https://z.example', 'access-control-request-method': 'GET' }],
   ['GET', '/corspk/x', { origin: 'https://z.example' }],
+  ['GET', '/basic/x'],
+  ['GET', '/basic/x', { authorization: 'Basic YWxpY2U6cHc=' }],
+  ['GET', '/basic/x', { authorization: 'Whatever YWxpY2U6cHc=' }],
+  ['GET', '/basic/x', { authorization: 'Basic YWxpY2U6bm9wZQ==' }],
+  ['GET', '/basic/x', { authorization: 'Basic Y2Fyb2w6cHc=' }],
+  ['GET', '/basic/x', { authorization: 'Basic YWxpY2U=' }],
+  ['GET', '/basic/x', { authorization: 'Basic YWxpY2U6cHc6eA==' }],
+  ['GET', '/basic/x', { authorization: 'Basic not-base64!' }],
+  ['GET', '/basic/x', { authorization: 'Basic a b' }],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;
@@ -550,6 +560,40 @@ await new Promise((resolve) => {
   req.end();
 });
 await new Promise((r) => setTimeout(r, 3000));
+// A basic auth user on both gateways, through each one's management API.
+for (const [port, prefix] of [
+  [tykPort, 'tyk'],
+  [svcPort, 'svc'],
+]) {
+  const r = await new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/${prefix}/keys/alice`,
+        headers: { [`x-${prefix}-authorization`]: 's', 'content-type': 'application/json' },
+      },
+      (res) => {
+        let b = '';
+        res.on('data', (c) => (b += c));
+        res.on('end', () => resolve(`${res.statusCode} ${b}`));
+      },
+    );
+    req.on('error', (e) => resolve(e.message));
+    req.end(
+      JSON.stringify({
+        org_id: 'o',
+        rate: 1000,
+        per: 1,
+        quota_max: -1,
+        basic_auth_data: { password: 'pw' },
+        access_rights: { basic: { api_id: 'basic', api_name: 'basic', versions: ['Default'] } },
+      }),
+    );
+  });
+  console.log(`${prefix} basic auth user:`, String(r).trim().slice(0, 120));
+}
 let same = 0;
 for (const c of cases) {
   const before = seen.length;

@@ -221,6 +221,11 @@ export interface ApiSpec {
   keyless: boolean;
   /** `use_standard_auth`: a key in the credential location, looked up in the session store. */
   standardAuth: boolean;
+  /**
+   * `use_basic_auth`: a user name and password in the Authorization header (`auth_configs.basic`),
+   * the user a key of the session store; `basic_auth.disable_caching` / `cache_ttl` (seconds, 0: 60).
+   */
+  basicAuth?: { disableCaching: boolean; cacheTtl: number };
   /** `enable_jwt` / `use_jwt` / an enabled OAS JWT scheme. */
   jwt?: JwtSettings;
   credential: CredentialSource;

@@ -24,6 +24,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
   const proxy = root.obj('proxy') ?? root.fail('proxy', 'required (an object with listen_path and target_url)');
   const keyless = root.bool('use_keyless');
   const jwtOn = root.bool('enable_jwt') || root.bool('use_jwt');
+  const basicOn = !keyless && root.bool('use_basic_auth');
   const jwt = jwtOn ? jwtSettings(root) : undefined;
   const id = root.str('api_id') || fallbackId;
   if (id === '') root.fail('api_id', 'required (a non-empty string)');
@@ -45,9 +46,10 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
     // Tyk falls back to the auth token check when no other method is on (api_loader.go).
-    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn),
+    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn && !basicOn),
     ...(jwt ? { jwt } : {}),
-    credential: credentialSource(root, jwtOn ? 'jwt' : 'authToken'),
+    ...(basicOn ? { basicAuth: basicAuthOf(root) } : {}),
+    credential: credentialSource(root, jwtOn ? 'jwt' : basicOn ? 'basic' : 'authToken'),
     stripAuthData: root.bool('strip_auth_data'),
     enableContextVars: root.bool('enable_context_vars'),
     ...optional('cors', corsOf(root.obj('CORS'), CLASSIC_CORS)),
@@ -136,6 +138,12 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]
   return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
 }
 
+/** `basic_auth`'s cache settings (extract_from_body is refused at load). */
+function basicAuthOf(root: Fields): { disableCaching: boolean; cacheTtl: number } {
+  const b = root.obj('basic_auth');
+  return { disableCaching: b?.bool('disable_caching') ?? false, cacheTtl: b?.count('cache_ttl') || 60 };
+}
+
 /** `global_rate_limit`; `disabled: true` is no API-level limit, as Tyk reads it. */
 function ratePair(f: Fields | undefined): { rate: number; per: number } {
   return f && !f.bool('disabled') ? { rate: f.count('rate'), per: f.count('per') } : { rate: 0, per: 0 };
@@ -161,7 +169,7 @@ function jwtSettings(root: Fields): JwtSettings {
  * `authToken` for keys), else the deprecated `auth`; the header defaults to Authorization, and
  * an enabled query parameter or cookie without a name takes the header's name.
  */
-export function credentialSource(root: Fields, authType: 'jwt' | 'authToken'): CredentialSource {
+export function credentialSource(root: Fields, authType: 'jwt' | 'authToken' | 'basic'): CredentialSource {
   const configs = root.obj('auth_configs');
   const config = configs?.obj(authType) ?? root.obj('auth');
   if (!config) return { header: 'Authorization', query: '', cookie: '' };

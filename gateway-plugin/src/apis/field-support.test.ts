@@ -51,7 +51,11 @@ const REFUSED: Array<[string, Def, Def]> = [
     classic({ definition: { enabled: true, location: 'header', key: 'v', versions: { v2: 'child-api' } } }),
     classic({ definition: { enabled: false, location: 'header', key: 'v' } }),
   ],
-  ['use_basic_auth', classic({ use_keyless: false, use_basic_auth: true }), classic({ use_basic_auth: false })],
+  [
+    'basic_auth.extract_from_body',
+    classic({ use_keyless: false, use_basic_auth: true, basic_auth: { extract_from_body: true } }),
+    classic({ use_keyless: false, use_basic_auth: true }),
+  ],
   ['domain', classic({ domain: 'api.example.com' }), classic({ domain: 'api.example.com', domain_disabled: true })],
   ['internal', classic({ internal: true }), classic({ internal: false })],
   ['use_oauth2', classic({ use_oauth2: true }), classic({ use_oauth2: false })],

@@ -6,6 +6,7 @@
  * their hash when `hash_keys` is on (`sessions/key-hash.ts`, which `gateway_auth` looks keys up with).
  */
 import { randomUUID } from 'node:crypto';
+import { storePassword } from '../../sessions/basic-auth-password.js';
 import { generateToken, hashKey, storeKeyCandidates } from '../../sessions/key-hash.js';
 import type { Answer, Logger } from '@svc/engine';
 import { jsonAnswer } from '../answers.js';
@@ -88,6 +89,7 @@ export class KeyEndpoints {
     if (r.method === 'PUT') {
       const stored = key ? await this.find(key, isHashed, org) : undefined;
       if (stored === undefined) return statusMessage(404, 'Key is not found');
+      await storePassword(session, await this.state.sessions.get(stored));
       await this.state.sessions.set(stored, session);
       this.log.info('Key modified.');
       return modified(key, 'modified');
@@ -100,6 +102,7 @@ export class KeyEndpoints {
       );
     }
     const name = generateToken(org, key || randomUUID().replaceAll('-', ''), c.hash_key_function);
+    await storePassword(session, await this.state.sessions.get(this.storeId(name)));
     await this.state.sessions.set(this.storeId(name), session);
     this.log.info('Key added.');
     return modified(name, 'added', c.hash_keys ? hashKey(name, true) : '');
@@ -121,6 +124,7 @@ export class KeyEndpoints {
     }
     const org = typeof session.org_id === 'string' ? session.org_id : '';
     const key = generateToken(org, randomUUID().replaceAll('-', ''), c.hash_key_function);
+    await storePassword(session);
     await this.state.sessions.set(this.storeId(key), session);
     this.log.info('Key generated.');
     return modified(key, 'added', c.hash_keys ? hashKey(key, true) : '');
