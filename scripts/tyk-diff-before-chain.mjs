@@ -24,7 +24,7 @@ const up = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     const shown = Object.entries(req.headers)
-      .filter(([k]) => /^(x-ver|x-api-version|x-add|x-remove|x-keep|x-ctx|x-meta|x-secret)/.test(k))
+      .filter(([k]) => /^(x-ver|x-api-version|x-add|x-remove|x-keep|x-ctx|x-meta|x-secret|x-forwarded-proto)/.test(k))
       .map(([k, v]) => `${k}=${v}`)
       .sort()
       .join(' ');
@@ -295,6 +295,7 @@ const defs = (ext) => ({
   corspass: classic('corspass', { CORS: { enable: true, options_passthrough: true } }, { black_list: [{ path: '/blocked', method: '' }] }),
   corskey: classic('corskey', { use_keyless: false, auth: { auth_header_name: 'Authorization' }, CORS: { enable: true } }),
   corspk: classic('corspk', { use_keyless: false, auth: { auth_header_name: 'Authorization' }, CORS: { enable: true, options_passthrough: true } }),
+  inact: classic('inact', { active: false }),
   basic: classic('basic', { use_keyless: false, use_basic_auth: true }),
   vamb: { ...classic('vamb'), version_data: { not_versioned: true, versions: { Default: { name: 'Default' }, default: { name: 'default' } } } },
   oassize: oas(
@@ -449,6 +450,8 @@ const cases = [
   ['GET', '/basic/x', { authorization: 'Basic YWxpY2U6cHc6eA==' }],
   ['GET', '/basic/x', { authorization: 'Basic not-base64!' }],
   ['GET', '/basic/x', { authorization: 'Basic a b' }],
+  ['GET', '/inact/x'],
+  ['GET', '/inact/x', { 'x-forwarded-proto': 'https' }],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;

@@ -5,12 +5,14 @@
  * refuse the config and Tyk's `enable_redis_rolling_limiter` is read.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadGatewayConfig } from '../conf/load-gateway-config.js';
 import { NO_REFERENCES } from '../refs/references.js';
+import { fieldSupportTable } from './field-support.js';
 import { parseApiDefinition } from './parse-api-definition.js';
 
 type Def = Record<string, unknown>;
@@ -190,4 +192,9 @@ test('IP lists, endpoint lists and size limits load and are read as Tyk reads th
   assert.deepEqual([oasSpec.ipAllow, oasSpec.ipBlock, oasSpec.globalSizeLimit], [['10.0.0.0/8'], ['10.1.1.1'], 9]);
   assert.deepEqual(oasSpec.endpointLists, [{ kind: 'black', path: '/x', method: 'GET', ignoreCase: false }]);
   assert.deepEqual(oasSpec.endpointSizeLimits, [{ path: '/x', method: 'GET', limit: 3 }]);
+});
+
+test("README's field table is the lists' (scripts/readme-field-table.mjs writes it)", () => {
+  const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+  assert.ok(readme.includes(`\n${fieldSupportTable()}\n`), 'README.md is out of date: run npm run build && node scripts/readme-field-table.mjs');
 });

@@ -737,3 +737,44 @@ export function isKnownConfField(path: string): boolean {
   }
   return false;
 }
+
+/** One object of a definition in the README's field table: its path and its fields by support. */
+interface FieldGroup {
+  path: string;
+  implemented: string[];
+  ignored: string[];
+  unsupported: string[];
+}
+
+function groups(table: FieldTable, path: string, out: FieldGroup[]): FieldGroup[] {
+  const g: FieldGroup = { path, implemented: [], ignored: [], unsupported: [] };
+  out.push(g);
+  for (const [key, rule] of Object.entries(table)) {
+    // A field implemented but refused for one use of it (`on`) is listed as implemented.
+    g[rule.support].push(key);
+    if (rule.fields) groups(rule.fields, path ? `${path}.${key}` : key, out);
+    if (rule.each) groups(rule.each, path ? `${path}.${key}.*` : `${key}.*`, out);
+  }
+  return out;
+}
+
+/**
+ * The README's table of every field of a classic definition, an OAS `x-svc-api-gateway` extension
+ * and svc.conf, by object: implemented, ignored (harmless; warned once) or refused at load when
+ * turned on. The test of this file checks the README carries exactly this text.
+ */
+export function fieldSupportTable(): string {
+  const code = (names: string[]): string => names.map((n) => `\`${n}\``).join(', ');
+  const rows: string[] = ['| where | implemented | ignored (warned once) | refused when turned on |', '|---|---|---|---|'];
+  const add = (format: string, table: FieldTable, root: string): void => {
+    for (const g of groups(table, '', [])) {
+      if (g.implemented.length + g.ignored.length + g.unsupported.length === 0) continue;
+      const where = `${format} ${g.path === '' ? root : `\`${g.path}\``}`;
+      rows.push(`| ${where} | ${code(g.implemented)} | ${code(g.ignored)} | ${code(g.unsupported)} |`);
+    }
+  };
+  add('classic', CLASSIC, '(top level)');
+  add('OAS', OAS_EXTENSION_FIELDS, '`x-svc-api-gateway`');
+  add('svc.conf', CONF, '(top level: besides the fields the gateway reads)');
+  return rows.join('\n');
+}
