@@ -4,3 +4,4 @@
  * plugin API from `@svc/engine`; the main door stays the component API.
  */
 export { FOREVER, WindowTable, windowTableBytes, type WindowState } from './window-table.js';
+export { ConfigDocument, parseConfigDocument, readConfigDocument, type DocumentFormat, type DocumentOptions } from '../config/config-document.js';

@@ -244,7 +244,7 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
     .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), toMethod: e.str('to_method') }));
   if (methods.length > 0) out.methodTransforms = methods;
   for (const e of paths.list('rate_limit')) {
-    // Tyk's classic field is `disabled`; the seed's table says `enabled`: either turns it off.
+    // Tyk's classic field is `disabled`; docs/spec/gateway.md says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
     out.endpointRateLimits.push({
       path: checkedEndpointPattern(e, 'path', e.required('path')),

@@ -1,5 +1,5 @@
 /**
- * The `gateway_rate_limit` processor: the seed's five rate limit scopes and quotas, in two
+ * The `gateway_rate_limit` processor: Tyk's five rate limit scopes and quotas, in two
  * places of the chain as Tyk runs them. `scope: api` (before `gateway_auth`) counts every request
  * to an API against its per-endpoint or global limit, authenticated or not; `scope: key` (after
  * it) counts the key's per-endpoint, per-API or global limit, then its quota. A request over a
