@@ -298,6 +298,26 @@ const defs = (ext) => ({
   inact: classic('inact', { active: false }),
   basic: classic('basic', { use_keyless: false, use_basic_auth: true }),
   vamb: { ...classic('vamb'), version_data: { not_versioned: true, versions: { Default: { name: 'Default' }, default: { name: 'default' } } } },
+  oashdr: oas(
+    ext,
+    'oashdr',
+    { '/e': { get: { operationId: 'e' } }, '/m': { get: { operationId: 'm' } } },
+    {
+      middleware: {
+        global: {
+          transformRequestHeaders: { enabled: true, add: [{ name: 'x-add-g', value: 'g' }], remove: ['x-remove-g'] },
+          transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-g', value: 'rg' }], remove: ['x-up2'] },
+        },
+        operations: {
+          e: {
+            transformRequestHeaders: { enabled: true, add: [{ name: 'x-add-e', value: 'e' }], remove: ['x-remove-e'] },
+            transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-e', value: 're' }], remove: ['x-up'] },
+          },
+          m: { transformRequestMethod: { enabled: true, toMethod: 'PUT' } },
+        },
+      },
+    },
+  ),
   oassize: oas(
     ext,
     'oassize',
@@ -452,6 +472,9 @@ const cases = [
   ['GET', '/basic/x', { authorization: 'Basic a b' }],
   ['GET', '/inact/x'],
   ['GET', '/inact/x', { 'x-forwarded-proto': 'https' }],
+  ['GET', '/oashdr/e', { 'x-remove-g': '1', 'x-remove-e': '1' }],
+  ['GET', '/oashdr/x', { 'x-remove-g': '1', 'x-remove-e': '1' }],
+  ['GET', '/oashdr/m'],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;

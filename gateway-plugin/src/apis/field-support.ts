@@ -403,11 +403,15 @@ const OAS_OPERATION: FieldTable = {
   block: implemented({ fields: ALLOWANCE }),
   ignoreAuthentication: implemented({ fields: ALLOWANCE }),
   internal: implemented({ fields: { enabled: implemented() } }),
-  transformRequestMethod: enabledOn('method transforms'),
+  transformRequestMethod: implemented({ fields: { enabled: implemented(), toMethod: implemented() } }),
   transformRequestBody: enabledOn('request body transforms'),
   transformResponseBody: enabledOn('response body transforms'),
-  transformRequestHeaders: enabledOn('request header transforms'),
-  transformResponseHeaders: enabledOn('response header transforms'),
+  transformRequestHeaders: implemented({
+    fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
+  }),
+  transformResponseHeaders: implemented({
+    fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
+  }),
   enforceTimeout: enabledOn('per-endpoint upstream timeouts'),
   validateRequest: enabledOn('OAS request validation'),
   mockResponse: enabledOn('mock responses'),
@@ -514,8 +518,12 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
           responsePlugin: enabledOn('plugins'),
           responsePlugins: unsupported('plugins'),
           cache: ignored('response caching (requests go to the upstream)'),
-          transformRequestHeaders: enabledOn('request header transforms'),
-          transformResponseHeaders: enabledOn('response header transforms'),
+          transformRequestHeaders: implemented({
+            fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
+          }),
+          transformResponseHeaders: implemented({
+            fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
+          }),
           contextVariables: implemented(),
           trafficLogs: ignored('analytics'),
           requestSizeLimit: implemented({ fields: SIZE_LIMIT }),

@@ -84,4 +84,44 @@ describe('gateway_transform (Tyk: mw_modify_headers.go, mw_method_transform.go, 
       await engine.stop();
     }
   });
+
+  it('OAS: global and operation transformRequestHeaders / transformResponseHeaders, transformRequestMethod', async () => {
+    const R = { responses: { 200: { description: 'ok' } } };
+    const { port, engine } = await definitionGateway({
+      'oas.json': {
+        openapi: '3.0.3',
+        info: { title: 'o', version: '1' },
+        paths: { '/e': { get: { operationId: 'e', ...R } }, '/m': { get: { operationId: 'm', ...R } } },
+        'x-svc-api-gateway': {
+          info: { id: 'o', name: 'o', state: { active: true } },
+          upstream: { url: up.target() },
+          server: { listenPath: { value: '/o/', strip: true } },
+          middleware: {
+            global: {
+              transformRequestHeaders: { enabled: true, add: [{ name: 'x-add-g', value: 'g' }], remove: ['x-remove-g'] },
+              transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-g', value: 'rg' }] },
+            },
+            operations: {
+              e: { transformRequestHeaders: { enabled: true, add: [{ name: 'x-add-e', value: 'e' }], remove: ['x-remove-e'] } },
+              m: { transformRequestMethod: { enabled: true, toMethod: 'PUT' } },
+            },
+          },
+        },
+      },
+    });
+    try {
+      let before = up.seen.length;
+      let r = await call(port, 'GET', '/o/e', { headers: { 'x-remove-g': '1', 'x-remove-e': '1' } });
+      const h = up.seen[before]!.headers;
+      assert.deepEqual(
+        [r.status, r.headers['x-resp-g'], h['x-add-g'], h['x-add-e'], h['x-remove-g'], h['x-remove-e']],
+        [200, 'rg', 'g', 'e', undefined, undefined],
+      );
+      before = up.seen.length;
+      r = await call(port, 'GET', '/o/m');
+      assert.deepEqual([r.status, up.seen[before]?.line], [200, 'PUT /m']);
+    } finally {
+      await engine.stop();
+    }
+  });
 });
