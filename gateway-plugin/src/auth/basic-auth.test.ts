@@ -16,10 +16,13 @@ const AUTH = { 'x-svc-authorization': 'test-secret' };
 
 describe('basic authentication (Tyk: mw_basic_auth.go)', () => {
   it('users are keys with a bcrypt-hashed password; Tyk refuses the rest in its words', async () => {
-    const { port, engine } = await definitionGateway({
-      'basic.json': classicDef('basic', up.target(), { org_id: 'o', use_keyless: false, use_basic_auth: true, name: 'Basic API' }),
-      'other.json': classicDef('other', up.target(), { org_id: 'o', use_keyless: false, use_basic_auth: true }),
-    });
+    const { port, engine } = await definitionGateway(
+      {
+        'basic.json': classicDef('basic', up.target(), { org_id: 'o', use_keyless: false, use_basic_auth: true, name: 'Basic API' }),
+        'other.json': classicDef('other', up.target(), { org_id: 'o', use_keyless: false, use_basic_auth: true }),
+      },
+      { hash_keys: true },
+    );
     try {
       const session = {
         org_id: 'o',
@@ -31,6 +34,11 @@ describe('basic authentication (Tyk: mw_basic_auth.go)', () => {
       };
       const created = await call(port, 'POST', '/svc/keys/alice', { headers: AUTH, body: JSON.stringify(session) });
       assert.equal(created.status, 200, created.body);
+      assert.match(
+        created.body,
+        /^\{"key":"","status":"ok","action":"added","key_hash":"[0-9a-f]+"\}\n$/,
+        "with hash_keys Tyk does not echo a basic auth user's key",
+      );
       const stored = JSON.parse((await call(port, 'GET', '/svc/keys/oalice', { headers: AUTH })).body) as {
         basic_auth_data: { password: string; hash_type: string };
       };

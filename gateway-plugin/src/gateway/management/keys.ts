@@ -114,7 +114,9 @@ export class KeyEndpoints {
     await storePassword(session, await this.state.sessions.get(this.storeId(name)));
     await this.state.sessions.set(this.storeId(name), session);
     this.log.info('Key added.');
-    return modified(name, 'added', c.hash_keys ? hashKey(name, true) : '');
+    // Tyk does not echo a basic auth user's key when keys are hashed (its key_hash is given).
+    const shown = c.hash_keys && session.basic_auth_data?.password ? '' : name;
+    return modified(shown, 'added', c.hash_keys ? hashKey(name, true) : '');
   }
 
   /** Tyk's `createKeyHandler`: a generated key. */
