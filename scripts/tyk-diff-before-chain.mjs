@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// Issue 25, part 1, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the
-// same definitions (IP lists, endpoint lists, size limits; classic files, and OAS ones, which Tyk
-// takes through its management API) in front of one upstream that records what reaches it, get the
-// same requests, and every answer (status, body, whether the upstream saw it) is compared.
+// Issue 25, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
+// definitions (IP lists, endpoint lists, size limits, versions, mock replies, header and method
+// transforms, CORS, basic auth; classic files, and OAS ones, which Tyk takes through its management
+// API) in front of one upstream that records what reaches it, get the same requests (a basic auth
+// user is created on each through its management API first), and every answer is compared: status,
+// body, the answer's CORS / expiry / mock / x-resp / x-up headers, and what the upstream got (method,
+// URL, the x-* headers the rows inject).
 //   node scripts/tyk-diff-before-chain.mjs [--xff1 | --xff3]   (after npm run build; exit 1 on a difference)
 // TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (14, on
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are. --xff1 / --xff3 set
