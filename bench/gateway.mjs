@@ -64,6 +64,9 @@ for (let i = 0; i < ${count}; i++) {
 }
 `;
 
+/** What a browser's request to the shaped API carries: its version and its origin. */
+const SHAPED_HEADERS = { 'X-Api-Version': 'v1', Origin: 'https://app.example' };
+
 const b64url = (v) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 
 function token(alg, key) {
@@ -122,9 +125,34 @@ function apiDefinitions(upstream, rsaPublicPem, context) {
     ignored: [{ path: '/health', method: 'GET' }],
     size_limits: [{ path: '/upload', method: 'POST', size_limit: 1024 }],
   });
+  // Keyless, versioned (the version from a header, stripped) behind an IP allow list, with injected
+  // request headers (one from a context variable), a size limit and CORS (issue 25, part 3).
+  const shaped = base('shaped', {
+    use_keyless: true,
+    enable_context_vars: true,
+    enable_ip_whitelisting: true,
+    allowed_ips: ['10.0.0.0/8', '127.0.0.1'],
+    CORS: { enable: true, allowed_origins: ['https://app.example'], allowed_methods: ['GET', 'POST'], exposed_headers: ['X-Request-Id'], max_age: 600 },
+    definition: { location: 'header', key: 'x-api-version', strip_versioning_data: true },
+  });
+  shaped.version_data = {
+    not_versioned: false,
+    default_version: 'v1',
+    versions: {
+      v1: {
+        name: 'v1',
+        use_extended_paths: true,
+        global_size_limit: 1048576,
+        global_headers: { 'X-Gateway': 'bench', 'X-Client-Path': `$${context}.path` },
+        global_headers_remove: ['X-Internal'],
+        extended_paths: {},
+      },
+    },
+  };
   return {
     keyless: base('keyless', { use_keyless: true }),
     guarded,
+    shaped,
     hs256: base('hs256', jwt('hmac', HMAC_SECRET)),
     rs256: base('rs256', jwt('rsa', rsaPublicPem)),
     rewrite,
@@ -273,6 +301,7 @@ pipeline:
     - gateway_rate_limit: { scope: api }
     - gateway_auth: {}
     - gateway_rate_limit: { scope: key }
+    - gateway_transform: {}
     - gateway_url_rewrite: {}
 output:
   gateway_proxy: {}
@@ -320,8 +349,8 @@ output:
     ['upstream direct', `${upstream}/`, {}, up],
     ['node proxy', `http://127.0.0.1:${nodeProxyPort}/`, {}, nodeProxy],
   ];
-  for (const id of ['keyless', 'guarded', 'hs256', 'rs256']) {
-    const headers = tokens[id] ? { Authorization: `Bearer ${tokens[id]}` } : {};
+  for (const id of ['keyless', 'guarded', 'shaped', 'hs256', 'rs256']) {
+    const headers = tokens[id] ? { Authorization: `Bearer ${tokens[id]}` } : id === 'shaped' ? SHAPED_HEADERS : {};
     targets.push([`svc ${id}`, `http://127.0.0.1:${svcPort}/${id}/`, headers, svc]);
     if (tykProc) targets.push([`Tyk ${id}`, `http://127.0.0.1:${tykPort}/${id}/`, headers, tykProc]);
   }
@@ -331,9 +360,18 @@ output:
   targets.push(['svc hs256 rolling', `http://127.0.0.1:${svcRollingPort}/hs256/`, hs256, svcRolling]);
   if (tykRolling) targets.push(['Tyk hs256 rolling', `http://127.0.0.1:${tykRolling.port}/hs256/`, hs256, tykRolling.proc]);
   try {
-    for (const [, url, headers, proc] of targets) {
+    for (const [name, url, headers, proc] of targets) {
       await waitFor(url, proc, headers);
-      if (Object.keys(headers).length) await mustRefuse(url);
+      if (headers.Authorization) await mustRefuse(url);
+      // The shaped API does its work: CORS answers the origin, and an unknown version is refused.
+      if (name.endsWith(' shaped')) {
+        const ok = await fetch(url, { headers });
+        await ok.arrayBuffer();
+        const bad = await fetch(url, { headers: { ...headers, 'X-Api-Version': 'v9' } });
+        await bad.arrayBuffer();
+        if (ok.headers.get('access-control-allow-origin') !== 'https://app.example' || bad.status !== 403)
+          throw new Error(`${name}: the shaped API does not answer CORS or versions (${ok.headers.get('access-control-allow-origin')}, ${bad.status})`);
+      }
     }
     const best = new Map();
     // The gateway's memory after the first round and after the last: flat when nothing leaks.
@@ -357,6 +395,7 @@ output:
       'hs256 rolling': 'JWT HS256 + rolling limiter in Redis',
       rewrite: 'JWT HS256 + key limit + one advanced URL rewrite',
       guarded: 'keyless + IP allow/deny lists + endpoint lists + size limits',
+      shaped: 'keyless + header versioning + IP allow list + header injection + size limit + CORS',
     };
     const wrkCmd = `wrk -t1 -c${CONNECTIONS} -d${seconds}s`;
     const k = best.get('svc keyless');
@@ -384,7 +423,7 @@ output:
       ratio: g.rps / k.rps,
       target: '',
     });
-    for (const id of ['keyless', 'guarded', 'hs256', 'rs256', 'hs256 rolling', 'rewrite']) {
+    for (const id of ['keyless', 'guarded', 'shaped', 'hs256', 'rs256', 'hs256 rolling', 'rewrite']) {
       const s = best.get(`svc ${id}`);
       const t = best.get(`Tyk ${id}`);
       rows.push({

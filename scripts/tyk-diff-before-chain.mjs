@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// Issue 25, part 1, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the
-// same definitions (IP lists, endpoint lists, size limits; classic files, and OAS ones, which Tyk
-// takes through its management API) in front of one upstream that records what reaches it, get the
-// same requests, and every answer (status, body, whether the upstream saw it) is compared.
+// Issue 25, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
+// definitions (IP lists, endpoint lists, size limits, versions, mock replies, header and method
+// transforms, CORS, basic auth; classic files, and OAS ones, which Tyk takes through its management
+// API) in front of one upstream that records what reaches it, get the same requests (a basic auth
+// user is created on each through its management API first), and every answer is compared: status,
+// body, the answer's CORS / expiry / mock / x-resp / x-up headers, and what the upstream got (method,
+// URL, the x-* headers the rows inject).
 //   node scripts/tyk-diff-before-chain.mjs [--xff1 | --xff3]   (after npm run build; exit 1 on a difference)
 // TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (14, on
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are. --xff1 / --xff3 set
@@ -19,10 +22,18 @@ const TYK_BIN = process.env.TYK_BIN || '/tmp/peers/bin/tyk';
 const TYK_TEMPLATES = process.env.TYK_TEMPLATES || '/tmp/peers/tyk-templates';
 const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 14);
 const seen = [];
+/** Request headers the upstream reports back (x-up-* and those a case names), for cases that compare them. */
 const up = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    seen.push(`${req.method} ${req.url}`);
+    const shown = Object.entries(req.headers)
+      .filter(([k]) => /^(x-ver|x-api-version|x-add|x-remove|x-keep|x-ctx|x-meta|x-secret|x-forwarded-proto)/.test(k))
+      .map(([k, v]) => `${k}=${v}`)
+      .sort()
+      .join(' ');
+    seen.push(`${req.method} ${req.url}${shown ? ` [${shown}]` : ''}`);
+    res.setHeader('x-up', '1');
+    res.setHeader('x-up2', '2');
     res.end('up');
   });
 });
@@ -36,6 +47,22 @@ const classic = (id, more = {}, paths = {}, version = {}) => ({
   use_keyless: true,
   proxy: { listen_path: `/${id}/`, target_url: target, strip_listen_path: true },
   version_data: { not_versioned: true, versions: { Default: { name: 'Default', use_extended_paths: true, extended_paths: paths, ...version } } },
+  ...more,
+});
+/** A versioned classic definition: `definition` says where the version is, `versions` each version's fields. */
+const versioned = (id, definition, versions, more = {}, data = {}) => ({
+  api_id: id,
+  name: id,
+  org_id: 'o',
+  active: true,
+  use_keyless: true,
+  proxy: { listen_path: `/${id}/`, target_url: target, strip_listen_path: true },
+  definition,
+  version_data: {
+    not_versioned: false,
+    versions: Object.fromEntries(Object.entries(versions).map(([k, v]) => [k, { name: k, use_extended_paths: true, extended_paths: {}, ...v }])),
+    ...data,
+  },
   ...more,
 });
 const R = { responses: { 200: { description: 'ok' } } };
@@ -157,6 +184,143 @@ const defs = (ext) => ({
     },
     { middleware: { operations: { a: { allow: { enabled: true } }, b: { block: { enabled: true } }, aPost: { internal: { enabled: true } } } } },
   ),
+  verh: versioned(
+    'verh',
+    { location: 'header', key: 'x-api-version', strip_versioning_data: true },
+    {
+      v1: { expires: '2031-03-04 05:06', extended_paths: { black_list: [{ path: '/old', method: 'GET' }] } },
+      v2: { override_target: `${target}/v2base` },
+      gone: { expires: '2001-01-01 00:00' },
+      bad: { expires: 'soon' },
+      misnamed: { name: 'other' },
+    },
+  ),
+  verd: versioned('verd', { location: 'header', key: 'x-api-version' }, { v1: {}, v2: {} }, {}, { default_version: 'v1' }),
+  verf: versioned('verf', { location: 'header', key: 'x-api-version', fallback_to_default: true }, { v1: {}, v2: {} }, {}, { default_version: 'v1' }),
+  verq: versioned('verq', { location: 'url-param', key: 'version', strip_versioning_data: true }, { v1: {} }),
+  verq2: versioned('verq2', { location: 'url-param', key: 'version' }, { v1: {} }),
+  veru: versioned('veru', { location: 'url', strip_path: true }, { v1: {}, v2: { extended_paths: { white_list: [{ path: '/only', method: 'GET' }] } } }),
+  veru2: versioned('veru2', { location: 'url' }, { v1: {} }),
+  verp: versioned('verp', { location: 'url', strip_versioning_data: true, url_versioning_pattern: '^v\\d+$' }, { v1: {}, latest: {} }),
+  vexp: classic('vexp', { expiration: '2035-01-02 03:04' }, {}, { expires: '2031-03-04 05:06' }),
+  vexpd: classic('vexpd', { expiration: '2001-01-02 03:04' }),
+  vexpv: classic('vexpv', {}, {}, { expires: '2001-01-02 03:04' }),
+  vtwo: {
+    ...classic('vtwo'),
+    version_data: {
+      not_versioned: true,
+      default_version: 'b',
+      versions: { a: { name: 'a' }, b: { name: 'b', use_extended_paths: true, extended_paths: { black_list: [{ path: '/x', method: 'GET' }] } } },
+    },
+  },
+  mk: classic(
+    'mk',
+    {},
+    {
+      mock_response: [
+        { path: '/json', method: 'GET', code: 202, body: '{"a":1}', headers: { 'x-mock': 'yes' } },
+        { path: '/html', method: 'GET', code: 200, body: '<html><body>x</body></html>' },
+        { path: '/empty', method: 'GET', code: 204, body: '' },
+        { path: '/off', method: 'GET', code: 200, body: 'off', disabled: true },
+      ],
+      black_list: [{ path: '/json', method: '' }],
+    },
+  ),
+  mkw: classic(
+    'mkw',
+    { use_keyless: false, auth: { auth_header_name: 'Authorization' } },
+    {
+      white_list: [
+        { path: '/acts', method_actions: { GET: { action: 'reply', code: 201, data: 'hi', headers: { 'x-mock': 'act' } } } },
+        { path: '/free', method: 'GET' },
+      ],
+      mock_response: [{ path: '/mocked', method: 'GET', code: 200, body: 'mocked' }],
+    },
+  ),
+  hdr: classic(
+    'hdr',
+    { enable_context_vars: true },
+    {
+      transform_headers: [{ path: '/e', method: 'GET', delete_headers: ['x-remove-e'], add_headers: { 'x-add-e': 'ep $tyk_context.headers_X_Keep' } }],
+      transform_response_headers: [{ path: '/e', method: 'GET', delete_headers: ['x-up'], add_headers: { 'x-resp-e': 'r $tyk_context.path' } }],
+      method_transforms: [
+        { path: '/m', method: 'GET', to_method: 'post' },
+        { path: '/bad', method: 'GET', to_method: 'COPY' },
+      ],
+    },
+    {
+      global_headers: {
+        'x-add-g': 'g',
+        'X-Ctx-Path': '$tyk_context.path',
+        'x-ctx-parts': '$tyk_context.path_parts',
+        'x-ctx-q': '$tyk_context.request_data',
+        'x-ctx-qa': '$tyk_context.request_data_a',
+        'x-ctx-none': '[$tyk_context.nothing]',
+        'x-ctx-host': '$tyk_context.headers_Host',
+        'x-ctx-keep': '$tyk_context.headers_X_Keep',
+        'x-secret': '$secret_conf.mine',
+        'x-meta': '[$tyk_meta.who]',
+      },
+      global_headers_remove: ['x-remove-g'],
+      global_response_headers: { 'x-resp-g': 'rg' },
+      global_response_headers_remove: ['x-up2'],
+    },
+  ),
+  hdrnoctx: classic(
+    'hdrnoctx',
+    {},
+    {},
+    {
+      global_headers: { 'x-ctx-path': '[$tyk_context.path]', 'x-add-g': 'g' },
+      global_headers_disabled: false,
+      global_response_headers: { 'x-resp-g': 'rg' },
+      global_response_headers_disabled: true,
+    },
+  ),
+  cors: classic(
+    'cors',
+    {
+      CORS: {
+        enable: true,
+        allowed_origins: ['https://a.example', 'https://*.b.example'],
+        allowed_methods: ['GET', 'PUT'],
+        allowed_headers: ['X-One', 'content-type'],
+        exposed_headers: ['x-exp-one', 'X-Exp-Two'],
+        allow_credentials: true,
+        max_age: 60,
+      },
+      enable_ip_whitelisting: true,
+      allowed_ips: ['127.0.0.1'],
+    },
+    { black_list: [{ path: '/blocked', method: '' }] },
+  ),
+  corsall: classic('corsall', { CORS: { enable: true, max_age: -5 } }),
+  corspass: classic('corspass', { CORS: { enable: true, options_passthrough: true } }, { black_list: [{ path: '/blocked', method: '' }] }),
+  corskey: classic('corskey', { use_keyless: false, auth: { auth_header_name: 'Authorization' }, CORS: { enable: true } }),
+  corspk: classic('corspk', { use_keyless: false, auth: { auth_header_name: 'Authorization' }, CORS: { enable: true, options_passthrough: true } }),
+  inact: classic('inact', { active: false }),
+  basic: classic('basic', { use_keyless: false, use_basic_auth: true }),
+  vamb: { ...classic('vamb'), version_data: { not_versioned: true, versions: { Default: { name: 'Default' }, default: { name: 'default' } } } },
+  oashdr: oas(
+    ext,
+    'oashdr',
+    { '/e': { get: { operationId: 'e' } }, '/m': { get: { operationId: 'm' } } },
+    {
+      middleware: {
+        global: {
+          transformRequestHeaders: { enabled: true, add: [{ name: 'x-add-g', value: 'g' }], remove: ['x-remove-g'] },
+          transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-g', value: 'rg' }], remove: ['x-up2'] },
+        },
+        operations: {
+          e: {
+            transformRequestHeaders: { enabled: true, add: [{ name: 'x-add-e', value: 'e' }], remove: ['x-remove-e'] },
+            transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-e', value: 're' }], remove: ['x-up'] },
+          },
+          m: { transformRequestMethod: { enabled: true, toMethod: 'PUT' } },
+        },
+      },
+    },
+  ),
   oassize: oas(
     ext,
     'oassize',
@@ -231,13 +395,103 @@ const cases = [
   ['POST', '/oassize/a', {}, '123'],
   ['POST', '/oassize/b', {}, '123'],
   ['POST', '/oassize/b', {}, '123456'],
+  ['GET', '/verh/x'],
+  ['GET', '/verh/x', { 'x-api-version': 'v1' }],
+  ['GET', '/verh/old', { 'x-api-version': 'v1' }],
+  ['GET', '/verh/x', { 'x-api-version': 'v2' }],
+  ['GET', '/verh/x', { 'x-api-version': 'v9' }],
+  ['GET', '/verh/x', { 'x-api-version': 'gone' }],
+  ['GET', '/verh/x', { 'x-api-version': 'bad' }],
+  ['GET', '/verh/x', { 'x-api-version': 'misnamed' }],
+  ['GET', '/verh/x', { 'x-api-version': ['v2', 'v1'] }],
+  ['GET', '/verd/x'],
+  ['GET', '/verd/x', { 'x-api-version': 'v2' }],
+  ['GET', '/verd/x', { 'x-api-version': 'v3' }],
+  ['GET', '/verf/x', { 'x-api-version': 'v3' }],
+  ['GET', '/verq/x?z=1&version=v1&a=b+c&a=%21'],
+  ['GET', '/verq/x?version=v2'],
+  ['GET', '/verq2/x?version=v1&z=1'],
+  ['GET', '/veru/v1/x/v1/y'],
+  ['GET', '/veru/v1'],
+  ['GET', '/veru/v2/only'],
+  ['GET', '/veru/v2/other'],
+  ['GET', '/veru/v3/x'],
+  ['GET', '/veru/'],
+  ['GET', '/veru2/v1/x'],
+  ['GET', '/verp/v1/x'],
+  ['GET', '/verp/latest/x'],
+  ['GET', '/vexp/x'],
+  ['GET', '/vexpd/x'],
+  ['GET', '/vexpv/x'],
+  ['GET', '/vtwo/x'],
+  ['GET', '/vamb/x'],
+  ['GET', '/mk/json'],
+  ['POST', '/mk/json'],
+  ['GET', '/mk/html'],
+  ['GET', '/mk/empty'],
+  ['GET', '/mk/off'],
+  ['GET', '/mkw/acts'],
+  ['POST', '/mkw/acts'],
+  ['GET', '/mkw/mocked'],
+  ['GET', '/mkw/free'],
+  ['GET', '/hdr/x?a=1&b=2&a=3', { host: 'h.example', 'x-remove-g': 'no', 'x-remove-e': 'stays', 'x-keep': 'k' }],
+  ['GET', '/hdr/e/f', { host: 'h.example', 'x-remove-g': 'no', 'x-remove-e': 'goes', 'x-keep': 'k' }],
+  ['POST', '/hdr/e', { host: 'h.example', 'x-remove-e': 'stays' }],
+  ['GET', '/hdr/m', { host: 'h.example' }],
+  ['GET', '/hdr/bad', { host: 'h.example' }],
+  ['GET', '/hdrnoctx/x'],
+  ['GET', '/cors/x'],
+  ['GET', '/cors/x', { origin: 'https://a.example' }],
+  ['GET', '/cors/x', { origin: 'https://X.B.example' }],
+  ['GET', '/cors/x', { origin: 'https://c.example' }],
+  ['POST', '/cors/x', { origin: 'https://a.example' }],
+  ['OPTIONS', '/cors/x', { origin: 'https://a.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,x-one' }],
+  ['OPTIONS', '/cors/x', { origin: 'https://a.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-one, content-type' }],
+  ['OPTIONS', '/cors/x', { origin: 'https://a.example', 'access-control-request-method': 'DELETE' }],
+  ['OPTIONS', '/cors/x', { origin: 'https://c.example', 'access-control-request-method': 'GET' }],
+  ['OPTIONS', '/cors/x', { 'access-control-request-method': 'GET' }],
+  ['OPTIONS', '/cors/x', { origin: 'https://a.example' }],
+  ['OPTIONS', '/cors/blocked', { origin: 'https://a.example', 'access-control-request-method': 'GET' }],
+  ['GET', '/cors/blocked', { origin: 'https://a.example' }],
+  ['GET', '/cors/x', { origin: 'https://a.example', 'x-real-ip': '10.1.1.1' }],
+  ['OPTIONS', '/cors/x', { origin: 'https://a.example', 'access-control-request-method': 'GET', 'x-real-ip': '10.1.1.1' }],
+  ['GET', '/corsall/x', { origin: 'https://z.example' }],
+  ['OPTIONS', '/corsall/x', { origin: 'https://z.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'accept' }],
+  ['OPTIONS', '/corspass/x', { origin: 'https://z.example', 'access-control-request-method': 'GET' }],
+  ['OPTIONS', '/corspass/blocked', { origin: 'https://z.example', 'access-control-request-method': 'GET' }],
+  ['OPTIONS', '/corspass/x', { origin: 'https://z.example' }],
+  ['GET', '/corskey/x', { origin: 'https://z.example' }],
+  ['OPTIONS', '/corskey/x', { origin: 'https://z.example', 'access-control-request-method': 'GET' }],
+  ['OPTIONS', '/corspk/x', { origin: 'https://z.example', 'access-control-request-method': 'GET' }],
+  ['GET', '/corspk/x', { origin: 'https://z.example' }],
+  ['GET', '/basic/x'],
+  ['GET', '/basic/x', { authorization: 'Basic YWxpY2U6cHc=' }],
+  ['GET', '/basic/x', { authorization: 'Whatever YWxpY2U6cHc=' }],
+  ['GET', '/basic/x', { authorization: 'Basic YWxpY2U6bm9wZQ==' }],
+  ['GET', '/basic/x', { authorization: 'Basic Y2Fyb2w6cHc=' }],
+  ['GET', '/basic/x', { authorization: 'Basic YWxpY2U=' }],
+  ['GET', '/basic/x', { authorization: 'Basic YWxpY2U6cHc6eA==' }],
+  ['GET', '/basic/x', { authorization: 'Basic not-base64!' }],
+  ['GET', '/basic/x', { authorization: 'Basic a b' }],
+  ['GET', '/inact/x'],
+  ['GET', '/inact/x', { 'x-forwarded-proto': 'https' }],
+  ['GET', '/oashdr/e', { 'x-remove-g': '1', 'x-remove-e': '1' }],
+  ['GET', '/oashdr/x', { 'x-remove-g': '1', 'x-remove-e': '1' }],
+  ['GET', '/oashdr/m'],
 ];
+/** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
+const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;
 function call(port, [method, path, headers = {}, body, chunked]) {
   return new Promise((resolve) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
       const c = [];
       res.on('data', (d) => c.push(d));
-      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(c).toString().replace(/\s+/g, ' ').slice(0, 90)}`));
+      const shown = Object.entries(res.headers)
+        .filter(([k]) => SHOWN_RESPONSE.test(k) || (k === 'content-type' && path.startsWith('/mk')))
+        .map(([k, v]) => `${k.replace('x-svc-', 'x-tyk-')}=${v}`)
+        .sort()
+        .join(' ');
+      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(c).toString().replace(/\s+/g, ' ').slice(0, 90)}${shown ? ` [${shown}]` : ''}`));
     });
     req.on('error', (e) => resolve(`error ${e.message}`));
     if (chunked) {
@@ -252,7 +506,10 @@ function folder(name, ext, conf) {
   mkdirSync(join(dir, 'apps'), { recursive: true });
   for (const [id, d] of Object.entries(defs(ext)))
     if (name === 'svc' || !d.openapi)
-      writeFileSync(join(dir, 'apps', `${id}.json`), JSON.stringify(name === 'svc' ? JSON.parse(JSON.stringify(d).replaceAll('tyk://', 'svc://')) : d));
+      writeFileSync(
+        join(dir, 'apps', `${id}.json`),
+        JSON.stringify(name === 'svc' ? JSON.parse(JSON.stringify(d).replaceAll('tyk://', 'svc://').replaceAll('$tyk_', '$svc_')) : d),
+      );
   const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
   writeFileSync(
     file,
@@ -261,6 +518,7 @@ function folder(name, ext, conf) {
       secret: 's',
       app_path: join(dir, 'apps'),
       policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
+      secrets: { mine: 'shh' },
       ...conf,
     }),
   );
@@ -331,6 +589,40 @@ await new Promise((resolve) => {
   req.end();
 });
 await new Promise((r) => setTimeout(r, 3000));
+// A basic auth user on both gateways, through each one's management API.
+for (const [port, prefix] of [
+  [tykPort, 'tyk'],
+  [svcPort, 'svc'],
+]) {
+  const r = await new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/${prefix}/keys/alice`,
+        headers: { [`x-${prefix}-authorization`]: 's', 'content-type': 'application/json' },
+      },
+      (res) => {
+        let b = '';
+        res.on('data', (c) => (b += c));
+        res.on('end', () => resolve(`${res.statusCode} ${b}`));
+      },
+    );
+    req.on('error', (e) => resolve(e.message));
+    req.end(
+      JSON.stringify({
+        org_id: 'o',
+        rate: 1000,
+        per: 1,
+        quota_max: -1,
+        basic_auth_data: { password: 'pw' },
+        access_rights: { basic: { api_id: 'basic', api_name: 'basic', versions: ['Default'] } },
+      }),
+    );
+  });
+  console.log(`${prefix} basic auth user:`, String(r).trim().slice(0, 120));
+}
 let same = 0;
 for (const c of cases) {
   const before = seen.length;
@@ -339,10 +631,12 @@ for (const c of cases) {
   const b2 = seen.length;
   const s = await call(svcPort, c);
   const sHit = seen.length - b2;
-  const ok = t === s && tHit === sHit;
+  const tSeen = seen.slice(before, before + tHit).join(' | ');
+  const sSeen = seen.slice(b2).join(' | ');
+  const ok = t === s && tHit === sHit && tSeen === sSeen;
   if (ok) same++;
   console.log(
-    `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit})\n   svc: ${s} (upstream ${sHit})`,
+    `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit}${tSeen ? `: ${tSeen}` : ''})\n   svc: ${s} (upstream ${sHit}${sSeen ? `: ${sSeen}` : ''})`,
   );
 }
 console.log(`${same} of ${cases.length} alike`);

@@ -19,15 +19,29 @@ export { parseDuration } from './config/duration.js';
 export { substituteEnv, type EnvProblem } from './config/env.js';
 export { REDACTED, redactUrl, scrubSecrets, urlCredentials } from './config/redact.js';
 export { ErrorCode, SvcError, NotConnectedError, BatchError, InputFailedError, ConfigError, errorMessage, type ConfigIssue } from './errors.js';
-export { registerInput, registerOutput, registerProcessor, registerRateLimit, registerMetricsExporter, registerTracer, registry } from './plugin/registry.js';
+export {
+  registerInput,
+  registerOutput,
+  registerProcessor,
+  registerRateLimit,
+  registerCache,
+  registerMetricsExporter,
+  registerTracer,
+  registry,
+} from './plugin/registry.js';
+export { namedTable } from './plugin/named-table.js';
 export type {
+  Cache,
   ComponentContext,
   ComponentSpec,
   Factory,
   Input,
   Output,
   Processor,
+  NamedTable,
   RateLimit,
+  ResourceKind,
+  ResourceTypes,
   Resources,
   RouteHandler,
   ServiceRoutes,

@@ -8,6 +8,7 @@ import './auth/index.js';
 import './proxy/index.js';
 import './ratelimit/index.js';
 import './rewrite/index.js';
+import './transform/index.js';
 import './chain/register.js';
 
 export {};

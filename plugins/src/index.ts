@@ -6,6 +6,7 @@ import './io/index.js';
 import './pure/index.js';
 import './mapping/index.js';
 import './ratelimit/index.js';
+import './cache/index.js';
 import './redis/index.js';
 import './http/index.js';
 import './kafka/index.js';

@@ -106,20 +106,23 @@ Usage:
                                      list the components (with their fields as JSON Schema)
   engine echo -c pipeline.yaml       print the config normalised, with every default filled in
   engine blobl 'MAPPING'             run a mapping on each line of stdin (or -f FILE for the mapping)
+  engine test [PATH...]              run the configs' unit tests (their tests: section or their
+                                     NAME_benthos_test.yaml); DIR/... recurses; exit 1 on a failure
   engine streams [-o obs.yaml] FILE...
                                      run several streams (ids from file names) with a REST API
                                      at /streams (Bearer --api-secret or SVC_STREAMS_API_SECRET)
 
 Flags:
   -c, --config FILE        the stream config (YAML)
-  -r, --resources FILE     a resources file (rate_limit_resources, ...); repeatable
+  -r, --resources FILE     a resources file (cache_resources, processor_resources, ...);
+                           repeatable; in streams mode every stream shares them
   -s, --set PATH=VALUE     override a config field, e.g. -s input.generate.count=10; repeatable
       --plugin MODULE      load a custom plugin module (.js or .ts); repeatable
       --log.level LEVEL    override logger.level (OFF, ERROR, WARN, INFO, DEBUG, TRACE)
   -h, --help               this help
   -v, --version            the version
 
-Config: input, pipeline (threads, processors), output, logger, metrics, tracer,
-rate_limit_resources, shutdown_timeout, http, plugins. \${VAR} and \${VAR:default} are replaced
+Config: input, pipeline (threads, processors), output, logger, metrics, tracer, input_resources,
+processor_resources, output_resources, cache_resources, rate_limit_resources, shutdown_timeout, http, plugins. \${VAR} and \${VAR:default} are replaced
 by environment variables. Try: engine -c configs/quickstart.yaml
 `;

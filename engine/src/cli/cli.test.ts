@@ -166,7 +166,7 @@ describe('engine CLI', () => {
     );
     const r = engine(['-c', cfg]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /Cannot start the stream: rate limit resource \\?"nope\\?" is not defined/);
+    assert.match(r.stderr, /Cannot start the stream: rate limit resource 'nope' was not found: add it under rate_limit_resources/);
   });
 
   it('a plugin module that does not exist or throws is a clear error', () => {

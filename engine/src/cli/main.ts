@@ -13,6 +13,7 @@ import { list } from './list.js';
 import { engineVersion, run } from './run.js';
 import { printIssues } from './setup.js';
 import { streams } from './streams.js';
+import { test } from './test.js';
 
 /**
  * A plugin's subcommand (`engine hub ...`): the first word is no engine command and no file.
@@ -72,6 +73,8 @@ async function main(argv: string[]): Promise<number> {
       return blobl(args);
     case 'streams':
       return streams(args);
+    case 'test':
+      return test(args);
     default:
       if (!args.config && args.positional.length === 0) {
         process.stderr.write(HELP);

@@ -2,7 +2,8 @@
  * `engine streams [-o observability.yaml] a.yaml b.yaml dir/`: several streams in one process
  * (ids from file names), sharing the service HTTP server, metrics and tracer that the `-o` file
  * describes (its http, logger, metrics, tracer and shutdown_timeout sections; defaults without
- * it), with the streams REST API at /streams when a secret is given.
+ * it), with the streams REST API at /streams when a secret is given. The resources of the `-r`
+ * files (and of the `-o` file) are built once and shared by every stream.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
@@ -13,7 +14,7 @@ import { createLogger, type LoggerConfig } from '../observability/logger.js';
 import { runUntilSignal } from '../plugin/lifecycle.js';
 import { loadPlugins, BUILTIN_PLUGINS } from '../plugin/load-plugins.js';
 import { registry } from '../plugin/registry.js';
-import { Builder } from '../runtime/builder.js';
+import { Builder, newScope } from '../runtime/builder.js';
 import { registerCoreComponents } from '../runtime/core-components.js';
 import { StatusBoard } from '../runtime/status.js';
 import { ServiceServer } from '../service/http-server.js';
@@ -40,7 +41,12 @@ export async function streams(args: Args): Promise<number> {
   const plugins = args.plugins.map((p) => absoluteModule(p, process.cwd()));
   await loadPlugins([...BUILTIN_PLUGINS, ...plugins]);
   const parsed = args.observability ? readConfig(args.observability) : parseConfig('{}', 'observability.yaml');
-  const { config: root, issues } = validateConfig(parsed, registry());
+  // The `-r` files' resources are built once and shared by every stream (Benthos' streams mode).
+  const { config: root, issues } = validateConfig(
+    parsed,
+    registry(),
+    args.resources.map((r) => readConfig(r)),
+  );
   if (issues.length) {
     printIssues(issues);
     return 1;
@@ -66,11 +72,14 @@ export async function streams(args: Args): Promise<number> {
     ? new ServiceServer(root.http, { status: ready, logger: logger.child({ path: 'root.http' }), version: engineVersion() })
     : undefined;
   await service?.start();
-  const builder = new Builder({ registry: registry(), logger, service, isWorker: false, shared: new Map(), status: new StatusBoard() });
+  const scope = newScope();
+  const builder = new Builder({ registry: registry(), logger, service, isWorker: false, shared: new Map(), status: new StatusBoard(), scope });
   try {
     const observability = await builder.buildObservability(root.metrics, root.tracer);
     await observability.start();
-    streams = new Streams({ logger, service, observability, drainTimeoutMs: parseDuration(root.shutdown_timeout), define: { plugins } });
+    await builder.buildResources(root);
+    const sharedResources = { resources: builder, configs: root, scope, shared: builder.env.shared };
+    streams = new Streams({ logger, service, observability, drainTimeoutMs: parseDuration(root.shutdown_timeout), define: { plugins }, sharedResources });
     // Validate every file before starting any, so a typo never leaves half the streams running.
     const defs = [];
     let bad = 0;

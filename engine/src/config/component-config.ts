@@ -1,5 +1,5 @@
 /** The kinds of component a config can name. */
-export type ComponentKind = 'input' | 'output' | 'processor' | 'rate_limit' | 'buffer' | 'metrics' | 'tracer';
+export type ComponentKind = 'input' | 'output' | 'processor' | 'rate_limit' | 'cache' | 'buffer' | 'metrics' | 'tracer';
 
 /** A component as written in a config, normalised: its type, its label, its config with defaults. */
 export interface ComponentConfig {

@@ -70,7 +70,7 @@ function kindSchema(registry: Registry, kind: ComponentKind): Schema {
 
 /** The JSON Schema of a whole config, for editors and `engine list --format jsonschema`. */
 export function configSchema(registry: Registry, root: Field<unknown>): Schema {
-  const kinds: ComponentKind[] = ['input', 'output', 'processor', 'rate_limit', 'buffer', 'metrics', 'tracer'];
+  const kinds: ComponentKind[] = ['input', 'output', 'processor', 'rate_limit', 'cache', 'buffer', 'metrics', 'tracer'];
   const definitions: Schema = {};
   for (const k of kinds) definitions[k] = kindSchema(registry, k);
   return { $schema: 'http://json-schema.org/draft-07/schema#', ...fieldSchema(root), definitions };

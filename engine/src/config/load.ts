@@ -8,7 +8,7 @@ import type { ComponentConfig } from './component-config.js';
 import { substituteEnv } from './env.js';
 import { duplicateKeys } from './unique-keys.js';
 import { parseYamlDocument } from './yaml-document.js';
-import { resourcesSpec, rootSpec, type RootConfig } from './root-spec.js';
+import { RESOURCE_SECTIONS, resourcesSpec, rootSpec, type RootConfig } from './root-spec.js';
 import { Validator } from './validate.js';
 
 /** A config file read, env-substituted and parsed, not yet validated. */
@@ -103,23 +103,58 @@ export function validateConfig(parsed: ParsedConfig, registry: Registry, resourc
   issues.push(...v.issues);
   // Not a mapping: parsing and the validator said so already; there is nothing more to check.
   if (config === undefined || config === null || typeof config !== 'object' || Array.isArray(config)) return { config: {} as RootConfig, issues };
+  const sections = Object.entries(RESOURCE_SECTIONS) as Array<[keyof typeof RESOURCE_SECTIONS, (typeof RESOURCE_SECTIONS)[keyof typeof RESOURCE_SECTIONS]]>;
+  for (const [, section] of sections) config[section] = (config[section] ?? []).filter(Boolean);
+  checkResources(config, parsed.file, sections, issues);
   for (const r of resourceFiles) {
     issues.push(...r.issues);
     const rv = new Validator(registry, r.file, r.lines, resolveAliases(r.doc.contents as Node | null, r.file, r.lines, issues));
-    const res = rv.value(r.doc.contents as Node | null, resourcesSpec, 'root') as { rate_limit_resources: ComponentConfig[] };
+    const res = (rv.value(r.doc.contents as Node | null, resourcesSpec, 'root') ?? {}) as Partial<
+      Pick<RootConfig, (typeof RESOURCE_SECTIONS)[keyof typeof RESOURCE_SECTIONS]>
+    >;
     issues.push(...rv.issues);
-    config.rate_limit_resources.push(...(res.rate_limit_resources ?? []).filter(Boolean));
+    for (const [kind, section] of sections) {
+      const added = (res[section] ?? []).filter(Boolean);
+      checkResources({ [section]: added }, r.file, sections, issues);
+      // As Benthos: a label a resource file shares with the config (or an earlier file) is an error.
+      for (const c of added) {
+        if (c.label && config[section].some((o) => o.label === c.label)) {
+          issues.push({
+            file: r.file,
+            line: 0,
+            col: 0,
+            message: `${kind.replace('_', ' ')} resource label '${c.label}' collides with a previously defined resource`,
+          });
+        }
+      }
+      // Paths go on from the config's own, so that each resource keeps a path of its own.
+      for (const c of added) rebase(c, c.path, `root.${section}.${config[section].push(c) - 1}`);
+    }
   }
-  config.rate_limit_resources = (config.rate_limit_resources ?? []).filter(Boolean);
   config.pipeline.processors = (config.pipeline?.processors ?? []).filter(Boolean);
-  checkResources(config, parsed, issues);
   issues.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : 0));
   return { config, issues };
 }
 
-/** Every rate limit resource has a unique label. */
-function checkResources(config: RootConfig, parsed: ParsedConfig, issues: ConfigIssue[]): void {
-  for (const r of config.rate_limit_resources) {
-    if (!r.label) issues.push({ file: parsed.file, line: 0, col: 0, message: `${r.path}: a rate limit resource needs a label that components name it by` });
+/** Every resource has a label (Benthos' words); `config` holds the sections of one file. */
+function checkResources(
+  config: Partial<Record<(typeof RESOURCE_SECTIONS)[keyof typeof RESOURCE_SECTIONS], ComponentConfig[]>>,
+  file: string,
+  sections: Array<[string, (typeof RESOURCE_SECTIONS)[keyof typeof RESOURCE_SECTIONS]]>,
+  issues: ConfigIssue[],
+): void {
+  for (const [, section] of sections) {
+    for (const r of config[section] ?? []) {
+      if (!r.label) issues.push({ file, line: 0, col: 0, message: `${r.path}: the label field for resources must be unique and not empty` });
+    }
   }
+}
+
+/** Moves a component (and every component inside it) from path `from` to `to`. */
+function rebase(node: unknown, from: string, to: string): void {
+  if (Array.isArray(node)) return node.forEach((n) => rebase(n, from, to));
+  if (node === null || typeof node !== 'object') return;
+  const c = node as Partial<ComponentConfig>;
+  if (typeof c.path === 'string' && typeof c.type === 'string' && (c.path === from || c.path.startsWith(`${from}.`))) c.path = to + c.path.slice(from.length);
+  for (const v of Object.values(node)) rebase(v, from, to);
 }

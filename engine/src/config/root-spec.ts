@@ -47,16 +47,44 @@ export const rootSpec = f.object({
     .defaultComponent({ prometheus: { prefix: 'svc' } })
     .describe('The metrics backend: Prometheus (served at /metrics) unless set; `none: {}` turns metrics off.'),
   tracer: f.component('tracer').defaultComponent({ none: {} }).describe('The tracing backend: none unless set.'),
-  rate_limit_resources: f.array(f.component('rate_limit')).default([]).describe('Named rate limits, shared by the components of the stream.'),
+  ...resourceSections(),
   shutdown_timeout: f.duration().default('20s').describe('How long to drain in-flight messages on shutdown before giving up.'),
   shutdown_delay: f.duration().default('0s').advanced().describe('How long to keep serving after a shutdown signal before stopping the input.'),
   plugins: f.array(f.string()).default([]).describe('Modules of custom plugins to load (paths relative to this file).'),
+  tests: f
+    .array(f.any())
+    .optional()
+    .advanced()
+    .describe("Unit tests of this config in Benthos' format (`name`, `input_batch`, `output_batches`, ...), run by `engine test`; a run ignores them."),
 });
 
+/**
+ * The resource sections (Benthos' names): components declared once with a label, which others
+ * name (`resource: label`, a `cache` processor's `resource`, `rate_limit: label`).
+ */
+function resourceSections() {
+  const list = (kind: 'input' | 'output' | 'processor' | 'cache' | 'rate_limit', what: string) =>
+    f.array(f.component(kind)).default([]).describe(`A list of ${what} resources, each with a \`label\` the components of the stream name it by.`);
+  return {
+    input_resources: list('input', 'input').advanced(),
+    processor_resources: list('processor', 'processor').advanced(),
+    output_resources: list('output', 'output').advanced(),
+    cache_resources: list('cache', 'cache'),
+    rate_limit_resources: list('rate_limit', 'rate limit'),
+  };
+}
+
 /** Fields a resources file (`-r`) may hold. */
-export const resourcesSpec = f.object({
-  rate_limit_resources: f.array(f.component('rate_limit')).default([]),
-});
+export const resourcesSpec = f.object(resourceSections());
+
+/** The resource sections of a config, by the kind of their components. */
+export const RESOURCE_SECTIONS = {
+  input: 'input_resources',
+  processor: 'processor_resources',
+  output: 'output_resources',
+  cache: 'cache_resources',
+  rate_limit: 'rate_limit_resources',
+} as const;
 
 export type RootConfig = Omit<Infer<typeof rootSpec>, 'input' | 'output' | 'buffer' | 'metrics' | 'tracer'> & {
   input: ComponentConfig;

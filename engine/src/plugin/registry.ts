@@ -2,7 +2,7 @@ import type { ComponentKind } from '../config/component-config.js';
 import type { Field } from '../config/spec.js';
 import type { MetricsExporter } from '../observability/metrics.js';
 import type { Tracer } from '../observability/tracer.js';
-import type { ComponentSpec, Input, Output, Processor, RateLimit, RegisteredComponent } from './types.js';
+import type { Cache, ComponentSpec, Input, Output, Processor, RateLimit, RegisteredComponent } from './types.js';
 
 /**
  * The component registry. One per process and thread, kept on `globalThis` so that a plugin
@@ -78,6 +78,11 @@ export function registerProcessor<C>(name: string, spec: ComponentSpec<C, Proces
 /** Registers a rate limit kind (used from `rate_limit_resources`). */
 export function registerRateLimit<C>(name: string, spec: ComponentSpec<C, RateLimit> & { config: Field<C> }): void {
   registry().register('rate_limit', name, spec);
+}
+
+/** Registers a cache kind (used from `cache_resources`). */
+export function registerCache<C>(name: string, spec: ComponentSpec<C, Cache> & { config: Field<C> }): void {
+  registry().register('cache', name, spec);
 }
 
 /** Registers a metrics exporter (the `metrics` section); names given to it come without the prefix. */

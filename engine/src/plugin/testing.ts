@@ -11,7 +11,7 @@ import type { ComponentKind } from '../config/component-config.js';
 import type { Field } from '../config/spec.js';
 import type { LogFields, Logger, LogLevelName } from '../observability/logger.js';
 import { registry } from './registry.js';
-import type { ComponentContext, RateLimit, ServiceRoutes } from './types.js';
+import type { ComponentContext, RateLimit, ResourceKind, ResourceTypes, Resources, ServiceRoutes } from './types.js';
 
 export interface LogLine {
   level: LogLevelName;
@@ -68,6 +68,8 @@ export interface TestContextOptions {
   path?: string;
   logger?: RecordingLogger;
   rateLimits?: Record<string, RateLimit>;
+  /** Resources by kind and label (rate limits may come in `rateLimits` too). */
+  resources?: { [K in ResourceKind]?: Record<string, ResourceTypes[K]> };
   service?: ServiceRoutes;
   buildProcessors?: ComponentContext['buildProcessors'];
   buildInput?: ComponentContext['buildInput'];
@@ -78,6 +80,23 @@ const unavailable = (what: string) => (): never => {
   throw new Error(`${what} is not available in the test context`);
 };
 
+/** The resources a test context gives: those of the options, by kind and label. */
+function testResources(opts: TestContextOptions): Resources {
+  const table = (kind: ResourceKind): Record<string, unknown> | undefined =>
+    kind === 'rate_limit' ? { ...opts.rateLimits, ...opts.resources?.rate_limit } : opts.resources?.[kind];
+  const r: Resources = {
+    get: <K extends ResourceKind>(kind: K, label: string) => {
+      const v = table(kind)?.[label];
+      if (v === undefined) throw new Error(`${kind} resource '${label}' is not defined in the test context`);
+      return v as ResourceTypes[K];
+    },
+    has: (kind, label) => table(kind)?.[label] !== undefined,
+    rateLimit: (label) => r.get('rate_limit', label),
+    hasRateLimit: (label) => r.has('rate_limit', label),
+  };
+  return r;
+}
+
 /** A ComponentContext for a component under test; what it is not given throws when used. */
 export function testContext(opts: TestContextOptions = {}): TestContext {
   const type = opts.type ?? 'test';
@@ -86,14 +105,7 @@ export function testContext(opts: TestContextOptions = {}): TestContext {
     label: type,
     type,
     logger: opts.logger ?? new RecordingLogger(),
-    resources: {
-      rateLimit: (label) => {
-        const r = opts.rateLimits?.[label];
-        if (!r) throw new Error(`rate limit ${label} is not defined in the test context`);
-        return r;
-      },
-      hasRateLimit: (label) => Boolean(opts.rateLimits?.[label]),
-    },
+    resources: testResources(opts),
     service: opts.service,
     isWorker: false,
     sharedBuffer: (_key, bytes) => new SharedArrayBuffer(bytes),

@@ -98,8 +98,60 @@ export interface ServiceRoutes {
   release?(path: string): void;
 }
 
-/** Shared, named resources of a stream. */
+/**
+ * A cache (Benthos' cache resources): byte values by string key, each with an optional time to
+ * live in milliseconds (absent: the cache's `default_ttl`, if it has one).
+ *
+ * - `get` gives undefined for a key that is not there (or has expired), never an error.
+ * - `add` sets only a key that is not there: false when it was (nothing is written).
+ *
+ * A failure of the backend (Redis down) rejects; the processor that asked flags its message.
+ */
+export interface Cache {
+  get(key: string): Promise<Buffer | undefined> | Buffer | undefined;
+  set(key: string, value: Buffer, ttlMs?: number): Promise<void> | void;
+  add(key: string, value: Buffer, ttlMs?: number): Promise<boolean> | boolean;
+  delete(key: string): Promise<void> | void;
+  close?(): Promise<void>;
+}
+
+/** The kinds of named resource a config declares (`cache_resources`, `rate_limit_resources`, ...). */
+export type ResourceKind = 'cache' | 'rate_limit' | 'processor' | 'input' | 'output';
+
+/** What a resource of each kind is. */
+export interface ResourceTypes {
+  cache: Cache;
+  rate_limit: RateLimit;
+  processor: Processor;
+  input: Input;
+  output: Output;
+}
+
+/**
+ * A table of objects by name shared by every stream of the process (Benthos keeps its `inproc`
+ * pipes so): made with {@link namedTable}, the same key gives the same table everywhere.
+ */
+export interface NamedTable<T> {
+  get(name: string): T | undefined;
+  /** The object of that name, made by `make` when there is none yet. */
+  obtain(name: string, make: () => T): T;
+  /** Puts `value` under `name`; the returned release removes it, unless another took the name since. */
+  put(name: string, value: T): () => void;
+}
+
+/**
+ * Shared, named resources of a stream (Benthos' resources): a component asks for one by kind and
+ * label. In streams mode the resources of `-r` files are shared by every stream; a stream's own
+ * resources come first.
+ */
 export interface Resources {
+  /**
+   * The resource of that kind and label. Throws, saying which section to add it under, when there
+   * is none; inputs and outputs only on the main thread.
+   */
+  get<K extends ResourceKind>(kind: K, label: string): ResourceTypes[K];
+  has(kind: ResourceKind, label: string): boolean;
+  /** Same as `get('rate_limit', label)`. */
   rateLimit(label: string): RateLimit;
   hasRateLimit(label: string): boolean;
 }
@@ -159,6 +211,13 @@ export interface ComponentSpec<C, T> {
   config: Field<C>;
   /** Example configs (YAML) shown by `engine list`. */
   examples?: string[];
+  /**
+   * Runs on the main thread only (it holds in-process state every thread must see: a memory
+   * cache, a gateway's live requests). On a worker thread the engine builds a stand-in that hands
+   * each call (a processor's batch, a cache's get/set) to the main thread's instance and waits.
+   * For processors and caches.
+   */
+  mainThread?: boolean;
   factory: Factory<C, T>;
 }
 

@@ -5,11 +5,26 @@ import type { Logger } from '../observability/logger.js';
 import { ThrottledLog } from '../observability/throttled-log.js';
 import { flaggedCount, type Batch } from '../message/message.js';
 import { NO_OBSERVABILITY, Observability } from '../observability/observability.js';
+import { observedCache } from '../observability/cache-metrics.js';
 import { countRateLimitErrors } from '../observability/probes.js';
 import type { MetricsExporter } from '../observability/metrics.js';
 import type { Tracer } from '../observability/tracer.js';
 import type { Registry } from '../plugin/registry.js';
-import type { ComponentContext, Input, Output, Processor, RateLimit, RegisteredComponent, Resources, ServiceRoutes } from '../plugin/types.js';
+import { RESOURCE_SECTIONS } from '../config/root-spec.js';
+import type {
+  Cache,
+  ComponentContext,
+  Input,
+  Output,
+  Processor,
+  RateLimit,
+  RegisteredComponent,
+  ResourceKind,
+  ResourceTypes,
+  Resources,
+  ServiceRoutes,
+} from '../plugin/types.js';
+import { cacheStandIn, hostCache, hostProcessor, processorStandIn } from '../workers/main-thread.js';
 import { Batcher, batchingEnabled, type BatchPolicyConfig } from './batch-policy.js';
 import { BatchingInput } from './batching-input.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
@@ -45,6 +60,23 @@ export interface BuildEnv {
   messagesChange?: boolean;
   /** The stream being built (the main thread's): components read it as `ctx.stream`. */
   stream?: StreamShape;
+  /**
+   * Names this builder's `mainThread` components, the same on the main thread and on the workers
+   * that mirror it (see `main-thread.ts`); unique in the process.
+   */
+  scope?: string;
+  /** Resources shared with other streams (streams mode's `-r` files): asked when a label is not here. */
+  parent?: Resources;
+}
+
+/** The resource sections of a config (a stream's, or a resources file's). */
+export type ResourceConfigs = Partial<Record<(typeof RESOURCE_SECTIONS)[ResourceKind], ComponentConfig[]>>;
+
+let scopes = 0;
+
+/** A scope name for a new builder on the main thread (see BuildEnv.scope). */
+export function newScope(): string {
+  return `s${++scopes}`;
 }
 
 /**
@@ -54,31 +86,106 @@ export interface BuildEnv {
  * (the brokers) get the parts themselves.
  */
 export class Builder implements Resources, Parts {
-  private readonly rateLimits = new Map<string, RateLimit>();
+  /** The resources built here, by kind and label. */
+  private readonly built = new Map<ResourceKind, Map<string, unknown>>();
   private readonly closers: Array<() => Promise<void> | void> = [];
 
   constructor(readonly env: BuildEnv) {}
 
-  rateLimit(label: string): RateLimit {
-    const r = this.rateLimits.get(label);
-    if (!r) {
-      throw new SvcError(ErrorCode.ConfigLint, `rate limit resource "${label}" is not defined: add it under rate_limit_resources with that label`);
+  get<K extends ResourceKind>(kind: K, label: string): ResourceTypes[K] {
+    const r = this.built.get(kind)?.get(label) as ResourceTypes[K] | undefined;
+    if (r !== undefined) return r;
+    if (this.env.parent?.has(kind, label)) return this.env.parent.get(kind, label);
+    if (this.env.isWorker && (kind === 'input' || kind === 'output')) {
+      throw new SvcError(ErrorCode.Worker, `${kind} resource '${label}' is not available on a pipeline worker thread: only processors run there`);
     }
-    return r;
+    const words = kind.replace('_', ' ');
+    throw new SvcError(ErrorCode.ConfigLint, `${words} resource '${label}' was not found: add it under ${RESOURCE_SECTIONS[kind]} with that label`);
+  }
+
+  has(kind: ResourceKind, label: string): boolean {
+    return this.built.get(kind)?.has(label) === true || this.env.parent?.has(kind, label) === true;
+  }
+
+  rateLimit(label: string): RateLimit {
+    return this.get('rate_limit', label);
   }
 
   hasRateLimit(label: string): boolean {
-    return this.rateLimits.has(label);
+    return this.has('rate_limit', label);
   }
 
-  /** Builds the rate limit resources; call before anything that names them. */
-  async buildRateLimits(configs: ComponentConfig[]): Promise<void> {
-    for (const c of configs) {
+  private keep(kind: ResourceKind, label: string, r: unknown): void {
+    let m = this.built.get(kind);
+    if (!m) this.built.set(kind, (m = new Map()));
+    m.set(label, r);
+  }
+
+  /**
+   * Builds the resources of a config, in the order they can name each other: caches and rate
+   * limits, then processors, outputs and inputs (those two on the main thread only). Call before
+   * anything that names them.
+   */
+  async buildResources(res: ResourceConfigs): Promise<void> {
+    for (const c of res.cache_resources ?? []) this.keep('cache', c.label, await this.cache(c));
+    for (const c of res.rate_limit_resources ?? []) {
       const rl = await this.create<RateLimit>('rate_limit', c);
       const m = this.obs.metrics;
-      this.rateLimits.set(c.label, m.enabled ? countRateLimitErrors(rl, m, c.path, c.label || c.type) : rl);
+      this.keep('rate_limit', c.label, m.enabled ? countRateLimitErrors(rl, m, c.path, c.label || c.type) : rl);
       if (rl.close) this.closers.push(() => rl.close!());
     }
+    for (const c of res.processor_resources ?? []) this.keep('processor', c.label, await this.processor(c));
+    if (this.env.isWorker) return;
+    for (const c of res.output_resources ?? []) {
+      const sink = closedOnce(await this.sink(c));
+      this.sinks.set(c.label, sink);
+      this.keep('output', c.label, outputView(sink));
+      this.closers.push(() => sink.close());
+    }
+    for (const c of res.input_resources ?? []) {
+      const source = closedOnce(await this.source(c));
+      this.sources.set(c.label, source);
+      this.keep('input', c.label, inputView(source));
+      this.closers.push(() => source.close());
+    }
+  }
+
+  /** Input and output resources as runtime parts (for the `resource` input and output). */
+  private readonly sources = new Map<string, Source>();
+  private readonly sinks = new Map<string, Sink>();
+
+  resourceSource(label: string): Source {
+    const s = this.sources.get(label);
+    if (s) return s;
+    if (this.env.parent instanceof Builder) return this.env.parent.resourceSource(label);
+    this.get('input', label);
+    throw new SvcError(ErrorCode.ConfigLint, `input resource '${label}' was not found`);
+  }
+
+  resourceSink(label: string): Sink {
+    const s = this.sinks.get(label);
+    if (s) return s;
+    if (this.env.parent instanceof Builder) return this.env.parent.resourceSink(label);
+    this.get('output', label);
+    throw new SvcError(ErrorCode.ConfigLint, `output resource '${label}' was not found`);
+  }
+
+  /** The key of a main-thread component: the same on the main thread and on the workers that mirror it. */
+  private mainThreadKey(c: ComponentConfig): string {
+    return `${this.env.scope ?? 'stream'}:${c.path}`;
+  }
+
+  /** A cache; a `mainThread` one is served to workers from here, and is a stand-in on a worker. */
+  private async cache(c: ComponentConfig): Promise<Cache> {
+    const spec = this.spec('cache', c);
+    if (spec.mainThread && this.env.isWorker) return cacheStandIn(this.mainThreadKey(c));
+    const built = await this.create<Cache>('cache', c);
+    if (built.close) this.closers.push(() => built.close!());
+    const m = this.obs.metrics;
+    // Counted where the cache lives: a worker's stand-in reaches this one.
+    const cache = m.enabled ? observedCache(built, m.forComponent(c.path, c.label || c.type)) : built;
+    if (spec.mainThread) this.closers.push(hostCache(this.mainThreadKey(c), cache));
+    return cache;
   }
 
   /** Metrics and tracing of the stream; built from the `metrics` and `tracer` sections. */
@@ -161,8 +268,14 @@ export class Builder implements Resources, Parts {
   }
 
   async processor(c: ComponentConfig): Promise<Processor> {
-    const p = await this.create<Processor>('processor', c);
-    if (p.close) this.closers.push(() => p.close!());
+    const spec = this.spec('processor', c);
+    let p: Processor;
+    if (spec.mainThread && this.env.isWorker) p = processorStandIn(this.mainThreadKey(c));
+    else {
+      p = await this.create<Processor>('processor', c);
+      if (p.close) this.closers.push(() => p.close!());
+      if (spec.mainThread) this.closers.push(hostProcessor(this.mainThreadKey(c), p));
+    }
     const probe = this.obs.processor(c.path, c.label || c.type, c.type);
     if (probe) this.closers.push(() => probe.closed());
     return withErrorLog(probe ? probe.wrap(p) : p, this.env.logger.child({ path: c.path, label: c.label || c.type }));
@@ -250,6 +363,17 @@ export class Builder implements Resources, Parts {
       }
     }
   }
+}
+
+/**
+ * A resource's source or sink that closes once, whoever asks first: the stream that reads it
+ * through a `resource` input (on shutdown) or the builder that made it.
+ */
+function closedOnce<T extends { close(): Promise<void> }>(part: T): T {
+  let closing: Promise<void> | undefined;
+  const close = part.close.bind(part);
+  part.close = () => (closing ??= close());
+  return part;
 }
 
 /** Failures logged per processor: a few lines a second, then a count of what was left out. */

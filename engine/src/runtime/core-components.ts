@@ -3,12 +3,14 @@ import { registerObservabilityComponents } from '../observability/components.js'
 import { registry } from '../plugin/registry.js';
 import { brokerInput } from './broker-input.js';
 import { brokerOutput } from './broker-output.js';
+import { registerResourceComponents } from './resource-components.js';
 import { registerRuntimeInput, registerRuntimeOutput } from './runtime-component.js';
 
 let done = false;
 
 /**
- * Registers what the runtime itself provides: the input and output brokers, the `none` buffer,
+ * Registers what the runtime itself provides: the input and output brokers, the `resource`
+ * input, output and processor, the `none` buffer,
  * and the metrics exporters and tracers (`none` for both). Idempotent; called on every thread
  * before configs are read.
  */
@@ -20,5 +22,6 @@ export function registerCoreComponents(): void {
   registerRuntimeOutput(r, 'broker', brokerOutput);
   const none = { summary: 'Nothing: the default.', config: f.object({}), factory: () => ({}) };
   r.register('buffer', 'none', none);
+  registerResourceComponents(r);
   registerObservabilityComponents(r);
 }

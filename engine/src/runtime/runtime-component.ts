@@ -9,6 +9,10 @@ import type { Source } from './source.js';
 export interface Parts {
   source(config: ComponentConfig): Promise<Source>;
   sink(config: ComponentConfig): Promise<Sink>;
+  /** The input resource of that label (`input_resources`), as built. */
+  resourceSource(label: string): Source;
+  /** The output resource of that label (`output_resources`), as built. */
+  resourceSink(label: string): Sink;
 }
 
 /**

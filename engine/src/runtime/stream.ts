@@ -9,9 +9,9 @@ import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
 import type { Lifecycle } from '../plugin/lifecycle.js';
 import type { Registry } from '../plugin/registry.js';
-import type { Processor, ServiceRoutes } from '../plugin/types.js';
+import type { Processor, Resources, ServiceRoutes } from '../plugin/types.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
-import { Builder } from './builder.js';
+import { Builder, newScope, type ResourceConfigs } from './builder.js';
 import { Channel } from './channel.js';
 import { PipelineDispatch } from './pipeline-dispatch.js';
 import { DeliveryLedger } from './delivery-ledger.js';
@@ -35,6 +35,18 @@ export interface StreamOptions {
    * stream's own `metrics` and `tracer` sections are not built, and closing it leaves these open.
    */
   observability?: Observability;
+  /** Resources shared by several streams (streams mode's `-r` files), built by the caller. */
+  sharedResources?: SharedResources;
+}
+
+/** Resources built once for several streams, and what their workers need to mirror them. */
+export interface SharedResources {
+  resources: Resources;
+  configs: ResourceConfigs;
+  /** The scope its builder names its main-thread components with. */
+  scope: string;
+  /** Its memory shared by threads (a local rate limit's counters). */
+  shared: Map<string, SharedArrayBuffer>;
 }
 
 /** Turns the pipeline section into "process a batch" on this thread or on the pool. */
@@ -78,7 +90,9 @@ export class Stream implements Lifecycle {
       logger: opts.logger,
       service: opts.service,
       isWorker: false,
-      shared: new Map(),
+      shared: new Map(opts.sharedResources?.shared),
+      scope: newScope(),
+      ...(opts.sharedResources ? { parent: opts.sharedResources.resources } : {}),
       status: this.status,
       ledger: this.ledger,
       obs: opts.observability,
@@ -106,7 +120,7 @@ export class Stream implements Lifecycle {
     try {
       // Metrics and the tracer first: every component binds its metrics as it is built.
       if (!this.opts.observability) await this.builder.buildObservability(c.metrics, c.tracer);
-      await this.builder.buildRateLimits(c.rate_limit_resources);
+      await this.builder.buildResources(c);
       // Processors are built here even when they will run on the pool: a broken one fails now.
       const processors = await this.builder.processors(c.pipeline.processors);
       this.sink = await this.builder.sink(c.output);
@@ -134,7 +148,11 @@ export class Stream implements Lifecycle {
     const data = {
       plugins: this.opts.plugins,
       processors: procs,
-      rateLimits: c.rate_limit_resources,
+      resources: workerResources(c),
+      scope: this.builder.env.scope!,
+      ...(this.opts.sharedResources
+        ? { parent: { resources: workerResources(this.opts.sharedResources.configs), scope: this.opts.sharedResources.scope } }
+        : {}),
       shared,
       logger: c.logger as Partial<LoggerConfig>,
       telemetry: { metrics: obs.metrics.enabled, tracing: obs.tracer.enabled },
@@ -421,4 +439,9 @@ function hasProcessors(node: unknown): boolean {
     if (hasProcessors(v)) return true;
   }
   return false;
+}
+
+/** The resources a pipeline worker builds: those processors can name (inputs and outputs stay here). */
+function workerResources(c: ResourceConfigs): ResourceConfigs {
+  return { cache_resources: c.cache_resources ?? [], rate_limit_resources: c.rate_limit_resources ?? [], processor_resources: c.processor_resources ?? [] };
 }

@@ -21,7 +21,7 @@ import { BUILTIN_PLUGINS, loadPlugins } from '../plugin/load-plugins.js';
 import { registry } from '../plugin/registry.js';
 import type { ServiceRoutes } from '../plugin/types.js';
 import { registerCoreComponents } from '../runtime/core-components.js';
-import { Stream } from '../runtime/stream.js';
+import { Stream, type SharedResources } from '../runtime/stream.js';
 import type { StatusBoard } from '../runtime/status.js';
 
 /** Where a stream's config comes from: YAML text, a file, or a plain object (as YAML would parse). */
@@ -86,6 +86,8 @@ export interface BuildOptions {
   status?: StatusBoard;
   /** Metrics and tracing shared with other streams; by default the stream builds its own. */
   observability?: Observability;
+  /** Resources shared with other streams (streams mode's `-r` files). */
+  sharedResources?: SharedResources;
 }
 
 /** The logger a config's `logger` section describes. */
@@ -106,6 +108,7 @@ export async function buildStream(def: StreamDefinition, opts: BuildOptions = {}
     service: opts.service,
     status: opts.status,
     observability: opts.observability,
+    ...(opts.sharedResources ? { sharedResources: opts.sharedResources } : {}),
   });
   await stream.build();
   return stream;

@@ -14,7 +14,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
 import type { Lifecycle } from '../plugin/lifecycle.js';
 import type { ServiceRoutes } from '../plugin/types.js';
-import type { Stream } from '../runtime/stream.js';
+import type { SharedResources, Stream } from '../runtime/stream.js';
 import { StatusBoard, type ComponentStatus } from '../runtime/status.js';
 import { buildStream, defineStream, type DefineOptions, type StreamDefinition, type StreamSource } from './stream-builder.js';
 
@@ -27,6 +27,8 @@ export interface StreamsOptions {
   drainTimeoutMs: number;
   /** Plugin modules and resources every stream definition gets. */
   define?: Omit<DefineOptions, 'sets'>;
+  /** Resources every stream shares (`-r` files), built once by the caller; a stream's own come first. */
+  sharedResources?: SharedResources;
 }
 
 /** What `GET /streams/{id}` tells about a stream. */
@@ -138,6 +140,7 @@ export class Streams implements Lifecycle {
       service: this.opts.service,
       status,
       observability: this.opts.observability,
+      ...(this.opts.sharedResources ? { sharedResources: this.opts.sharedResources } : {}),
     });
     const entry: Entry = { stream, def, since: Date.now(), active: true };
     this.entries.set(id, entry);

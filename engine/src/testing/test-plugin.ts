@@ -21,6 +21,7 @@ import {
   registerInput,
   registerOutput,
   registerProcessor,
+  registerCache,
   registerTracer,
   setTraceParent,
   storeResult,
@@ -403,6 +404,63 @@ registerProcessor('test_drop', {
     process(batch) {
       const kept = batch.filter((m) => !conf.on.includes(m.text()));
       return kept.length ? [kept] : [];
+    },
+  }),
+});
+
+registerProcessor('test_main_thread', {
+  summary: 'Test processor (mainThread): numbers the messages it sees, one count per instance, and tags each with `n@threadId`.',
+  config: f.object({}),
+  mainThread: true,
+  factory: () => {
+    let n = 0;
+    return {
+      process(batch) {
+        for (const m of batch) m.content = Buffer.from(`${m.text()}:${++n}@${threadId}`);
+        return [batch];
+      },
+    };
+  },
+});
+
+registerCache('test_map', {
+  summary: 'Test cache (mainThread): a plain Map.',
+  config: f.object({}),
+  mainThread: true,
+  factory: () => {
+    const m = new Map<string, Buffer>();
+    return {
+      get: (k) => m.get(k),
+      set: (k, v) => void m.set(k, v),
+      add: (k, v) => (m.has(k) ? false : (m.set(k, v), true)),
+      delete: (k) => void m.delete(k),
+    };
+  },
+});
+
+registerProcessor('test_first_seen', {
+  summary: 'Test processor: adds each message text to cache `resource`; one already there is dropped.',
+  config: f.object({ resource: f.string() }),
+  factory: (conf, ctx) => {
+    const cache = ctx.resources.get('cache', conf.resource);
+    return {
+      async process(batch) {
+        const kept: typeof batch = [];
+        for (const m of batch) if (await cache.add(m.text().split(':')[0]!, m.content)) kept.push(m);
+        return kept.length ? [kept] : [];
+      },
+    };
+  },
+});
+
+registerProcessor('test_main_ctx_probe', {
+  summary: 'Test processor (mainThread): records in TEST_SEEN the tenant it sees and the thread it runs on.',
+  config: f.object({}),
+  mainThread: true,
+  factory: () => ({
+    process(batch) {
+      for (const m of batch) m.ctx.set(TEST_SEEN, `tenant=${m.ctx.get(TEST_TENANT)} main=${threadId === 0}`);
+      return [batch];
     },
   }),
 });

@@ -40,7 +40,15 @@ output: { test_sink: {} }
   const obs = new CapturingObservability(NOOP_EXPORTER);
   const pool = new WorkerPool(
     1,
-    { plugins: [TEST_PLUGIN], processors, rateLimits: [], shared: [], logger: { level: 'NONE' } as never, telemetry: { metrics: true, tracing: false } },
+    {
+      plugins: [TEST_PLUGIN],
+      processors,
+      resources: {},
+      scope: 'test',
+      shared: [],
+      logger: { level: 'NONE' } as never,
+      telemetry: { metrics: true, tracing: false },
+    },
     obs,
   );
   after(() => pool.close());

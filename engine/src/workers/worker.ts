@@ -13,6 +13,7 @@ import { loadPlugins } from '../plugin/load-plugins.js';
 import { registry } from '../plugin/registry.js';
 import type { Processor } from '../plugin/types.js';
 import { Builder } from '../runtime/builder.js';
+import { registerResourceComponents } from '../runtime/resource-components.js';
 import { runProcessors } from '../runtime/processor-chain.js';
 import { StatusBoard } from '../runtime/status.js';
 import { decodeBatch, encodeBatch, type EncodedBatch, type EncodedResult } from './batch-codec.js';
@@ -27,17 +28,29 @@ const recorder = data.telemetry?.metrics ? new RecordingExporter(threadId) : und
 let chain: Promise<Processor[]> | undefined;
 
 async function build(): Promise<Processor[]> {
+  // The runtime's own processors (`resource`); the rest of the core (brokers, exporters) never runs here.
+  registerResourceComponents(registry());
   await loadPlugins(data.plugins);
   const logger = createLogger(data.logger).child({ thread: 'worker' });
+  const obs = new Observability(recorder, undefined, { calls: data.telemetry?.tracing === true ? WORKER_CALLS : undefined, logger });
+  const shared = new Map(data.shared);
+  // Streams mode: the shared resources mirrored first, under their own scope.
+  let parent: Builder | undefined;
+  if (data.parent) {
+    parent = new Builder({ registry: registry(), logger, isWorker: true, shared, status: new StatusBoard(), obs, scope: data.parent.scope });
+    await parent.buildResources(data.parent.resources);
+  }
   const builder = new Builder({
     registry: registry(),
     logger,
     isWorker: true,
-    shared: new Map(data.shared),
+    shared,
     status: new StatusBoard(),
-    obs: new Observability(recorder, undefined, { calls: data.telemetry?.tracing === true ? WORKER_CALLS : undefined, logger }),
+    obs,
+    scope: data.scope,
+    ...(parent ? { parent } : {}),
   });
-  await builder.buildRateLimits(data.rateLimits);
+  await builder.buildResources(data.resources);
   return builder.processors(data.processors);
 }
 

@@ -96,10 +96,51 @@ export interface SplitTokenEndpoint {
   tokenUrl: string;
 }
 
+/** CORS of an API that turns it on (classic `CORS` with `enable`; OAS `middleware.global.cors` with `enabled`). */
+export interface CorsSettings {
+  allowedOrigins: string[];
+  allowedMethods: string[];
+  allowedHeaders: string[];
+  exposedHeaders: string[];
+  allowCredentials: boolean;
+  /** Seconds; 0: no Access-Control-Max-Age, negative: 0. */
+  maxAge: number;
+  /** Preflights and OPTIONS requests go on to the upstream instead of being answered by the gateway. */
+  optionsPassthrough: boolean;
+}
+
+/** Headers taken out, then set (Go's Header.Del, then Header.Set), values with context variables resolved per request. */
+export interface HeaderEdit {
+  remove: string[];
+  /** Name and value template (`$svc_context.*`, `$svc_meta.*`, `$secret_*`), in the definition's order. */
+  add: Array<[string, string]>;
+}
+
+/** A header edit of an endpoint (classic `transform_headers[]`, `transform_response_headers[]`): its method exactly. */
+export interface EndpointHeaderEdit extends HeaderEdit {
+  path: string;
+  method: string;
+}
+
+/** A method transform (classic `method_transforms[]`): requests of `method` on `path` go upstream as `toMethod`. */
+export interface MethodTransform {
+  path: string;
+  method: string;
+  toMethod: string;
+}
+
+/** A mock answer (classic `mock_response` entries and `method_actions` with `reply`): Tyk's DoMockReply. */
+export interface MockReply {
+  code: number;
+  body: string;
+  /** Added to the answer as written (Go's Header.Add canonicalises the names). */
+  headers: Record<string, string>;
+}
+
 /**
  * An entry of the endpoint lists Tyk's VersionCheck reads (classic `extended_paths.ignored`,
- * `black_list`, `white_list`, `internal`; OAS operations' `ignoreAuthentication`, `block`,
- * `allow`, `internal`), in Tyk's order: ignored, then black, then white, then other, then internal.
+ * `black_list`, `white_list`, `internal`, `mock_response`; OAS operations' `ignoreAuthentication`,
+ * `block`, `allow`, `internal`), in Tyk's order: mock, ignored, black, white, other, internal.
  */
 export interface EndpointListEntry {
   /**
@@ -108,7 +149,7 @@ export interface EndpointListEntry {
    * one of them matches before an internal entry is forbidden (any method, even looped). Only
    * present when the API has a white list.
    */
-  kind: 'ignored' | 'black' | 'white' | 'other' | 'internal';
+  kind: 'mock' | 'ignored' | 'black' | 'white' | 'other' | 'internal';
   /** A pattern over the path (Tyk's `{id}` and `/*` widened), unanchored, as Tyk matches it. */
   path: string;
   /** As written ('' = every method, except for internal entries, which Tyk matches only with a method). */
@@ -117,9 +158,11 @@ export interface EndpointListEntry {
   ignoreCase: boolean;
   /**
    * Classic `method_actions` when the entry has them (Tyk then reads them instead of `method`):
-   * method → action (`no_action`; anything but `reply`, which is refused at load, forbids).
+   * method → action (`no_action`: the list's meaning; `reply`: the mock answer; anything else forbids).
    */
-  methodActions?: Record<string, string>;
+  methodActions?: Record<string, { action: string; reply?: MockReply }>;
+  /** A `mock` entry's answer (its method matched exactly). */
+  reply?: MockReply;
 }
 
 /** A request size limit of an endpoint (classic `extended_paths.size_limits[]`, OAS `requestSizeLimit`). */
@@ -129,6 +172,27 @@ export interface EndpointSizeLimit {
   method: string;
   /** Bytes. */
   limit: number;
+}
+
+/**
+ * How a versioned classic API (`version_data.not_versioned` false) finds a request's version, as
+ * Tyk v5.14.0's `getVersionFromRequest` and `Version` do (`gateway/api_definition.go`).
+ */
+export interface ApiVersioning {
+  /** `definition.location`: a header, a query parameter, the first path segment after the listen path; '': none (the default version). */
+  location: 'header' | 'url-param' | 'url' | '';
+  /** `definition.key`: the header or parameter name. */
+  key: string;
+  /** `definition.strip_path` or `strip_versioning_data`: the version is taken out of what the upstream gets. */
+  strip: boolean;
+  /** `definition.url_versioning_pattern` (RE2): with `url`, only a segment it matches is stripped ('' = any). */
+  urlPattern: string;
+  /** `version_data.default_version`: served when the request names none ('' = such a request is refused). */
+  defaultVersion: string;
+  /** `definition.fallback_to_default`: an unknown version is served as the default one. */
+  fallbackToDefault: boolean;
+  /** The API as each version (by its key in `version_data.versions`) serves it. */
+  versions: Record<string, ApiSpec>;
 }
 
 export interface ApiSpec {
@@ -157,6 +221,11 @@ export interface ApiSpec {
   keyless: boolean;
   /** `use_standard_auth`: a key in the credential location, looked up in the session store. */
   standardAuth: boolean;
+  /**
+   * `use_basic_auth`: a user name and password in the Authorization header (`auth_configs.basic`),
+   * the user a key of the session store; `basic_auth.disable_caching` / `cache_ttl` (seconds, 0: 60).
+   */
+  basicAuth?: { disableCaching: boolean; cacheTtl: number };
   /** `enable_jwt` / `use_jwt` / an enabled OAS JWT scheme. */
   jwt?: JwtSettings;
   credential: CredentialSource;
@@ -183,4 +252,33 @@ export interface ApiSpec {
   /** The version's `global_size_limit` in bytes (0: none; OAS `middleware.global.requestSizeLimit`). */
   globalSizeLimit?: number;
   endpointSizeLimits?: EndpointSizeLimit[];
+
+  /** The version's `global_headers_remove` / `global_headers` (absent when none, or `global_headers_disabled`). */
+  globalHeaders?: HeaderEdit;
+  /** `extended_paths.transform_headers`: the first matching entry applies, after the global ones. */
+  headerTransforms?: EndpointHeaderEdit[];
+  /** The version's `global_response_headers_remove` / `global_response_headers`. */
+  globalResponseHeaders?: HeaderEdit;
+  /** `extended_paths.transform_response_headers`: the first matching entry applies, before the global ones. */
+  responseHeaderTransforms?: EndpointHeaderEdit[];
+  /** `extended_paths.method_transforms`. */
+  methodTransforms?: MethodTransform[];
+  /** CORS, when on. */
+  cors?: CorsSettings;
+  /** `enable_context_vars`: the request's context variables exist (else `$svc_context.*` is empty, as in Tyk). */
+  enableContextVars?: boolean;
+
+  /** A versioned API: its versions (each an ApiSpec of its own, without `versioning`). */
+  versioning?: ApiVersioning;
+  /** The version this spec serves (a key of `versioning.versions`); absent on the base of a versioned API. */
+  versionName?: string;
+  /**
+   * Expiry dates, in milliseconds since the epoch (UTC; NaN: a date Tyk cannot parse, which counts
+   * as expired): the API's `expiration` and the served version's `expires`. A versioned API refuses
+   * requests past the version's date (Tyk's VersionExpired), a not-versioned one past the API's
+   * (APIExpired); the date is announced in X-Svc-Api-Expires (the API's, else the version's).
+   */
+  expiry?: { api?: number; version?: number; versioned: boolean };
+  /** A not-versioned API whose versions leave Tyk no default one: every request is refused with this text. */
+  versionProblem?: string;
 }

@@ -8,24 +8,30 @@ import type {
   CredentialSource,
   EndpointListEntry,
   EndpointRateLimit,
+  EndpointHeaderEdit,
   EndpointSizeLimit,
+  HeaderEdit,
   JwtSettings,
+  MockReply,
   SplitTokenEndpoint,
   UrlRewriteRule,
 } from './api-spec.js';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
-import { endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, signingMethodOf, targetUrlOf } from './normalise.js';
+import { corsOf, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, checkedRegexp, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export function parseClassic(root: Fields, definition: unknown, file: string | undefined, fallbackId: string): ApiSpec {
   const proxy = root.obj('proxy') ?? root.fail('proxy', 'required (an object with listen_path and target_url)');
   const keyless = root.bool('use_keyless');
   const jwtOn = root.bool('enable_jwt') || root.bool('use_jwt');
+  const basicOn = !keyless && root.bool('use_basic_auth');
   const jwt = jwtOn ? jwtSettings(root) : undefined;
   const id = root.str('api_id') || fallbackId;
   if (id === '') root.fail('api_id', 'required (a non-empty string)');
-  const { endpointRateLimits, urlRewrites, splitToken, endpointLists, endpointSizeLimits, globalSizeLimit } = extendedPaths(root);
-  return {
+  const data = root.obj('version_data');
+  const versioned = data !== undefined && !data.bool('not_versioned');
+  const served = versioned ? undefined : servedVersion(data);
+  const base: ApiSpec = {
     id,
     name: root.str('name'),
     orgId: root.str('org_id'),
@@ -40,20 +46,63 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
     // Tyk falls back to the auth token check when no other method is on (api_loader.go).
-    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn),
+    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn && !basicOn),
     ...(jwt ? { jwt } : {}),
-    credential: credentialSource(root, jwtOn ? 'jwt' : 'authToken'),
+    ...(basicOn ? { basicAuth: basicAuthOf(root) } : {}),
+    credential: credentialSource(root, jwtOn ? 'jwt' : basicOn ? 'basic' : 'authToken'),
     stripAuthData: root.bool('strip_auth_data'),
+    enableContextVars: root.bool('enable_context_vars'),
+    ...optional('cors', corsOf(root.obj('CORS'), CLASSIC_CORS)),
     globalRateLimit: ratePair(root.obj('global_rate_limit')),
     disableRateLimit: root.bool('disable_rate_limit'),
-    endpointRateLimits,
-    urlRewrites,
-    splitToken,
     ...ipLists(root),
-    endpointLists,
-    endpointSizeLimits,
-    globalSizeLimit,
+    ...extendedPaths(served?.version),
   };
+  const apiExpiry = expiryOf(root, 'expiration');
+  if (!versioned) {
+    if (served?.problem !== undefined) base.versionProblem = served.problem;
+    const version = served?.version === undefined ? undefined : expiryOf(served.version, 'expires');
+    if (apiExpiry !== undefined || version !== undefined) base.expiry = { api: apiExpiry, version, versioned: false };
+    return base;
+  }
+  const versionDef = root.obj('definition');
+  const versions: Record<string, ApiSpec> = {};
+  for (const [name, version] of data.objects('versions')) {
+    const override = version.str('override_target');
+    const variant: ApiSpec = { ...base, ...extendedPaths(version), versionName: name };
+    if (override !== '') variant.targetUrl = targetUrlOf(version, 'override_target');
+    const expires = expiryOf(version, 'expires');
+    if (apiExpiry !== undefined || expires !== undefined) variant.expiry = { api: apiExpiry, version: expires, versioned: true };
+    versions[name] = variant;
+  }
+  const location = versionDef?.str('location') ?? '';
+  base.versioning = {
+    location: location === 'header' || location === 'url-param' || location === 'url' ? location : '',
+    key: versionDef?.str('key') ?? '',
+    strip: (versionDef?.bool('strip_path') ?? false) || (versionDef?.bool('strip_versioning_data') ?? false),
+    urlPattern: versionDef === undefined ? '' : checkedRegexp(versionDef, 'url_versioning_pattern'),
+    defaultVersion: data.str('default_version'),
+    fallbackToDefault: versionDef?.bool('fallback_to_default') ?? false,
+    versions,
+  };
+  return base;
+}
+
+/**
+ * A date of Tyk's `2006-01-02 15:04` form (UTC) in milliseconds; '' and '-1' never expire
+ * (undefined); anything else Tyk cannot parse is NaN, which Tyk treats as expired.
+ */
+function expiryOf(f: Fields, key: string): number | undefined {
+  const text = f.str(key);
+  if (text === '' || text === '-1') return undefined;
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/.exec(text);
+  if (!m) return NaN;
+  const [y, mo, d, h, mi] = m.slice(1).map(Number) as [number, number, number, number, number];
+  const ms = Date.UTC(y, mo - 1, d, h, mi);
+  const back = new Date(ms);
+  // Go refuses a day past the month's end or an hour past 23, which Date would roll over.
+  if (back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59) return NaN;
+  return ms;
 }
 
 /**
@@ -71,6 +120,28 @@ function ipLists(root: Fields): { ipAllow: string[]; ipBlock: string[] } {
     ipAllow: open || root.bool('enable_ip_whitelisting') ? allow : [],
     ipBlock: open || root.bool('enable_ip_blacklisting') ? block : [],
   };
+}
+
+const CLASSIC_CORS = {
+  enabled: 'enable',
+  allowedOrigins: 'allowed_origins',
+  allowedMethods: 'allowed_methods',
+  allowedHeaders: 'allowed_headers',
+  exposedHeaders: 'exposed_headers',
+  allowCredentials: 'allow_credentials',
+  maxAge: 'max_age',
+  optionsPassthrough: 'options_passthrough',
+};
+
+/** `{ [key]: value }`, or nothing when the value is undefined (an absent optional field of the spec). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
+}
+
+/** `basic_auth`'s cache settings (extract_from_body is refused at load). */
+function basicAuthOf(root: Fields): { disableCaching: boolean; cacheTtl: number } {
+  const b = root.obj('basic_auth');
+  return { disableCaching: b?.bool('disable_caching') ?? false, cacheTtl: b?.count('cache_ttl') || 60 };
 }
 
 /** `global_rate_limit`; `disabled: true` is no API-level limit, as Tyk reads it. */
@@ -98,7 +169,7 @@ function jwtSettings(root: Fields): JwtSettings {
  * `authToken` for keys), else the deprecated `auth`; the header defaults to Authorization, and
  * an enabled query parameter or cookie without a name takes the header's name.
  */
-export function credentialSource(root: Fields, authType: 'jwt' | 'authToken'): CredentialSource {
+export function credentialSource(root: Fields, authType: 'jwt' | 'authToken' | 'basic'): CredentialSource {
   const configs = root.obj('auth_configs');
   const config = configs?.obj(authType) ?? root.obj('auth');
   if (!config) return { header: 'Authorization', query: '', cookie: '' };
@@ -110,17 +181,30 @@ export function credentialSource(root: Fields, authType: 'jwt' | 'authToken'): C
   };
 }
 
-/** The version Tyk serves when no version is asked for: `default_version`, `Default`, else the first. */
-function servedVersion(root: Fields): Fields | undefined {
-  const data = root.obj('version_data');
-  if (!data) return undefined;
+const DEFAULT_NAMES = ['Default', 'default', ''];
+
+/**
+ * The version a not-versioned API serves, as Tyk's GetSingleOrDefaultVersion picks it: the only
+ * one, else the one named `Default`, `default` or '' (`default_version` is not read); none, or
+ * two of those names, leaves every request refused with Tyk's words. Without `version_data` the
+ * API serves no extended paths.
+ */
+function servedVersion(data: Fields | undefined): { version?: Fields; problem?: string } {
+  if (!data) return {};
   const versions = data.objects('versions');
-  const wanted = data.str('default_version');
-  const pick = versions.find(([name]) => name === wanted) ?? versions.find(([name]) => name === 'Default') ?? versions[0];
-  return pick?.[1];
+  if (versions.filter(([name]) => DEFAULT_NAMES.includes(name)).length > 1) return { problem: 'Ambiguous default API version for this non-versioned API' };
+  if (versions.length === 1) return { version: versions[0]![1] };
+  for (const want of DEFAULT_NAMES) {
+    const hit = versions.find(([name]) => name === want);
+    if (hit) return { version: hit[1] };
+  }
+  return { problem: 'No default API version for this non-versioned API found' };
 }
 
-interface ExtendedPaths {
+interface ExtendedPaths extends Pick<
+  ApiSpec,
+  'globalHeaders' | 'headerTransforms' | 'globalResponseHeaders' | 'responseHeaderTransforms' | 'methodTransforms'
+> {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
   splitToken: SplitTokenEndpoint[];
@@ -129,10 +213,15 @@ interface ExtendedPaths {
   globalSizeLimit: number;
 }
 
-function extendedPaths(root: Fields): ExtendedPaths {
+/** What one version (`version_data.versions.<name>`) serves: its extended paths and size limits. */
+function extendedPaths(version: Fields | undefined): ExtendedPaths {
   const out: ExtendedPaths = { endpointRateLimits: [], urlRewrites: [], splitToken: [], endpointLists: [], endpointSizeLimits: [], globalSizeLimit: 0 };
-  const version = servedVersion(root);
   if (!version) return out;
+  // Global headers are the version's own fields: read with or without use_extended_paths.
+  const globalHeaders = globalEdit(version, 'global_headers', 'global_headers_remove', 'global_headers_disabled');
+  if (globalHeaders) out.globalHeaders = globalHeaders;
+  const globalResponse = globalEdit(version, 'global_response_headers', 'global_response_headers_remove', 'global_response_headers_disabled');
+  if (globalResponse) out.globalResponseHeaders = globalResponse;
   // Tyk's size limit middleware is on when the version has size_limits entries (any, even disabled
   // or unused) or an enabled global limit; once on, it applies global_size_limit, switch or not.
   const sizeEntries = version.obj('extended_paths')?.list('size_limits').length ?? 0;
@@ -145,6 +234,15 @@ function extendedPaths(root: Fields): ExtendedPaths {
     if (e.bool('disabled')) continue;
     out.endpointSizeLimits.push({ path: checkedListPattern(e, 'path'), method: e.str('method'), limit: e.count('size_limit') });
   }
+  const request = endpointEdits(paths, 'transform_headers');
+  if (request.length > 0) out.headerTransforms = request;
+  const response = endpointEdits(paths, 'transform_response_headers');
+  if (response.length > 0) out.responseHeaderTransforms = response;
+  const methods = paths
+    .list('method_transforms')
+    .filter((e) => !e.bool('disabled'))
+    .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), toMethod: e.str('to_method') }));
+  if (methods.length > 0) out.methodTransforms = methods;
   for (const e of paths.list('rate_limit')) {
     // Tyk's classic field is `disabled`; docs/spec/gateway.md says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
@@ -173,14 +271,51 @@ function extendedPaths(root: Fields): ExtendedPaths {
 }
 
 const LISTS: Array<[EndpointListEntry['kind'], string]> = [
+  ['mock', 'mock_response'],
   ['ignored', 'ignored'],
   ['black', 'black_list'],
   ['white', 'white_list'],
   ['internal', 'internal'],
 ];
 
-/** The lists Tyk compiles between the white list and the internal one, in its order (virtual endpoints only with its JSVM, off by default). */
-const OTHER_LISTS = ['advance_cache_config', 'url_rewrites', 'size_limits', 'track_endpoints', 'do_not_track_endpoints'];
+/** The lists Tyk compiles between the white list and the internal one, in its order (getExtendedPathSpecs; those refused at load are left out). */
+const OTHER_LISTS = [
+  'advance_cache_config',
+  'transform_headers',
+  'transform_response_headers',
+  'url_rewrites',
+  'size_limits',
+  'method_transforms',
+  'track_endpoints',
+  'do_not_track_endpoints',
+  'validate_json',
+];
+
+/** A version's global header fields: absent when switched off or empty (Tyk's GlobalHeadersEnabled). */
+function globalEdit(version: Fields, addField: string, removeField: string, offField: string): HeaderEdit | undefined {
+  if (version.bool(offField)) return undefined;
+  const add = Object.entries(version.stringMap(addField));
+  const remove = version.strings(removeField);
+  return add.length > 0 || remove.length > 0 ? { remove, add } : undefined;
+}
+
+/** `transform_headers` / `transform_response_headers` entries that are not disabled (Tyk's compileInjectedHeaderSpec). */
+function endpointEdits(paths: Fields, field: string): EndpointHeaderEdit[] {
+  return paths
+    .list(field)
+    .filter((e) => !e.bool('disabled'))
+    .map((e) => ({
+      path: checkedListPattern(e, 'path'),
+      method: e.str('method'),
+      remove: e.strings('delete_headers'),
+      add: Object.entries(e.stringMap('add_headers')),
+    }));
+}
+
+/** A mock answer: `code`, the body field (`body`, or `data` in method_actions), `headers`. */
+function mockReply(f: Fields, bodyField: string): MockReply {
+  return { code: f.count('code'), body: f.str(bodyField), headers: f.stringMap('headers') };
+}
 
 /** The endpoint lists in the order Tyk compiles them (ignored, black, white, internal); disabled entries left out as Tyk does. */
 function endpointLists(paths: Fields, ignoreEndpointCase: boolean): EndpointListEntry[] {
@@ -201,8 +336,16 @@ function endpointLists(paths: Fields, ignoreEndpointCase: boolean): EndpointList
         // Tyk compiles internal entries without ignore_case (neither the entry's nor the version's).
         ignoreCase: kind !== 'internal' && (e.bool('ignore_case') || ignoreEndpointCase),
       };
-      const actions = kind === 'internal' ? undefined : e.obj('method_actions');
-      if (actions) entry.methodActions = Object.fromEntries(Object.keys(actions.value).map((m) => [m, actions.obj(m)?.str('action') ?? '']));
+      if (kind === 'mock') entry.reply = mockReply(e, 'body');
+      const actions = kind === 'internal' || kind === 'mock' ? undefined : e.obj('method_actions');
+      if (actions)
+        entry.methodActions = Object.fromEntries(
+          Object.keys(actions.value).map((m) => {
+            const a = actions.obj(m);
+            const action = a?.str('action') ?? '';
+            return [m, action === 'reply' && a ? { action, reply: mockReply(a, 'data') } : { action }];
+          }),
+        );
       out.push(entry);
     }
   }

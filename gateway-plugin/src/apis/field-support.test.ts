@@ -5,12 +5,14 @@
  * refuse the config and Tyk's `enable_redis_rolling_limiter` is read.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadGatewayConfig } from '../conf/load-gateway-config.js';
 import { NO_REFERENCES } from '../refs/references.js';
+import { fieldSupportTable } from './field-support.js';
 import { parseApiDefinition } from './parse-api-definition.js';
 
 type Def = Record<string, unknown>;
@@ -41,40 +43,21 @@ const ep = (more: Def = {}) => [{ path: '/x', method: 'GET', ...more }];
 /** [field path in the error, a definition turning it on, the same with it off]. */
 const REFUSED: Array<[string, Def, Def]> = [
   [
-    'version_data.versions.Default.extended_paths.white_list[0].method_actions',
-    classic({}, { extended_paths: { white_list: [{ path: '/x', method_actions: { GET: { action: 'reply', code: 200, data: 'mock' } } }] } }),
-    classic({}, { extended_paths: { white_list: [{ path: '/x', method_actions: { GET: { action: 'no_action' } } }] } }),
-  ],
-  [
     'version_data.versions.Default.paths',
     classic({}, { paths: { ignored: [], white_list: ['/x'], black_list: [] } }),
     classic({}, { paths: { ignored: [], white_list: [], black_list: [] } }),
   ],
-  // A versioned definition is refused as a whole (version_data, below) before its location or a version's expiry is read.
+  // Versions as separate APIs (a base API naming its child APIs) are Tyk's newer model, not served.
   [
-    'version_data',
-    { ...classic({ definition: { location: 'url', key: 'v' } }), version_data: { not_versioned: false, versions: { Default: { name: 'Default' } } } },
-    classic({ definition: { location: 'url', key: 'v' } }),
+    'definition.enabled',
+    classic({ definition: { enabled: true, location: 'header', key: 'v', versions: { v2: 'child-api' } } }),
+    classic({ definition: { enabled: false, location: 'header', key: 'v' } }),
   ],
   [
-    'version_data',
-    { ...classic(), version_data: { not_versioned: false, versions: { Default: { name: 'Default', expires: '2020-01-01 00:00' } } } },
-    // Not versioned: Tyk reads no version's expiry (its own sample apps carry one).
-    classic({}, { expires: '3000-01-02 15:04' }),
+    'basic_auth.extract_from_body',
+    classic({ use_keyless: false, use_basic_auth: true, basic_auth: { extract_from_body: true } }),
+    classic({ use_keyless: false, use_basic_auth: true }),
   ],
-  [
-    'version_data',
-    // One version is enough: Tyk v5.14.0 answers 403 "Version information not found" to a request without its version.
-    { ...classic(), version_data: { not_versioned: false, versions: { Default: { name: 'Default' } } } },
-    { ...classic(), version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } } },
-  ],
-  [
-    'version_data',
-    { ...classic(), version_data: { not_versioned: false, versions: { v1: { name: 'v1' }, v2: { name: 'v2' } } } },
-    { ...classic(), version_data: { not_versioned: true, versions: { v1: { name: 'v1' }, v2: { name: 'v2' } } } },
-  ],
-  ['use_basic_auth', classic({ use_keyless: false, use_basic_auth: true }), classic({ use_basic_auth: false })],
-  ['CORS', classic({ CORS: { enable: true, allowed_origins: ['*'] } }), classic({ CORS: { enable: false, allowed_origins: ['*'] } })],
   ['domain', classic({ domain: 'api.example.com' }), classic({ domain: 'api.example.com', domain_disabled: true })],
   ['internal', classic({ internal: true }), classic({ internal: false })],
   ['use_oauth2', classic({ use_oauth2: true }), classic({ use_oauth2: false })],
@@ -85,11 +68,6 @@ const REFUSED: Array<[string, Def, Def]> = [
   ],
   ['version_data.versions.Default.extended_paths.virtual', classic({}, { extended_paths: { virtual: ep({ response_function_name: 'f' }) } }), classic()],
   ['x-svc-api-gateway.server.customDomain', oas({ server: { listenPath: { value: '/a/' }, customDomain: { enabled: true, name: 'api.example.com' } } }), oas()],
-  [
-    'x-svc-api-gateway.middleware.global.cors',
-    oas({ middleware: { global: { cors: { enabled: true } } } }),
-    oas({ middleware: { global: { cors: { enabled: false } } } }),
-  ],
   ['x-svc-api-gateway.info.versioning', oas({ info: { id: 'a', versioning: { enabled: true, location: 'url' } } }), oas()],
   [
     'x-svc-api-gateway.server.authentication.securitySchemes',
@@ -214,4 +192,9 @@ test('IP lists, endpoint lists and size limits load and are read as Tyk reads th
   assert.deepEqual([oasSpec.ipAllow, oasSpec.ipBlock, oasSpec.globalSizeLimit], [['10.0.0.0/8'], ['10.1.1.1'], 9]);
   assert.deepEqual(oasSpec.endpointLists, [{ kind: 'black', path: '/x', method: 'GET', ignoreCase: false }]);
   assert.deepEqual(oasSpec.endpointSizeLimits, [{ path: '/x', method: 'GET', limit: 3 }]);
+});
+
+test("README's field table is the lists' (scripts/readme-field-table.mjs writes it)", () => {
+  const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+  assert.ok(readme.includes(`\n${fieldSupportTable()}\n`), 'README.md is out of date: run npm run build && node scripts/readme-field-table.mjs');
 });

@@ -63,11 +63,6 @@ const unlessOff =
     isSet(v) && parent[off] !== true;
 /** A date Tyk would expire on ('' and '-1' never expire). */
 const expires: TurnsOn = (v) => typeof v === 'string' && v !== '' && v !== '-1';
-/**
- * A classic definition Tyk serves by version (`version_data.not_versioned` not true): only then does
- * it read the version's `expires` and `definition.location` (Tyk's APISpec.Version and IsRequestValid).
- */
-const versionedApi = (root: JsonObject): boolean => !(isObject(root['version_data']) && root['version_data']['not_versioned'] === true);
 
 const AUTH_CONFIG: FieldTable = {
   name: implemented(),
@@ -115,10 +110,7 @@ const ENDPOINT_META: FieldTable = {
   ignore_case: implemented(),
   disabled: implemented(),
   // The deprecated per-method actions: no_action is the list's meaning; reply is a mock response.
-  method_actions: unsupported(
-    'mock replies (method_actions with action reply)',
-    (v, parent) => parent['disabled'] !== true && isObject(v) && Object.values(v).some((a) => isObject(a) && a['action'] === 'reply'),
-  ),
+  method_actions: implemented(),
 };
 
 const EXTENDED_PATHS: FieldTable = {
@@ -133,16 +125,22 @@ const EXTENDED_PATHS: FieldTable = {
   black_list: implemented({ each: ENDPOINT_META }),
   internal: implemented({ each: { path: implemented(), method: implemented(), disabled: implemented() } }),
   size_limits: implemented({ each: { path: implemented(), method: implemented(), size_limit: implemented(), disabled: implemented() } }),
-  mock_response: endpointList('mock responses'),
+  mock_response: implemented({
+    each: Object.fromEntries(['path', 'method', 'ignore_case', 'disabled', 'code', 'body', 'headers'].map((k) => [k, implemented()])),
+  }),
   transform: endpointList('request body transforms'),
   transform_response: endpointList('response body transforms'),
   transform_jq: endpointList('request jq transforms'),
   transform_jq_response: endpointList('response jq transforms'),
-  transform_headers: endpointList('request header transforms'),
-  transform_response_headers: endpointList('response header transforms'),
+  transform_headers: implemented({
+    each: Object.fromEntries(['path', 'method', 'delete_headers', 'add_headers', 'act_on', 'disabled'].map((k) => [k, implemented()])),
+  }),
+  transform_response_headers: implemented({
+    each: Object.fromEntries(['path', 'method', 'delete_headers', 'add_headers', 'act_on', 'disabled'].map((k) => [k, implemented()])),
+  }),
   hard_timeouts: endpointList('per-endpoint upstream timeouts'),
   circuit_breakers: endpointList('circuit breakers'),
-  method_transforms: endpointList('method transforms'),
+  method_transforms: implemented({ each: Object.fromEntries(['path', 'method', 'to_method', 'disabled'].map((k) => [k, implemented()])) }),
   validate_json: endpointList('JSON schema validation of requests'),
   validate_request: endpointList('OAS request validation'),
   go_plugin: endpointList('Go plugins'),
@@ -157,41 +155,30 @@ const VERSION: FieldTable = {
   name: implemented(),
   use_extended_paths: implemented(),
   extended_paths: implemented({ fields: EXTENDED_PATHS }),
-  expires: unsupported(
-    'version expiry of a versioned API (expires with not_versioned false)',
-    (v, _parent, root) => expires(v, _parent, root) && versionedApi(root),
-  ),
+  expires: implemented(),
   paths: unsupported('the legacy ignored/white_list/black_list paths', (v) => isObject(v) && Object.values(v).some(isSet)),
   ignored: endpointList('legacy ignored paths'),
   white_list: endpointList('legacy allow-listed paths'),
   black_list: endpointList('legacy block-listed paths'),
-  global_headers: unsupported('request headers injected for every endpoint', unlessOff('global_headers_disabled')),
-  global_headers_remove: unsupported('request headers removed for every endpoint', unlessOff('global_headers_disabled')),
-  global_headers_disabled: ignored('switch of global_headers'),
-  global_response_headers: unsupported('response headers injected for every endpoint', unlessOff('global_response_headers_disabled')),
-  global_response_headers_remove: unsupported('response headers removed for every endpoint', unlessOff('global_response_headers_disabled')),
-  global_response_headers_disabled: ignored('switch of global_response_headers'),
+  global_headers: implemented(),
+  global_headers_remove: implemented(),
+  global_headers_disabled: implemented(),
+  global_response_headers: implemented(),
+  global_response_headers_remove: implemented(),
+  global_response_headers_disabled: implemented(),
   // Tyk applies it to the endpoint lists only (ignored, white_list, black_list).
   ignore_endpoint_case: implemented(),
   global_size_limit: implemented(),
   global_size_limit_disabled: implemented(),
   global_enforce_timeout: unsupported('an upstream timeout for the version', unlessOff('global_enforce_timeout_disabled')),
   global_enforce_timeout_disabled: ignored('switch of global_enforce_timeout'),
-  override_target: unsupported('a per-version upstream (override_target)'),
+  override_target: implemented(),
 };
-
-/**
- * Versioned (`not_versioned` not true), with one version or several: Tyk then reads each request's
- * version (definition.location and key, or default_version) and refuses one without a version it
- * knows (403 "Version information not found"), which svc does not do. Seen on Tyk v5.14.0: a single
- * Default version with not_versioned false, no header: 403.
- */
-const versioned: TurnsOn = (v) => isObject(v) && v['not_versioned'] !== true;
 
 const CLASSIC: FieldTable = {
   id: ignored("the dashboard's database id"),
   name: implemented(),
-  expiration: unsupported('API expiry (expiration)', expires),
+  expiration: implemented(),
   slug: ignored('the dashboard slug'),
   listen_port: unsupported('a listen port of its own for the API'),
   protocol: unsupported('a protocol other than HTTP (tcp, tls)', (v) => typeof v === 'string' && !['', 'http', 'https'].includes(v)),
@@ -211,13 +198,22 @@ const CLASSIC: FieldTable = {
   oauth_meta: ignored('OAuth settings (only with use_oauth2, which is refused)'),
   auth: implemented({ fields: AUTH_CONFIG }),
   auth_configs: implemented({ each: AUTH_CONFIG }),
-  use_basic_auth: unsupported('basic authentication (use_basic_auth)'),
-  disable_caching: ignored('basic auth settings (only with use_basic_auth, which is refused)'),
-  cache_ttl: ignored('basic auth settings (only with use_basic_auth, which is refused)'),
-  extract_from_body: ignored('basic auth settings (only with use_basic_auth, which is refused)'),
-  body_user_regexp: ignored('basic auth settings (only with use_basic_auth, which is refused)'),
-  body_password_regexp: ignored('basic auth settings (only with use_basic_auth, which is refused)'),
-  basic_auth: ignored('basic auth settings (only with use_basic_auth, which is refused)'),
+  use_basic_auth: implemented(),
+  // Tyk's BasicAuth fields sit under basic_auth; these top-level names are not Tyk's own but were listed before.
+  disable_caching: ignored('basic auth settings (under basic_auth)'),
+  cache_ttl: ignored('basic auth settings (under basic_auth)'),
+  extract_from_body: ignored('basic auth settings (under basic_auth)'),
+  body_user_regexp: ignored('basic auth settings (under basic_auth)'),
+  body_password_regexp: ignored('basic auth settings (under basic_auth)'),
+  basic_auth: implemented({
+    fields: {
+      disable_caching: implemented(),
+      cache_ttl: implemented(),
+      extract_from_body: unsupported('basic auth credentials read from the body (basic_auth.extract_from_body)'),
+      body_user_regexp: ignored('basic auth body extraction (only with extract_from_body, which is refused)'),
+      body_password_regexp: ignored('basic auth body extraction (only with extract_from_body, which is refused)'),
+    },
+  }),
   use_mutual_tls_auth: unsupported('mutual TLS authentication'),
   client_certificates: ignored('mutual TLS certificates (only with use_mutual_tls_auth, which is refused)'),
   upstream_certificates: unsupported('client certificates for the upstream', unlessOff('upstream_certificates_disabled')),
@@ -253,24 +249,19 @@ const CLASSIC: FieldTable = {
   base_identity_provided_by: ignored('the identity of several auth methods (one method is served)'),
   definition: implemented({
     fields: {
-      enabled: unsupported('versioning (definition.enabled)'),
-      name: ignored('versioning settings'),
-      default: ignored('versioning settings'),
-      location: unsupported(
-        'versioning by URL or query parameter (definition.location of a versioned API)',
-        (v, _parent, root) => (v === 'url' || v === 'url-param') && versionedApi(root),
-      ),
-      key: ignored('versioning settings'),
-      strip_path: ignored('versioning settings'),
-      strip_versioning_data: ignored('versioning settings'),
-      url_versioning_pattern: ignored('versioning settings'),
-      fallback_to_default: ignored('versioning settings'),
-      versions: unsupported('versioned APIs (definition.versions)'),
+      enabled: unsupported('versions as separate APIs (definition.enabled: a base API and its child APIs)'),
+      name: ignored('the base version name (only with definition.enabled, which is refused)'),
+      default: ignored('the base default version (only with definition.enabled, which is refused; version_data.default_version is read)'),
+      location: implemented(),
+      key: implemented(),
+      strip_path: implemented(),
+      strip_versioning_data: implemented(),
+      url_versioning_pattern: implemented(),
+      fallback_to_default: implemented(),
+      versions: unsupported('versions as separate APIs (definition.versions)'),
     },
   }),
   version_data: implemented({
-    feature: 'versioning (version_data with not_versioned not true)',
-    on: versioned,
     fields: {
       not_versioned: implemented(),
       default_version: implemented(),
@@ -306,12 +297,21 @@ const CLASSIC: FieldTable = {
   dont_set_quota_on_create: ignored('quota reset when a key is created through the dashboard'),
   expire_analytics_after: ignored('analytics'),
   response_processors: ignored('response processor names (their settings in extended_paths are checked there)'),
-  CORS: unsupported('CORS (CORS.enable)', (v) => isObject(v) && v['enable'] === true),
+  CORS: implemented({
+    fields: {
+      ...Object.fromEntries(
+        ['enable', 'allowed_origins', 'allowed_methods', 'allowed_headers', 'exposed_headers', 'allow_credentials', 'max_age', 'options_passthrough'].map(
+          (k) => [k, implemented()],
+        ),
+      ),
+      debug: ignored('CORS debug logging'),
+    },
+  }),
   domain: unsupported('a custom domain (domain: the API answers on that host only)', unlessOff('domain_disabled')),
   domain_disabled: ignored('switch of domain'),
   certificates: unsupported('TLS certificates of the API'),
   do_not_track: ignored('analytics'),
-  // Context variables are captured at the start of the chain for every request (Tyk's rule): what rewrites read.
+  // The request's context variables exist only with it, as in Tyk: what rewrites and header values read.
   enable_context_vars: implemented(),
   config_data: ignored('plugin config data'),
   config_data_disabled: ignored('switch of config_data'),
@@ -403,11 +403,15 @@ const OAS_OPERATION: FieldTable = {
   block: implemented({ fields: ALLOWANCE }),
   ignoreAuthentication: implemented({ fields: ALLOWANCE }),
   internal: implemented({ fields: { enabled: implemented() } }),
-  transformRequestMethod: enabledOn('method transforms'),
+  transformRequestMethod: implemented({ fields: { enabled: implemented(), toMethod: implemented() } }),
   transformRequestBody: enabledOn('request body transforms'),
   transformResponseBody: enabledOn('response body transforms'),
-  transformRequestHeaders: enabledOn('request header transforms'),
-  transformResponseHeaders: enabledOn('response header transforms'),
+  transformRequestHeaders: implemented({
+    fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
+  }),
+  transformResponseHeaders: implemented({
+    fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
+  }),
   enforceTimeout: enabledOn('per-endpoint upstream timeouts'),
   validateRequest: enabledOn('OAS request validation'),
   mockResponse: enabledOn('mock responses'),
@@ -495,7 +499,16 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
           skipQuota: ignored('skipQuota (quotas are still enforced)'),
           skipQuotaReset: ignored('quota reset when a key is created through the dashboard'),
           pluginConfig: ignored('plugin config data'),
-          cors: enabledOn('CORS'),
+          cors: implemented({
+            fields: {
+              ...Object.fromEntries(
+                ['enabled', 'allowedOrigins', 'allowedMethods', 'allowedHeaders', 'exposedHeaders', 'allowCredentials', 'maxAge', 'optionsPassthrough'].map(
+                  (k) => [k, implemented()],
+                ),
+              ),
+              debug: ignored('CORS debug logging'),
+            },
+          }),
           prePlugin: enabledOn('plugins'),
           prePlugins: unsupported('plugins'),
           postAuthenticationPlugin: enabledOn('plugins'),
@@ -505,8 +518,12 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
           responsePlugin: enabledOn('plugins'),
           responsePlugins: unsupported('plugins'),
           cache: ignored('response caching (requests go to the upstream)'),
-          transformRequestHeaders: enabledOn('request header transforms'),
-          transformResponseHeaders: enabledOn('response header transforms'),
+          transformRequestHeaders: implemented({
+            fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
+          }),
+          transformResponseHeaders: implemented({
+            fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
+          }),
           contextVariables: implemented(),
           trafficLogs: ignored('analytics'),
           requestSizeLimit: implemented({ fields: SIZE_LIMIT }),
@@ -727,4 +744,45 @@ export function isKnownConfField(path: string): boolean {
     table = rule.fields;
   }
   return false;
+}
+
+/** One object of a definition in the README's field table: its path and its fields by support. */
+interface FieldGroup {
+  path: string;
+  implemented: string[];
+  ignored: string[];
+  unsupported: string[];
+}
+
+function groups(table: FieldTable, path: string, out: FieldGroup[]): FieldGroup[] {
+  const g: FieldGroup = { path, implemented: [], ignored: [], unsupported: [] };
+  out.push(g);
+  for (const [key, rule] of Object.entries(table)) {
+    // A field implemented but refused for one use of it (`on`) is listed as implemented.
+    g[rule.support].push(key);
+    if (rule.fields) groups(rule.fields, path ? `${path}.${key}` : key, out);
+    if (rule.each) groups(rule.each, path ? `${path}.${key}.*` : `${key}.*`, out);
+  }
+  return out;
+}
+
+/**
+ * The README's table of every field of a classic definition, an OAS `x-svc-api-gateway` extension
+ * and svc.conf, by object: implemented, ignored (harmless; warned once) or refused at load when
+ * turned on. The test of this file checks the README carries exactly this text.
+ */
+export function fieldSupportTable(): string {
+  const code = (names: string[]): string => names.map((n) => `\`${n}\``).join(', ');
+  const rows: string[] = ['| where | implemented | ignored (warned once) | refused when turned on |', '|---|---|---|---|'];
+  const add = (format: string, table: FieldTable, root: string): void => {
+    for (const g of groups(table, '', [])) {
+      if (g.implemented.length + g.ignored.length + g.unsupported.length === 0) continue;
+      const where = `${format} ${g.path === '' ? root : `\`${g.path}\``}`;
+      rows.push(`| ${where} | ${code(g.implemented)} | ${code(g.ignored)} | ${code(g.unsupported)} |`);
+    }
+  };
+  add('classic', CLASSIC, '(top level)');
+  add('OAS', OAS_EXTENSION_FIELDS, '`x-svc-api-gateway`');
+  add('svc.conf', CONF, '(top level: besides the fields the gateway reads)');
+  return rows.join('\n');
 }

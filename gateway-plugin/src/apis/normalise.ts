@@ -1,7 +1,7 @@
 /** Shared rules of both definition formats: listen path, target URL, JWT signing method, endpoint paths, durations. */
 import { RE2JS } from 're2js';
 import { preparePathRegexp } from '../sessions/access-check.js';
-import type { JwtSettings } from './api-spec.js';
+import type { CorsSettings, JwtSettings } from './api-spec.js';
 import type { Fields } from './fields.js';
 
 const SIGNING_METHODS: readonly string[] = ['rsa', 'hmac', 'ecdsa', ''];
@@ -72,6 +72,34 @@ export function checkedListPattern(f: Fields, field: string, path = f.str(field)
     f.fail(field, `not a valid regular expression (RE2 syntax): ${err instanceof Error ? err.message : String(err)}`);
   }
   return path;
+}
+
+/** CORS settings from `f` (classic `CORS` or OAS `cors`; `names` maps the setting to the format's field names); undefined when off. */
+export function corsOf(f: Fields | undefined, names: Record<keyof CorsSettings | 'enabled', string>): CorsSettings | undefined {
+  if (f === undefined || !f.bool(names.enabled)) return undefined;
+  const maxAge = f.raw(names.maxAge);
+  if (maxAge !== undefined && (typeof maxAge !== 'number' || !Number.isInteger(maxAge))) f.fail(names.maxAge, 'expected a whole number of seconds');
+  return {
+    allowedOrigins: f.strings(names.allowedOrigins),
+    allowedMethods: f.strings(names.allowedMethods),
+    allowedHeaders: f.strings(names.allowedHeaders),
+    exposedHeaders: f.strings(names.exposedHeaders),
+    allowCredentials: f.bool(names.allowCredentials),
+    maxAge: (maxAge as number | undefined) ?? 0,
+    optionsPassthrough: f.bool(names.optionsPassthrough),
+  };
+}
+
+/** A regular expression field (RE2), checked at load; '' when absent. */
+export function checkedRegexp(f: Fields, field: string): string {
+  const text = f.str(field);
+  if (text === '') return text;
+  try {
+    RE2JS.compile(text);
+  } catch (err) {
+    f.fail(field, `not a valid regular expression (RE2 syntax): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return text;
 }
 
 const UNIT_SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };

@@ -10,13 +10,23 @@ import type {
   EndpointListEntry,
   EndpointRateLimit,
   EndpointSizeLimit,
+  HeaderEdit,
   JwtSettings,
   SplitTokenEndpoint,
   UrlRewriteRule,
 } from './api-spec.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
-import { durationSeconds, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, signingMethodOf, targetUrlOf } from './normalise.js';
+import {
+  corsOf,
+  durationSeconds,
+  endpointPattern,
+  listenPathOf,
+  checkedEndpointPattern,
+  checkedListPattern,
+  signingMethodOf,
+  targetUrlOf,
+} from './normalise.js';
 
 export const OAS_EXTENSION = 'x-svc-api-gateway';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -41,6 +51,16 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
   const ip = server.obj('ipAccessControl');
   const ipOn = ip?.bool('enabled') ?? false;
   const size = global?.obj('requestSizeLimit');
+  const cors = corsOf(global?.obj('cors'), {
+    enabled: 'enabled',
+    allowedOrigins: 'allowedOrigins',
+    allowedMethods: 'allowedMethods',
+    allowedHeaders: 'allowedHeaders',
+    exposedHeaders: 'exposedHeaders',
+    allowCredentials: 'allowCredentials',
+    maxAge: 'maxAge',
+    optionsPassthrough: 'optionsPassthrough',
+  });
   return {
     id,
     name: info?.str('name') || root.obj('info')?.str('title') || '',
@@ -57,6 +77,10 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     // rateLimit.enabled false is Tyk's global_rate_limit.disabled: no API-level limit.
     globalRateLimit: rate && rate.bool('enabled') ? { rate: rate.count('rate'), per: durationSeconds(rate, 'per') } : { rate: 0, per: 0 },
     disableRateLimit: global?.bool('skipRateLimit') ?? false,
+    enableContextVars: global?.obj('contextVariables')?.bool('enabled') ?? false,
+    ...optionalEdit('globalHeaders', headerEdit(global?.obj('transformRequestHeaders'))),
+    ...optionalEdit('globalResponseHeaders', headerEdit(global?.obj('transformResponseHeaders'))),
+    ...(cors ? { cors } : {}),
     // Tyk: ip_access_control_disabled = !enabled; a list is on when it is not empty.
     ipAllow: ipOn ? ip!.strings('allow') : [],
     ipBlock: ipOn ? ip!.strings('block') : [],
@@ -65,6 +89,10 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     globalSizeLimit: size?.bool('enabled') || anySizeLimit(ext) ? (size?.count('value') ?? 0) : 0,
     ...operations(root, ext, global?.obj('ignoreCase')?.bool('enabled') ?? false),
   };
+}
+
+function optionalEdit<K extends 'globalHeaders' | 'globalResponseHeaders'>(key: K, edit: HeaderEdit | undefined): Partial<Record<K, HeaderEdit>> {
+  return (edit === undefined ? {} : { [key]: edit }) as Partial<Record<K, HeaderEdit>>;
 }
 
 type Auth = Pick<ApiSpec, 'keyless' | 'standardAuth' | 'jwt' | 'credential' | 'stripAuthData'>;
@@ -166,7 +194,7 @@ function pathOperations(root: Fields): Operation[] {
   return out;
 }
 
-interface Operations {
+interface Operations extends Pick<ApiSpec, 'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms'> {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
   splitToken: SplitTokenEndpoint[];
@@ -183,7 +211,25 @@ const LISTS: Array<[EndpointListEntry['kind'], string]> = [
 ];
 
 /** Operation fields Tyk compiles between the white list and the internal one, in its order (see EndpointListEntry). */
-const OTHER_FIELDS = ['cache', 'urlRewrite', 'requestSizeLimit', 'trackEndpoint', 'doNotTrackEndpoint'];
+/** The operation fields Tyk extracts into lists compiled between the white list and the internal one, in its order. */
+const OTHER_FIELDS = [
+  'cache',
+  'transformRequestHeaders',
+  'transformResponseHeaders',
+  'urlRewrite',
+  'requestSizeLimit',
+  'transformRequestMethod',
+  'trackEndpoint',
+  'doNotTrackEndpoint',
+];
+
+/** OAS `transformRequestHeaders` / `transformResponseHeaders` (`enabled`, `add: [{name, value}]`, `remove`), as Tyk extracts them. */
+function headerEdit(f: Fields | undefined): HeaderEdit | undefined {
+  if (f === undefined || !f.bool('enabled')) return undefined;
+  const add = f.list('add').map((h): [string, string] => [h.str('name'), h.str('value')]);
+  const remove = f.strings('remove');
+  return add.length > 0 || remove.length > 0 ? { remove, add } : undefined;
+}
 
 function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations {
   const out: Operations = { endpointRateLimits: [], urlRewrites: [], splitToken: [], endpointLists: [], endpointSizeLimits: [] };
@@ -213,6 +259,13 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
     const size = mw.obj('requestSizeLimit');
     if (size?.bool('enabled'))
       out.endpointSizeLimits.push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, limit: size.count('value') });
+    const request = headerEdit(mw.obj('transformRequestHeaders'));
+    if (request) (out.headerTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...request });
+    const response = headerEdit(mw.obj('transformResponseHeaders'));
+    if (response) (out.responseHeaderTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...response });
+    const method = mw.obj('transformRequestMethod');
+    if (method?.bool('enabled'))
+      (out.methodTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, toMethod: method.str('toMethod') });
   }
   // Tyk extracts each operation's allowance into the classic lists, then compiles list by list.
   for (const [kind, field] of LISTS) {

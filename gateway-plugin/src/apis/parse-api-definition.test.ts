@@ -48,6 +48,7 @@ test('a classic definition: every field the gateway reads, normalised', async ()
     stripAuthData: true,
     globalRateLimit: { rate: 100, per: 60 },
     disableRateLimit: false,
+    enableContextVars: false,
     endpointRateLimits: [{ path: '/status/(.*)', method: 'GET', rate: 2, per: 1 }],
     urlRewrites: [
       {
@@ -86,14 +87,18 @@ test("classic defaults are Tyk's: sub, pol, scope, Authorization; no auth flag =
   assert.deepEqual([keyless.keyless, keyless.standardAuth], [true, false]);
 });
 
-test('extended paths are read only with use_extended_paths, from default_version', async () => {
+test('extended paths are read only with use_extended_paths; a not-versioned API serves its only version, else Default (not default_version)', async () => {
   const def = classic();
   def.version_data.versions.Default.use_extended_paths = false;
   assert.deepEqual((await parseApiDefinition(def, NO_REFERENCES)).endpointRateLimits, []);
+  // Tyk v5.14.0's GetSingleOrDefaultVersion, seen on Tyk built here: default_version is not read when not_versioned.
   const two = classic();
   two.version_data.default_version = 'v2';
   two.version_data.versions.v2 = { use_extended_paths: true, extended_paths: { rate_limit: [{ path: '/v2', method: 'POST', rate: 1, per: 2 }] } };
-  assert.deepEqual((await parseApiDefinition(two, NO_REFERENCES)).endpointRateLimits, [{ path: '/v2', method: 'POST', rate: 1, per: 2 }]);
+  assert.deepEqual((await parseApiDefinition(two, NO_REFERENCES)).endpointRateLimits, (await parseApiDefinition(classic(), NO_REFERENCES)).endpointRateLimits);
+  const only = classic();
+  only.version_data.versions = { v2: two.version_data.versions.v2 };
+  assert.deepEqual((await parseApiDefinition(only, NO_REFERENCES)).endpointRateLimits, [{ path: '/v2', method: 'POST', rate: 1, per: 2 }]);
 });
 
 test('an OAS definition: the x-svc-api-gateway fields, operations by operationId in paths order', async () => {

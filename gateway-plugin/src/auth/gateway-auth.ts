@@ -14,6 +14,7 @@ import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
 import { markAnsweredByStage, markStage } from '../gateway/stages.js';
 import type { GatewayState } from '../gateway/state.js';
 import { checkSession } from '../sessions/access-check.js';
+import { authenticateBasic } from './basic-auth.js';
 import { readCredential, stripBearer, stripCredential } from './credential.js';
 import { authenticateJwt, type AuthOutcome } from './jwt-auth.js';
 import { findKey } from './key-lookup.js';
@@ -26,6 +27,7 @@ const KEY_NOT_FOUND: AuthOutcome = { ok: false, status: 403, message: 'Access to
 
 async function authenticate(state: GatewayState, api: ApiSpec, req: GatewayRequest, log: (m: string) => void): Promise<AuthOutcome> {
   const credential = readCredential(req, api.credential);
+  if (api.basicAuth !== undefined) return authenticateBasic(state, { ...api, basicAuth: api.basicAuth }, req);
   if (api.jwt !== undefined) {
     if (credential === '') return { ok: false, ...JWT_FIELD_MISSING };
     return authenticateJwt({ state, api, jwt: api.jwt, log }, stripBearer(credential));
@@ -64,10 +66,10 @@ export class GatewayAuth extends GatewayMiddleware {
 
     const outcome = await authenticate(state, api, req, (m) => this.logger.warn(m));
     if (!outcome.ok) {
-      answerMessage(msg, tykError(outcome.status, outcome.message));
+      answerMessage(msg, tykError(outcome.status, outcome.message, outcome.headers));
       return;
     }
-    const refusal = checkSession(outcome.session, api.id, req.method, req.path);
+    const refusal = checkSession(outcome.session, api.id, req.method, req.path, undefined, req.accessVersions);
     if (refusal !== undefined) {
       answerMessage(msg, tykError(refusal.status, refusal.message));
       return;

@@ -25,7 +25,7 @@ import { algMatchesMethod, parseJwt, timeClaimsError, verifySignature, type Pars
 import { findKey } from './key-lookup.js';
 import { cacheToken, cachedToken } from './verified-cache.js';
 
-export type AuthOutcome = { ok: true; keyId: string; session: SessionState } | { ok: false; status: number; message: string };
+export type AuthOutcome = { ok: true; keyId: string; session: SessionState } | { ok: false; status: number; message: string; headers?: Record<string, string> };
 
 const refuse = (status: number, message: string): AuthOutcome => ({ ok: false, status, message });
 export const KEY_NOT_AUTHORIZED = refuse(403, 'Key not authorized');

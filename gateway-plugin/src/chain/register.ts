@@ -1,7 +1,8 @@
 /**
  * Registers the `gateway` processor: Tyk's whole chain in one line, in its order (Tyk's
  * api_loader builds it per API the same way): the API-level `gateway_rate_limit`, `gateway_auth`,
- * the key-level `gateway_rate_limit` (limits and quota), `gateway_url_rewrite`. The user's own
+ * the key-level `gateway_rate_limit` (limits and quota), `gateway_transform` (header and method
+ * transforms), `gateway_url_rewrite`. The user's own
  * processors go in the slots between the stages; the stages themselves cannot be left out or
  * reordered, so the chain serves every definition the gateway implements.
  */
@@ -25,11 +26,12 @@ const spec = f.object({
 });
 
 registerProcessor('gateway', {
-  summary: "Tyk's chain in one processor: API-level rate limit, auth, key-level rate limit and quota, URL rewrite, in that order.",
+  summary:
+    "Tyk's chain in one processor: API-level rate limit, auth, key-level rate limit and quota, header and method transforms, URL rewrite, in that order.",
   description: [
     'Runs, for each request of an `api_gateway` input, the stages every API definition the gateway implements may',
     'need, in the order Tyk runs them: `gateway_rate_limit` with `scope: api`, `gateway_auth`, `gateway_rate_limit`',
-    'with `scope: key`, `gateway_url_rewrite`. Each stage does nothing for an API that does not use it (a keyless',
+    'with `scope: key`, `gateway_transform`, `gateway_url_rewrite`. Each stage does nothing for an API that does not use it (a keyless',
     'API skips auth). Your own processors go in `after_api_limit`, `after_auth`, `after_key_limit` and',
     '`after_rewrite`; a request a stage answers (401, 429, ...) skips everything after it. `engine lint` and',
     '`engine -c` check a hand-written chain against the definitions it serves; this one always passes.',
@@ -59,6 +61,7 @@ output:
       ...conf.after_auth,
       stage('key_limit', 'gateway_rate_limit', { scope: 'key', ...(conf.smoothing_events ? { smoothing_events: conf.smoothing_events } : {}) }),
       ...conf.after_key_limit,
+      stage('transform', 'gateway_transform', {}),
       stage('rewrite', 'gateway_url_rewrite', {}),
       ...conf.after_rewrite,
     ];

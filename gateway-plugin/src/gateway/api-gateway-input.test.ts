@@ -82,8 +82,8 @@ describe('api_gateway input', () => {
     await served;
   });
 
-  it("a path no API listens on gets Tyk's 404, an inactive API's too", async () => {
-    for (const p of ['/nothing', '/off', '/off/x', '/apix']) {
+  it("a path no API listens on gets Tyk's 404", async () => {
+    for (const p of ['/nothing', '/apix']) {
       const r = await call(port, 'GET', p);
       assert.equal(r.status, 404, p);
       assert.equal(r.body, 'Not Found');

@@ -39,7 +39,7 @@ import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
 import { BAD_REQUEST, NOT_FOUND, TOO_MANY_HOSTS, answered, duplicateHost, redirect, writeAnswer } from './answers.js';
-import { checkBeforeChain } from './before-chain.js';
+import { checkBeforeChain, passedRequest, type CheckedRequest } from './before-chain.js';
 import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
@@ -52,6 +52,7 @@ import { DEFAULT_LOOP_LIMIT, findLoopTarget, joinListenPath } from './loop-targe
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from './request.js';
 import { chainProblem, chainStages, type ChainStage } from './chain.js';
 import { StageGuard } from './stage-guard.js';
+import { EXPIRES_HEADER } from './version-check.js';
 import { GATEWAY_STAGES, answeredByStage } from './stages.js';
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
@@ -291,24 +292,24 @@ export class ApiGatewayInput extends PushInput {
     if (this.closing) return this.answerSelf(req, res, SHUTTING_DOWN, started, api.id, true);
     const method = (req.method ?? 'GET').toUpperCase();
     const state = this.state!;
-    const checked = checkBeforeChain(api, req, method, t.path, false, state.config.http_server_options?.xff_depth ?? 0);
-    if (checked.refusal) return this.answerSelf(req, res, checked.refusal, started, api.id, checked.refusal.status !== 403);
+    const target: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };
+    const checked = checkBeforeChain(api, target, state.config.http_server_options?.xff_depth ?? 0);
+    if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) res.setHeader(k, v);
+    if (checked.refusal) return this.answerSelf(req, res, checked.refusal, started, api.id, checked.refusal.status !== 403 && checked.keepAlive !== true);
+    if (checked.expires !== undefined) res.setHeader(EXPIRES_HEADER, checked.expires);
+    const { decodedPath, ...passed } = passedRequest(checked, target);
     const gr: GatewayRequest = {
       gateway: this.name,
       version: state.version,
       apiId: api.id,
       method,
-      path: t.rawPath,
-      upstreamPath: upstreamPathOf(api, t.rawPath, t.path),
-      query: t.query,
-      headers: req.headers,
+      ...passed,
       remoteAddress: req.socket.remoteAddress ?? '',
       tls: (req.socket as { encrypted?: boolean }).encrypted === true,
-      ...(checked.authIgnored ? { authIgnored: true } : {}),
     };
     const msg = new Message(Buffer.alloc(0));
     msg.ctx.set(GATEWAY_REQUEST, gr);
-    const exchange: LiveExchange = { req, res, started, api };
+    const exchange: LiveExchange = { req, res, started, api: checked.api };
     exchange.loop = (from, body) => this.loop(exchange, from, body);
     msg.ctx.set(LIVE_EXCHANGE, exchange);
     msg.ctx.set(REQUESTER, new ClientPresence(res));
@@ -317,8 +318,8 @@ export class ApiGatewayInput extends PushInput {
     if (parent) setTraceParent(msg, parent);
     res.once('finish', () => this.metrics.answered(api.id, res.statusCode, started));
     if (
-      (api.splitToken.length > 0 || api.urlRewrites.length > 0) &&
-      needsBody(api, method, upstreamPathOf({ ...api, stripListenPath: true }, t.path, t.path))
+      (checked.api.splitToken.length > 0 || checked.api.urlRewrites.length > 0) &&
+      needsBody(checked.api, method, upstreamPathOf({ ...checked.api, stripListenPath: true }, decodedPath, decodedPath))
     ) {
       void this.withBody(req, res, msg);
       return;
@@ -344,27 +345,29 @@ export class ApiGatewayInput extends PushInput {
     const path = joinListenPath(api.listenPath, l.path);
     const method = l.method || req.method;
     // The target API's own checks, as Tyk runs its whole chain for a looped request (internal endpoints open to it).
-    const checked = checkBeforeChain(api, from.req, method, path, true, state.config.http_server_options?.xff_depth ?? 0);
+    const target: CheckedRequest = { req: from.req, method, path, rawPath: path, query: l.query, headers: req.headers, looped: true };
+    const checked = checkBeforeChain(api, target, state.config.http_server_options?.xff_depth ?? 0);
+    if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) from.res.setHeader(k, v);
     if (checked.refusal) return writeAnswer(from.req, from.res, checked.refusal, this.closing);
+    if (checked.expires !== undefined) from.res.setHeader(EXPIRES_HEADER, checked.expires);
+    const { decodedPath: _decoded, ...passed } = passedRequest(checked, target);
     const looped: GatewayRequest = {
       gateway: req.gateway,
       version: state.version,
       apiId: api.id,
       method,
-      path,
-      upstreamPath: l.path,
-      query: l.query,
-      headers: req.headers,
+      ...passed,
+      // A loop's target path is the rewrite's, without the listen path.
+      upstreamPath: checked.path === undefined ? l.path : passed.upstreamPath,
       remoteAddress: req.remoteAddress,
       tls: req.tls,
       loopLevel: level + 1,
       loopLimit: limit,
       checkLimits: l.checkLimits,
-      ...(checked.authIgnored ? { authIgnored: true } : {}),
     };
     const msg = new Message(body);
     msg.ctx.set(GATEWAY_REQUEST, looped);
-    const exchange: LiveExchange = { req: from.req, res: from.res, started: from.started, api };
+    const exchange: LiveExchange = { req: from.req, res: from.res, started: from.started, api: checked.api };
     exchange.loop = (f, b) => this.loop(exchange, f, b);
     msg.ctx.set(LIVE_EXCHANGE, exchange);
     msg.ctx.set(REQUESTER, new ClientPresence(from.res));

@@ -3,7 +3,8 @@
  * path wins, as Tyk sorts its routes (`sortSpecsByListenPath`: longer first, a `{name}` segment
  * counting as its slash only). A listen path covers a path equal to it or under it (`/foo`
  * covers `/foo` and `/foo/...`, not `/foobar`; `/foo/` covers `/foo/...`; `/` covers all).
- * Inactive APIs are not routed (Tyk does not load them). A router is immutable: a reload builds
+ * An API with `active: false` is routed too: Tyk v5.14.0 serves a definition file whatever its
+ * `active` says (only its mutual TLS setup reads it). A router is immutable: a reload builds
  * a new one, and a request keeps the API it was routed to.
  */
 import type { ApiSpec } from '../apis/api-spec.js';
@@ -42,7 +43,6 @@ export class ApiRouter {
 
   constructor(apis: readonly ApiSpec[]) {
     this.routes = apis
-      .filter((a) => a.active)
       .map((api) => ({ api, length: listenPathLength(api.listenPath), pattern: patternOf(api.listenPath) }))
       // Stable: two APIs of one length keep their load order.
       .sort((a, b) => b.length - a.length);

@@ -24,6 +24,15 @@ export interface ChainStage {
 export const GATEWAY_SLOTS = ['after_api_limit', 'after_auth', 'after_key_limit', 'after_rewrite'] as const;
 export type GatewaySlot = (typeof GATEWAY_SLOTS)[number];
 
+/** The slot that runs right after each stage of the `gateway` processor (none after the transform). */
+const SLOT_AFTER: Record<Stage, GatewaySlot | undefined> = {
+  api_limit: 'after_api_limit',
+  auth: 'after_auth',
+  key_limit: 'after_key_limit',
+  transform: undefined,
+  rewrite: 'after_rewrite',
+};
+
 function isComponent(v: unknown): v is ComponentConfig {
   if (typeof v !== 'object' || v === null) return false;
   const c = v as Partial<ComponentConfig>;
@@ -52,12 +61,16 @@ function processorStages(c: ComponentConfig, out: ChainStage[]): void {
     case 'gateway_url_rewrite':
       out.push({ stage: 'rewrite', path: c.path });
       return;
+    case 'gateway_transform':
+      out.push({ stage: 'transform', path: c.path });
+      return;
     case 'gateway': {
       const conf = (c.config ?? {}) as Partial<Record<GatewaySlot, ComponentConfig[]>>;
-      STAGE_ORDER.forEach((stage, i) => {
+      for (const stage of STAGE_ORDER) {
         out.push({ stage, path: c.path, ...(stage === 'api_limit' ? { scope: 'api' as const } : stage === 'key_limit' ? { scope: 'key' as const } : {}) });
-        for (const p of conf[GATEWAY_SLOTS[i]!] ?? []) processorStages(p, out);
-      });
+        const slot = SLOT_AFTER[stage];
+        for (const p of slot === undefined ? [] : (conf[slot] ?? [])) processorStages(p, out);
+      }
       return;
     }
     default:

@@ -127,11 +127,19 @@ export function ipListed(ip: Ip | undefined, list: readonly string[]): boolean {
   return entries.some((e) => within(ip, e));
 }
 
-/** A header's first line as Go's Header.Get reads it (Node joins repeated lines with ", "). */
-function firstHeader(req: IncomingMessage, name: string): string | undefined {
+/** A header's first line as Go's Header.Get reads it (Node joins repeated lines with ", "); `name` lower-case. */
+export function firstHeader(req: IncomingMessage, name: string): string | undefined {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1];
   return undefined;
+}
+
+/** Every line of a header, in order (Go's Header[name]); `name` lower-case. */
+export function headerLines(req: IncomingMessage, name: string): string[] {
+  const raw = req.rawHeaders;
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) out.push(raw[i + 1]!);
+  return out;
 }
 
 /** Tyk's RealIP of the live request, parsed (undefined: no address, which no list holds). */

@@ -4,9 +4,10 @@
  *
  * 1. an `internal` entry matching the path and the method (exactly: an internal entry without a
  *    method matches nothing) forbids the request unless it came through a `svc://` loop;
- * 2. then the first entry of the ignored, black and white lists (in that order) whose path
- *    matches and whose method is the request's or empty (or, with classic `method_actions`, whose
- *    actions name the method) decides: ignored → served without authentication, black →
+ * 2. then the first entry of the mock, ignored, black and white lists (in that order) whose path
+ *    matches and whose method is the request's or empty (a mock entry's exactly; or, with classic
+ *    `method_actions`, whose actions name the method) decides: mock (or a `reply` action) → Tyk's
+ *    mock reply, before authentication; ignored → served without authentication, black →
  *    forbidden, white → allowed;
  * 3. with a white list (any entry), nothing else gets through: a path no white entry allows is
  *    forbidden, except an internal entry reached through a loop (and only if no entry of the
@@ -16,12 +17,12 @@
  * listen path and on the whole path, case-insensitively with `ignore_case`; matched with RE2.
  */
 import { RE2JS } from 're2js';
-import type { ApiSpec, EndpointListEntry } from '../apis/api-spec.js';
+import type { ApiSpec, EndpointListEntry, MockReply } from '../apis/api-spec.js';
 import { endpointPath } from '../apis/endpoints.js';
 import { preparePathRegexp } from '../sessions/access-check.js';
 
-/** What the lists say of a request. */
-export type EndpointStatus = 'ok' | 'ignored' | 'forbidden';
+/** What the lists say of a request: go on, go on without authentication, refuse, or answer with a mock reply. */
+export type EndpointStatus = 'ok' | 'ignored' | 'forbidden' | { reply: MockReply };
 
 /** Tyk's 403 text for a request the lists refuse. */
 export const ENDPOINT_FORBIDDEN = 'Requested endpoint is forbidden';
@@ -74,7 +75,14 @@ export function matches(test: PathTest, stripped: string, full: string): boolean
   return test(stripped) || (stripped !== full && test(full));
 }
 
-const DECISION: Record<EndpointListEntry['kind'], EndpointStatus> = { ignored: 'ignored', black: 'forbidden', white: 'ok', other: 'ok', internal: 'ok' };
+const DECISION: Record<EndpointListEntry['kind'], EndpointStatus> = {
+  mock: 'ok',
+  ignored: 'ignored',
+  black: 'forbidden',
+  white: 'ok',
+  other: 'ok',
+  internal: 'ok',
+};
 
 /** What `api`'s endpoint lists say of `method` `path` (decoded, with the listen path); `looped`: it came through a loop. */
 export function endpointStatus(api: ApiSpec, method: string, path: string, looped: boolean): EndpointStatus {
@@ -91,11 +99,17 @@ export function endpointStatus(api: ApiSpec, method: string, path: string, loope
       if (!whiteList) return 'ok';
       return looped && entry.method === method ? 'ok' : 'forbidden';
     }
+    // A mock entry answers a request of its method (exactly) instead of the upstream.
+    if (entry.kind === 'mock') {
+      if (entry.method === method && entry.reply) return { reply: entry.reply };
+      continue;
+    }
     if (entry.methodActions !== undefined) {
       const action = entry.methodActions[method];
       if (action === undefined) continue;
-      // no_action: the list's own meaning; any other action (reply is refused at load) forbids.
-      return action === 'no_action' ? DECISION[entry.kind] : 'forbidden';
+      // no_action: the list's own meaning; reply: the mock answer; any other action forbids.
+      if (action.action === 'reply' && action.reply) return { reply: action.reply };
+      return action.action === 'no_action' ? DECISION[entry.kind] : 'forbidden';
     }
     if (entry.method !== '' && entry.method !== method) continue;
     return DECISION[entry.kind];

@@ -85,6 +85,7 @@ function classicOf(api: ApiSpec): Record<string, unknown> {
     org_id: api.orgId,
     active: api.active,
     use_keyless: api.keyless,
+    enable_context_vars: api.enableContextVars === true,
     use_standard_auth: api.standardAuth,
     proxy: { listen_path: api.listenPath, target_url: api.targetUrl, strip_listen_path: api.stripListenPath },
     global_rate_limit: api.globalRateLimit,

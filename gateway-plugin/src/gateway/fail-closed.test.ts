@@ -110,6 +110,40 @@ describe('fail closed at start-up: the chain against the definitions', () => {
     const whole = lintGateway(dir, `pipeline:\n  processors:\n    - gateway:\n        after_auth: [ { log: { message: hi } } ]\n${PROXY}`);
     assert.equal(whole.code, 0, whole.out);
   });
+
+  it('header and method transforms need gateway_transform (a versioned API: any of its versions)', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    writeGateway(dir, gatewayConfig(port), []);
+    const version = (more: Record<string, unknown>) => ({ name: 'v', use_extended_paths: true, extended_paths: {}, ...more });
+    writeFileSync(
+      join(dir, 'apps', 'shaped.json'),
+      JSON.stringify({
+        api_id: 'shaped',
+        use_keyless: true,
+        proxy: { listen_path: '/shaped/', target_url: target },
+        definition: { location: 'header', key: 'x-v' },
+        version_data: {
+          not_versioned: false,
+          versions: {
+            v1: version({ name: 'v1' }),
+            v2: version({ name: 'v2', extended_paths: { method_transforms: [{ path: '/x', method: 'GET', to_method: 'POST' }] } }),
+          },
+        },
+      }),
+    );
+    const without = lintGateway(
+      dir,
+      `pipeline:\n  processors:\n    - gateway_rate_limit: { scope: api }\n    - gateway_auth: {}\n    - gateway_url_rewrite: {}\n${PROXY}`,
+    );
+    assert.equal(without.code, 1, without.out);
+    assert.match(
+      without.out,
+      /API "shaped" .*: global_headers, transform_headers, transform_response_headers or method_transforms needs gateway_transform, which the pipeline does not have/,
+    );
+    const whole = lintGateway(dir, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`);
+    assert.equal(whole.code, 0, whole.out);
+  });
 });
 
 describe('fail closed in the data path', () => {
@@ -225,22 +259,23 @@ describe('fields svc does not implement', () => {
         api_id: 'basic',
         use_keyless: false,
         use_basic_auth: true,
+        basic_auth: { extract_from_body: true, body_user_regexp: 'u=(\\w+)', body_password_regexp: 'p=(\\w+)' },
         proxy: { listen_path: '/basic/', target_url: target },
       }),
     );
     const engine = await runGateway(dir, port, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`);
     try {
       const before = hits;
-      assert.equal((await call(port, 'GET', '/basic/x')).status, 404, 'never served as if basic authentication were absent');
+      assert.equal((await call(port, 'GET', '/basic/x')).status, 404, 'never served as if the credentials were read from the header');
       assert.equal(hits, before);
       assert.equal((await call(port, 'GET', '/open/x')).status, 200);
-      assert.match(engine.log(), /basic\.json: use_basic_auth: not supported: basic authentication/);
+      assert.match(engine.log(), /basic\.json: basic_auth\.extract_from_body: not supported: basic auth credentials read from the body/);
       const posted = await call(port, 'POST', '/svc/apis', {
         headers: AUTH,
-        body: JSON.stringify({ api_id: 'cors', use_keyless: true, CORS: { enable: true }, proxy: { listen_path: '/cors/', target_url: target } }),
+        body: JSON.stringify({ api_id: 'hmac', use_keyless: false, enable_signature_checking: true, proxy: { listen_path: '/hmac/', target_url: target } }),
       });
       assert.equal(posted.status, 400, posted.body);
-      assert.match(posted.body, /CORS: not supported: CORS/);
+      assert.match(posted.body, /enable_signature_checking: not supported: HMAC request signature authentication/);
     } finally {
       await engine.stop();
     }

@@ -33,6 +33,7 @@ before(async () => {
     apiSpec('plain', '/plain', { targetUrl: target }),
     apiSpec('rw', '/rw', {
       targetUrl: target,
+      enableContextVars: true,
       urlRewrites: [{ path: '/', method: 'GET', matchPattern: '(.*)', rewriteTo: '/api/$svc_context.headers_X_Id', triggers: [] }],
     }),
   ]);

@@ -76,7 +76,7 @@ export abstract class GatewayMiddleware implements Processor {
       if (waiting !== undefined) await waiting;
       // On the main thread, the API the request was routed to (a reload meanwhile does not
       // change a request in flight); on a worker, the replica's.
-      api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
+      api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.requestApi(req);
       if (api === undefined) return this.refuse(msg, `API ${req.apiId} is not loaded in gateway "${req.gateway}" on this thread (removed by a reload?)`);
       await this.handle({ msg, req, state, api });
     } catch (err) {

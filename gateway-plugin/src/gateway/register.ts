@@ -14,7 +14,7 @@ registerInput('api_gateway', {
     'memory), `hash_keys`, `control_api_port`. Unknown fields are warnings.',
     '',
     "Each request is routed to the API with the longest listen path covering its path (Tyk's rule; a listen",
-    "path covers itself and the paths under it; inactive APIs are not served; no API: Tyk's 404 `Not Found`).",
+    "path covers itself and the paths under it; `active: false` ones are served too, as Tyk 5.14 serves them; no API: Tyk's 404 `Not Found`).",
     "A path that is not clean (`..`, `//`, encoded dots) gets a 301 to its clean form, as Tyk's router answers.",
     'The request becomes a one-message transaction for the pipeline (`gateway`, then `gateway_proxy`): the',
     'message carries the request (API, method, path, query, headers); its body streams through the proxy and is',

@@ -44,6 +44,13 @@ export interface GatewayRequest {
    * without authentication and key-level limits; `gateway_auth` passes it without a session.
    */
   authIgnored?: boolean;
+  /**
+   * A versioned API: the versions a key's access rights may list to reach this request's version
+   * (Tyk's AccessRightsCheck); absent for a not-versioned API.
+   */
+  accessVersions?: string[];
+  /** The version (its key in `version_data.versions`) that serves the request, on a versioned API. */
+  apiVersion?: string;
   /** Set by `gateway_auth`: the key (or JWT identity) and its session, after policies applied. */
   session?: { keyId: string; state: SessionState };
   /**
@@ -57,6 +64,13 @@ export interface GatewayRequest {
    * call. `limit` is the request's `loop_limit`, `checkLimits` its `check_limits`.
    */
   loop?: { target: string; path: string; query: string; method: string; limit: number; checkLimits: boolean };
+  /** Set by `gateway_transform` (a method transform): the method the upstream gets. */
+  upstreamMethod?: string;
+  /**
+   * Set by `gateway_transform`: the edits of the upstream's answer headers (names lower-case, values
+   * filled in), applied by `gateway_proxy` in order: `remove`, then `set`.
+   */
+  responseHeaders?: { remove: string[]; set: Array<[string, string]> };
   /** How many loops brought this request here (0 or absent: it came from a client). */
   loopLevel?: number;
   /** A looped request's `loop_limit` (0: Tyk's default, 5). */

@@ -3,7 +3,7 @@
  * through. Invariant: nothing answers for an API with less protection than its definition asks
  * for. A definition needs a stage for a field it sets (keys: `gateway_auth`, then the key-level
  * `gateway_rate_limit` for the keys' limits and quotas; `global_rate_limit` or endpoint limits: the
- * API-level one; URL rewrites: `gateway_url_rewrite`); each stage records on the request's ctx that
+ * API-level one; header or method transforms: `gateway_transform`; URL rewrites: `gateway_url_rewrite`); each stage records on the request's ctx that
  * it ran ({@link GATEWAY_STAGES}, which crosses to worker threads and back), and whatever answers
  * for the API (`gateway_proxy`, the input's own answer) refuses a request a needed stage did not
  * see. The chain is also checked before it runs (`chain.ts`); this is the guard for what a static
@@ -13,13 +13,13 @@ import { contextKey, type Message } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayRequest } from './request.js';
 
-/** A stage of Tyk's order: API-level limit, auth, key-level limit and quota, rewrite. */
-export type Stage = 'api_limit' | 'auth' | 'key_limit' | 'rewrite';
+/** A stage of Tyk's order: API-level limit, auth, key-level limit and quota, header and method transforms, rewrite. */
+export type Stage = 'api_limit' | 'auth' | 'key_limit' | 'transform' | 'rewrite';
 
-/** Tyk's order. */
-export const STAGE_ORDER: readonly Stage[] = ['api_limit', 'auth', 'key_limit', 'rewrite'];
+/** Tyk's order, with Tyk's TransformHeaders before its URLRewrite. */
+export const STAGE_ORDER: readonly Stage[] = ['api_limit', 'auth', 'key_limit', 'transform', 'rewrite'];
 
-const BIT: Record<Stage, number> = { api_limit: 1, auth: 2, key_limit: 4, rewrite: 8 };
+const BIT: Record<Stage, number> = { api_limit: 1, auth: 2, key_limit: 4, rewrite: 8, transform: 32 };
 /** A stage answered the request itself with a success (a split-token exchange): no later stage is owed. */
 const ANSWERED_BY_STAGE = 16;
 
@@ -31,6 +31,7 @@ export const STAGE_NAME: Record<Stage, string> = {
   api_limit: 'gateway_rate_limit with scope: api',
   auth: 'gateway_auth',
   key_limit: 'gateway_rate_limit with scope: key',
+  transform: 'gateway_transform',
   rewrite: 'gateway_url_rewrite',
 };
 
@@ -39,7 +40,8 @@ export const STAGE_FIX: Record<Stage, string> = {
   api_limit: 'add `- gateway_rate_limit: { scope: api }` before gateway_auth (`gateway_rate_limit: {}` is scope key)',
   auth: 'add `- gateway_auth: {}` after the API-level gateway_rate_limit',
   key_limit: 'add `- gateway_rate_limit: { scope: key }` after gateway_auth',
-  rewrite: 'add `- gateway_url_rewrite: {}` after the key-level gateway_rate_limit',
+  transform: 'add `- gateway_transform: {}` after the key-level gateway_rate_limit',
+  rewrite: 'add `- gateway_url_rewrite: {}` after the key-level gateway_rate_limit (and gateway_transform)',
 };
 
 /** Records that `stage` ran for this request. */
@@ -68,12 +70,14 @@ function authField(api: ApiSpec): string {
   return api.jwt !== undefined ? 'enable_jwt' : 'use_keyless: false';
 }
 
-/** The stages `api` needs, in Tyk's order, each with the field that asks for it. */
+/** The stages `api` needs, in Tyk's order, each with the field that asks for it (a versioned API: what any of its versions needs). */
 export function stagesNeeded(api: ApiSpec): Need[] {
   const oas = api.format === 'oas';
+  const specs = api.versioning === undefined ? [api] : Object.values(api.versioning.versions);
+  const any = (test: (s: ApiSpec) => boolean): boolean => specs.some(test);
   const out: Need[] = [];
   if (!api.disableRateLimit) {
-    if (api.endpointRateLimits.some(limited))
+    if (any((s) => s.endpointRateLimits.some(limited)))
       out.push({ stage: 'api_limit', field: oas ? 'x-svc-api-gateway.middleware.operations.*.rateLimit' : 'extended_paths.rate_limit' });
     else if (limited(api.globalRateLimit)) out.push({ stage: 'api_limit', field: oas ? 'x-svc-api-gateway.upstream.rateLimit' : 'global_rate_limit' });
   }
@@ -81,9 +85,21 @@ export function stagesNeeded(api: ApiSpec): Need[] {
     out.push({ stage: 'auth', field: authField(api) });
     out.push({ stage: 'key_limit', field: `${authField(api)} (keys carry rate limits and quotas)` });
   }
-  if (api.urlRewrites.length > 0)
+  if (any(shapes)) out.push({ stage: 'transform', field: 'global_headers, transform_headers, transform_response_headers or method_transforms' });
+  if (any((s) => s.urlRewrites.length > 0))
     out.push({ stage: 'rewrite', field: oas ? 'x-svc-api-gateway.middleware.operations.*.urlRewrite' : 'extended_paths.url_rewrites' });
   return out;
+}
+
+/** True when `api` shapes requests or answers in `gateway_transform` (its stage is needed). */
+export function shapes(api: ApiSpec): boolean {
+  return (
+    api.globalHeaders !== undefined ||
+    api.headerTransforms !== undefined ||
+    api.globalResponseHeaders !== undefined ||
+    api.responseHeaderTransforms !== undefined ||
+    api.methodTransforms !== undefined
+  );
 }
 
 /** Each API's needs, worked out once (a request reads a few bits). */

@@ -3,6 +3,7 @@
  * under a version that grows with every change (a reload, a key created). The `api_gateway`
  * input owns the state on the main thread; processors find it by name with {@link gatewayState}.
  */
+import type { GatewayRequest } from './request.js';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import type { SessionStore } from '../sessions/session-store.js';
@@ -39,6 +40,16 @@ export class GatewayState {
 
   api(id: string): ApiSpec | undefined {
     return this.apis.get(id);
+  }
+
+  /**
+   * The API spec that serves `req`: on a versioned API, its version's own (undefined when a
+   * reload removed that version).
+   */
+  requestApi(req: Pick<GatewayRequest, 'apiId' | 'apiVersion'>): ApiSpec | undefined {
+    const api = this.apis.get(req.apiId);
+    if (api?.versioning === undefined || req.apiVersion === undefined) return api;
+    return Object.hasOwn(api.versioning.versions, req.apiVersion) ? api.versioning.versions[req.apiVersion] : undefined;
   }
 
   allApis(): ApiSpec[] {

@@ -96,7 +96,12 @@ export function componentContext(label = 'api_gateway'): ComponentContext {
     label,
     type: 'api_gateway',
     logger: createLogger({ level: 'OFF' }),
-    resources: { rateLimit: () => assert.fail('no rate limits here'), hasRateLimit: () => false },
+    resources: {
+      get: () => assert.fail('no resources here'),
+      has: () => false,
+      rateLimit: () => assert.fail('no rate limits here'),
+      hasRateLimit: () => false,
+    },
     isWorker: false,
     sharedBuffer: (_k: string, n: number) => new SharedArrayBuffer(n),
     buildProcessors: () => assert.fail('not in these tests'),

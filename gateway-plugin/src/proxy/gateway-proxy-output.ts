@@ -134,7 +134,7 @@ export class GatewayProxyOutput implements Output {
     // Answered already (a processor refused it, the input timed it out) or its client is gone.
     if (res.headersSent || res.destroyed) return undefined;
     // The API the request was routed to: a reload meanwhile does not change a request in flight.
-    const api = exchange.api ?? gatewayState(req.gateway)?.api(req.apiId);
+    const api = exchange.api ?? gatewayState(req.gateway)?.requestApi(req);
     // Fail closed: a request that missed a stage its API needs is neither proxied nor looped.
     if (api !== undefined && this.guard.refuses(api, req, msg.ctx.get(GATEWAY_STAGES))) {
       const refused = new ProxyExchange(res, req.apiId, '(none)', exchange.started, this.metrics, this.failed);
@@ -175,9 +175,10 @@ export class GatewayProxyOutput implements Output {
       const limits = limitHeaders(req, config?.rate_limit_response_headers ?? 'quotas');
       // svc.conf's proxy_default_timeout, when set, wins over the output's `timeout` (as tyk.conf's does).
       const timeoutMs = config !== undefined && config.proxy_default_timeout > 0 ? Math.ceil(config.proxy_default_timeout * 1000) : this.timeoutMs;
-      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, timeoutMs);
+      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, timeoutMs, req.responseHeaders);
       handler.dispatched();
-      const dispatch: Undici.Dispatcher.DispatchOptions = { path: at.path, method: req.method as Undici.Dispatcher.HttpMethod, headers, body };
+      const method = (req.upstreamMethod ?? req.method) as Undici.Dispatcher.HttpMethod;
+      const dispatch: Undici.Dispatcher.DispatchOptions = { path: at.path, method, headers, body };
       if (timeoutMs !== this.timeoutMs) dispatch.headersTimeout = timeoutMs;
       // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
       pool.dispatch(dispatch, handler);
@@ -193,7 +194,7 @@ export class GatewayProxyOutput implements Output {
   /**
    * The upstream request's headers: the request's (as processors left them) without hop-by-hop
    * ones, Host as Tyk sets it (the target's, or the client's with `preserve_host_header`), and
-   * `X-Forwarded-For` / `X-Forwarded-Proto`.
+   * `X-Forwarded-For` (no `X-Forwarded-Proto` of its own, as Tyk v5.14.0).
    */
   private headers(req: GatewayRequest, api: ApiSpec, targetHost: string, exchange: LiveExchange): Record<string, string | string[]> {
     const src = req.headers;
@@ -211,8 +212,7 @@ export class GatewayProxyOutput implements Output {
     const prior = src['x-forwarded-for'];
     if (prior === undefined) out['x-forwarded-for'] = ip;
     else out['x-forwarded-for'] = `${Array.isArray(prior) ? prior.join(', ') : prior}, ${ip}`;
-    // A proxy in front of the gateway said how the client connected: kept, as Tyk does.
-    if (src['x-forwarded-proto'] === undefined) out['x-forwarded-proto'] = req.tls ? 'https' : 'http';
+    // No X-Forwarded-Proto of its own: Tyk v5.14.0 sets none (a client's is passed on as it came).
     return out;
   }
 
@@ -240,7 +240,7 @@ registerOutput('gateway_proxy', {
     "Each request of the `api_gateway` input goes to its API's `target_url` (the request's path, listen path",
     "stripped when `strip_listen_path`, joined with one slash; the target's query, then the request's), or to",
     'the full URL a rewrite gave. Hop-by-hop headers are removed both ways, `X-Forwarded-For` gets the client',
-    "address appended, `X-Forwarded-Proto` is set when absent, Host is the target's (the client's with",
+    "address appended (no `X-Forwarded-Proto` is added, as Tyk v5.14.0), Host is the target's (the client's with",
     '`preserve_host_header`), and the trace context is forwarded. Bodies stream both ways with back-pressure;',
     'a body the input read for a rule is sent from the message.',
     '',

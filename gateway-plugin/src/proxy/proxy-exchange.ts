@@ -21,6 +21,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { detectContentType } from '../gateway/content-sniff.js';
 import { tykError } from '../gateway/errors.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
@@ -28,6 +29,32 @@ import type { ProxyMetrics } from './proxy-metrics.js';
 /** Tyk's wording (gateway/reverse_proxy.go, v5.14.0). */
 export const PROXY_FAILED = 'There was a problem proxying the request';
 export const UPSTREAM_TIMEOUT = 'Upstream service reached hard timeout.';
+/** CORS headers the gateway set win over the upstream's (Tyk's removeDuplicateCORSHeader). */
+const CORS_HEADERS = new Set([
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'access-control-max-age',
+  'access-control-allow-credentials',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+]);
+
+/**
+ * The upstream's headers onto those the gateway set on the answer already (CORS, X-Svc-Api-Expires),
+ * as Tyk's copyHeader: a CORS header the gateway set drops the upstream's; any other is added to.
+ */
+function ontoPreset(res: ServerResponse, headers: Record<string, string | string[] | undefined>): void {
+  for (const name of res.getHeaderNames()) {
+    const theirs = headers[name];
+    if (theirs === undefined) continue;
+    if (CORS_HEADERS.has(name)) delete headers[name];
+    else {
+      const ours = res.getHeader(name);
+      headers[name] = [...(Array.isArray(ours) ? ours : [String(ours)]), ...(Array.isArray(theirs) ? theirs : [theirs])];
+    }
+  }
+}
+
 /** Tyk's status for a request its client abandoned ("Client closed request"). */
 const CLIENT_CLOSED = 499;
 
@@ -60,6 +87,11 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   private expired = false;
   private deadline: NodeJS.Timeout | undefined;
   private stalled: NodeJS.Timeout | undefined;
+  /**
+   * An answer without Content-Type waits for its first body bytes: Go's server (Tyk) names the
+   * type from them (`content-sniff.ts`) before the head goes out.
+   */
+  private pendingHead: Record<string, string | string[]> | undefined;
   private readonly onClose = (): void => this.closeNow();
   private onDrain: (() => void) | undefined;
 
@@ -74,6 +106,8 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     private readonly limits?: Record<string, string>,
     /** The deadline to the response headers, and the longest a client may read nothing (0: none). */
     private readonly timeoutMs = 0,
+    /** `gateway_transform`'s edits of the answer's headers (Tyk's ResponseHeaderInjector). */
+    private readonly edits?: { remove: string[]; set: Array<[string, string]> },
   ) {
     this.done = new Promise<void>((r) => (this.resolve = r));
     res.once('close', this.onClose);
@@ -110,18 +144,42 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
       if (isHopHeader(name, headers[name]) || (named !== undefined && named.has(name)) || name.startsWith('x-ratelimit-')) delete headers[name];
     }
     if (this.limits !== undefined) Object.assign(headers, this.limits);
+    if (this.edits !== undefined) {
+      for (const name of this.edits.remove) delete headers[name];
+      for (const [name, value] of this.edits.set) headers[name] = value;
+    }
+    if (this.res.getHeaderNames().length > 0) ontoPreset(this.res, headers);
     this.status = statusCode;
+    if (headers['content-type'] === undefined && statusCode !== 204 && statusCode !== 304 && this.res.req.method !== 'HEAD') {
+      this.pendingHead = headers as Record<string, string | string[]>;
+      return;
+    }
+    this.writeHead(controller, headers as Record<string, string | string[]>);
+  }
+
+  private writeHead(controller: Dispatcher.DispatchController, headers: Record<string, string | string[]>): boolean {
     try {
-      this.res.writeHead(statusCode, headers as Record<string, string | string[]>);
+      this.res.writeHead(this.status, headers);
+      return true;
     } catch (err) {
       // A header Node refuses to send (a control character): the upstream's answer cannot be relayed.
       this.status = 0;
       controller.abort(err as Error);
+      return false;
     }
+  }
+
+  /** The head held for sniffing goes out, typed by `chunk` when there is one. */
+  private flushHead(controller: Dispatcher.DispatchController, chunk?: Buffer): boolean {
+    const head = this.pendingHead!;
+    this.pendingHead = undefined;
+    if (chunk !== undefined && chunk.length > 0) head['content-type'] = detectContentType(chunk);
+    return this.writeHead(controller, head);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.closed || this.expired) return;
+    if (this.pendingHead !== undefined && !this.flushHead(controller, chunk)) return;
     if (!this.res.write(chunk)) {
       controller.pause();
       this.res.once(
@@ -136,8 +194,10 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     }
   }
 
-  onResponseEnd(): void {
-    if (!this.closed && !this.expired) this.res.end();
+  onResponseEnd(controller: Dispatcher.DispatchController): void {
+    if (this.closed || this.expired) return;
+    if (this.pendingHead !== undefined && !this.flushHead(controller)) return;
+    this.res.end();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {

@@ -178,3 +178,13 @@ async function walk(value: unknown, depth: number, one: (s: string) => Promise<s
   // fromEntries defines own properties: a `__proto__` key from JSON stays a key, not a prototype.
   return Object.fromEntries(entries);
 }
+
+/** One resolver per gateway config (its references cache is shared by every request of the config). */
+const resolvers = new WeakMap<object, ReferenceResolver>();
+
+/** The resolver of `config`: made on first use, kept while the config lives. */
+export function resolverFor(config: Pick<GatewayConfig, 'secrets' | 'kv'>, log: Logger): ReferenceResolver {
+  let r = resolvers.get(config);
+  if (r === undefined) resolvers.set(config, (r = new ReferenceResolver(config, log)));
+  return r;
+}

@@ -13,9 +13,7 @@ import { tykError } from '../gateway/errors.js';
 import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
 import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
 import { markStage } from '../gateway/stages.js';
-import type { GatewayState } from '../gateway/state.js';
-import type { References } from '../refs/references.js';
-import { ReferenceResolver } from '../refs/resolver.js';
+import { resolverFor } from '../refs/resolver.js';
 import { contextData, type ContextData } from './context-data.js';
 import { rewriteUrl, unsafeRewrite } from './rewrite-url.js';
 
@@ -67,19 +65,8 @@ export function applyRewrite(api: ApiSpec, req: GatewayRequest, result: string):
 }
 
 export class GatewayUrlRewrite extends GatewayMiddleware {
-  private readonly refs = new WeakMap<GatewayState['config'], References>();
-
   constructor(log: Logger) {
     super('gateway_url_rewrite', log);
-  }
-
-  private referencesFor(state: GatewayState): References {
-    let r = this.refs.get(state.config);
-    if (r === undefined) {
-      r = new ReferenceResolver(state.config, this.logger);
-      this.refs.set(state.config, r);
-    }
-    return r;
   }
 
   protected async handle({ msg, req, state, api }: MiddlewareCall): Promise<void> {
@@ -88,7 +75,7 @@ export class GatewayUrlRewrite extends GatewayMiddleware {
     const url = req.query === '' ? req.path : `${req.path}?${req.query}`;
     let context: ContextData | undefined;
     const input = {
-      context: () => (context ??= contextData(req)),
+      context: () => (context ??= contextData(req, api.enableContextVars === true)),
       headers: req.headers,
       query: new URLSearchParams(req.query),
       path: req.path,
@@ -96,7 +83,7 @@ export class GatewayUrlRewrite extends GatewayMiddleware {
       body: msg.content.length > 0 ? msg.content.toString('utf8') : undefined,
     };
     // A rewrite it cannot make throws: Tyk answers it with 500, as the base does.
-    const result = await rewriteUrl(rule, url, input, {}, this.referencesFor(state));
+    const result = await rewriteUrl(rule, url, input, {}, resolverFor(state.config, this.logger));
     if (result === undefined) return markStage(msg, 'rewrite');
     const unsafe = unsafeRewrite(result);
     if (unsafe !== undefined) {

@@ -44,14 +44,25 @@ function compile(url: string): RE2JS | null {
   return re;
 }
 
-/** The refusal Tyk gives this session for `method path` on API `apiId`, or undefined. */
-export function checkSession(session: SessionState, apiId: string, method: string, path: string, nowSeconds = Date.now() / 1000): Refusal | undefined {
+/**
+ * The refusal Tyk gives this session for `method path` on API `apiId`, or undefined. `versions`:
+ * on a versioned API, the versions the access right must list one of (Tyk's AccessRightsCheck).
+ */
+export function checkSession(
+  session: SessionState,
+  apiId: string,
+  method: string,
+  path: string,
+  nowSeconds = Date.now() / 1000,
+  versions?: readonly string[],
+): Refusal | undefined {
   if (session.is_inactive === true) return KEY_INACTIVE;
   if ((session.expires ?? 0) >= 1 && nowSeconds > session.expires!) return KEY_EXPIRED;
   const rights = session.access_rights;
   if (rights === undefined || Object.keys(rights).length === 0) return undefined;
   const access = rights[apiId];
   if (access === undefined) return API_DISALLOWED;
+  if (versions !== undefined && !versions.some((v) => access.versions?.includes(v) === true)) return API_DISALLOWED;
   const urls = access.allowed_urls;
   if (urls === undefined || urls.length === 0) return undefined;
   let decoded = path;

@@ -56,6 +56,8 @@ export interface SessionState {
   tags?: string[];
   alias?: string;
   smoothing?: Smoothing;
+  /** A basic auth user's password (`hash_type`: bcrypt, the default, plaintext, sha256 or murmur32/64/128). */
+  basic_auth_data?: { password?: string; hash_type?: string };
   [field: string]: unknown;
 }
 

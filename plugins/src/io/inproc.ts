@@ -13,6 +13,7 @@ import {
   copyBatch,
   errorMessage,
   f,
+  namedTable,
   registerInput,
   registerOutput,
   type Batch,
@@ -60,21 +61,16 @@ class Channel {
   }
 }
 
-const KEY = Symbol.for('svc.io.inproc.channels');
-type WithChannels = typeof globalThis & { [KEY]?: Map<string, Channel> };
+/** The process's channels by name (the engine's table, shared by every stream, like Benthos' pipes). */
+const channels = namedTable<Channel>('io.inproc.channels');
 
-/** The process-wide channel of that name (kept on globalThis, like the registry). */
 function channel(name: string): Channel {
-  const g = globalThis as WithChannels;
-  const all = (g[KEY] ??= new Map());
-  let c = all.get(name);
-  if (!c) all.set(name, (c = new Channel(name)));
-  return c;
+  return channels.obtain(name, () => new Channel(name));
 }
 
 /** Transactions waiting in a channel (tests, diagnostics). */
 export function inprocQueued(name: string): number {
-  return (globalThis as WithChannels)[KEY]?.get(name)?.queue.length ?? 0;
+  return channels.get(name)?.queue.length ?? 0;
 }
 
 const nameSpec = (what: string) =>

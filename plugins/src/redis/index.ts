@@ -1,2 +1,3 @@
-// Registers the Redis components: the `redis` rate limit.
+// Registers the Redis components: the `redis` rate limit and cache.
 import './rate-limit.js';
+import './cache.js';

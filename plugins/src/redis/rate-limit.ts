@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 type CreateClient = (typeof import('@redis/client'))['createClient'];
 import { errorMessage, f, parseDuration, redactUrl, registerRateLimit, scrubSecrets, type Logger, type RateLimit } from '@svc/engine';
 import { checkCost } from '../ratelimit/cost.js';
+import { connectBounded } from './first-connect.js';
 
 const spec = f.object({
   url: f
@@ -65,9 +66,6 @@ end
 return 0`;
 const WINDOW_SHA = createHash('sha1').update(WINDOW_SCRIPT).digest('hex');
 
-/** How long the factory waits for the first connection before starting anyway (then per `fail_open`). */
-const FIRST_CONNECT_MS = 2_000;
-
 export interface RedisRateLimitOptions {
   url: string;
   count: number;
@@ -105,13 +103,7 @@ export class RedisRateLimit implements RateLimit {
 
   /** Connects, waiting a bounded time: Redis being down at start-up is an outage, not a start-up error. */
   async start(): Promise<void> {
-    const ready = new Promise<void>((resolve) => {
-      this.client.once('ready', resolve);
-      this.client.once('error', () => resolve());
-      setTimeout(resolve, FIRST_CONNECT_MS).unref();
-    });
-    this.client.connect().catch((err: unknown) => this.failed(err));
-    await ready;
+    await connectBounded(this.client, (err) => this.failed(err));
   }
 
   async access(key?: string, cost = 1): Promise<number> {

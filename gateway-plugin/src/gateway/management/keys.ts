@@ -6,6 +6,8 @@
  * their hash when `hash_keys` is on (`sessions/key-hash.ts`, which `gateway_auth` looks keys up with).
  */
 import { randomUUID } from 'node:crypto';
+import { storePassword } from '../../sessions/basic-auth-password.js';
+import { applyPolicies, policyIdsOf } from '../../sessions/apply-policies.js';
 import { generateToken, hashKey, storeKeyCandidates } from '../../sessions/key-hash.js';
 import type { Answer, Logger } from '@svc/engine';
 import { jsonAnswer } from '../answers.js';
@@ -17,6 +19,14 @@ import { MALFORMED, modified, parseJson, statusMessage } from './replies.js';
 
 /** Tyk's default `min_token_length` (gateway_auth's floor too). */
 const MIN_TOKEN_LENGTH = 3;
+
+/** What Tyk's createKeyHandler stamps on a new key: `last_updated` (Unix seconds, as text), `date_created`, `quota_renews`. */
+function stampCreated(session: SessionState): void {
+  const now = Date.now();
+  session.last_updated = String(Math.floor(now / 1000));
+  session.date_created = new Date(now).toISOString();
+  session.quota_renews = Math.floor(now / 1000) + (typeof session.quota_renewal_rate === 'number' ? session.quota_renewal_rate : 0);
+}
 
 function isSession(v: unknown): v is SessionState {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -83,6 +93,7 @@ export class KeyEndpoints {
     if (r.method === 'PUT') {
       const stored = key ? await this.find(key, isHashed, org) : undefined;
       if (stored === undefined) return statusMessage(404, 'Key is not found');
+      await storePassword(session, await this.state.sessions.get(stored));
       await this.state.sessions.set(stored, session);
       this.log.info('Key modified.');
       return modified(key, 'modified');
@@ -95,9 +106,12 @@ export class KeyEndpoints {
       );
     }
     const name = generateToken(org, key || randomUUID().replaceAll('-', ''), c.hash_key_function);
+    await storePassword(session, await this.state.sessions.get(this.storeId(name)));
     await this.state.sessions.set(this.storeId(name), session);
     this.log.info('Key added.');
-    return modified(name, 'added', c.hash_keys ? hashKey(name, true) : '');
+    // Tyk does not echo a basic auth user's key when keys are hashed (its key_hash is given).
+    const shown = c.hash_keys && session.basic_auth_data?.password ? '' : name;
+    return modified(shown, 'added', c.hash_keys ? hashKey(name, true) : '');
   }
 
   /** Tyk's `createKeyHandler`: a generated key. */
@@ -110,12 +124,22 @@ export class KeyEndpoints {
       return statusMessage(500, 'Unmarshalling failed');
     }
     const c = this.state.config;
-    const rights = session.access_rights;
+    // Tyk applies the key's policies first (an unknown one is its 500), then asks for access rights,
+    // which a policy may bring.
+    let rights = session.access_rights;
+    if (policyIdsOf(session) !== undefined) {
+      const applied = structuredClone(session);
+      const err = applyPolicies(applied, (id) => this.state.policy(id));
+      if (err !== undefined) return statusMessage(500, `Failed to create key - ${err}`);
+      rights = applied.access_rights;
+    }
     if (rights === undefined || rights === null || Object.keys(rights).length === 0) {
       return statusMessage(400, 'Failed to create key, keys must have at least one Access Rights record set.');
     }
+    stampCreated(session);
     const org = typeof session.org_id === 'string' ? session.org_id : '';
     const key = generateToken(org, randomUUID().replaceAll('-', ''), c.hash_key_function);
+    await storePassword(session);
     await this.state.sessions.set(this.storeId(key), session);
     this.log.info('Key generated.');
     return modified(key, 'added', c.hash_keys ? hashKey(key, true) : '');

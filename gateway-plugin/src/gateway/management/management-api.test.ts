@@ -20,6 +20,21 @@ function json(r: Reply): unknown {
   return JSON.parse(r.body);
 }
 
+/**
+ * A generated key's session without what Tyk's createKeyHandler stamps on it (`date_created`,
+ * `last_updated` as Unix seconds in text, `quota_renews`), checked here.
+ */
+function unstamped(v: unknown): unknown {
+  const s = { ...(v as Record<string, unknown>) };
+  assert.match(String(s['date_created']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
+  assert.match(String(s['last_updated']), /^\d{10}$/);
+  assert.equal(typeof s['quota_renews'], 'number');
+  delete s['date_created'];
+  delete s['last_updated'];
+  delete s['quota_renews'];
+  return s;
+}
+
 describe('management API', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-mgmt-'));
   let port: number;
@@ -69,6 +84,20 @@ describe('management API', () => {
     assert.deepEqual(json(r), { status: 'pass', version: 'v5.14.0', description: 'svc GW' });
   });
 
+  it("keys/create applies the key's policies first, as Tyk: a policy brings access rights; an unknown one is Tyk's 500", async () => {
+    source.policies = [{ id: 'gold', org_id: 'org1', rate: 5, per: 1, access_rights: { a1: { api_id: 'a1', versions: ['Default'] } } }];
+    assert.equal((await call(port, 'GET', '/svc/reload', { headers: AUTH })).status, 200);
+    let r = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: JSON.stringify({ org_id: 'org1', apply_policies: ['gold'] }) });
+    assert.equal(r.status, 200, r.body);
+    assert.equal((await call(port, 'DELETE', `/svc/keys/${(json(r) as { key: string }).key}`, { headers: AUTH })).status, 200);
+    r = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: JSON.stringify({ org_id: 'org1', apply_policies: ['nope'] }) });
+    assert.deepEqual([r.status, r.body], [500, '{"status":"error","message":"Failed to create key - policy not found: \\"nope\\""}\n']);
+    r = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: JSON.stringify({ org_id: 'org1' }) });
+    assert.equal(r.status, 400);
+    source.policies = [];
+    await call(port, 'GET', '/svc/reload', { headers: AUTH });
+  });
+
   it('keys: create (named and generated), get, update, list, delete, with Tyk bodies', async () => {
     const session = { rate: 10, per: 60, allowance: 10, access_rights: { a1: { api_id: 'a1', api_name: 'a1', versions: ['Default'] } }, org_id: 'org1' };
     const created = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: JSON.stringify(session) });
@@ -76,8 +105,8 @@ describe('management API', () => {
     const c = json(created) as { key: string; status: string; action: string };
     assert.match(c.key, /^org1[0-9a-f]{32}$/);
     assert.equal(created.body, `{"key":"${c.key}","status":"ok","action":"added"}\n`);
-    // The state has it at once (the store the auth processor reads).
-    assert.deepEqual(await gatewayState(input.name)!.sessions.get(c.key), session);
+    // The state has it at once (the store the auth processor reads), stamped as Tyk stamps a new key.
+    assert.deepEqual(unstamped(await gatewayState(input.name)!.sessions.get(c.key)), session);
 
     const named = await call(port, 'POST', '/svc/keys/mykey123', { headers: AUTH, body: JSON.stringify(session) });
     assert.equal(named.body, '{"key":"org1mykey123","status":"ok","action":"added"}\n');
@@ -243,8 +272,8 @@ describe('management API with hash_keys', () => {
       assert.equal(r.body, `{"key":"${body.key}","status":"ok","action":"added","key_hash":"${body.key_hash}"}\n`);
       const state = gatewayState(input.name)!;
       assert.deepEqual(await state.sessions.keys(), [body.key_hash]);
-      assert.deepEqual(json(await call(port, 'GET', `/svc/keys/${body.key}`, { headers: AUTH })), session);
-      assert.deepEqual(json(await call(port, 'GET', `/svc/keys/${body.key_hash}?hashed=1`, { headers: AUTH })), session);
+      assert.deepEqual(unstamped(json(await call(port, 'GET', `/svc/keys/${body.key}`, { headers: AUTH }))), session);
+      assert.deepEqual(unstamped(json(await call(port, 'GET', `/svc/keys/${body.key_hash}?hashed=1`, { headers: AUTH }))), session);
       const list = await call(port, 'GET', '/svc/keys', { headers: AUTH });
       assert.equal(list.status, 404);
       assert.equal(list.body, '{"status":"error","message":"Hashed key listing is disabled in config (enable_hashed_keys_listing)"}\n');

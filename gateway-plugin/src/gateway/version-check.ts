@@ -1,0 +1,195 @@
+/**
+ * Which version of an API a request is for, and whether it may have it, as Tyk v5.14.0's
+ * VersionCheck decides before anything else of its chain (`gateway/mw_version_check.go`,
+ * `api_definition.go` getVersionFromRequest, Version, RequestValid):
+ *
+ * - a versioned API (`version_data.not_versioned` false) reads the version from
+ *   `definition.location`: the header `definition.key`, the query parameter `definition.key`, or
+ *   the first segment of the path after the listen path (`url`); with `strip_path` /
+ *   `strip_versioning_data` it is taken out of what the upstream gets (the header removed, the
+ *   parameter removed and the query re-encoded as Go's url.Values.Encode does, the segment and its
+ *   slash removed from the path);
+ * - none named: `default_version`, else 403 "Version information not found"; a name not in
+ *   `versions`: the default with `fallback_to_default`, else 403 "This API version does not seem
+ *   to exist"; a version past its `expires`: 403 "Api Version has expired, please check
+ *   documentation or contact administrator" (a not-versioned API past its `expiration`: "API has
+ *   expired, ...");
+ * - a request that passes is served by that version's own API spec (its extended paths, its
+ *   `override_target`), and the answer carries `X-Svc-Api-Expires` (Tyk's X-Tyk-Api-Expires,
+ *   RFC 1123 in UTC) when the API or the version has a date.
+ */
+import { RE2JS } from 're2js';
+import type { Answer } from '@svc/engine';
+import type { ApiSpec, ApiVersioning } from '../apis/api-spec.js';
+import { tykError } from './errors.js';
+
+const VERSION_NOT_FOUND = tykError(403, 'Version information not found');
+const VERSION_DOES_NOT_EXIST = tykError(403, 'This API version does not seem to exist');
+const VERSION_EXPIRED = tykError(403, 'Api Version has expired, please check documentation or contact administrator');
+const API_EXPIRED = tykError(403, 'API has expired, please check documentation or contact administrator');
+
+/** The header Tyk names X-Tyk-Api-Expires. */
+export const EXPIRES_HEADER = 'X-Svc-Api-Expires';
+
+/** What a request looks like to the version check, and what it may change. */
+export interface VersionedRequest {
+  /** The path, decoded, with the listen path. */
+  path: string;
+  /** The path as received. */
+  rawPath: string;
+  query: string;
+  /** The first value of a request header (lower-case name), as Go's Header.Get. */
+  header: (name: string) => string | undefined;
+}
+
+export interface VersionChoice {
+  /** Tyk's 403 when the request has no version it may have. */
+  refusal?: Answer;
+  /** The API spec that serves the request (the version's own for a versioned API). */
+  api: ApiSpec;
+  /** The request after stripping the version, when it was stripped. */
+  path?: string;
+  rawPath?: string;
+  query?: string;
+  /** A header to take out of the upstream request (lower-case). */
+  dropHeader?: string;
+  /** X-Svc-Api-Expires's value, when the answer carries it. */
+  expires?: string;
+  /**
+   * A versioned API: the versions a key's access rights may list to be let through (Tyk's
+   * AccessRightsCheck: the version asked for, or the default one; with `fallback_to_default` the
+   * default one too).
+   */
+  accessVersions?: string[];
+}
+
+const patterns = new Map<string, RE2JS>();
+
+function segmentMatches(pattern: string, part: string): boolean {
+  if (pattern === '') return true;
+  let re = patterns.get(pattern);
+  if (re === undefined) {
+    // Checked at load (classic.ts).
+    re = RE2JS.compile(pattern);
+    if (patterns.size > 1000) patterns.clear();
+    patterns.set(pattern, re);
+  }
+  return re.matcher(part).find();
+}
+
+/** Go's url.QueryEscape: spaces as `+`, everything but letters, digits and `-_.~` percent-encoded. */
+function queryEscape(s: string): string {
+  return encodeURIComponent(s)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
+
+/** Go's url.QueryUnescape; undefined for a malformed escape. */
+function queryUnescape(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Go's url.ParseQuery, what survives of it: pairs whose key has no `;` and whose escapes are well formed. */
+function parseQuery(query: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const rawKey = eq < 0 ? pair : pair.slice(0, eq);
+    if (rawKey.includes(';')) continue;
+    const key = queryUnescape(rawKey);
+    const value = queryUnescape(eq < 0 ? '' : pair.slice(eq + 1));
+    if (key === undefined || value === undefined) continue;
+    const list = out.get(key);
+    if (list) list.push(value);
+    else out.set(key, [value]);
+  }
+  return out;
+}
+
+/** Go's url.Values.Encode: keys sorted (by bytes), each value `key=value`, escaped. */
+function encodeQuery(values: Map<string, string[]>): string {
+  const keys = [...values.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)) as number);
+  const parts: string[] = [];
+  for (const k of keys) for (const v of values.get(k)!) parts.push(`${queryEscape(k)}=${queryEscape(v)}`);
+  return parts.join('&');
+}
+
+/** The version the request names ('' for none), and the request without it when the API strips it. */
+function requestedVersion(v: ApiVersioning, listenPath: string, r: VersionedRequest, out: VersionChoice): string {
+  switch (v.location) {
+    case 'header': {
+      const name = r.header(v.key.toLowerCase()) ?? '';
+      if (v.strip && v.key !== '') out.dropHeader = v.key.toLowerCase();
+      return name;
+    }
+    case 'url-param': {
+      const values = parseQuery(r.query);
+      const name = values.get(v.key)?.[0] ?? '';
+      if (v.strip) {
+        values.delete(v.key);
+        out.query = encodeQuery(values);
+      }
+      return name;
+    }
+    case 'url': {
+      // Tyk: the listen path stripped, then the first non-empty segment.
+      const rest = r.path.startsWith(listenPath) ? r.path.slice(listenPath.length) : r.path;
+      const part = rest.split('/').find((p) => p !== '') ?? '';
+      if (part !== '' && v.strip && segmentMatches(v.urlPattern, part)) {
+        // Tyk removes the first `<part>/` anywhere in the path, as strings.Replace does.
+        const cut = (p: string): string => {
+          const at = p.indexOf(`${part}/`);
+          return at < 0 ? p : p.slice(0, at) + p.slice(at + part.length + 1);
+        };
+        out.path = cut(r.path);
+        out.rawPath = cut(r.rawPath);
+      }
+      return part;
+    }
+    default:
+      return '';
+  }
+}
+
+function expired(at: number | undefined, now: number): boolean {
+  return at !== undefined && (Number.isNaN(at) || now >= at);
+}
+
+/** Go's time.Format(time.RFC1123) of a UTC time. */
+function rfc1123(ms: number): string {
+  return new Date(ms).toUTCString().replace(/GMT$/, 'UTC');
+}
+
+/** The version `api` serves this request with, or Tyk's refusal. */
+export function chooseVersion(api: ApiSpec, r: VersionedRequest, now = Date.now()): VersionChoice {
+  if (api.versionProblem !== undefined) return { api, refusal: tykError(403, api.versionProblem) };
+  const out: VersionChoice = { api };
+  const v = api.versioning;
+  if (v !== undefined) {
+    let name = requestedVersion(v, api.listenPath, r, out);
+    if (name === '') {
+      if (v.defaultVersion === '') return { api, refusal: VERSION_NOT_FOUND };
+      name = v.defaultVersion;
+    }
+    const served = Object.hasOwn(v.versions, name)
+      ? v.versions[name]
+      : v.fallbackToDefault && Object.hasOwn(v.versions, v.defaultVersion)
+        ? v.versions[v.defaultVersion]
+        : undefined;
+    if (served === undefined) return { api, refusal: VERSION_DOES_NOT_EXIST };
+    out.api = served;
+    out.accessVersions = v.fallbackToDefault && name !== v.defaultVersion ? [name, v.defaultVersion] : [name];
+  }
+  const e = out.api.expiry;
+  if (e !== undefined) {
+    if (e.versioned ? expired(e.version, now) : expired(e.api, now)) return { api: out.api, refusal: e.versioned ? VERSION_EXPIRED : API_EXPIRED };
+    if (e.api !== undefined && !Number.isNaN(e.api)) out.expires = rfc1123(e.api);
+    else if (e.version !== undefined && !expired(e.version, now)) out.expires = rfc1123(e.version);
+  }
+  return out;
+}

@@ -1,0 +1,101 @@
+/**
+ * The `gateway_transform` processor: Tyk v5.14.0's request shaping for each gateway request, after
+ * authentication and the key's limits (the session is known), before the URL rewrite:
+ *
+ * - request headers (TransformHeaders, `gateway/mw_modify_headers.go`): the version's
+ *   `global_headers_remove` then `global_headers`, then the first `transform_headers` entry for the
+ *   method (exactly) and path: its `delete_headers`, then its `add_headers`;
+ * - the method the upstream gets (TransformMethod, `mw_method_transform.go`): the first
+ *   `method_transforms` entry for the method and path; a `to_method` other than GET, POST, PUT,
+ *   DELETE, OPTIONS or PATCH is Tyk's 405 "Method not allowed";
+ * - response headers (ResponseHeaderInjector, `res_handler_header_injector.go`), worked out here
+ *   for the proxy to apply to the upstream's answer: the first `transform_response_headers` entry,
+ *   then the version's global response headers.
+ *
+ * Values may hold `$svc_context.*`, `$svc_meta.*` and `$secret_*` (see variables.ts). Header names
+ * compare without case, as Go's Header.Del and Header.Set do.
+ */
+import { answerMessage, type Logger } from '@svc/engine';
+import type { ApiSpec, EndpointHeaderEdit, HeaderEdit } from '../apis/api-spec.js';
+import { endpointPath } from '../apis/endpoints.js';
+import { matches, pathTest, type PathTest } from '../gateway/endpoint-lists.js';
+import { tykError } from '../gateway/errors.js';
+import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
+import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
+import { markStage, shapes } from '../gateway/stages.js';
+import { resolverFor } from '../refs/resolver.js';
+import { contextData, type ContextData } from '../rewrite/context-data.js';
+import { fillVariables, type VariableSource } from './variables.js';
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
+const METHOD_NOT_ALLOWED = tykError(405, 'Method not allowed');
+
+const tests = new Map<string, PathTest>();
+
+/** Tyk's pattern test of an entry's path (compiled once; checked at load). */
+function testOf(path: string): PathTest {
+  let t = tests.get(path);
+  if (t === undefined) {
+    t = pathTest(path, false);
+    if (tests.size > 10_000) tests.clear();
+    tests.set(path, t);
+  }
+  return t;
+}
+
+/** The first entry for `method` (exactly) whose path matches, as Tyk's CheckSpecMatchesStatus. */
+function firstFor<T extends { path: string; method: string }>(entries: readonly T[] | undefined, api: ApiSpec, method: string, path: string): T | undefined {
+  if (entries === undefined) return undefined;
+  const stripped = endpointPath(api, path);
+  return entries.find((e) => e.method === method && matches(testOf(e.path), stripped, path));
+}
+
+async function applyEdit(headers: GatewayRequest['headers'], edit: HeaderEdit, from: VariableSource): Promise<void> {
+  for (const name of edit.remove) delete headers[name.toLowerCase()];
+  for (const [name, value] of edit.add) headers[name.toLowerCase()] = await fillVariables(value, from);
+}
+
+/** The response edits in Tyk's order (the endpoint's, then the global ones), values filled in now. */
+async function responseEdits(edits: Array<HeaderEdit | undefined>, from: VariableSource): Promise<GatewayRequest['responseHeaders']> {
+  const remove: string[] = [];
+  const set: Array<[string, string]> = [];
+  for (const e of edits) {
+    if (e === undefined) continue;
+    for (const name of e.remove) remove.push(name.toLowerCase());
+    for (const [name, value] of e.add) set.push([name.toLowerCase(), await fillVariables(value, from)]);
+  }
+  return remove.length > 0 || set.length > 0 ? { remove, set } : undefined;
+}
+
+export class GatewayTransform extends GatewayMiddleware {
+  constructor(log: Logger) {
+    super('gateway_transform', log);
+  }
+
+  protected async handle({ msg, req, state, api }: MiddlewareCall): Promise<void> {
+    if (!shapes(api)) return markStage(msg, 'transform');
+    let context: ContextData | undefined;
+    const from: VariableSource = {
+      context: () => (context ??= contextData(req, api.enableContextVars === true)),
+      meta: req.session?.state.meta_data,
+      refs: resolverFor(state.config, this.logger),
+    };
+    const method = req.method;
+    const moved = firstFor(api.methodTransforms, api, method, req.path);
+    if (moved !== undefined) {
+      const to = moved.toMethod.toUpperCase();
+      if (!METHODS.has(to)) return void answerMessage(msg, METHOD_NOT_ALLOWED);
+      req.upstreamMethod = to;
+    }
+    const endpoint: EndpointHeaderEdit | undefined = firstFor(api.headerTransforms, api, method, req.path);
+    if (api.globalHeaders !== undefined || endpoint !== undefined) {
+      req.headers = { ...req.headers };
+      if (api.globalHeaders !== undefined) await applyEdit(req.headers, api.globalHeaders, from);
+      if (endpoint !== undefined) await applyEdit(req.headers, endpoint, from);
+    }
+    const response = await responseEdits([firstFor(api.responseHeaderTransforms, api, method, req.path), api.globalResponseHeaders], from);
+    if (response !== undefined) req.responseHeaders = response;
+    msg.ctx.set(GATEWAY_REQUEST, req);
+    markStage(msg, 'transform');
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Values with variables, as Tyk v5.14.0's ReplaceTykVariables fills a header value (no escaping;
+ * `gateway/mw_url_rewrite.go`): references first (`$secret_conf.`, `$secret_env.`,
+ * `$secret_kvstore.`, `$secret_secretstore.`, `env://`), then `$svc_context.<name>` (the request's
+ * context variables: empty without `enable_context_vars`) and `$svc_meta.<key>` (the session's
+ * metadata). A variable with no value becomes ''.
+ */
+import type { References } from '../refs/references.js';
+import type { ContextData } from '../rewrite/context-data.js';
+
+const CONTEXT = /\$svc_context\.([A-Za-z0-9_\-.]+)/g;
+const META = /\$svc_meta\.([A-Za-z0-9_\-.]+)/g;
+
+/** Go's url.QueryEscape. */
+function queryEscape(s: string): string {
+  return encodeURIComponent(s)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
+
+/**
+ * Tyk's valToStr: strings as they are, numbers as Go prints them, a list of strings joined with
+ * `,` (a leading `,` dropped), a decoded JSON list's items escaped and joined; anything else ''.
+ */
+function valueText(v: unknown, stringList: boolean): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  if (Array.isArray(v)) {
+    if (stringList) return v.join(',').replace(/^,/, '');
+    return v
+      .map((item) => valueText(item, false))
+      .filter((s) => s !== '')
+      .map(queryEscape)
+      .join(',');
+  }
+  return '';
+}
+
+/** What a value's variables are filled from. */
+export interface VariableSource {
+  /** The request's context variables (built on first use). */
+  context: () => ContextData;
+  /** The session's metadata (none without a session). */
+  meta: Record<string, unknown> | undefined;
+  refs: References;
+}
+
+/** `template` with its variables filled in. */
+export async function fillVariables(template: string, from: VariableSource): Promise<string> {
+  if (!template.includes('$') && !template.includes('env://')) return template;
+  let out = await from.refs.resolveInline(template);
+  if (out.includes('$svc_context.')) out = out.replace(CONTEXT, (_all, key: string) => valueText(from.context()[key], true));
+  if (out.includes('$svc_meta.')) out = out.replace(META, (_all, key: string) => valueText(from.meta?.[key], false));
+  return out;
+}
