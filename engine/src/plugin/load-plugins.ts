@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
@@ -14,10 +15,15 @@ export const BUILTIN_PLUGINS: readonly string[] = [OWN_COMPONENTS, ...COMPONENT_
 
 let tsLoader: Promise<void> | undefined;
 
-/** TypeScript plugins load through tsx, registered once per thread on first need. */
+/**
+ * TypeScript plugins load through tsx, registered once per thread on first need. Both its hooks:
+ * a `.ts` file in a CommonJS project (no `"type": "module"`) is CommonJS, and with the ESM hook
+ * alone Node refuses it ("Cannot require() ES Module ... in a cycle").
+ */
 function ensureTypeScript(): Promise<void> {
-  return (tsLoader ??= import('tsx/esm/api').then((api) => {
-    api.register();
+  return (tsLoader ??= Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => {
+    esm.register();
+    cjs.register();
   }));
 }
 
@@ -45,7 +51,10 @@ export async function loadPlugins(modules: readonly string[]): Promise<void> {
     const builtin = mod === OWN_COMPONENTS || COMPONENT_PACKAGES.includes(mod);
     const before = builtin ? registeredKeys() : undefined;
     try {
-      await import(specifierOf(mod));
+      // A `.cts` plugin is CommonJS: required, since Node 20's ESM loader cannot run a CommonJS
+      // module that requires the (ESM) engine while loader hooks are registered.
+      if (mod.endsWith('.cts')) createRequire(import.meta.url)(resolve(mod));
+      else await import(specifierOf(mod));
     } catch (err) {
       if (COMPONENT_PACKAGES.includes(mod) && isNotInstalled(err, mod)) {
         markNotInstalled(mod);
