@@ -68,7 +68,8 @@ export async function streams(args: Args): Promise<number> {
   await service?.start();
   const builder = new Builder({ registry: registry(), logger, service, isWorker: false, shared: new Map(), status: new StatusBoard() });
   try {
-    const observability = await builder.buildObservability(root.metrics, root.tracer);
+    // Every series carries its stream's id (label `stream`), as Benthos' streams mode does.
+    const observability = await builder.buildObservability(root.metrics, root.tracer, { streamLabel: true });
     await observability.start();
     streams = new Streams({ logger, service, observability, drainTimeoutMs: parseDuration(root.shutdown_timeout), define: { plugins } });
     // Validate every file before starting any, so a typo never leaves half the streams running.

@@ -137,7 +137,7 @@ export class Streams implements Lifecycle {
       logger: log,
       service: this.opts.service,
       status,
-      observability: this.opts.observability,
+      observability: this.opts.observability?.forStream(id),
     });
     const entry: Entry = { stream, def, since: Date.now(), active: true };
     this.entries.set(id, entry);
