@@ -7,7 +7,11 @@
  * - `@svc/engine` alone runs stdin → mapping → stdout and the quick start (generate → log →
  *   stdout), and a config that needs a package that is not installed names the package.
  * - Every package installed (`svc`): the gateway config serves a keyless API and refuses a
- *   request without a token, as it does from the checkout.
+ *   request without a token, as it does from the checkout, started with the Dockerfile's
+ *   ENTRYPOINT and CMD (its config path mapped), and the Dockerfile's HEALTHCHECK command says
+ *   healthy while the engine is ready and unhealthy once it is gone. There is no Docker daemon
+ *   here: this runs the image's commands on the same tarballs the image installs, and lints the
+ *   Dockerfile (dockerfile-utils, the linter of VS Code's Docker extension).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -17,6 +21,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { freePort, waitFor } from '@svc/engine/testing';
+import { validate } from 'dockerfile-utils';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const WORKSPACES = ['@svc/engine', '@svc/plugins', '@svc/gateway-plugin', '@svc/governance-plugin', 'svc'];
@@ -34,6 +39,21 @@ interface Packed {
   name: string;
   filename: string;
   files: Array<{ path: string }>;
+}
+
+/** The final stage of the Dockerfile: each instruction's keyword and text (continuations joined). */
+function finalStage(text: string): Array<{ keyword: string; args: string }> {
+  const lines = text.replace(/\\\n\s*/g, ' ').split('\n');
+  const all = lines.filter((l) => /^[A-Z]+\s/.test(l)).map((l) => ({ keyword: l.split(/\s/)[0]!, args: l.slice(l.indexOf(' ') + 1).trim() }));
+  return all.slice(all.findLastIndex((i) => i.keyword === 'FROM'));
+}
+
+/** The exec-form (JSON) arguments of the final stage's last `keyword` instruction. */
+function execForm(stage: Array<{ keyword: string; args: string }>, keyword: string): string[] {
+  const args = stage.findLast((i) => i.keyword === keyword)?.args;
+  assert.ok(args !== undefined, `the Dockerfile's final stage has no ${keyword}`);
+  const json = keyword === 'HEALTHCHECK' ? /\bCMD\s+(\[.*\])$/.exec(args)?.[1] : args;
+  return JSON.parse(json ?? 'null') as string[];
 }
 
 let work: string;
@@ -125,7 +145,20 @@ describe('installed from the packed tarballs', { timeout: 300_000 }, () => {
     for (const api of ['engine.json', 'secure.json']) swap(join(dir, 'configs/gateway/apis', api), '127.0.0.1:4195', `127.0.0.1:${service}`);
     swap(join(dir, 'configs/gateway/svc.conf'), '"listen_port": 8080', `"listen_port": ${gatewayPort}`);
 
-    const child = spawn(join(dir, 'node_modules/.bin/engine'), ['-c', 'gateway.yaml'], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // The image's command: ENTRYPOINT ["engine"] and CMD, with its config path mapped to this folder.
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const stage = finalStage(dockerfile);
+    const [entry, ...entryArgs] = execForm(stage, 'ENTRYPOINT');
+    assert.equal(entry, 'engine');
+    const args = [...entryArgs, ...execForm(stage, 'CMD')].map((a) => (a === '/config/pipeline.yaml' ? 'gateway.yaml' : a));
+    const health = execForm(stage, 'HEALTHCHECK');
+    const healthy = (): number | null =>
+      spawnSync(health[0] === 'node' ? process.execPath : health[0]!, health.slice(1), {
+        env: { ...cleanEnv(), SVC_READY_URL: `http://127.0.0.1:${service}/ready` },
+        timeout: 10_000,
+      }).status;
+
+    const child = spawn(join(dir, 'node_modules/.bin', entry), args, { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     for (const s of [child.stdout, child.stderr]) s.on('data', (c: Buffer) => (log += c.toString()));
     try {
@@ -144,9 +177,21 @@ describe('installed from the packed tarballs', { timeout: 300_000 }, () => {
       const secure = await fetch(`http://127.0.0.1:${gatewayPort}/secure/ping`);
       assert.equal(secure.status, 400);
       assert.match(await secure.text(), /Authorization field missing/);
+      assert.equal(healthy(), 0, 'HEALTHCHECK says healthy while /ready answers 200');
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
     }
+    assert.equal(healthy(), 1, 'HEALTHCHECK says unhealthy once the engine is gone');
+  });
+
+  it('the Dockerfile lints clean and runs as a non-root user with engine as its entrypoint', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    assert.deepEqual(validate(dockerfile), []);
+    const stage = finalStage(dockerfile);
+    const user = stage.findLast((i) => i.keyword === 'USER')?.args;
+    assert.ok(user !== undefined && !/^(root|0)(:|$)/.test(user), `the final stage runs as ${user ?? 'root'}`);
+    assert.deepEqual(execForm(stage, 'ENTRYPOINT'), ['engine']);
+    assert.match(execForm(stage, 'HEALTHCHECK').join(' '), /\/ready\b/);
   });
 });
