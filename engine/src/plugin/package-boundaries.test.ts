@@ -13,6 +13,7 @@ import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { COMPONENT_PACKAGES } from './component-packages.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -94,6 +95,18 @@ describe('package boundaries', () => {
       assert.equal(m.peerDependencies?.['@svc/engine'], manifest('engine').version, dir);
       assert.equal(m.dependencies?.['@svc/engine'], undefined, dir);
     }
+  });
+
+  it('the engine declares each package of components it loads as an optional peer (npm installs none; pnpm lets it see them)', () => {
+    const m = manifest('engine') as Manifest & { peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+    for (const pkg of COMPONENT_PACKAGES) {
+      assert.equal(m.peerDependencies?.[pkg], manifest('engine').version, pkg);
+      assert.equal(m.peerDependenciesMeta?.[pkg]?.optional, true, pkg);
+    }
+    assert.deepEqual(
+      Object.keys(m.dependencies ?? {}).filter((d) => d.startsWith('@svc/')),
+      [],
+    );
   });
 
   it('the built-in plugins reach the engine only through @svc/engine and @svc/engine/testing', () => {
