@@ -83,7 +83,9 @@ function componentSection(r: ReferencedComponent): string {
   if (table.length > 0) {
     lines.push('| Field | Type | Default | Description |', '| --- | --- | --- | --- |', ...table, '');
   } else if (c.spec.config.kind !== 'object') {
-    lines.push(`Config: a ${typeOf(c.spec.config)}${c.spec.config.description ? ': ' + cell(c.spec.config.description) : ''}.`, '');
+    const what = cell(c.spec.config.description).replace(/\.$/, '');
+    const type = typeOf(c.spec.config);
+    lines.push(`Config: ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}${what ? `: ${what}` : ''}.`, '');
   }
   for (const ex of c.spec.examples ?? []) lines.push('```yaml', ex.trim(), '```', '');
   return lines.join('\n');
