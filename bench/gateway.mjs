@@ -73,7 +73,7 @@ function token(alg, key) {
 }
 
 /** The three APIs as classic definitions: Tyk and svc load the same files. */
-/** `context`: the context variable prefix, svc's `svc_context` or Tyk's `tyk_context` (the seed's rename). */
+/** `context`: the context variable prefix, svc's `svc_context` or Tyk's `tyk_context` (svc's rename, docs/spec/gateway.md). */
 function apiDefinitions(upstream, rsaPublicPem, context) {
   const base = (id, extra) => ({
     api_id: id,

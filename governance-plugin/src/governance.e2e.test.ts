@@ -92,7 +92,7 @@ describe('governance end to end: hub, an svc agent and a cloudgw agent', () => {
       },
     );
     for (const agent of [a, b]) await agent.waitFor(/waiting for sync requests/);
-    // The seed's healthy start, in its order.
+    // The governance spec's healthy start, in its order.
     const order = [
       'license validated',
       'agent started',
@@ -104,7 +104,7 @@ describe('governance end to end: hub, an svc agent and a cloudgw agent', () => {
     const at = order.map((line) => a.out().indexOf(line));
     assert.ok(
       at.every((i, n) => i >= 0 && (n === 0 || i > at[n - 1]!)),
-      `start log in the seed's order:\n${a.out()}`,
+      `start log in the governance spec's order:\n${a.out()}`,
     );
     assert.equal((await fetch(`http://127.0.0.1:${probeA}/live`)).status, 200);
     assert.equal((await fetch(`http://127.0.0.1:${probeA}/health`)).status, 200);

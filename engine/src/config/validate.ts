@@ -9,6 +9,16 @@ import { isMergeKey } from './aliases.js';
 
 const LABEL_RE = /^[a-z0-9_]+$/;
 
+/** How a document's values are read beyond the specs (see config-document.ts). */
+export interface ValidatorOptions {
+  /** JSON's types: a string field takes only a string, a number field only a number (never `"8080"`). */
+  strict?: boolean;
+  /** Never quote a string value in an issue (a document of tokens and passwords): `got a string`. */
+  hideStrings?: boolean;
+  /** Called for a field an object's spec does not name, instead of an issue (a document that tolerates them). */
+  unknownField?: (path: string, key: Node) => void;
+}
+
 /**
  * Validates YAML nodes against field specs: collects every issue with its position, and
  * returns the normalised value (defaults applied, components resolved).
@@ -23,7 +33,12 @@ export class Validator {
     private readonly lines: LineCounter,
     /** Every alias's anchored node, from resolveAliases; an alias missing here was refused there. */
     private readonly aliases: ReadonlyMap<Alias, Node> = new Map(),
+    private readonly options: ValidatorOptions = {},
   ) {}
+
+  private describe(node: Node): string {
+    return this.options.hideStrings === true && isScalar(node) && typeof node.value === 'string' ? 'a string' : describe(node);
+  }
 
   issue(node: Node | null | undefined, message: string): void {
     const offset = node?.range?.[0] ?? 0;
@@ -58,7 +73,7 @@ export class Validator {
         return this.checked(node!, field, path, this.number(node!, field, path));
       case 'bool': {
         if (isScalar(node) && typeof node.value === 'boolean') return node.value;
-        this.issue(node, `expected a boolean (true or false) at ${path}, got ${describe(node!)}`);
+        this.issue(node, `expected a boolean (true or false) at ${path}, got ${this.describe(node!)}`);
         return field.defaultValue;
       }
       case 'any':
@@ -91,8 +106,8 @@ export class Validator {
   }
 
   private string(node: Node, field: Field<unknown>, path: string): string | undefined {
-    if (!isScalar(node) || typeof node.value === 'object') {
-      this.issue(node, `expected a string at ${path}, got ${describe(node)}`);
+    if (!isScalar(node) || typeof node.value === 'object' || (this.options.strict === true && typeof node.value !== 'string')) {
+      this.issue(node, `expected a string at ${path}, got ${this.describe(node)}`);
       return undefined;
     }
     const s = String(node.value);
@@ -107,9 +122,9 @@ export class Validator {
 
   private number(node: Node, field: Field<unknown>, path: string): number | undefined {
     let v: unknown = isScalar(node) ? node.value : undefined;
-    if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) v = Number(v);
+    if (typeof v === 'string' && this.options.strict !== true && v.trim() !== '' && !Number.isNaN(Number(v))) v = Number(v);
     if (typeof v !== 'number' || Number.isNaN(v)) {
-      this.issue(node, `expected ${field.kind === 'int' ? 'an integer' : 'a number'} at ${path}, got ${describe(node)}`);
+      this.issue(node, `expected ${field.kind === 'int' ? 'an integer' : 'a number'} at ${path}, got ${this.describe(node)}`);
       return undefined;
     }
     if (field.kind === 'int' && !Number.isInteger(v)) {
@@ -121,7 +136,7 @@ export class Validator {
 
   private array(node: Node, field: Field<unknown>, path: string): unknown[] | undefined {
     if (!isSeq(node)) {
-      this.issue(node, `expected an array at ${path}, got ${describe(node)}`);
+      this.issue(node, `expected an array at ${path}, got ${this.describe(node)}`);
       return undefined;
     }
     return node.items.map((item, i) => this.value(item as Node, field.item!, `${path}.${i}`, node));
@@ -129,7 +144,7 @@ export class Validator {
 
   private map(node: Node, field: Field<unknown>, path: string): Record<string, unknown> | undefined {
     if (!isMap(node)) {
-      this.issue(node, `expected an object at ${path}, got ${describe(node)}`);
+      this.issue(node, `expected an object at ${path}, got ${this.describe(node)}`);
       return undefined;
     }
     const out: Record<string, unknown> = {};
@@ -142,7 +157,7 @@ export class Validator {
 
   private object(node: Node | undefined, field: Field<unknown>, path: string, parent?: Node | null): Record<string, unknown> | undefined {
     if (node !== undefined && !isMap(node)) {
-      this.issue(node, `expected an object at ${path}, got ${describe(node)}`);
+      this.issue(node, `expected an object at ${path}, got ${this.describe(node)}`);
       return undefined;
     }
     const fields = field.fields!;
@@ -151,7 +166,11 @@ export class Validator {
       for (const pair of this.pairs(node as YAMLMap)) {
         const key = keyOf(pair);
         if (!Object.hasOwn(fields, key)) {
-          this.issue(pair.key as Node, `field ${key} not expected at ${path}${suggest(key, Object.keys(fields))}`);
+          if (this.options.unknownField !== undefined) {
+            this.options.unknownField(path === '' ? key : `${path}.${key}`, pair.key as Node);
+            continue;
+          }
+          this.issue(pair.key as Node, `field ${key} not expected at ${path || 'the top level'}${suggest(key, Object.keys(fields))}`);
           continue;
         }
         seen.set(key, pair);
@@ -180,7 +199,7 @@ export class Validator {
       for (const src of sources) {
         if (src === undefined) continue;
         if (!isMap(src)) {
-          this.issue((merge.value as Node) ?? (merge.key as Node), `<< merges a map (<<: *anchor) or a list of maps (<<: [*a, *b]), got ${describe(src)}`);
+          this.issue((merge.value as Node) ?? (merge.key as Node), `<< merges a map (<<: *anchor) or a list of maps (<<: [*a, *b]), got ${this.describe(src)}`);
           continue;
         }
         for (const p of this.pairs(src)) {
@@ -240,7 +259,7 @@ export class Validator {
       node = target;
     }
     if (!isMap(node)) {
-      this.issue(node, `expected a ${kind} at ${path} (an object naming one ${kind} type), got ${describe(node)}`);
+      this.issue(node, `expected a ${kind} at ${path} (an object naming one ${kind} type), got ${this.describe(node)}`);
       return undefined;
     }
     const acceptsProcessors = kind === 'input' || kind === 'output';

@@ -1,5 +1,5 @@
 /**
- * Every metric the stream-processing seed lists, by type, with its help text. Names are
+ * Every metric the stream spec (docs/spec/streams.md) lists, by type, with its help text. Names are
  * written without the prefix (`input_received` is exported as `svc_input_received`); every one
  * carries the labels `path` and `label`. The runtime maintains them: a component (a custom
  * plugin's too) gets them without a line of code.

@@ -171,7 +171,7 @@ metrics:
     assert.equal(sample(text, 'hist_input_received', IN), 12, 'the prefix applies to every metric');
   });
 
-  it('lists every metric name of the seed, and process metrics', async () => {
+  it('lists every metric name of the stream spec, and process metrics', async () => {
     const text = await runAndRead(`
 input: { test_source: { name: l1, count: 1 } }
 pipeline: { threads: 1 }

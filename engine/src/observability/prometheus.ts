@@ -2,7 +2,7 @@
  * The `metricsexp` (alias `prometheus`) metrics exporter: one prom-client registry per stream,
  * served at `/metrics` (and `/stats`) on the service-wide HTTP server, pushed to a Pushgateway
  * every `push_interval` and once at shutdown, and written to `file_path` at shutdown. Timers are
- * summaries, or histograms with `use_histogram_timing`, in seconds under the seed's names and
+ * summaries, or histograms with `use_histogram_timing`, in seconds under the names of docs/spec/streams.md and
  * again under Benthos' `*_ns` names (so that Benthos' dashboards work). Process metrics (CPU, memory, event loop
  * lag, GC) come from prom-client's default collectors.
  */

@@ -3,10 +3,10 @@
  * process running two streams whose components have the same paths:
  *
  * - every series carries `stream` (Benthos' streams-mode label), so the two never add up;
- * - every timer is there twice: in seconds under the seed's name, and under Benthos' `*_ns` name
+ * - every timer is there twice: in seconds under the name docs/spec/streams.md gives it, and under Benthos' `*_ns` name
  *   (a summary in nanoseconds), with the same count;
  * - `promtool check metrics` (Debian's prometheus package) reports nothing but what the names
- *   forbid, listed in ALLOWED: the seed's counters without `_total` and its `*_count` gauges, and
+ *   forbid, listed in ALLOWED: the spec's counters without `_total` and its `*_count` gauges, and
  *   Benthos' `*_ns` timers ("abbreviated units").
  */
 import assert from 'node:assert/strict';
@@ -27,11 +27,11 @@ const PROMTOOL = [join(ROOT, '.services/prometheus/bin/promtool'), '/usr/bin/pro
 
 /** The promtool problems the names forbid fixing, by rule: `true` when `name` may break `rule`. */
 const ALLOWED: Record<string, (name: string) => boolean> = {
-  // The seed's counters are named as Benthos names them: input_received, not input_received_total.
+  // The spec's counters (docs/spec/streams.md) are named as Benthos names them: input_received, not input_received_total.
   'counter metrics should have "_total" suffix': (n) => STANDARD_METRICS[n.replace(/^svc_/, '')]?.type === 'counter',
-  // The seed's gauges input_count, output_count, processor_count ... (active components).
+  // The spec's gauges input_count, output_count, processor_count ... (active components).
   'non-histogram and non-summary metrics should not have "_count" suffix': (n) => STANDARD_METRICS[n.replace(/^svc_/, '')]?.type === 'gauge',
-  // Benthos' timer names (input_latency_ns), kept beside the seed's seconds for Benthos' dashboards.
+  // Benthos' timer names (input_latency_ns), kept beside the spec's seconds for Benthos' dashboards.
   'metric names should not contain abbreviated units': (n) =>
     n.endsWith('_latency_ns') && STANDARD_METRICS[n.replace(/^svc_/, '').slice(0, -3)]?.type === 'timer',
 };

@@ -5,7 +5,8 @@
  * user who installs @svc/engine alone), the engine carries no tracer backend (those are
  * components in plugins/src/tracing), the plugin packages take the engine as a peer (one engine,
  * one registry, in a user's project), and the plugins reach the engine only through
- * `@svc/engine` (and its test kit, `@svc/engine/testing`), never a path into its files.
+ * `@svc/engine` (its plugin kit, `@svc/engine/kit`, and its test kit, `@svc/engine/testing`), never a
+ * path into its files.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -109,11 +110,11 @@ describe('package boundaries', () => {
     );
   });
 
-  it('the built-in plugins reach the engine only through @svc/engine and @svc/engine/testing', () => {
+  it('the built-in plugins reach the engine only through @svc/engine, @svc/engine/kit and @svc/engine/testing', () => {
     const reaching: string[] = [];
     for (const file of sources(join(ROOT, 'plugins', 'src'))) {
       for (const spec of specifiers(readFileSync(file, 'utf8'))) {
-        const door = spec === '@svc/engine' || spec === '@svc/engine/testing';
+        const door = spec === '@svc/engine' || spec === '@svc/engine/kit' || spec === '@svc/engine/testing';
         if ((spec.startsWith('@svc/engine/') && !door) || /(^|\/)engine\/(src|dist)\//.test(spec)) reaching.push(`${relative(ROOT, file)}: ${spec}`);
       }
     }

@@ -25,7 +25,7 @@ export function batchingEnabled(conf: BatchPolicyConfig | undefined): conf is Ba
 }
 
 /**
- * Accumulates messages (and the acks of the transactions they came from) until the seed's
+ * Accumulates messages (and the acks of the transactions they came from) until Benthos'
  * flush rule says so: `count` reached, `byte_size` reached, or `period` since the last flush.
  * A batch policy groups, never splits: a batch added whole may overshoot the thresholds.
  */

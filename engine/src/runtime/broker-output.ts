@@ -33,7 +33,7 @@ function deliver(child: Sink, batch: Batch): { accepted: Promise<void>; delivere
 }
 
 /**
- * The output broker, with the seed's six patterns:
+ * The output broker, with Benthos' six patterns:
  * - fan_out: every output gets every message in parallel; a failed output is retried (only
  *   that one) until it succeeds. fan_out_fail_fast: a failure nacks the transaction.
  * - fan_out_sequential(_fail_fast): the same, one output after the other confirms.

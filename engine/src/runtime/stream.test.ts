@@ -247,7 +247,7 @@ output: { test_sink: { name: t1 } }
     const out = all('t1');
     assert.equal(out.length, 400);
     assert.deepEqual(
-      out.map((x) => x.split('@')[0]).sort((a, b) => +a - +b),
+      out.map((x) => x.split('@')[0]!).sort((a, b) => +a - +b),
       range(400),
     );
     assert.ok(

@@ -87,7 +87,7 @@ export interface UrlRewriteRule {
 
 /**
  * A split-token endpoint (an entry of classic `extended_paths.virtual` with `split_token`, or
- * OAS `middleware.operations.<id>.splitToken`): POSTs to `path` go to `tokenUrl`, as the seed's
+ * OAS `middleware.operations.<id>.splitToken`): POSTs to `path` go to `tokenUrl`, as Tyk's
  * "Split-token virtual endpoint" describes.
  */
 export interface SplitTokenEndpoint {

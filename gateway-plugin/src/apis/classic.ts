@@ -146,7 +146,7 @@ function extendedPaths(root: Fields): ExtendedPaths {
     out.endpointSizeLimits.push({ path: checkedListPattern(e, 'path'), method: e.str('method'), limit: e.count('size_limit') });
   }
   for (const e of paths.list('rate_limit')) {
-    // Tyk's classic field is `disabled`; the seed's table says `enabled`: either turns it off.
+    // Tyk's classic field is `disabled`; docs/spec/gateway.md says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
     out.endpointRateLimits.push({
       path: checkedEndpointPattern(e, 'path', e.required('path')),

@@ -311,7 +311,7 @@ const CLASSIC: FieldTable = {
   domain_disabled: ignored('switch of domain'),
   certificates: unsupported('TLS certificates of the API'),
   do_not_track: ignored('analytics'),
-  // Context variables are captured at the start of the chain for every request (the seed's rule): what rewrites read.
+  // Context variables are captured at the start of the chain for every request (Tyk's rule): what rewrites read.
   enable_context_vars: implemented(),
   config_data: ignored('plugin config data'),
   config_data_disabled: ignored('switch of config_data'),

@@ -1,6 +1,6 @@
 /**
  * loadApis with the real ReferenceResolver: references in any string field of a definition are
- * resolved when it loads (the seed's rules 1, 3 and 5), from the environment, svc.conf secrets
+ * resolved when it loads (docs/spec/gateway.md, external references, rule 1, 3 and 5), from the environment, svc.conf secrets
  * and a kvstore (the Consul double: no real Consul can be installed here).
  */
 import { test } from 'node:test';

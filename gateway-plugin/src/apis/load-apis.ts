@@ -5,9 +5,10 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { f } from '@svc/engine';
+import { parseConfigDocument } from '@svc/engine/kit';
 import type { References } from '../refs/references.js';
 import type { ApiSpec } from './api-spec.js';
-import { parseDefinitionText } from './definition-text.js';
 import { parseApiDefinition } from './parse-api-definition.js';
 
 export interface ApiLoadError {
@@ -35,7 +36,7 @@ export async function loadApis(dir: string, refs: References): Promise<{ apis: A
     const file = join(dir, name);
     try {
       const text = await readFile(file, 'utf8');
-      apis.push(await parseApiDefinition(parseDefinitionText(text, file), refs, file, (w) => warnings.push(w)));
+      apis.push(await parseApiDefinition(parseConfigDocument(text, file, f.any()).result(), refs, file, (w) => warnings.push(w)));
     } catch (err) {
       errors.push({ file, message: err instanceof Error && err.message.startsWith(file) ? err.message : `${file}: ${reason(err)}` });
     }

@@ -40,7 +40,7 @@ export function targetUrlOf(f: Fields, key: string): string {
 
 /**
  * An endpoint path as a regular expression over the path after the listen path: a wildcard in
- * braces (`/status/{code}`) matches anything, `(.*)`, and names no variable (the seed's rule).
+ * braces (`/status/{code}`) matches anything, `(.*)`, and names no variable (Tyk's rule).
  */
 export function endpointPattern(path: string): string {
   return path.replace(/\{[^{}]*\}/g, '(.*)');

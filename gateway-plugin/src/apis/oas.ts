@@ -1,7 +1,7 @@
 /**
  * An OAS 3 definition with the `x-svc-api-gateway` extension (Tyk's `x-tyk-api-gateway`,
- * renamed) as an {@link ApiSpec}: the seed's OAS field table, and Tyk v5's `apidef/oas` names
- * where the seed is silent. Operations (`middleware.operations.<operationId>`) take their path and
+ * renamed) as an {@link ApiSpec}: Tyk's OAS field table (docs/spec/gateway.md), and Tyk v5's `apidef/oas` names
+ * where docs/spec/gateway.md is silent. Operations (`middleware.operations.<operationId>`) take their path and
  * method from the OpenAPI `paths`.
  */
 import type {
@@ -149,7 +149,7 @@ function jwtSettings(f: Fields): JwtSettings {
   };
 }
 
-/** Every operation of the OpenAPI `paths`, in their order (the seed: endpoint limits follow it). */
+/** Every operation of the OpenAPI `paths`, in their order (Tyk: endpoint limits follow it). */
 function pathOperations(root: Fields): Operation[] {
   const out: Operation[] = [];
   const paths = root.obj('paths');

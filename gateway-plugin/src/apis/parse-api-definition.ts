@@ -1,6 +1,6 @@
 /**
  * One API definition, classic or OAS, as the gateway serves it ({@link ApiSpec}). External
- * references in any string field are resolved first (the seed: at load), so the spec holds the
+ * references in any string field are resolved first (Tyk: at load), so the spec holds the
  * resolved values; its `definition` stays as written, references and all, so the management API
  * never shows a resolved secret (Tyk's returns the definition as stored, too).
  */

@@ -50,18 +50,20 @@ function onOf(f: Fields, key: string): 'all' | 'any' {
 
 function classicTrigger(t: Fields): RewriteTrigger {
   const rules: RewriteTrigger['rules'] = {};
-  const options = t.obj('options');
-  for (const name of Object.keys(options?.value ?? {})) {
+  const given = t.obj('options');
+  if (given === undefined) return { on: onOf(t, 'on'), rules, rewriteTo: t.str('rewrite_to') };
+  const options: Fields = given;
+  for (const name of Object.keys(options.value)) {
     const location = CLASSIC_OPTIONS[name];
-    if (location === undefined) options!.fail(name, `unknown trigger option (expected one of ${Object.keys(CLASSIC_OPTIONS).join(', ')})`);
+    if (location === undefined) options.fail(name, `unknown trigger option (expected one of ${Object.keys(CLASSIC_OPTIONS).join(', ')})`);
     if (location === 'payload') {
-      const o = options!.obj(name)!;
+      const o = options.obj(name)!;
       const rx = o.str('match_rx');
       if (rx !== '') rules.payload = [{ key: 'payload', matchRx: checkPattern(o, 'match_rx', rx), reverse: o.bool('reverse') }];
       continue;
     }
     const list: RewriteMatch[] = [];
-    for (const [key, m] of options!.objects(name)) list.push({ key, matchRx: checkPattern(m, 'match_rx', m.str('match_rx')), reverse: m.bool('reverse') });
+    for (const [key, m] of options.objects(name)) list.push({ key, matchRx: checkPattern(m, 'match_rx', m.str('match_rx')), reverse: m.bool('reverse') });
     if (list.length > 0) rules[location] = list;
   }
   return { on: onOf(t, 'on'), rules, rewriteTo: t.str('rewrite_to') };
@@ -71,8 +73,9 @@ function oasTrigger(t: Fields): RewriteTrigger {
   const rules: RewriteTrigger['rules'] = {};
   for (const r of t.list('rules')) {
     const where = r.required('in');
+    const rule: Fields = r;
     const location = OAS_LOCATIONS[where];
-    if (location === undefined) r.fail('in', `unknown rule location "${where}" (expected one of ${Object.keys(OAS_LOCATIONS).join(', ')})`);
+    if (location === undefined) rule.fail('in', `unknown rule location "${where}" (expected one of ${Object.keys(OAS_LOCATIONS).join(', ')})`);
     const key = location === 'payload' ? 'payload' : r.required('name');
     (rules[location] ??= []).push({ key, matchRx: checkPattern(r, 'pattern', r.str('pattern')), reverse: r.bool('negate') });
   }

@@ -2,14 +2,17 @@
  * The `gateway_auth` processor: authenticates each gateway request as Tyk's middleware chain does
  * for its API (keyless, an auth key, a JWT), then checks the session (inactive, expired, access
  * rights, allowed URLs), and either answers with Tyk's refusal or puts the session on the request
- * (`req.session`) for the processors after it. Split-token endpoints are answered here too.
+ * (`req.session`) for the processors after it. Split-token endpoints are answered here too. A
+ * request it cannot decide (no gateway state or API, an unexpected error) is refused with 500
+ * (see middleware.ts).
  */
-import { answerMessage, type Batch, type Message, type Processor } from '@svc/engine';
+import { answerMessage, createLogger, type Logger } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { tykError } from '../gateway/errors.js';
-import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/request.js';
+import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
+import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
 import { markAnsweredByStage, markStage } from '../gateway/stages.js';
-import { gatewayState, type GatewayState } from '../gateway/state.js';
+import type { GatewayState } from '../gateway/state.js';
 import { checkSession } from '../sessions/access-check.js';
 import { readCredential, stripBearer, stripCredential } from './credential.js';
 import { authenticateJwt, type AuthOutcome } from './jwt-auth.js';
@@ -33,74 +36,47 @@ async function authenticate(state: GatewayState, api: ApiSpec, req: GatewayReque
   return found === undefined ? KEY_NOT_FOUND : { ok: true, keyId: found.name, session: found.session };
 }
 
-export class GatewayAuth implements Processor {
-  constructor(private readonly log: (m: string) => void = () => {}) {}
-
-  async process(batch: Batch): Promise<Batch[]> {
-    await Promise.all(batch.map((m) => this.one(m)));
-    return [batch];
+export class GatewayAuth extends GatewayMiddleware {
+  constructor(logger: Logger = createLogger({ level: 'OFF' })) {
+    super('gateway_auth', logger);
   }
 
-  private async one(msg: Message): Promise<void> {
-    const req = msg.hasCtx() ? msg.ctx.get(GATEWAY_REQUEST) : undefined;
-    if (req === undefined) return; // Not a gateway request: nothing to authenticate.
-    try {
-      const state = gatewayState(req.gateway);
-      if (state === undefined) {
-        answerMessage(msg, tykError(500, 'There was a problem proxying the request'));
-        this.log(`gateway "${req.gateway}" has no state on this thread`);
-        return;
-      }
-      const waiting = state.atLeast(req.version);
-      if (waiting !== undefined) await waiting;
-      // On the main thread, the API the request was routed to (a reload meanwhile does not
-      // change a request in flight); on a worker, the replica's.
-      const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
-      if (api === undefined) {
-        answerMessage(msg, tykError(404, 'Not Found'));
-        return;
-      }
-
-      const ep = splitTokenEndpoint(api, req);
-      if (ep !== undefined) {
-        answerMessage(msg, await handleSplitToken(state, api, ep, req, msg.content));
-        markAnsweredByStage(msg);
-        return;
-      }
-      if (api.keyless) {
-        markStage(msg, 'auth');
-        return;
-      }
-      // An ignored endpoint: no credential is asked for; Tyk still strips one if the API says so.
-      if (req.authIgnored === true) {
-        if (api.stripAuthData) {
-          stripCredential(req, api.credential);
-          msg.ctx.set(GATEWAY_REQUEST, req);
-        }
-        markStage(msg, 'auth');
-        return;
-      }
-
-      const outcome = await authenticate(state, api, req, this.log);
-      if (!outcome.ok) {
-        answerMessage(msg, tykError(outcome.status, outcome.message));
-        return;
-      }
-      const refusal = checkSession(outcome.session, api.id, req.method, req.path);
-      if (refusal !== undefined) {
-        answerMessage(msg, tykError(refusal.status, refusal.message));
-        return;
-      }
-      if (api.stripAuthData) stripCredential(req, api.credential);
-      const jwt = outcome.session.meta_data?.[SPLIT_TOKEN_META];
-      if (typeof jwt === 'string' && api.jwt === undefined) req.headers.authorization = `Bearer ${jwt}`;
-      req.session = { keyId: outcome.keyId, state: outcome.session };
-      msg.ctx.set(GATEWAY_REQUEST, req);
-      markStage(msg, 'auth');
-    } catch (err) {
-      // Fail closed, and say nothing of the credential.
-      this.log(`authentication failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);
-      answerMessage(msg, tykError(500, 'There was a problem proxying the request'));
+  protected async handle({ msg, req, state, api }: MiddlewareCall): Promise<void> {
+    const ep = splitTokenEndpoint(api, req);
+    if (ep !== undefined) {
+      answerMessage(msg, await handleSplitToken(state, api, ep, req, msg.content));
+      markAnsweredByStage(msg);
+      return;
     }
+    if (api.keyless) {
+      markStage(msg, 'auth');
+      return;
+    }
+    // An ignored endpoint: no credential is asked for; Tyk still strips one if the API says so.
+    if (req.authIgnored === true) {
+      if (api.stripAuthData) {
+        stripCredential(req, api.credential);
+        msg.ctx.set(GATEWAY_REQUEST, req);
+      }
+      markStage(msg, 'auth');
+      return;
+    }
+
+    const outcome = await authenticate(state, api, req, (m) => this.logger.warn(m));
+    if (!outcome.ok) {
+      answerMessage(msg, tykError(outcome.status, outcome.message));
+      return;
+    }
+    const refusal = checkSession(outcome.session, api.id, req.method, req.path);
+    if (refusal !== undefined) {
+      answerMessage(msg, tykError(refusal.status, refusal.message));
+      return;
+    }
+    if (api.stripAuthData) stripCredential(req, api.credential);
+    const jwt = outcome.session.meta_data?.[SPLIT_TOKEN_META];
+    if (typeof jwt === 'string' && api.jwt === undefined) req.headers.authorization = `Bearer ${jwt}`;
+    req.session = { keyId: outcome.keyId, state: outcome.session };
+    msg.ctx.set(GATEWAY_REQUEST, req);
+    markStage(msg, 'auth');
   }
 }

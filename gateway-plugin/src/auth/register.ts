@@ -25,6 +25,6 @@ output:
   // The implementation (fast-jwt, undici) loads when a gateway_auth is built, not with the plugin.
   factory: async (_conf, ctx) => {
     const { GatewayAuth } = await import('./gateway-auth.js');
-    return new GatewayAuth((m) => ctx.logger.warn(m));
+    return new GatewayAuth(ctx.logger);
   },
 });

@@ -1,5 +1,5 @@
 /**
- * The split-token endpoint (the seed's "Split-token virtual endpoint"): a POST with a form body
+ * The split-token endpoint (Tyk's split-token virtual endpoint): a POST with a form body
  * (grant_type, client_id, client_secret) on the endpoint's path, relative to the listen path, is
  * forwarded to the identity provider's token URL. A non-200 answer goes back as it is (status and
  * body). On 200 a key is created named by the token's signature (the third dot-separated part),

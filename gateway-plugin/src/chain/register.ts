@@ -1,5 +1,5 @@
 /**
- * Registers the `gateway` processor: Tyk's whole chain in one line, in the seed's order (Tyk's
+ * Registers the `gateway` processor: Tyk's whole chain in one line, in its order (Tyk's
  * api_loader builds it per API the same way): the API-level `gateway_rate_limit`, `gateway_auth`,
  * the key-level `gateway_rate_limit` (limits and quota), `gateway_url_rewrite`. The user's own
  * processors go in the slots between the stages; the stages themselves cannot be left out or

@@ -1,27 +1,23 @@
 /**
- * svc.conf's fields the gateway reads (the "implemented" list): their JSON type and default (Tyk's
+ * svc.conf's fields the gateway reads (the "implemented" list): their type and default (Tyk's
  * `config/config.go`, and its shipped `tyk.conf` where config.go leaves a zero value the docs do
  * not mean). Tyk's other fields are in `apis/field-support.ts`: ignored (a warning when set) or
- * not implemented (refused when turned on); a field in neither is unknown: a warning.
+ * not implemented (refused when turned on); a field in neither is unknown: a warning. One `f`
+ * spec, read by the engine's config-document loader (positions in every error).
  */
-export type FieldType =
-  | { kind: 'string'; default: string }
-  | { kind: 'int'; default: number; min?: number; max?: number }
-  | { kind: 'seconds'; default: number }
-  | { kind: 'bool'; default: boolean }
-  | { kind: 'strings' }
-  | { kind: 'stringMap' }
-  | { kind: 'object'; fields: Schema; optional?: boolean };
+import { f } from '@svc/engine';
 
-export type Schema = Record<string, FieldType>;
+const str = (d = '') => f.string().default(d);
+const int = (d = 0, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  f
+    .int()
+    .default(d)
+    .validate((n) => (n < min || n > max ? `expected an integer from ${min} to ${max}, got ${n}` : undefined));
+const bool = (d = false) => f.bool().default(d);
 
-const str = (d = ''): FieldType => ({ kind: 'string', default: d });
-const int = (d = 0, min = 0, max = Number.MAX_SAFE_INTEGER): FieldType => ({ kind: 'int', default: d, min, max });
-const bool = (d = false): FieldType => ({ kind: 'bool', default: d });
+const TLS = f.object({ address: str(), ca_path: str(), ca_file: str(), cert_file: str(), key_file: str(), insecure_skip_verify: bool() });
 
-const TLS: Schema = { address: str(), ca_path: str(), ca_file: str(), cert_file: str(), key_file: str(), insecure_skip_verify: bool() };
-
-export const GATEWAY_CONFIG_SCHEMA: Schema = {
+export const GATEWAY_CONFIG_SPEC = f.object({
   listen_address: str(),
   listen_port: int(8080, 0, 65535),
   // Tyk's built-in default secret is a published constant: no default here, set one.
@@ -29,12 +25,10 @@ export const GATEWAY_CONFIG_SCHEMA: Schema = {
   node_secret: str(),
   control_api_port: int(0, 0, 65535),
   app_path: str('apps/'),
-  policies: { kind: 'object', fields: { policy_source: str(), policy_record_name: str(), policy_path: str(), policy_connection_string: str() } },
+  policies: f.object({ policy_source: str(), policy_record_name: str(), policy_path: str(), policy_connection_string: str() }),
   // Absent = sessions and limits in memory; present, Tyk's defaults fill it.
-  storage: {
-    kind: 'object',
-    optional: true,
-    fields: {
+  storage: f
+    .object({
       type: str('redis'),
       host: str('localhost'),
       port: int(6379, 0, 65535),
@@ -42,9 +36,9 @@ export const GATEWAY_CONFIG_SCHEMA: Schema = {
       password: str(),
       database: int(0),
       enable_cluster: bool(),
-      addrs: { kind: 'strings' },
-    },
-  },
+      addrs: f.array(f.string()).default([]),
+    })
+    .optional(),
   // tyk.conf as Tyk ships it turns hashing on; config.go's zero value would store keys in the clear.
   hash_keys: bool(true),
   hash_key_function: str(),
@@ -60,37 +54,31 @@ export const GATEWAY_CONFIG_SCHEMA: Schema = {
   // svc's own: what a request gets while the shared store cannot count it (false: 429, as Tyk).
   rate_limit_fail_open: bool(),
   // Tyk's server options: only xff_depth is read (the client address of the IP lists); the others are in field-support.ts.
-  http_server_options: { kind: 'object', fields: { xff_depth: int(0) } },
+  http_server_options: f.object({ xff_depth: int(0) }),
   // Tyk's float64 seconds; 0 (its zero value): the proxy's own `timeout` (30 s, Tyk's default too).
-  proxy_default_timeout: { kind: 'seconds', default: 0 },
-  secrets: { kind: 'stringMap' },
-  kv: {
-    kind: 'object',
-    fields: {
-      kvstore: {
-        kind: 'object',
-        optional: true,
-        fields: {
-          address: str(),
-          scheme: str('http'),
-          datacenter: str(),
-          http_auth: { kind: 'object', fields: { username: str(), password: str() } },
-          wait_time: int(0),
-          token: str(),
-          tls_config: { kind: 'object', fields: TLS },
-        },
-      },
-      secretstore: {
-        kind: 'object',
-        optional: true,
-        fields: { address: str(), agent_address: str(), max_retries: int(0), timeout: int(0), token: str(), kv_version: int(2) },
-      },
-    },
-  },
-};
+  proxy_default_timeout: f
+    .float()
+    .default(0)
+    .validate((v) => (v < 0 ? `expected a number of seconds, 0 or more, got ${v}` : undefined)),
+  secrets: f.map(f.string()).default({}),
+  kv: f.object({
+    kvstore: f
+      .object({
+        address: str(),
+        scheme: str('http'),
+        datacenter: str(),
+        http_auth: f.object({ username: str(), password: str() }),
+        wait_time: int(0),
+        token: str(),
+        tls_config: TLS,
+      })
+      .optional(),
+    secretstore: f.object({ address: str(), agent_address: str(), max_retries: int(0), timeout: int(0), token: str(), kv_version: int(2) }).optional(),
+  }),
+});
 
 /**
- * The svc.conf fields that may hold an external reference (the seed's list); those the gateway
+ * The svc.conf fields that may hold an external reference (docs/spec/gateway.md's list); those the gateway
  * reads are resolved once, at load. The others are read by no part of this gateway.
  */
 export const REFERENCE_FIELDS = ['secret', 'node_secret', 'storage.password', 'policies.policy_connection_string'] as const;

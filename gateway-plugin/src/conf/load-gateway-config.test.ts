@@ -141,17 +141,17 @@ test('unknown fields are a warning each, with their dotted path; null is absent'
   );
 });
 
-test('a wrong type is a ConfigError naming the file and the dotted path; invalid JSON names line and column', async () => {
-  await rejects('{"listen_port": "8080"}', (f) => `${f}: listen_port: expected an integer, got a string`);
-  await rejects('{"listen_port": 70000}', (f) => `${f}: listen_port: expected an integer from 0 to 65535, got 70000`);
-  await rejects('{"storage": {"port": true}}', (f) => `${f}: storage.port: expected an integer, got a boolean`);
-  await rejects('{"kv": {"secretstore": {"timeout": 1.5}}}', (f) => `${f}: kv.secretstore.timeout: expected an integer, got a number`);
-  await rejects('{"storage": {"addrs": "a:1"}}', (f) => `${f}: storage.addrs: expected an array of strings, got a string`);
-  await rejects('{"secrets": {"a": 1}}', (f) => `${f}: secrets.a: expected a string, got a number`);
-  await rejects('{"policies": []}', (f) => `${f}: policies: expected an object, got an array`);
-  await rejects('[1]', (f) => `${f}: expected a JSON object (the gateway config), got an array`);
-  await rejects('{\n  "listen_port": 8080,\n  "secret": x\n}', (f) => `${f}: invalid JSON at line 3 column 13: Unexpected token 'x'`);
-  await rejects('{"secret": "s3cr3t-value",\n "x": }', (f) => `${f}: invalid JSON at line 2 column 7: Unexpected token '}'`);
+test('a wrong type and invalid JSON are a ConfigError at file:line:col, naming the dotted path', async () => {
+  await rejects('{"listen_port": "8080"}', (f) => `${f}:1:17 expected an integer at listen_port, got a string`);
+  await rejects('{"listen_port": 70000}', (f) => `${f}:1:17 expected an integer from 0 to 65535, got 70000 (listen_port)`);
+  await rejects('{"storage": {"port": true}}', (f) => `${f}:1:22 expected an integer at storage.port, got boolean true`);
+  await rejects('{"kv": {"secretstore": {"timeout": 1.5}}}', (f) => `${f}:1:36 expected an integer at kv.secretstore.timeout, got 1.5`);
+  await rejects('{"storage": {"addrs": "a:1"}}', (f) => `${f}:1:23 expected an array at storage.addrs, got a string`);
+  await rejects('{"secrets": {"a": 1}}', (f) => `${f}:1:19 expected a string at secrets.a, got number 1`);
+  await rejects('{"policies": []}', (f) => `${f}:1:14 expected an object at policies, got an array`);
+  await rejects('[1]', (f) => `${f}:1:1 expected an object (the gateway config), got an array`);
+  await rejects('{\n  "listen_port": 8080,\n  "secret": x\n}', (f) => `${f}:3:13 invalid JSON: Unexpected token 'x'`);
+  await rejects('{"secret": "s3cr3t-value",\n "x": }', (f) => `${f}:2:7 invalid JSON: Unexpected token '}'`);
   await assert.rejects(loadGatewayConfig('/nonexistent/svc.conf'), /\/nonexistent\/svc\.conf: cannot read the gateway config: ENOENT/);
 });
 
@@ -172,7 +172,7 @@ test('SVC_GW_SECRETS merges over secrets; secrets:// and env:// in the reference
     assert.equal(config.node_secret, 'node-s');
     assert.equal(config.storage?.password, 'pw:with:colons');
     assert.equal(config.policies.policy_connection_string, 'redis://conn', 'env:// falls back to SVC_SECRET_{KEY}');
-    assert.equal(config.listen_address, 'env://NOT_A_REFERENCE_FIELD', 'only the seed-listed fields are references in svc.conf');
+    assert.equal(config.listen_address, 'env://NOT_A_REFERENCE_FIELD', 'only the fields docs/spec/gateway.md lists are references in svc.conf');
   });
 });
 

@@ -63,8 +63,8 @@ import { GatewayState, registerGatewayState, unregisterGatewayState } from './st
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
 import { keepingPrevious } from '../sessions/load-policies.js';
 import { algorithmOf } from '../ratelimit/limiter.js';
-import { sharedWindowTable } from '../ratelimit/shared-table.js';
-import type { WindowTable } from '../ratelimit/window-table.js';
+import { sharedLiveInstances } from '../ratelimit/shared-table.js';
+import type { LiveInstances } from '../ratelimit/distributed-limiter.js';
 
 /** Tyk's answer when a transaction was not delivered (the proxy failed it). */
 const NOT_DELIVERED = tykError(500, 'There was a problem proxying the request');
@@ -109,7 +109,7 @@ export class ApiGatewayInput implements Input {
   private controlListener: HttpListener | undefined;
   private publisher: StatePublisher | undefined;
   private management: ManagementApi | undefined;
-  private readonly windows: WindowTable;
+  private readonly instances: LiveInstances;
   private rateLimiting: RateLimiting | undefined;
   /** The gateway stages of the stream this input feeds (absent when built outside a stream). */
   private readonly chain: ChainStage[] | undefined;
@@ -128,7 +128,7 @@ export class ApiGatewayInput implements Input {
     this.metrics = new GatewayMetrics(ctx);
     this.guard = new StageGuard(ctx.logger);
     this.chain = ctx.stream === undefined ? undefined : chainStages(ctx.stream);
-    this.windows = sharedWindowTable(ctx);
+    this.instances = sharedLiveInstances(ctx);
     this.confPath = resolve(conf.conf);
     // Unique per input and config file: processors on any thread find the state by it.
     this.name = `${ctx.label}@${this.confPath}`;
@@ -143,7 +143,7 @@ export class ApiGatewayInput implements Input {
   private async load(): Promise<void> {
     const { config, warnings } = await this.source.loadConfig(this.confPath);
     for (const w of warnings) this.log.warn(`svc.conf: ${w}`);
-    this.rateLimiting ??= startRateLimiting(config, this.windows, (m) => this.log.info(m));
+    this.rateLimiting ??= startRateLimiting(config, this.instances, (m) => this.log.info(m));
     this.log.info(`Rate limits: ${algorithmOf(config)} limiter, counted ${config.storage === undefined ? 'in memory' : 'in Redis'}`);
     const [apis, policies, store] = await Promise.all([this.loadApis(config), this.loadPolicies(config), this.source.createSessions(config)]);
     const sessions = new SyncedSessionStore(store);

@@ -1,7 +1,7 @@
 /**
  * The check `engine lint` and `engine -c` run on a stream with an `api_gateway` input: every API
  * definition of its svc.conf's `app_path` must get from the stream's chain each stage it needs,
- * in the seed's order (`chain.ts`); a problem names the API, the field and the fix. Definitions
+ * in Tyk's order (`chain.ts`); a problem names the API, the field and the fix. Definitions
  * are read without resolving external references (no store is called at lint): one that cannot
  * be read so is left to the input, which checks it again when it loads it. A svc.conf that is
  * not there (a config linted from another folder) is left to the input too.

@@ -1,7 +1,7 @@
 /**
  * The start-up half of fail closed: the gateway's stages as the stream's config lays them out,
  * in the order they run, and whether that chain gives an API definition every stage it needs in
- * the seed's order (API-level limit, auth, key-level limit and quota, rewrite). `engine lint` and
+ * Tyk's order (API-level limit, auth, key-level limit and quota, rewrite). `engine lint` and
  * `engine -c` refuse a chain that does not (see `chain-check.ts`); the `api_gateway` input refuses
  * a definition loaded later (reload, management API) that needs a stage the chain lacks.
  *
@@ -93,7 +93,7 @@ function describe(api: ApiSpec): string {
 }
 
 /**
- * Whether `chain` gives `api` every stage it needs, each after the ones before it in the seed's
+ * Whether `chain` gives `api` every stage it needs, each after the ones before it in Tyk's
  * order; the first problem (naming the API, the field that needs the stage and the fix), or
  * undefined.
  */

@@ -13,10 +13,10 @@ import { contextKey, type Message } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayRequest } from './request.js';
 
-/** A stage of the seed's (Tyk's) order: API-level limit, auth, key-level limit and quota, rewrite. */
+/** A stage of Tyk's order: API-level limit, auth, key-level limit and quota, rewrite. */
 export type Stage = 'api_limit' | 'auth' | 'key_limit' | 'rewrite';
 
-/** The seed's order. */
+/** Tyk's order. */
 export const STAGE_ORDER: readonly Stage[] = ['api_limit', 'auth', 'key_limit', 'rewrite'];
 
 const BIT: Record<Stage, number> = { api_limit: 1, auth: 2, key_limit: 4, rewrite: 8 };
@@ -68,7 +68,7 @@ function authField(api: ApiSpec): string {
   return api.jwt !== undefined ? 'enable_jwt' : 'use_keyless: false';
 }
 
-/** The stages `api` needs, in the seed's order, each with the field that asks for it. */
+/** The stages `api` needs, in Tyk's order, each with the field that asks for it. */
 export function stagesNeeded(api: ApiSpec): Need[] {
   const oas = api.format === 'oas';
   const out: Need[] = [];

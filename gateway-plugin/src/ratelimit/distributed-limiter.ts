@@ -1,6 +1,6 @@
 /**
  * The distributed rate limiter (Tyk's DRL, the default): no shared counter; each gateway process
- * keeps its own bucket per key in memory (exact across its threads, see window-table.ts) and
+ * keeps its own bucket per key in memory (exact across its threads: the engine's WindowTable) and
  * admits its share, `rate / instances`. The processes find each other through the shared store:
  * each writes a heartbeat every second to one sorted set; those heard from in the last few
  * seconds are the live instances. Without storage there is one instance and the bucket is the
@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import type { RedisConnection } from '../sessions/redis-connection.js';
 import type { Limit, Limiter, Verdict } from './limiter.js';
 import type { RedisLimiter } from './redis-limiter.js';
-import type { WindowTable } from './window-table.js';
+import type { WindowTable } from '@svc/engine/kit';
 
 /** The sorted set of heartbeats: member = instance id, score = ms of its last heartbeat. */
 export const INSTANCES_KEY = 'svc-drl-instances';
@@ -23,7 +23,25 @@ const HEARTBEAT_MS = 1_000;
 /** An instance not heard from for this long is gone. */
 const LIVE_MS = 3_500;
 
-/** Keeps this process's heartbeat in Redis and the live instance count in the shared table (main thread only). */
+/** The number of live gateway instances, in memory shared by every thread of the process (1 until heard otherwise). */
+export class LiveInstances {
+  private readonly cell: Int32Array;
+
+  /** `sab`: 4 bytes, zeroed or another thread's count. */
+  constructor(sab: SharedArrayBuffer) {
+    this.cell = new Int32Array(sab, 0, 1);
+  }
+
+  get count(): number {
+    return Math.max(1, Atomics.load(this.cell, 0));
+  }
+
+  set count(n: number) {
+    Atomics.store(this.cell, 0, Math.max(1, Math.floor(n)));
+  }
+}
+
+/** Keeps this process's heartbeat in Redis and the live instance count shared by the threads (main thread only). */
 export class InstanceRegistry {
   private readonly id = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly timer: NodeJS.Timeout;
@@ -31,7 +49,7 @@ export class InstanceRegistry {
 
   constructor(
     private readonly connection: RedisConnection,
-    private readonly table: WindowTable,
+    private readonly instances: LiveInstances,
     private readonly log: (message: string) => void,
   ) {
     this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
@@ -52,8 +70,8 @@ export class InstanceRegistry {
           .zCard(INSTANCES_KEY)
           .exec();
         const n = Number(replies[2]);
-        if (n !== this.table.instances) this.log(`distributed rate limiter: ${n} gateway instance${n === 1 ? '' : 's'} live`);
-        this.table.instances = n;
+        if (n !== this.instances.count) this.log(`distributed rate limiter: ${n} gateway instance${n === 1 ? '' : 's'} live`);
+        this.instances.count = n;
       } catch {
         // The count stays as last heard; the next beat tries again.
       } finally {
@@ -77,13 +95,14 @@ export class InstanceRegistry {
 export class DistributedLimiter implements Limiter {
   constructor(
     private readonly table: WindowTable,
+    private readonly instances: LiveInstances,
     private readonly threshold: number,
     /** The rolling log for limits too small to split; absent without storage. */
     private readonly rolling: RedisLimiter | undefined,
   ) {}
 
   check(limit: Limit): Verdict | Promise<Verdict> {
-    const n = this.table.instances;
+    const n = this.instances.count;
     const perSecond = limit.per > 0 ? limit.rate / limit.per : 0;
     if (this.rolling !== undefined && n > 1 && n * (this.threshold || 5) >= perSecond) return this.rolling.check(limit);
     // Each request costs n units of a bucket of `rate` units: this instance admits rate / n.

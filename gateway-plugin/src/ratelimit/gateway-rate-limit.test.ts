@@ -46,7 +46,7 @@ const statuses = (rs: Reply[]) => rs.map((r) => r.status).sort((a, b) => a - b);
 const count = (rs: Reply[], status: number) => rs.filter((r) => r.status === status).length;
 
 describe('gateway_rate_limit, in memory, threads 2', () => {
-  it('counts exactly across worker threads at every scope, in the seed order, with Tyk answers', async () => {
+  it("counts exactly across worker threads at every scope, in Tyk's order, with Tyk answers", async () => {
     const port = await freePort();
     const dir = tempDir();
     writeGateway(dir, gatewayConfig(port), [

@@ -1,5 +1,5 @@
 /**
- * The `gateway_rate_limit` processor: the seed's five rate limit scopes and quotas, in two
+ * The `gateway_rate_limit` processor: Tyk's five rate limit scopes and quotas, in two
  * places of the chain as Tyk runs them. `scope: api` (before `gateway_auth`) counts every request
  * to an API against its per-endpoint or global limit, authenticated or not; `scope: key` (after
  * it) counts the key's per-endpoint, per-API or global limit, then its quota. A request over a
@@ -11,21 +11,22 @@
  * refused with 429 (Tyk's behaviour) or admitted with `rate_limit_fail_open`; the outage is
  * logged when it starts and when it ends.
  */
-import { answerMessage, errorMessage, type Batch, type Logger, type Message, type Processor } from '@svc/engine';
+import { answerMessage, errorMessage, type Logger } from '@svc/engine';
+import type { WindowTable } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { tykError } from '../gateway/errors.js';
-import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/request.js';
+import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
+import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
 import { markStage, type Stage } from '../gateway/stages.js';
-import { gatewayState, type GatewayState } from '../gateway/state.js';
+import type { GatewayState } from '../gateway/state.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
-import { DistributedLimiter } from './distributed-limiter.js';
+import { DistributedLimiter, type LiveInstances } from './distributed-limiter.js';
 import { limitHeaders } from './limit-headers.js';
 import { algorithmOf, type Limiter, type Verdict } from './limiter.js';
 import { MemoryLimiter } from './memory-limiter.js';
 import { Quotas } from './quota.js';
 import { RedisLimiter, type SmoothingChange } from './redis-limiter.js';
 import { apiLimit, keyLimits } from './scopes.js';
-import type { WindowTable } from './window-table.js';
 
 export type RateLimitScope = 'api' | 'key';
 
@@ -41,20 +42,18 @@ interface Counting {
   config: GatewayState['config'];
 }
 
-export class GatewayRateLimit implements Processor {
+export class GatewayRateLimit extends GatewayMiddleware {
   private readonly counting = new Map<string, Counting>();
   private outage = false;
 
   constructor(
     private readonly scope: RateLimitScope,
     private readonly table: WindowTable,
-    private readonly log: Logger,
+    private readonly instances: LiveInstances,
+    log: Logger,
     private readonly onSmoothing: (change: SmoothingChange) => void,
-  ) {}
-
-  async process(batch: Batch): Promise<Batch[]> {
-    await Promise.all(batch.map((m) => this.one(m)));
-    return [batch];
+  ) {
+    super('gateway_rate_limit', log);
   }
 
   private countingFor(state: GatewayState): Counting {
@@ -66,7 +65,7 @@ export class GatewayRateLimit implements Processor {
       const rolling = (a: 'rolling' | 'sentinel' | 'fixed-window') =>
         new RedisLimiter(connection!, { algorithm: a, pipelined: config.enable_non_transactional_rate_limiter, onSmoothing: this.onSmoothing });
       let limiter: Limiter;
-      if (algorithm === 'distributed') limiter = new DistributedLimiter(this.table, config.drl_threshold, connection && rolling('rolling'));
+      if (algorithm === 'distributed') limiter = new DistributedLimiter(this.table, this.instances, config.drl_threshold, connection && rolling('rolling'));
       else if (connection === undefined) limiter = new MemoryLimiter(this.table);
       else limiter = rolling(algorithm);
       if (c !== undefined) void c.connection?.close();
@@ -76,18 +75,9 @@ export class GatewayRateLimit implements Processor {
     return c;
   }
 
-  private async one(msg: Message): Promise<void> {
-    const req = msg.hasCtx() ? msg.ctx.get(GATEWAY_REQUEST) : undefined;
-    if (req === undefined) return;
+  protected async handle({ msg, req, state, api }: MiddlewareCall): Promise<void> {
     // A looped request skips limits unless it asked for them (Tyk's check_limits): decided, so the stage ran.
     if ((req.loopLevel ?? 0) > 0 && req.checkLimits !== true) return markStage(msg, this.stage);
-    // No state or API: nothing is recorded, so nothing answers for the request (fail closed).
-    const state = gatewayState(req.gateway);
-    if (state === undefined) return;
-    const waiting = state.atLeast(req.version);
-    if (waiting !== undefined) await waiting;
-    const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
-    if (api === undefined) return;
     // Key level before gateway_auth: there is no key to count yet, so this stage has not run.
     if (this.scope === 'key' && req.session === undefined && !api.keyless && req.authIgnored !== true) return;
     const counting = this.countingFor(state);
@@ -154,13 +144,13 @@ export class GatewayRateLimit implements Processor {
     if (this.outage) return;
     this.outage = true;
     const meanwhile = failOpen ? 'admitted without limits (rate_limit_fail_open)' : 'refused with 429';
-    this.log.error(`rate limits cannot be counted (${errorMessage(err)}): requests are ${meanwhile} until Redis answers again`);
+    this.logger.error(`rate limits cannot be counted (${errorMessage(err)}): requests are ${meanwhile} until Redis answers again`);
   }
 
   private recovered(): void {
     if (!this.outage) return;
     this.outage = false;
-    this.log.info('rate limits are counted again');
+    this.logger.info('rate limits are counted again');
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,10 @@
 /**
  * Rate limits counted in this process's memory (svc.conf without `storage`): the distributed
  * limiter on one instance and the fixed window are then the same thing, Tyk's in-memory bucket
- * of `rate` per `per` from a key's first request (see window-table.ts), exact across threads.
+ * of `rate` per `per` from a key's first request (the engine's WindowTable), exact across threads.
  */
 import type { Limit, Limiter, Verdict } from './limiter.js';
-import type { WindowTable } from './window-table.js';
+import type { WindowTable } from '@svc/engine/kit';
 
 export class MemoryLimiter implements Limiter {
   constructor(private readonly table: WindowTable) {}

@@ -6,7 +6,7 @@
  */
 import type { RedisConnection } from '../sessions/redis-connection.js';
 import { runScript } from './redis-scripts.js';
-import { FOREVER, type WindowTable } from './window-table.js';
+import { FOREVER, type WindowTable } from '@svc/engine/kit';
 
 export interface QuotaState {
   blocked: boolean;

@@ -60,10 +60,13 @@ registerProcessor('gateway_rate_limit', {
     - gateway_rate_limit: { scope: key }`,
   ],
   factory: async (conf, ctx) => {
-    const [{ GatewayRateLimit }, { sharedWindowTable }] = await Promise.all([import('./gateway-rate-limit.js'), import('./shared-table.js')]);
+    const [{ GatewayRateLimit }, { sharedLiveInstances, sharedWindowTable }] = await Promise.all([
+      import('./gateway-rate-limit.js'),
+      import('./shared-table.js'),
+    ]);
     const sink = await eventSink(conf.smoothing_events, ctx);
     const counter = ctx.metrics?.counter('gateway_rate_limit_smoothing_events', { help: 'Rate limit smoothing events.', labels: ['event'] });
-    return new GatewayRateLimit(conf.scope, sharedWindowTable(ctx), ctx.logger, (change) => {
+    return new GatewayRateLimit(conf.scope, sharedWindowTable(ctx), sharedLiveInstances(ctx), ctx.logger, (change) => {
       ctx.logger.info(`${change.event}: allowance ${change.previous} -> ${change.allowance} (rate ${change.rate})`);
       counter?.labels(change.event).inc();
       sink?.(change);

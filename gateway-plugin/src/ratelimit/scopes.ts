@@ -1,5 +1,5 @@
 /**
- * Which limits a request meets, at the seed's five scopes in its order: (1) API-level
+ * Which limits a request meets, at Tyk's five scopes in its order: (1) API-level
  * per-endpoint, (2) API-level (`global_rate_limit`), (3) key-level per-endpoint, (4) key-level
  * per-API (`access_rights[api].limit`), (5) key-level global (the session's rate and per). At
  * each level the most specific configured limit applies and the others are inherited, not added

@@ -1,5 +1,5 @@
 /**
- * External references (the seed's "External reference" sections): `kvstore://`,
+ * External references (Tyk's external references, docs/spec/gateway.md): `kvstore://`,
  * `secretstore://`, `secrets://` and `env://` in svc.conf and in any string field of an API
  * definition, and `$secret_kvstore.`, `$secret_secretstore.`, `$secret_conf.`, `$secret_env.`
  * inside transformation middleware and URL rewrites. Loaders take this interface; `resolver.ts`

@@ -208,7 +208,7 @@ for (const version of [1, 2] as const) {
   });
 }
 
-test('secretstore: kv_version 2 also reads the keys when the answer has them directly in data (the seed shape)', async (t) => {
+test('secretstore: kv_version 2 also reads the keys when the answer has them directly in data (the documented shape)', async (t) => {
   const vault = new VaultDouble(VAULT_TOKEN, 1); // answers data: {keys}
   const address = await vault.start();
   t.after(() => vault.stop());

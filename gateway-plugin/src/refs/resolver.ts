@@ -1,5 +1,5 @@
 /**
- * The {@link References} over svc.conf's stores (the seed's "External reference" sections).
+ * The {@link References} over svc.conf's stores (Tyk's external references, docs/spec/gateway.md).
  * Whole-field references (`kvstore://`, `secretstore://`, `secrets://`, `env://`) resolve in
  * svc.conf and API definitions when they load; `$secret_*` (and `env://`) inside a text resolve
  * per request in transformation middleware and URL rewrites, through a short cache.

@@ -1,11 +1,11 @@
 /**
  * `kv.secretstore`: the secrets manager's KV engine (Vault's KV v1 and v2), with the call shape
- * the seed gives: `GET {address}/v1/{mount}/{secret}?lease=true`, the token in
+ * docs/spec/gateway.md gives: `GET {address}/v1/{mount}/{secret}?lease=true`, the token in
  * `X-Secretstore-Token`, `/data` not appended to the path. The answer is
  * `{request_id, lease_id, lease_duration, renewable, data, metadata, auth}`; as Tyk v5.14.0
  * (storage/kv/vault.go), `kv_version: 1` reads the keys in `data` and any other version (2, the
  * default) reads them in `data.data` (or in `data` itself when the answer puts them there, as
- * the seed's shape does).
+ * the shape docs/spec/gateway.md gives does).
  */
 import type { SecretStoreConfig } from '../conf/gateway-config.js';
 import { encodeStorePath, failed, found, valueText, type Failure, type Lookup } from './lookup.js';

@@ -1,6 +1,6 @@
 /**
  * A test double of the secrets manager's KV engine (Vault's KV v1 and v2, read side), written
- * from Vault's public API docs and the call shape the seed gives, because no real Vault can be
+ * from Vault's public API docs and the call shape docs/spec/gateway.md gives, because no real Vault can be
  * installed on this machine: `GET /v1/{mount}/{secret}?lease=true` with `X-Secretstore-Token`
  * answers `{request_id, lease_id, lease_duration, renewable, data, metadata, auth}` (v1: the
  * keys in `data`; v2: `data: {data, metadata}`), 403 `{"errors":["permission denied"]}` for a

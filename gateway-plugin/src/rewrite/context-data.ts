@@ -1,6 +1,6 @@
 /**
  * The request's context variables, as Tyk's MiddlewareContextVars captures them at the start of
- * the chain (the seed's rule 7): what `request_context_matches` rules read and what
+ * the chain (docs/spec/gateway.md, URL rewriting, rule 7): what `request_context_matches` rules read and what
  * `$svc_context.<name>` stands for. Trigger matches are added to it as the rewriter runs
  * (`trigger-{n}-{name}-{i}`).
  */

@@ -6,13 +6,14 @@
  * to another API of the gateway, run there with no network call (the proxy hands it back to the
  * gateway's front door).
  */
-import { answerMessage, type Batch, type Logger, type Message, type Processor } from '@svc/engine';
+import { answerMessage, type Logger } from '@svc/engine';
 import type { ApiSpec, UrlRewriteRule } from '../apis/api-spec.js';
 import { endpointMatches, endpointPath } from '../apis/endpoints.js';
 import { tykError } from '../gateway/errors.js';
-import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from '../gateway/request.js';
+import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
+import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
 import { markStage } from '../gateway/stages.js';
-import { gatewayState, type GatewayState } from '../gateway/state.js';
+import type { GatewayState } from '../gateway/state.js';
 import type { References } from '../refs/references.js';
 import { ReferenceResolver } from '../refs/resolver.js';
 import { contextData, type ContextData } from './context-data.js';
@@ -65,34 +66,23 @@ export function applyRewrite(api: ApiSpec, req: GatewayRequest, result: string):
   req.query = q < 0 ? '' : result.slice(q + 1);
 }
 
-export class GatewayUrlRewrite implements Processor {
+export class GatewayUrlRewrite extends GatewayMiddleware {
   private readonly refs = new WeakMap<GatewayState['config'], References>();
 
-  constructor(private readonly log: Logger) {}
-
-  async process(batch: Batch): Promise<Batch[]> {
-    await Promise.all(batch.map((m) => this.one(m)));
-    return [batch];
+  constructor(log: Logger) {
+    super('gateway_url_rewrite', log);
   }
 
   private referencesFor(state: GatewayState): References {
     let r = this.refs.get(state.config);
     if (r === undefined) {
-      r = new ReferenceResolver(state.config, this.log);
+      r = new ReferenceResolver(state.config, this.logger);
       this.refs.set(state.config, r);
     }
     return r;
   }
 
-  private async one(msg: Message): Promise<void> {
-    const req = msg.hasCtx() ? msg.ctx.get(GATEWAY_REQUEST) : undefined;
-    if (req === undefined) return;
-    const state = gatewayState(req.gateway);
-    if (state === undefined) return;
-    const waiting = state.atLeast(req.version);
-    if (waiting !== undefined) await waiting;
-    const api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.api(req.apiId);
-    if (api === undefined) return;
+  protected async handle({ msg, req, state, api }: MiddlewareCall): Promise<void> {
     const rule = ruleFor(api, req);
     if (rule === undefined) return markStage(msg, 'rewrite');
     const url = req.query === '' ? req.path : `${req.path}?${req.query}`;
@@ -105,22 +95,17 @@ export class GatewayUrlRewrite implements Processor {
       sessionMeta: req.session?.state.meta_data,
       body: msg.content.length > 0 ? msg.content.toString('utf8') : undefined,
     };
-    try {
-      const result = await rewriteUrl(rule, url, input, {}, this.referencesFor(state));
-      if (result === undefined) return markStage(msg, 'rewrite');
-      const unsafe = unsafeRewrite(result);
-      if (unsafe !== undefined) {
-        this.log.debug(`URL rewrite of API ${api.id} refused: ${unsafe}`);
-        answerMessage(msg, tykError(400, 'The rewritten URL has a dot segment or a fragment: the request is refused'));
-        return;
-      }
-      applyRewrite(api, req, result);
-      msg.ctx.set(GATEWAY_REQUEST, req);
-      markStage(msg, 'rewrite');
-    } catch (err) {
-      // Tyk answers a rewrite it cannot make with 500.
-      this.log.error(`URL rewrite of API ${api.id}: ${err instanceof Error ? err.message : String(err)}`);
-      answerMessage(msg, tykError(500, 'There was a problem proxying the request'));
+    // A rewrite it cannot make throws: Tyk answers it with 500, as the base does.
+    const result = await rewriteUrl(rule, url, input, {}, this.referencesFor(state));
+    if (result === undefined) return markStage(msg, 'rewrite');
+    const unsafe = unsafeRewrite(result);
+    if (unsafe !== undefined) {
+      this.logger.debug(`URL rewrite of API ${api.id} refused: ${unsafe}`);
+      answerMessage(msg, tykError(400, 'The rewritten URL has a dot segment or a fragment: the request is refused'));
+      return;
     }
+    applyRewrite(api, req, result);
+    msg.ctx.set(GATEWAY_REQUEST, req);
+    markStage(msg, 'rewrite');
   }
 }

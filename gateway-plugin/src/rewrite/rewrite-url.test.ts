@@ -1,4 +1,4 @@
-/** The rewriter against Tyk's own cases (gateway/mw_url_rewrite_test.go at v5.14.0) and the seed's rules. */
+/** The rewriter against Tyk's own cases (gateway/mw_url_rewrite_test.go at v5.14.0) and Tyk's rules. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RewriteTrigger, UrlRewriteRule } from '../apis/api-spec.js';

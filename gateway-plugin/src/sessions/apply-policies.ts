@@ -2,7 +2,7 @@
  * Policies applied to a session as Tyk applies them (internal/policy/apply.go `Apply` at v5.14.0),
  * for the fields this gateway uses: access rights (merged: versions, allowed_urls), rate and
  * per, quota, tags, meta_data, is_inactive, per-API and partitioned policies. Several policies
- * combine their rate limits by the highest effective rate (the lowest per/rate), the seed's
+ * combine their rate limits by the highest effective rate (the lowest per/rate), Tyk's
  * 5.4.0 rule. Returns Tyk's error text when the policies cannot be applied, else undefined.
  */
 import type { AccessDefinition, AccessLimit, AllowedUrl, Policy, SessionState } from './session.js';

@@ -9,9 +9,10 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
+import { ConfigError, f } from '@svc/engine';
+import { parseConfigDocument } from '@svc/engine/kit';
 import type { ApiLoadError } from '../apis/load-apis.js';
 import { DefinitionError } from '../apis/definition-error.js';
-import { parseJsonText } from '../apis/definition-text.js';
 import { childPath, isObject, kindOf } from '../apis/fields.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import type { AccessDefinition, Policy } from './session.js';
@@ -110,9 +111,9 @@ export function keepingPrevious(previous: Policy[], loaded: Policy[], errors: Ap
 async function readPolicyFile(file: string, kind: 'folder' | 'record', out: Policy[], errors: ApiLoadError[]): Promise<void> {
   let value: unknown;
   try {
-    value = parseJsonText(await readFile(file, 'utf8'), file);
+    value = parseConfigDocument(await readFile(file, 'utf8'), file, f.any(), { format: 'json' }).result();
   } catch (err) {
-    errors.push({ file, message: err instanceof DefinitionError ? err.message : `${file}: cannot read the policy file: ${reason(err)}` });
+    errors.push({ file, message: err instanceof ConfigError ? err.message : `${file}: cannot read the policy file: ${reason(err)}` });
     return;
   }
   let entries: Entry[];

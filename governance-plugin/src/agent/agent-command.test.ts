@@ -29,8 +29,8 @@ describe('engine agent', () => {
     writeFileSync(file, `licenseKey: x\ngovernanceDashboard:\n  server:\n    url: http://hub:443\n  auth:\n    token: ${TOKEN}\ninstances: {}\n`);
     const p = engine(['agent', '-c', file], { cwd: dir });
     assert.equal(await p.exited, 1);
-    assert.match(p.out(), new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4:10: governanceDashboard\\.server\\.url must be host:port`));
-    assert.match(p.out(), /:7:12: instances: expected a list of at least one provider/);
+    assert.match(p.out(), new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4:10 governanceDashboard\\.server\\.url must be host:port`));
+    assert.match(p.out(), /:7:12 expected an array at instances, got an object/);
     assert.doesNotMatch(p.out(), /secret-token-value/);
   });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AgentConfigError, parseAgentConfig } from './agent-config.js';
+import { ConfigError } from '@svc/engine';
+import { parseAgentConfig } from './agent-config.js';
 
 const SEED = `licenseKey: svclic1.payload.signature
 governanceDashboard:
@@ -31,14 +32,14 @@ const problems = (text: string, env: NodeJS.ProcessEnv = {}): string => {
   try {
     parseAgentConfig(text, 'agent.yaml', env);
   } catch (err) {
-    assert.ok(err instanceof AgentConfigError);
+    assert.ok(err instanceof ConfigError);
     return err.message;
   }
   assert.fail('the config was accepted');
 };
 
 describe('agent-config.yaml', () => {
-  it("reads the seed's file, every field", () => {
+  it("reads the governance spec's file, every field", () => {
     assert.deepEqual(parseAgentConfig(SEED, 'agent.yaml', {}), {
       licenseKey: 'svclic1.payload.signature',
       hubAddress: 'grpc-hub.example.com:443',
@@ -62,7 +63,7 @@ describe('agent-config.yaml', () => {
     assert.equal(c.licenseKey, 'svclic1.from.env');
     assert.equal(c.logLevel, 'INFO');
     assert.equal(c.probePort, 5959);
-    assert.match(problems(text), /^agent\.yaml:1:1: licenseKey is required \(or set SVC_AGENT_LICENSEKEY\)$/);
+    assert.match(problems(text), /^agent\.yaml:1:1 licenseKey is required \(or set SVC_AGENT_LICENSEKEY\)$/);
   });
 
   it('reads ${VAR} references from the environment, and says where an unset one is', () => {
@@ -70,7 +71,7 @@ describe('agent-config.yaml', () => {
     const c = parseAgentConfig(text, 'agent.yaml', { AGENT_TOKEN: 'from-env' });
     assert.equal(c.token, 'from-env');
     assert.equal(c.probePort, 6060);
-    assert.match(problems(text), /^agent\.yaml:6:12: environment variable AGENT_TOKEN is not set/);
+    assert.match(problems(text), /^agent\.yaml:6:12 environment variable AGENT_TOKEN is not set/);
   });
 
   it('says where each problem is, all of them at once, and never quotes a secret', () => {
@@ -80,19 +81,19 @@ describe('agent-config.yaml', () => {
       .replace('port: 5959', 'port: 70000');
     const msg = problems(bad);
     assert.deepEqual(msg.split('\n'), [
-      'agent.yaml:4:10: governanceDashboard.server.url must be host:port with no protocol, such as grpc-hub.example.com:443 (got "https://grpc-hub.example.com")',
-      'agent.yaml:11:7: instances[0].config.auth is required',
-      'agent.yaml:13:11: instances[1].type must be svc or cloudgw, not "azure"',
-      'agent.yaml:22:11: healthProbe.server.port must be a port number (0-65535)',
+      'agent.yaml:4:10 governanceDashboard.server.url must be host:port with no protocol, such as grpc-hub.example.com:443 (got "https://grpc-hub.example.com")',
+      'agent.yaml:11:7 instances[0].config.auth is required',
+      'agent.yaml:13:11 instances[1].type must be svc or cloudgw, not "azure"',
+      'agent.yaml:22:11 healthProbe.server.port must be a port number (0-65535)',
     ]);
     for (const secret of ['an-agent-token', 'the-secret-key', 'a-session-token', 'svclic1.payload.signature']) assert.ok(!msg.includes(secret));
   });
 
   it('reports a YAML syntax error and a missing list with positions', () => {
-    assert.match(problems('licenseKey: [unclosed\n'), /^agent\.yaml:\d+:\d+: /);
+    assert.match(problems('licenseKey: [unclosed\n'), /^agent\.yaml:\d+:\d+ /);
     assert.match(
       problems(SEED.replace(/instances:[\s\S]*?logLevel/, 'instances: []\nlogLevel')),
-      /^agent\.yaml:7:12: instances: expected a list of at least one provider$/,
+      /^agent\.yaml:7:12 instances: expected a list of at least one provider$/,
     );
     assert.match(problems(SEED.replace('name: aws', 'name: local-gateway')), /instances\[1\]\.name "local-gateway" is used twice/);
   });

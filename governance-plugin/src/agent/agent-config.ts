@@ -1,13 +1,13 @@
 /**
- * The seed's agent-config.yaml, unchanged: `licenseKey` (or SVC_AGENT_LICENSEKEY),
+ * agent-config.yaml as the governance spec (docs/spec/governance.md) has it, unchanged: `licenseKey` (or SVC_AGENT_LICENSEKEY),
  * `governanceDashboard.server.url` (`host:port`, no scheme), `governanceDashboard.auth.token`,
  * `instances[]` (`name`, `type: svc | cloudgw`, `config`), `logLevel`, `healthProbe.server.port`;
  * `${VAR}` / `${VAR:default}` references to the environment, as in the engine's configs.
- * Every problem is reported as `file:line:col: what`; no secret is ever quoted.
+ * Read by the engine's config-document loader: every problem is a ConfigError line
+ * `file:line:col what`; no secret is ever quoted.
  */
-import { readFile } from 'node:fs/promises';
-import { substituteEnv } from '@svc/engine';
-import { LineCounter, isMap, isSeq, parseDocument, type Node } from 'yaml';
+import { f, type Infer } from '@svc/engine';
+import { parseConfigDocument, readConfigDocument, type ConfigDocument } from '@svc/engine/kit';
 import type { CloudGwConfig } from '../providers/cloudgw-provider.js';
 import type { SvcProviderConfig } from '../providers/svc-provider.js';
 
@@ -22,98 +22,94 @@ export interface AgentConfig {
   probePort: number;
 }
 
-export class AgentConfigError extends Error {}
+const text = () => f.string().default('');
 
+/** The fields of docs/spec/governance.md's agent-config.yaml; the rules between them (required, formats, one type's config) are checked after. */
+const spec = f.object({
+  licenseKey: text(),
+  governanceDashboard: f.object({ server: f.object({ url: text() }), auth: f.object({ token: text() }) }),
+  instances: f
+    .array(
+      f.object({
+        name: text(),
+        type: text(),
+        // svc: host, auth; cloudgw: accessKeyId, accessKeySecret, region, sessionToken.
+        config: f.object({ host: text(), auth: text(), accessKeyId: text(), accessKeySecret: text(), region: text(), sessionToken: text() }).optional(),
+      }),
+    )
+    .optional(),
+  logLevel: text(),
+  healthProbe: f.object({ server: f.object({ port: f.int().default(5959) }) }),
+});
+
+/**
+ * Reads agent-config.yaml's text; every problem at once, each at its file:line:col, as a
+ * ConfigError. Fields the agent does not read are left alone, as before.
+ */
 export function parseAgentConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): AgentConfig {
-  const lines = new LineCounter();
-  // ${VAR} and ${VAR:default} as in the engine's configs, so secrets can stay out of the file.
-  const substituted = substituteEnv(text, env);
-  if (substituted.problems.length > 0) throw new AgentConfigError(substituted.problems.map((p) => `${file}:${p.line}:${p.col}: ${p.message}`).join('\n'));
-  const doc = parseDocument(substituted.text, { lineCounter: lines });
-  const at = (node: Node | null | undefined): string => {
-    const p = node?.range ? lines.linePos(node.range[0]) : { line: 1, col: 1 };
-    return `${file}:${p.line}:${p.col}`;
-  };
-  const problems: string[] = [];
-  const fail = (node: Node | null | undefined, message: string) => problems.push(`${at(node)}: ${message}`);
-  for (const e of doc.errors) {
-    const p = lines.linePos(e.pos[0]);
-    throw new AgentConfigError(`${file}:${p.line}:${p.col}: ${e.message.split('\n')[0]}`);
-  }
-  const node = (parent: unknown, key: string): Node | null => (isMap(parent) ? ((parent.get(key, true) as Node | undefined) ?? null) : null);
-  const value = (n: Node | null): unknown => (n && 'toJSON' in n ? (n as { toJSON(): unknown }).toJSON() : undefined);
-  const str = (parent: unknown, key: string, path: string, required: boolean): string => {
-    const n = node(parent, key);
-    const v = value(n);
-    if (v === undefined || v === null || v === '') {
-      if (required) fail(n ?? (parent as Node), `${path} is required`);
-      return '';
-    }
-    if (typeof v !== 'string') {
-      fail(n, `${path}: expected a string`);
-      return '';
-    }
-    return v;
-  };
-  const root = doc.contents;
-  if (!isMap(root)) throw new AgentConfigError(`${file}:1:1: expected a mapping with licenseKey, governanceDashboard, instances`);
-
-  const licenseKey = str(root, 'licenseKey', 'licenseKey', false) || env.SVC_AGENT_LICENSEKEY || '';
-  if (licenseKey === '') fail(root, 'licenseKey is required (or set SVC_AGENT_LICENSEKEY)');
-  const dash = node(root, 'governanceDashboard');
-  const url = str(node(dash, 'server'), 'url', 'governanceDashboard.server.url', true);
-  if (url !== '' && (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || !/^[^/\s]+:\d+$/.test(url)))
-    fail(
-      node(node(dash, 'server'), 'url'),
-      `governanceDashboard.server.url must be host:port with no protocol, such as grpc-hub.example.com:443 (got "${url}")`,
-    );
-  const token = str(node(dash, 'auth'), 'token', 'governanceDashboard.auth.token', true);
-
-  const instances: Instance[] = [];
-  const list = node(root, 'instances');
-  if (!isSeq(list) || list.items.length === 0) fail(list ?? root, 'instances: expected a list of at least one provider');
-  else {
-    const names = new Set<string>();
-    list.items.forEach((item, i) => {
-      const path = `instances[${i}]`;
-      const name = str(item, 'name', `${path}.name`, true);
-      const type = str(item, 'type', `${path}.type`, true);
-      if (names.has(name)) fail(node(item, 'name'), `${path}.name "${name}" is used twice`);
-      names.add(name);
-      const c = node(item, 'config');
-      if (!isMap(c)) return void fail(c ?? (item as Node), `${path}.config: expected a mapping`);
-      if (type === 'svc') {
-        const host = str(c, 'host', `${path}.config.host`, true);
-        if (host !== '' && !/^https?:\/\/[^\s]+$/.test(host))
-          fail(node(c, 'host'), `${path}.config.host must be the gateway's URL, such as http://gateway:8080`);
-        instances.push({ name, type, config: { host, auth: str(c, 'auth', `${path}.config.auth`, true) } });
-      } else if (type === 'cloudgw') {
-        const config: CloudGwConfig = {
-          accessKeyId: str(c, 'accessKeyId', `${path}.config.accessKeyId`, true),
-          accessKeySecret: str(c, 'accessKeySecret', `${path}.config.accessKeySecret`, true),
-          region: str(c, 'region', `${path}.config.region`, true),
-        };
-        const session = str(c, 'sessionToken', `${path}.config.sessionToken`, false);
-        if (session !== '') config.sessionToken = session;
-        instances.push({ name, type, config });
-      } else if (type !== '') fail(node(item, 'type'), `${path}.type must be svc or cloudgw, not "${type}"`);
-    });
-  }
-  const level = (str(root, 'logLevel', 'logLevel', false) || 'info').toLowerCase();
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) fail(node(root, 'logLevel'), `logLevel must be debug, info, warn or error, not "${level}"`);
-  const portNode = node(node(node(root, 'healthProbe'), 'server'), 'port');
-  const port = portNode === null ? 5959 : Number(value(portNode));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(portNode, 'healthProbe.server.port must be a port number (0-65535)');
-  if (problems.length > 0) throw new AgentConfigError(problems.join('\n'));
-  return { licenseKey, hubAddress: url, token, instances, logLevel: level.toUpperCase() as AgentConfig['logLevel'], probePort: port };
+  return agentConfigOf(parseConfigDocument(text, file, spec, options(env)), env);
 }
 
 export async function loadAgentConfig(file: string): Promise<AgentConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new AgentConfigError(`${file}: cannot read the agent config: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return parseAgentConfig(text, file);
+  return agentConfigOf(await readConfigDocument(file, spec, options(process.env)), process.env);
+}
+
+function options(env: NodeJS.ProcessEnv) {
+  // ${VAR} and ${VAR:default} as in the engine's configs, so secrets can stay out of the file.
+  return { format: 'yaml', env, what: 'an agent config: licenseKey, governanceDashboard, instances', unknownField: () => {} } as const;
+}
+
+function agentConfigOf(doc: ConfigDocument<Infer<typeof spec>>, env: NodeJS.ProcessEnv): AgentConfig {
+  const c = doc.value;
+  if (c === undefined) return doc.result() as never;
+  // The rules below run beside the spec's own issues (every problem at once); a value of the
+  // wrong type is undefined here, and said already.
+  const required = (value: string | undefined, path: (string | number)[], name: string): string => {
+    if (value === '') doc.problem(path, `${name} is required`);
+    return value ?? '';
+  };
+  const licenseKey = c.licenseKey || env.SVC_AGENT_LICENSEKEY || '';
+  if (licenseKey === '') doc.problem([], 'licenseKey is required (or set SVC_AGENT_LICENSEKEY)');
+  const url = required(c.governanceDashboard?.server?.url, ['governanceDashboard', 'server', 'url'], 'governanceDashboard.server.url');
+  if (url !== '' && (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || !/^[^/\s]+:\d+$/.test(url)))
+    doc.problem(
+      ['governanceDashboard', 'server', 'url'],
+      `governanceDashboard.server.url must be host:port with no protocol, such as grpc-hub.example.com:443 (got "${url}")`,
+    );
+  const token = required(c.governanceDashboard?.auth?.token, ['governanceDashboard', 'auth', 'token'], 'governanceDashboard.auth.token');
+
+  const instances: Instance[] = [];
+  const list = c.instances ?? [];
+  const typed = !doc.issues.some((i) => i.message.includes(' at instances,'));
+  if (list.length === 0 && typed) doc.problem(['instances'], 'instances: expected a list of at least one provider');
+  const names = new Set<string>();
+  list.forEach((item, i) => {
+    if (item === undefined) return;
+    const path = `instances[${i}]`;
+    const at = (...rest: string[]) => ['instances', i, ...rest];
+    const name = required(item.name, at('name'), `${path}.name`);
+    const type = required(item.type, at('type'), `${path}.type`);
+    if (names.has(name)) doc.problem(at('name'), `${path}.name "${name}" is used twice`);
+    names.add(name);
+    const conf = item.config;
+    if (conf === undefined) return void doc.problem(at('config'), `${path}.config: expected a mapping`);
+    const field = (key: keyof typeof conf) => required(conf[key], at('config', key), `${path}.config.${key}`);
+    if (type === 'svc') {
+      const host = field('host');
+      if (host !== '' && !/^https?:\/\/[^\s]+$/.test(host))
+        doc.problem(at('config', 'host'), `${path}.config.host must be the gateway's URL, such as http://gateway:8080`);
+      instances.push({ name, type, config: { host, auth: field('auth') } });
+    } else if (type === 'cloudgw') {
+      const config: CloudGwConfig = { accessKeyId: field('accessKeyId'), accessKeySecret: field('accessKeySecret'), region: field('region') };
+      if (conf.sessionToken) config.sessionToken = conf.sessionToken;
+      instances.push({ name, type, config });
+    } else if (type !== '') doc.problem(at('type'), `${path}.type must be svc or cloudgw, not "${type}"`);
+  });
+  const level = (c.logLevel || 'info').toLowerCase();
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) doc.problem(['logLevel'], `logLevel must be debug, info, warn or error, not "${level}"`);
+  const port = c.healthProbe?.server?.port;
+  if (port !== undefined && (port < 0 || port > 65535))
+    doc.problem(['healthProbe', 'server', 'port'], 'healthProbe.server.port must be a port number (0-65535)');
+  doc.result();
+  return { licenseKey, hubAddress: url, token, instances, logLevel: level.toUpperCase() as AgentConfig['logLevel'], probePort: port };
 }

@@ -5,7 +5,7 @@
  * started, health stream established, agent registered with sync stream established, waiting for
  * sync requests. A bad config or license: a clear message and exit 1.
  */
-import { buildStream, createLogger, defineStream, registerCommand, runUntilSignal } from '@svc/engine';
+import { buildStream, ConfigError, createLogger, defineStream, registerCommand, runUntilSignal } from '@svc/engine';
 
 /**
  * The default normalising mapping: every field the hub stores, typed, with the name falling back
@@ -25,7 +25,7 @@ registerCommand('agent', {
   async run(argv) {
     const i = argv.findIndex((a) => a === '-c' || a === '--config');
     const file = i >= 0 ? argv[i + 1] : 'agent-config.yaml';
-    const [{ loadAgentConfig, AgentConfigError }, { verifyLicense, LicenseError }, { HealthProbe }, { connectionNamed }] = await Promise.all([
+    const [{ loadAgentConfig }, { verifyLicense, LicenseError }, { HealthProbe }, { connectionNamed }] = await Promise.all([
       import('./agent-config.js'),
       import('../license/license.js'),
       import('./health-probe.js'),
@@ -35,7 +35,7 @@ registerCommand('agent', {
     try {
       config = await loadAgentConfig(file!);
     } catch (err) {
-      if (!(err instanceof AgentConfigError)) throw err;
+      if (!(err instanceof ConfigError)) throw err;
       process.stderr.write(`${err.message}\n`);
       return 1;
     }

@@ -5,7 +5,7 @@
  * was lost and the sync is run again once the agent is back) is dropped, not resent.
  */
 import { NotConnectedError, type Batch, type Output } from '@svc/engine';
-import type { ProvidedApi } from '../providers/provider.js';
+import { wireApi, type ProvidedApi } from '../wire/api-record.js';
 import { connectionNamed } from './connections.js';
 
 export class GovernanceHubOutput implements Output {
@@ -19,19 +19,8 @@ export class GovernanceHubOutput implements Output {
       batch.map((msg) => {
         const syncId = String(msg.getMeta('sync_id') ?? '');
         if (syncId === '' || syncId !== hub.currentSync || Number(msg.getMeta('sync_run')) !== hub.syncRun) return undefined;
-        const api = msg.json() as ProvidedApi;
-        return hub.sendApi({
-          sync_id: syncId,
-          provider_name: String(msg.getMeta('provider_name') ?? ''),
-          provider_type: String(msg.getMeta('provider_type') ?? ''),
-          api_id: String(api.api_id ?? ''),
-          name: String(api.name ?? ''),
-          kind: String(api.kind ?? ''),
-          version: String(api.version ?? ''),
-          base_path: String(api.base_path ?? ''),
-          definition_json: String(api.definition_json ?? ''),
-          updated_at_unix_ms: Number(api.updated_at_unix_ms ?? 0),
-        });
+        const provider = { name: String(msg.getMeta('provider_name') ?? ''), type: String(msg.getMeta('provider_type') ?? '') };
+        return hub.sendApi(wireApi(syncId, provider, msg.json() as Partial<ProvidedApi>));
       }),
     );
   }

@@ -14,11 +14,11 @@ import {
   governanceClient,
   grpc,
   isLoopbackHost,
-  type Api,
   type HubMessage,
   type Provider,
   type ProviderResult,
 } from '../wire/governance-wire.js';
+import type { WireApi } from '../wire/api-record.js';
 
 export interface HubConnectionOptions {
   /** `host:port`, no scheme. */
@@ -182,7 +182,7 @@ export class HubConnection extends EventEmitter {
   }
 
   /** Sends one API of a sync; resolves when the hub has it. */
-  sendApi(api: Api): Promise<void> {
+  sendApi(api: WireApi): Promise<void> {
     return this.waitAck(`api:${api.sync_id}:${api.provider_name}:${api.api_id}`, () => this.sync!.write({ api }));
   }
 

@@ -1,4 +1,4 @@
-/** A provider instance from its type and config (the seed's instances[].config). */
+/** A provider instance from its type and config (instances[].config of agent-config.yaml). */
 import { CloudGwProvider } from '../providers/cloudgw-provider.js';
 import type { ApiProvider } from '../providers/provider.js';
 import { SvcProvider } from '../providers/svc-provider.js';

@@ -16,7 +16,8 @@
 import { randomUUID } from 'node:crypto';
 import { grpc, LICENSE, AUTHORIZATION, type AgentMessage, type Heartbeat, type HeartbeatAck, type HubMessage } from '../wire/governance-wire.js';
 import { verifyLicense } from '../license/license.js';
-import type { HubStore, StoredApi } from './hub-store.js';
+import { storedApi, type StoredApi } from '../wire/api-record.js';
+import type { HubStore } from './hub-store.js';
 import { errorMessage, type Logger } from '@svc/engine';
 
 type SyncCall = grpc.ServerDuplexStream<AgentMessage, HubMessage>;
@@ -209,17 +210,7 @@ export class AgentStreams {
         );
         return;
       }
-      staged.apis.push({
-        provider_name: a.provider_name,
-        provider_type: a.provider_type,
-        api_id: a.api_id,
-        name: a.name,
-        kind: a.kind,
-        version: a.version,
-        base_path: a.base_path,
-        definition: a.definition_json,
-        updated_at: Number(a.updated_at_unix_ms) > 0 ? new Date(Number(a.updated_at_unix_ms)) : null,
-      });
+      staged.apis.push(storedApi(a));
       this.progress(a.sync_id, c, 'receiving', staged.apis.length);
       call.write({ api_ack: { sync_id: a.sync_id, provider_name: a.provider_name, api_id: a.api_id } });
       return;

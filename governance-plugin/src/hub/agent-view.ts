@@ -1,4 +1,4 @@
-/** An agent as the REST API shows it: the seed's record, its status worked out from its heartbeats. */
+/** An agent as the REST API shows it: the record the governance spec gives, its status worked out from its heartbeats. */
 import { ZERO_TIME, type AgentRow } from './hub-store.js';
 
 export interface AgentRecord {

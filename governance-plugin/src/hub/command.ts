@@ -4,7 +4,7 @@
  * this hub's issuer key (made on first use), for an agent's `licenseKey`. With the embedded
  * database the folder is the running hub's alone: ask it instead (`POST /api/licenses/`).
  */
-import { createLogger, registerCommand, runUntilSignal } from '@svc/engine';
+import { ConfigError, createLogger, registerCommand, runUntilSignal } from '@svc/engine';
 
 function option(argv: string[], ...names: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) if (names.includes(argv[i]!)) return argv[i + 1];
@@ -15,12 +15,12 @@ registerCommand('hub', {
   summary: 'Runs the governance hub (REST API, web page, agents over gRPC), or issues a license.',
   usage: 'engine hub -c hub.yaml\n  engine hub license --sub NAME [--days N] [-c hub.yaml]',
   async run(argv) {
-    const { loadHubConfig, HubConfigError } = await import('./hub-config.js');
+    const { loadHubConfig } = await import('./hub-config.js');
     let config;
     try {
       config = await loadHubConfig(option(argv, '-c', '--config'));
     } catch (err) {
-      if (!(err instanceof HubConfigError) && !(err instanceof Error && 'code' in err && err.code === 'ENOENT')) throw err;
+      if (!(err instanceof ConfigError)) throw err;
       process.stderr.write(`${err.message}\n`);
       return 1;
     }

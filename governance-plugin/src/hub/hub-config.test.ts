@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { HubConfigError, loadHubConfig } from './hub-config.js';
+import { ConfigError } from '@svc/engine';
+import { loadHubConfig } from './hub-config.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-hub-config-'));
@@ -44,14 +45,17 @@ describe('hub.yaml', () => {
   });
 
   for (const [text, message] of [
-    ['http: { adress: x }\n', /:1:9: unknown field "http.adress" \(expected one of address\)$/],
-    ['agents: { heartbeat_interval: soon }\n', /:1:31: agents\.heartbeat_interval: expected a duration such as 5s$/],
-    ['agents: { inactive_after_missed: 0 }\n', /:1:34: agents\.inactive_after_missed: expected a whole number of at least 1$/],
+    ['http: { adress: x }\n', /:1:9 field adress not expected at http; did you mean address\?$/],
+    [
+      'agents: { heartbeat_interval: soon }\n',
+      /:1:31 invalid duration "soon": use a number with a unit, e\.g\. 500ms, 5s, 1m30s \(agents\.heartbeat_interval\)$/,
+    ],
+    ['agents: { inactive_after_missed: 0 }\n', /:1:34 expected a whole number of at least 1 \(agents\.inactive_after_missed\)$/],
     ['grpc: { tls: { cert_file: c.pem } }\n', /grpc\.tls needs both cert_file and key_file$/],
-    ['http: [\n', /:2:1: /],
+    ['http: [\n', /:2:1 YAML syntax error: /],
   ] as const) {
     it(`refuses ${JSON.stringify(text.trim())} with where and why`, async () => {
-      await assert.rejects(loadHubConfig(write(text)), (err: Error) => err instanceof HubConfigError && message.test(err.message));
+      await assert.rejects(loadHubConfig(write(text)), (err: Error) => err instanceof ConfigError && message.test(err.message));
     });
   }
 });

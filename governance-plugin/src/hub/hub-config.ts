@@ -6,12 +6,12 @@
  *   storage: { embedded: { dir: ./hub-data } }   # or { postgres: { url: postgres://... } }
  *   agents: { heartbeat_interval: 5s, inactive_after_missed: 3, sync_max_bytes: 134217728, sync_idle_timeout: 5m }
  *
- * Every field has a default; a wrong one is an error with its file:line:col.
+ * Every field has a default; a wrong one is an error with its file:line:col (the engine's
+ * config-document loader).
  */
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseDuration } from '@svc/engine';
-import { LineCounter, parseDocument, isMap, type Node } from 'yaml';
+import { f, parseDuration } from '@svc/engine';
+import { parseConfigDocument, readConfigDocument } from '@svc/engine/kit';
 
 export interface HubConfig {
   httpAddress: string;
@@ -26,95 +26,48 @@ export interface HubConfig {
   syncIdleTimeoutMs: number;
 }
 
-export class HubConfigError extends Error {}
+const nonEmpty = (s: string) => (s === '' ? 'expected a non-empty string' : undefined);
+/** A string with a default; written, it must not be empty. */
+const text = (fallback: string) => f.string().default(fallback).validate(nonEmpty);
 
+const spec = f.object({
+  http: f.object({ address: text('127.0.0.1:8181') }),
+  grpc: f.object({ address: text('127.0.0.1:50051'), tls: f.object({ cert_file: text(''), key_file: text('') }) }),
+  storage: f.object({ embedded: f.object({ dir: text('./hub-data') }), postgres: f.object({ url: text('') }).optional() }),
+  agents: f.object({
+    heartbeat_interval: f.duration().default('5s').validate(nonEmpty),
+    inactive_after_missed: f
+      .int()
+      .default(3)
+      .validate((n) => (n < 1 ? 'expected a whole number of at least 1' : undefined)),
+    sync_max_bytes: f
+      .int()
+      .default(128 * 1024 * 1024)
+      .validate((n) => (n < 1024 ? 'expected a whole number of bytes, at least 1024' : undefined)),
+    sync_idle_timeout: f.duration().default('5m').validate(nonEmpty),
+  }),
+});
+
+/** Reads hub.yaml (no file: every default); a problem is a ConfigError at its file:line:col. */
 export async function loadHubConfig(file: string | undefined): Promise<HubConfig> {
   const base = file ? dirname(resolve(file)) : process.cwd();
-  const text = file ? await readFile(file, 'utf8') : '{}';
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines });
-  const where = (node: Node | null | undefined) => {
-    const at = node?.range ? lines.linePos(node.range[0]) : { line: 1, col: 1 };
-    return `${file ?? 'hub.yaml'}:${at.line}:${at.col}`;
-  };
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const at = lines.linePos(e.pos[0]);
-    throw new HubConfigError(`${file}:${at.line}:${at.col}: ${e.message.split('\n')[0]}`);
+  const doc = file ? await readConfigDocument(file, spec, { format: 'yaml' }) : parseConfigDocument('{}', 'hub.yaml', spec);
+  const c = doc.value;
+  if (c !== undefined && doc.issues.length === 0) {
+    if (parseDuration(c.agents.sync_idle_timeout) <= 0) doc.problem(['agents', 'sync_idle_timeout'], 'agents.sync_idle_timeout: must be above 0');
+    if ((c.grpc.tls.cert_file === '') !== (c.grpc.tls.key_file === '')) doc.problem(['grpc', 'tls'], 'grpc.tls needs both cert_file and key_file');
   }
-  const root = doc.contents;
-  const get = (path: string[]): { value: unknown; node: Node | null } => {
-    let node: unknown = root;
-    for (const key of path) {
-      if (!isMap(node)) return { value: undefined, node: null };
-      node = node.get(key, true);
-    }
-    const n = (node ?? null) as Node | null;
-    return { value: n && 'toJSON' in n ? (n as { toJSON(): unknown }).toJSON() : undefined, node: n };
-  };
-  const str = (path: string[], fallback: string): string => {
-    const { value, node } = get(path);
-    if (value === undefined || value === null) return fallback;
-    if (typeof value !== 'string' || value === '') throw new HubConfigError(`${where(node)}: ${path.join('.')}: expected a non-empty string`);
-    return value;
-  };
-  const known = (path: string[], keys: string[]) => {
-    const { node } = path.length ? get(path) : { node: root as Node | null };
-    if (node === null || node === undefined) return;
-    if (!isMap(node)) throw new HubConfigError(`${where(node)}: ${path.join('.') || 'hub.yaml'}: expected a mapping`);
-    for (const item of node.items) {
-      const k = String((item.key as { value?: unknown }).value);
-      if (!keys.includes(k))
-        throw new HubConfigError(`${where(item.key as Node)}: unknown field "${[...path, k].join('.')}" (expected one of ${keys.join(', ')})`);
-    }
-  };
-  known([], ['http', 'grpc', 'storage', 'agents']);
-  known(['http'], ['address']);
-  known(['grpc'], ['address', 'tls']);
-  known(['grpc', 'tls'], ['cert_file', 'key_file']);
-  known(['storage'], ['embedded', 'postgres']);
-  known(['storage', 'embedded'], ['dir']);
-  known(['storage', 'postgres'], ['url']);
-  known(['agents'], ['heartbeat_interval', 'inactive_after_missed', 'sync_max_bytes', 'sync_idle_timeout']);
-
-  const cert = str(['grpc', 'tls', 'cert_file'], '');
-  const key = str(['grpc', 'tls', 'key_file'], '');
-  const postgres = get(['storage', 'postgres']).value !== undefined;
-  const interval = str(['agents', 'heartbeat_interval'], '5s');
-  let heartbeatIntervalMs: number;
-  try {
-    heartbeatIntervalMs = parseDuration(interval);
-  } catch {
-    throw new HubConfigError(`${where(get(['agents', 'heartbeat_interval']).node)}: agents.heartbeat_interval: expected a duration such as 5s`);
-  }
-  const missed = get(['agents', 'inactive_after_missed']);
-  const inactiveAfterMissed = missed.value === undefined ? 3 : Number(missed.value);
-  if (!Number.isInteger(inactiveAfterMissed) || inactiveAfterMissed < 1)
-    throw new HubConfigError(`${where(missed.node)}: agents.inactive_after_missed: expected a whole number of at least 1`);
-  const maxBytes = get(['agents', 'sync_max_bytes']);
-  const syncMaxBytes = maxBytes.value === undefined ? 128 * 1024 * 1024 : Number(maxBytes.value);
-  if (!Number.isInteger(syncMaxBytes) || syncMaxBytes < 1024)
-    throw new HubConfigError(`${where(maxBytes.node)}: agents.sync_max_bytes: expected a whole number of bytes, at least 1024`);
-  const idle = str(['agents', 'sync_idle_timeout'], '5m');
-  let syncIdleTimeoutMs: number;
-  try {
-    syncIdleTimeoutMs = parseDuration(idle);
-  } catch {
-    throw new HubConfigError(`${where(get(['agents', 'sync_idle_timeout']).node)}: agents.sync_idle_timeout: expected a duration such as 5m`);
-  }
-  if (syncIdleTimeoutMs <= 0) throw new HubConfigError(`${where(get(['agents', 'sync_idle_timeout']).node)}: agents.sync_idle_timeout: must be above 0`);
+  const read = doc.result();
+  const { cert_file: cert, key_file: key } = read.grpc.tls;
   const config: HubConfig = {
-    httpAddress: str(['http', 'address'], '127.0.0.1:8181'),
-    grpcAddress: str(['grpc', 'address'], '127.0.0.1:50051'),
-    storage: postgres
-      ? { kind: 'postgres', url: str(['storage', 'postgres', 'url'], '') }
-      : { kind: 'embedded', dir: resolve(base, str(['storage', 'embedded', 'dir'], './hub-data')) },
-    heartbeatIntervalMs,
-    inactiveAfterMissed,
-    syncMaxBytes,
-    syncIdleTimeoutMs,
+    httpAddress: read.http.address,
+    grpcAddress: read.grpc.address,
+    storage: read.storage.postgres ? { kind: 'postgres', url: read.storage.postgres.url } : { kind: 'embedded', dir: resolve(base, read.storage.embedded.dir) },
+    heartbeatIntervalMs: parseDuration(read.agents.heartbeat_interval),
+    inactiveAfterMissed: read.agents.inactive_after_missed,
+    syncMaxBytes: read.agents.sync_max_bytes,
+    syncIdleTimeoutMs: parseDuration(read.agents.sync_idle_timeout),
   };
-  if ((cert === '') !== (key === '')) throw new HubConfigError(`${file ?? 'hub.yaml'}: grpc.tls needs both cert_file and key_file`);
   if (cert !== '') config.tls = { certFile: resolve(base, cert), keyFile: resolve(base, key) };
   return config;
 }

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { serviceAddress } from '@svc/engine/testing';
 import { DataDirBusyError } from './data-dir-lock.js';
-import { HubStore, type StoredApi } from './hub-store.js';
+import type { StoredApi } from '../wire/api-record.js';
+import { HubStore } from './hub-store.js';
 import { openPglite, openPostgres, type Sql } from './sql.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-hub-store-'));

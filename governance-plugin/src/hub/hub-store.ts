@@ -5,6 +5,7 @@
  * hub's own settings (the license issuer key). Schema changes are additive (`if not exists`).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import type { ApiRow, StoredApi } from '../wire/api-record.js';
 import type { Sql } from './sql.js';
 
 const SCHEMA = [
@@ -30,32 +31,6 @@ export interface AgentRow {
   name: string;
   last_heartbeat: Date | null;
   providers: unknown;
-}
-
-export interface ApiRow {
-  agent_id: string;
-  provider_name: string;
-  provider_type: string;
-  api_id: string;
-  name: string;
-  kind: string;
-  version: string;
-  base_path: string;
-  definition: string;
-  updated_at: Date | null;
-  synced_at: Date;
-}
-
-export interface StoredApi {
-  provider_name: string;
-  provider_type: string;
-  api_id: string;
-  name: string;
-  kind: string;
-  version: string;
-  base_path: string;
-  definition: string;
-  updated_at: Date | null;
 }
 
 /** APIs per insert statement when a sync is applied. */

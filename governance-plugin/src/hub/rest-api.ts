@@ -1,5 +1,5 @@
 /**
- * The hub's REST API (JSON). The seed's two calls exactly, `POST /api/agents/` and
+ * The hub's REST API (JSON). The two calls of the governance spec (docs/spec/governance.md) exactly, `POST /api/agents/` and
  * `POST /api/auth/token/`, and the rest of what a hub needs: agents (list, get, delete: its
  * tokens stop working and its streams close), the API repository (search `q`, `provider`,
  * `agent_id`), ReSync, licenses for agents, login with the forced first password change, and users' access keys.

@@ -5,7 +5,8 @@
  * APIs (v2: the API and its stages). Pages are followed; each API is handed over as it is read.
  * `SVC_CLOUDGW_ENDPOINT` points the clients elsewhere (a test's moto server).
  */
-import { ProviderError, type ApiProvider, type ProvidedApi } from './provider.js';
+import { providedApi, type ProvidedApi } from '../wire/api-record.js';
+import { ProviderError, type ApiProvider } from './provider.js';
 
 export interface CloudGwConfig {
   accessKeyId: string;
@@ -70,15 +71,17 @@ export class CloudGwProvider implements ApiProvider {
               exported = undefined;
             }
           }
-          await emit({
-            api_id: id,
-            name: api.name ?? id,
-            kind: 'rest',
-            version: api.version ?? '',
-            base_path: stage ? `/${stage}` : '',
-            definition_json: JSON.stringify({ api, stages, resources, export: exported }),
-            updated_at_unix_ms: time(api.createdDate),
-          });
+          await emit(
+            providedApi({
+              api_id: id,
+              name: api.name ?? id,
+              kind: 'rest',
+              version: api.version ?? '',
+              base_path: stage ? `/${stage}` : '',
+              definition: { api, stages, resources, export: exported },
+              updatedAtMs: time(api.createdDate),
+            }),
+          );
           n++;
         }
         position = page.position;
@@ -88,15 +91,17 @@ export class CloudGwProvider implements ApiProvider {
         const page = await http.send(new v2.GetApisCommand({ MaxResults: '500', NextToken: next }));
         for (const api of page.Items ?? []) {
           const stages = (await http.send(new v2.GetStagesCommand({ ApiId: api.ApiId! }))).Items ?? [];
-          await emit({
-            api_id: api.ApiId!,
-            name: api.Name ?? api.ApiId!,
-            kind: 'http',
-            version: api.Version ?? '',
-            base_path: stages[0]?.StageName ? `/${stages[0].StageName}` : '',
-            definition_json: JSON.stringify({ api, stages }),
-            updated_at_unix_ms: time(api.CreatedDate),
-          });
+          await emit(
+            providedApi({
+              api_id: api.ApiId!,
+              name: api.Name ?? api.ApiId!,
+              kind: 'http',
+              version: api.Version ?? '',
+              base_path: stages[0]?.StageName ? `/${stages[0].StageName}` : '',
+              definition: { api, stages },
+              updatedAtMs: time(api.CreatedDate),
+            }),
+          );
           n++;
         }
         next = page.NextToken;

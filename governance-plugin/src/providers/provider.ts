@@ -1,18 +1,9 @@
 /**
- * An API provider the agent reads (the seed's `instances[]`): it lists its APIs, each normalised
+ * An API provider the agent reads (`instances[]` of agent-config.yaml): it lists its APIs, each normalised
  * to the wire's fields, handing them over one at a time so that a provider with 10,000 APIs is
  * never held twice in memory. Errors never carry a credential.
  */
-export interface ProvidedApi {
-  api_id: string;
-  name: string;
-  kind: string;
-  version: string;
-  base_path: string;
-  /** The provider's own description of the API, as JSON text. */
-  definition_json: string;
-  updated_at_unix_ms: number;
-}
+import type { ProvidedApi } from '../wire/api-record.js';
 
 export interface ApiProvider {
   readonly name: string;

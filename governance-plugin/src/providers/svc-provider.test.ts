@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '@svc/engine/testing';
-import { ProviderError, type ProvidedApi } from './provider.js';
+import type { ProvidedApi } from '../wire/api-record.js';
+import { ProviderError } from './provider.js';
 import { SvcProvider } from './svc-provider.js';
 
 const SECRET = 'gateway-secret-value';

@@ -6,7 +6,8 @@
  */
 import { redactUrl, scrubSecrets } from '@svc/engine';
 import { request } from 'undici';
-import { ProviderError, type ApiProvider, type ProvidedApi } from './provider.js';
+import { providedApi, type ProvidedApi } from '../wire/api-record.js';
+import { ProviderError, type ApiProvider } from './provider.js';
 
 const MAX_BYTES = 256 * 1024 * 1024;
 const TIMEOUT_MS = 30_000;
@@ -29,27 +30,18 @@ export function normaliseSvcApi(def: unknown): ProvidedApi | undefined {
     const info = obj(ext.info);
     const id = str(info.id);
     if (id === '') return undefined;
-    return {
+    return providedApi({
       api_id: id,
       name: str(info.name) || str(obj(d.info).title),
       kind: 'oas',
       version: str(obj(d.info).version),
       base_path: str(obj(obj(ext.server).listenPath).value),
-      definition_json: JSON.stringify(def),
-      updated_at_unix_ms: 0,
-    };
+      definition: def,
+    });
   }
   const id = str(d.api_id);
   if (id === '') return undefined;
-  return {
-    api_id: id,
-    name: str(d.name),
-    kind: 'classic',
-    version: '',
-    base_path: str(obj(d.proxy).listen_path),
-    definition_json: JSON.stringify(def),
-    updated_at_unix_ms: 0,
-  };
+  return providedApi({ api_id: id, name: str(d.name), kind: 'classic', base_path: str(obj(d.proxy).listen_path), definition: def });
 }
 
 export class SvcProvider implements ApiProvider {
@@ -116,15 +108,7 @@ export class SvcProvider implements ApiProvider {
       const pol = obj(p);
       const id = str(pol.id) || str(pol._id);
       if (id === '') continue;
-      await emit({
-        api_id: `policy:${id}`,
-        name: str(pol.name) || id,
-        kind: 'policy',
-        version: '',
-        base_path: '',
-        definition_json: JSON.stringify(p),
-        updated_at_unix_ms: 0,
-      });
+      await emit(providedApi({ api_id: `policy:${id}`, name: str(pol.name) || id, kind: 'policy', definition: p }));
       n++;
     }
     return n;

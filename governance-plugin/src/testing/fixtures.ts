@@ -1,6 +1,6 @@
 /**
  * The files and processes the governance tests set up: a hub's config, an agent's
- * `agent-config.yaml` (the seed's shape), and a running svc gateway with two APIs and a policy
+ * `agent-config.yaml` (the shape docs/spec/governance.md gives), and a running svc gateway with two APIs and a policy
  * for the `svc` provider to read.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

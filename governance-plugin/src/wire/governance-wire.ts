@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import type { WireApi } from './api-record.js';
 
 export { grpc };
 
@@ -25,18 +26,6 @@ export interface Heartbeat {
 export interface HeartbeatAck {
   received_at_unix_ms: string | number;
 }
-export interface Api {
-  sync_id: string;
-  provider_name: string;
-  provider_type: string;
-  api_id: string;
-  name: string;
-  kind: string;
-  version: string;
-  base_path: string;
-  definition_json: string;
-  updated_at_unix_ms: string | number;
-}
 export interface ProviderResult {
   provider_name: string;
   api_count: number;
@@ -44,7 +33,7 @@ export interface ProviderResult {
 }
 export interface AgentMessage {
   register?: { agent_version: string; providers: Provider[] };
-  api?: Api;
+  api?: WireApi;
   complete?: { sync_id: string; api_count: number; providers: ProviderResult[] };
   failed?: { sync_id: string; error: string };
 }

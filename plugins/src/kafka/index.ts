@@ -1,5 +1,5 @@
 /**
- * The kafka family: the `kafka` input and output, also registered as `logbus` (the seed's name).
+ * The kafka family: the `kafka` input and output, also registered as `logbus` (the name docs/spec/streams.md gives it).
  * Importing this module registers them.
  */
 import './input.js';

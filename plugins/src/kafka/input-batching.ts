@@ -1,7 +1,7 @@
 /**
  * `batching` of the `logbus` input, per partition: each partition gathers its own batch, so a
  * batch never mixes partitions and its ack covers one contiguous run of offsets. The flush rule
- * is the seed's (count, byte_size, period since the last batch, check), as the runtime's.
+ * is Benthos' (count, byte_size, period since the last batch, check), as the runtime's.
  */
 import { compileQuery, errorMessage, parseDuration, type Batch, type BatchPolicyConfig, type Message, type Processor, type Query } from '@svc/engine';
 

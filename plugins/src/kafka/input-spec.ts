@@ -1,5 +1,5 @@
 /**
- * The config of the `logbus` (alias `kafka`) input: every field of the seed's table, with the
+ * The config of the `logbus` (alias `kafka`) input: every field of docs/spec/streams.md's table, with the
  * checks Benthos makes at construction time turned into lint errors.
  */
 import { batchPolicySpec, f, parseDuration, type Infer } from '@svc/engine';

@@ -81,7 +81,7 @@ test('checkpoint: many ranges acked out of order stay correct (compaction of the
   assert.equal(c.inFlight, 0);
 });
 
-test('spec: registered as logbus and kafka, defaults as the seed says', () => {
+test('spec: registered as logbus and kafka, defaults as documented', () => {
   assert.equal(registry().get('input', 'kafka')?.spec, registry().get('input', 'logbus')?.spec);
   const c = withDefaults(inputSpec, { addresses: ['a:9092'], topics: ['t'], consumer_group: 'g' });
   assert.equal(c.client_id, 'svc');

@@ -208,7 +208,7 @@ export class LogbusInput implements Input {
         // With auto_replay_nacks the runtime replays a nack and acks once it is delivered; a nack
         // that reaches this input anyway keeps its offsets uncommitted until a later ack.
         if (!this.dropNacks) return;
-        // auto_replay_nacks: false: a rejected message is dropped and its offset committed (the seed's rule).
+        // auto_replay_nacks: false: a rejected message is dropped and its offset committed (Benthos' rule).
         if (this.nacksDropped++ % 1000 === 0)
           this.log.warn(`Dropping rejected messages of ${f.topic}/${f.partition} (auto_replay_nacks is false): ${errorMessage(err)}`);
       }

@@ -142,7 +142,7 @@ describe('kafka output: spec', () => {
     assert.match(lint({ backoff: { max_elapsed_time: 'soon' } }), /invalid duration "soon"/);
   });
 
-  it('has the seed defaults', async () => {
+  it('has the documented defaults', async () => {
     const o = (await output({ topic: 't' })) as unknown as { conf: Record<string, unknown> };
     const c = o.conf as Record<string, unknown> & { backoff: Record<string, string>; custom_topic_creation: Record<string, unknown> };
     assert.equal(c.client_id, 'svc');
@@ -570,7 +570,7 @@ describe('kafka output: retries', () => {
 });
 
 describe('kafka output: strict ordering (engine CLI)', () => {
-  it("the seed's recipe keeps order in a partition while the topic is missing, then delivers every message once", async () => {
+  it('the documented recipe keeps order in a partition while the topic is missing, then delivers every message once', async () => {
     const t = unique('ordered');
     created.push(t);
     const N = 300;

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { describe, it } from 'node:test';
-import { LocalRateLimit, tableBytes } from './local.js';
+import { windowTableBytes } from '@svc/engine/kit';
+import { LocalRateLimit } from './local.js';
 
-const table = (maxKeys = 16) => new SharedArrayBuffer(tableBytes(maxKeys));
+const table = (maxKeys = 16) => new SharedArrayBuffer(windowTableBytes(maxKeys));
 
 describe('local rate limit', () => {
   it('allows count accesses per interval, then says how long to wait', () => {
@@ -76,7 +77,7 @@ describe('local rate limit', () => {
   });
 
   it('refuses a buffer that is not a table', () => {
-    assert.throws(() => new LocalRateLimit(new SharedArrayBuffer(16), 1, 1000), /tableBytes/);
+    assert.throws(() => new LocalRateLimit(new SharedArrayBuffer(16), 1, 1000), /windowTableBytes/);
   });
 
   it('is one budget per key for every thread sharing the buffer', async () => {

@@ -69,7 +69,7 @@ function splitHostPort(address: string, defaultPort: number): { host: string; po
 export function jaegerHeadSampler(type: JaegerConfig['sampler_type'], param: number): HeadSampler | undefined {
   switch (type) {
     case 'const':
-      // As the seed has it: 1 or more samples every trace, 0 none, in between is a fraction.
+      // As Jaeger's probabilistic sampler param reads: 1 or more samples every trace, 0 none, in between is a fraction.
       return param >= 1 ? ALWAYS : param <= 0 ? NEVER : ratioSampler(param);
     case 'probabilistic':
       return ratioSampler(param);

@@ -1,5 +1,5 @@
 /**
- * The fields the `http_client` input and output share (the seed's http_client table): where
+ * The fields the `http_client` input and output share (the http_client table of docs/spec/streams.md): where
  * and how to call, how to authenticate, and the retry rules of its Errors section.
  */
 import { f } from '@svc/engine';

@@ -192,7 +192,7 @@ registerOutput('http_client', {
     '`max_in_flight` bounds the requests under way for the whole output; the requests of a batch start in',
     'batch order (strictly one after the other with `max_in_flight: 1`).',
     '',
-    "Retries follow the seed's rules: a status in `backoff_on` retries with waits doubling from",
+    "Retries follow Benthos' rules: a status in `backoff_on` retries with waits doubling from",
     '`retry_period` up to `max_retry_backoff`; a status in `drop_on` fails at once; 2xx and `successful_on`',
     'succeed; anything else (and a connection failure or `timeout`) retries after `retry_period`; after',
     '`retries` retries the message fails: never lost. In a batch sent as one request per message, the',

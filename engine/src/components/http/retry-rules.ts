@@ -1,5 +1,5 @@
 /**
- * The retry rules of the seed's Errors section, as Benthos applies them to each response:
+ * The retry rules of Benthos' http_client errors section (docs/spec/streams.md), as Benthos applies them to each response:
  * `drop_on` fails without a retry, `backoff_on` retries with growing waits, `successful_on`
  * and every other 2xx succeed, anything else retries after `retry_period`.
  */

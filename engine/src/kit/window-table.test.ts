@@ -1,3 +1,7 @@
+/**
+ * The shared window table: windows per key, the unkeyed window, costs, windows that never end,
+ * eviction when full, and exact counting across real worker threads sharing the buffer.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
@@ -22,6 +26,14 @@ describe('window table', () => {
     now += 600;
     assert.equal(t.take('k', 3, 1000).blocked, false, 'a new window');
     assert.equal(t.take('other', 1, 1000).blocked, false, 'keys count apart');
+  });
+
+  it('has one unkeyed window, apart from every key (the empty key included)', () => {
+    const t = new WindowTable(new SharedArrayBuffer(windowTableBytes(16)));
+    assert.equal(t.take(undefined, 1, 60_000).blocked, false);
+    assert.equal(t.take(undefined, 1, 60_000).blocked, true);
+    assert.equal(t.take('', 1, 60_000).blocked, false);
+    assert.equal(t.take('k', 1, 60_000).blocked, false);
   });
 
   it('charges a cost per request (the distributed limiter charges one per live instance)', () => {
