@@ -17,6 +17,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import '@svc/plugins';
+// The engine's own components (generate, drop, mapping ...): registered by importing them, as the CLI does.
+import '../engine/dist/components/index.js';
 import { Message } from '@svc/engine';
 import { ENGINE, ROOT, best, config, fmt } from './lib.mjs';
 import { cfgText, inProcess } from './stream-cpu.mjs';

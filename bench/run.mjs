@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// Runs the benchmarks and writes bench/RESULTS.md.
+// Runs the benchmarks and writes their rows to a results file of this run's own,
+// bench/results/<date>T<time>-<names>.md (never over bench/RESULTS.md, whose rows are written by
+// hand from such files).
 //   npm run bench                 all of them
 //   node bench/run.mjs --quick    smaller inputs, for a quick look
 //   node bench/run.mjs NAME...    only these (generate-drop, stdin-stdout, threads-cpu, memory, mapping, http, metrics, kafka, amqp, avro, ratelimit, cache, http-body-memory, streams, config-lint, router, gateway, gateway-origins, gateway-checks, governance)
 // generate-drop, stdin-stdout, threads-cpu, mapping and http also run Benthos on the same YAML
 // (bench/peers.mjs: built once with Go into $SVC_PEERS, default /tmp/peers; GO=none skips it).
 // gateway runs Tyk Gateway v5.14.0 beside the svc gateway (built the same way, once; needs Redis and wrk).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, machine } from './lib.mjs';
@@ -83,5 +85,8 @@ svc / Benthos is the engine's rate over Benthos' (core build from bench/peers/be
 the same YAML file in the same run, timed the same way (fewer messages, as it is slower); empty
 where Benthos has no equivalent, "skipped: no Go" where it could not be built.
 `;
-if (!names.length || args.includes('--write')) writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), md);
-process.stdout.write(`load average ${loadBefore} before, ${loadAfter} after\n${table}\n`);
+const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '');
+const file = join(ROOT, 'bench', 'results', `${stamp}-${names.length ? names.join('+') : 'all'}${quick ? '-quick' : ''}.md`);
+mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+writeFileSync(file, md);
+process.stdout.write(`load average ${loadBefore} before, ${loadAfter} after\n${table}\nwritten to ${file}\n`);

@@ -4,6 +4,8 @@
 // prints the median of `runs` runs) where variants must not share a JIT: code compiled while one
 // variant ran would be reused, or deoptimised, by the next.
 import '@svc/plugins';
+// The engine's own components (generate, drop, mapping ...): registered by importing them, as the CLI does.
+import '../engine/dist/components/index.js';
 import { registry } from '@svc/engine';
 import { parseConfig, validateConfig } from '../engine/dist/config/load.js';
 import { registerCoreComponents } from '../engine/dist/runtime/core-components.js';

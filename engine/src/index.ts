@@ -58,6 +58,8 @@ export { registerCommand, type CommandSpec } from './plugin/commands.js';
 // One HTTP server module: the service server, http_server's own server and the gateway listen with it.
 export { parseAddress, type ListenAddress } from './http/address.js';
 export { loadTlsFiles, type TlsFiles } from './http/tls.js';
+export { tlsSpec, tlsConnectOptions, type TlsConfig } from './components/tls/tls-options.js';
+export { re2PatternField } from './components/regex/re2-pattern.js';
 export { Cors, type CorsRequest, type CorsResponse } from './http/cors.js';
 export {
   HttpListener,

@@ -1,14 +1,12 @@
 /**
- * The built-in components. Importing this module registers them, through @svc/engine's
- * public plugin API, exactly as a user's plugin registers its own.
+ * The connectors: components with heavy clients (Kafka, AMQP, Redis, Avro, the tracers) and the
+ * local rate limit. Importing this module registers them, through @svc/engine's public plugin
+ * API, exactly as a user's plugin registers its own. The engine loads this package when it is
+ * installed; the light components (stdin, stdout, files, HTTP, mapping) ship in @svc/engine.
  */
-import './io/index.js';
-import './pure/index.js';
-import './mapping/index.js';
 import './ratelimit/index.js';
 import './cache/index.js';
 import './redis/index.js';
-import './http/index.js';
 import './kafka/index.js';
 import './amqp/index.js';
 import './avro/index.js';

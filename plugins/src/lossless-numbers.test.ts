@@ -10,11 +10,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import kafkajs, { type Admin } from 'kafkajs';
-import { freePort, serviceAddress, waitFor } from '@svc/engine/testing';
+import { freePort, serviceAddress, waitFor, EngineProcess, upstream, type Upstream } from '@svc/engine/testing';
 import { request } from 'undici';
-import { upstream, type Upstream } from './http/test-support.js';
 import { createServedTopics } from './kafka/topic-test-support.js';
-import { EngineProcess } from './testing/engine-process.js';
 
 const BROKER = serviceAddress('SVC_KAFKA_BROKERS');
 const SCHEMA = JSON.stringify({

@@ -10,6 +10,8 @@ export interface Args {
   plugins: string[];
   logLevel?: string;
   format?: string;
+  /** `engine list --format markdown --out DIR`: one page per component kind, and an index. */
+  out?: string;
   file?: string;
   help: boolean;
   version: boolean;
@@ -67,6 +69,9 @@ export function parseArgs(argv: string[]): Args {
       case '--format':
         a.format = value();
         break;
+      case '--out':
+        a.out = value();
+        break;
       case '-f':
       case '--file':
         a.file = value();
@@ -102,8 +107,9 @@ export const HELP = `engine — run stream pipelines written in the Benthos / Ty
 Usage:
   engine -c pipeline.yaml            run a stream (same as: engine run -c pipeline.yaml)
   engine lint FILE...                check configs; prints file:line:col for every problem
-  engine list [--format text|json|jsonschema]
-                                     list the components (with their fields as JSON Schema)
+  engine list [--format text|json|jsonschema|markdown] [--out DIR]
+                                     list the components (with their fields as JSON Schema,
+                                     or as a markdown reference: one page per kind in DIR)
   engine echo -c pipeline.yaml       print the config normalised, with every default filled in
   engine blobl 'MAPPING'             run a mapping on each line of stdin (or -f FILE for the mapping)
   engine test [PATH...]              run the configs' unit tests (their tests: section or their

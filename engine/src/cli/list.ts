@@ -1,10 +1,39 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ComponentKind } from '../config/component-config.js';
 import { configSchema, fieldSchema } from '../config/json-schema.js';
+import { indexMarkdown, kindMarkdown, kindPage, type ReferencedComponent } from '../config/markdown-reference.js';
 import { rootSpec } from '../config/root-spec.js';
+import { componentOrigin } from '../plugin/component-packages.js';
 import { registry } from '../plugin/registry.js';
 import type { Args } from './args.js';
 import { loadBasePlugins } from './setup.js';
 
-/** `engine list [--format text|json|jsonschema]`: the registered components. */
+/** The registered components grouped by kind, each with the package that brings it. */
+function referenced(): Map<ComponentKind, ReferencedComponent[]> {
+  const r = registry();
+  const byKind = new Map<ComponentKind, ReferencedComponent[]>();
+  for (const c of r.all()) {
+    let list = byKind.get(c.kind);
+    if (!list) byKind.set(c.kind, (list = []));
+    list.push({ component: c, pkg: componentOrigin(c.kind, c.name) ?? '@svc/engine', aliasOf: r.aliasTarget(c.kind, c.name) });
+  }
+  return byKind;
+}
+
+/** `--format markdown`: one document on stdout, or with `--out DIR` an index and one page per kind. */
+function markdown(out: string | undefined): void {
+  const byKind = referenced();
+  if (out === undefined) {
+    process.stdout.write([...byKind].map(([kind, cs]) => kindMarkdown(kind, cs)).join('\n'));
+    return;
+  }
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'README.md'), indexMarkdown(byKind));
+  for (const [kind, cs] of byKind) writeFileSync(join(out, `${kindPage(kind)}.md`), kindMarkdown(kind, cs));
+}
+
+/** `engine list [--format text|json|jsonschema|markdown]`: the registered components. */
 export async function list(args: Args): Promise<number> {
   await loadBasePlugins(args);
   const r = registry();
@@ -18,13 +47,18 @@ export async function list(args: Args): Promise<number> {
       kind: c.kind,
       name: c.name,
       summary: c.spec.summary,
+      package: componentOrigin(c.kind, c.name) ?? '@svc/engine',
       config: fieldSchema(c.spec.config),
     }));
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return 0;
   }
+  if (format === 'markdown') {
+    markdown(args.out);
+    return 0;
+  }
   if (format !== 'text') {
-    process.stderr.write(`engine list: unknown format "${format}": use text, json or jsonschema\n`);
+    process.stderr.write(`engine list: unknown format "${format}": use text, json, jsonschema or markdown\n`);
     return 1;
   }
   let kind = '';

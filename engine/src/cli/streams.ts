@@ -75,7 +75,8 @@ export async function streams(args: Args): Promise<number> {
   const scope = newScope();
   const builder = new Builder({ registry: registry(), logger, service, isWorker: false, shared: new Map(), status: new StatusBoard(), scope });
   try {
-    const observability = await builder.buildObservability(root.metrics, root.tracer);
+    // Every series carries its stream's id (label `stream`), as Benthos' streams mode does.
+    const observability = await builder.buildObservability(root.metrics, root.tracer, { streamLabel: true });
     await observability.start();
     await builder.buildResources(root);
     const sharedResources = { resources: builder, configs: root, scope, shared: builder.env.shared };

@@ -1,6 +1,7 @@
 import { type Alias, Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { ConfigIssue } from '../errors.js';
 import { InterpError, compileInterpolation, compileMapping, compileQuery, hasInterpolation } from '../interp/index.js';
+import { packageToInstall } from '../plugin/component-packages.js';
 import type { Registry } from '../plugin/registry.js';
 import type { ComponentConfig, ComponentKind } from './component-config.js';
 import type { Field } from './spec.js';
@@ -294,9 +295,12 @@ export class Validator {
     }
     const reg = this.registry.get(kind, typeName);
     if (!reg) {
+      const pkg = packageToInstall(kind, typeName);
       this.issue(
         typePair.key as Node,
-        `unknown ${kind} type "${typeName}" at ${path}${suggest(typeName, this.registry.names(kind))}; if it comes from a plugin, list the module under plugins: or pass --plugin`,
+        pkg !== undefined
+          ? `the ${kind} "${typeName}" at ${path} comes with ${pkg}, which is not installed: install ${pkg} (npm install ${pkg}) or svc (every package)`
+          : `unknown ${kind} type "${typeName}" at ${path}${suggest(typeName, this.registry.names(kind))}; if it comes from a plugin, list the module under plugins: or pass --plugin`,
       );
       return undefined;
     }

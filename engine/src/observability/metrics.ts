@@ -107,7 +107,7 @@ export const NOOP_EXPORTER: MetricsExporter = {
 /** Metric names: as Prometheus allows, without the colons it reserves for recording rules. */
 const NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const LABEL_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-const RESERVED_LABELS = new Set(['path', 'label', 'le', 'quantile', 'job', 'instance']);
+const RESERVED_LABELS = new Set(['path', 'label', 'stream', 'le', 'quantile', 'job', 'instance']);
 
 function metricsError(message: string): SvcError {
   return new SvcError(ErrorCode.Metrics, message);
@@ -127,7 +127,7 @@ export function checkMetric(name: string, labels: readonly string[] = []): void 
     }
     if (RESERVED_LABELS.has(l)) {
       throw metricsError(
-        `label "${l}" of metric ${name} is reserved (path and label are added to every metric; le, quantile, job and instance belong to Prometheus): choose another name`,
+        `label "${l}" of metric ${name} is reserved (path and label are added to every metric, stream in streams mode; le, quantile, job and instance belong to Prometheus): choose another name`,
       );
     }
     if (seen.has(l)) throw metricsError(`label "${l}" appears twice in metric ${name}`);
@@ -148,13 +148,31 @@ const SEP = '\u0001';
  * The metrics of one stream (on one thread): validates names, creates each family once through
  * the exporter, and caches children by label values, so binding the same child twice is free
  * and gives the same object.
+ *
+ * In streams mode (`streamLabel`) every family also carries the label `stream`, as Benthos' do,
+ * and each stream binds its children through `forStream(id)`: two streams with the same
+ * component paths never add into one series.
  */
 export class StreamMetrics {
   readonly enabled: boolean;
-  private readonly families = new Map<string, FamilyEntry>();
+  private readonly families: Map<string, FamilyEntry>;
+  private readonly streamLabel: boolean;
+  private readonly stream: string;
 
-  constructor(readonly exporter: MetricsExporter) {
+  constructor(
+    readonly exporter: MetricsExporter,
+    opts: { streamLabel?: boolean } = {},
+    scope?: { families: Map<string, FamilyEntry>; stream: string },
+  ) {
     this.enabled = exporter.enabled !== false;
+    this.streamLabel = opts.streamLabel === true;
+    this.families = scope?.families ?? new Map();
+    this.stream = scope?.stream ?? '';
+  }
+
+  /** The metrics of stream `id` (streams mode): the same families, its series labelled stream=id. */
+  forStream(id: string): StreamMetrics {
+    return this.streamLabel ? new StreamMetrics(this.exporter, { streamLabel: true }, { families: this.families, stream: id }) : this;
   }
 
   private family(type: MetricType, name: string, help: string, extra: readonly string[]): FamilyEntry {
@@ -171,7 +189,7 @@ export class StreamMetrics {
     const std = STANDARD_METRICS[name];
     if (std && std.type !== type) throw metricsError(`metric ${name} is a standard ${std.type} of the runtime: choose another name`);
     checkMetric(name, extra);
-    const labelNames = ['path', 'label', ...extra];
+    const labelNames = this.streamLabel ? ['path', 'label', 'stream', ...extra] : ['path', 'label', ...extra];
     const make =
       type === 'counter'
         ? this.exporter.counter(name, help, labelNames)
@@ -189,10 +207,11 @@ export class StreamMetrics {
     if (values.length !== 2 + fam.extra.length) {
       throw metricsError(`metric ${name} takes ${fam.extra.length} label value(s) (${fam.extra.join(', ') || 'none'}), got ${values.length - 2}`);
     }
-    const key = values.join(SEP);
+    const full = this.streamLabel ? [values[0]!, values[1]!, this.stream, ...values.slice(2)] : values;
+    const key = full.join(SEP);
     let c = fam.children.get(key);
     if (c === undefined) {
-      c = fam.make(values.map(String));
+      c = fam.make(full.map(String));
       fam.children.set(key, c);
     }
     return c as T;

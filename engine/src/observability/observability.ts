@@ -14,6 +14,10 @@ export interface ObservabilityOptions {
   /** On a pipeline worker with tracing on: logs processor calls for the main thread's spans. */
   calls?: CallRecorder;
   logger?: Logger;
+  /** Streams mode: every metric carries the label `stream` (see StreamMetrics). */
+  streamLabel?: boolean;
+  /** Metrics already made (forStream): shared with the Observability it was made from. */
+  metrics?: StreamMetrics;
 }
 
 export class Observability {
@@ -30,7 +34,7 @@ export class Observability {
     tracer: Tracer = NOOP_TRACER,
     private readonly opts: ObservabilityOptions = {},
   ) {
-    this.metrics = new StreamMetrics(exporter);
+    this.metrics = opts.metrics ?? new StreamMetrics(exporter, { streamLabel: opts.streamLabel });
     this.tracer = tracer;
     this.calls = opts.calls;
     this.active = this.metrics.enabled || tracer.enabled || this.calls !== undefined;
@@ -50,6 +54,11 @@ export class Observability {
 
   processor(path: string, label: string, type: string): ProcessorProbe | undefined {
     return this.active ? new ProcessorProbe(this.common(path, label, type), this.calls) : undefined;
+  }
+
+  /** The observability of stream `id` among several: the same exporter and tracer, its series labelled stream=id. */
+  forStream(id: string): Observability {
+    return new Observability(this.metrics.exporter, this.tracer, { ...this.opts, metrics: this.metrics.forStream(id) });
   }
 
   /** `threads_active`: the pipeline threads processing batches. */

@@ -246,3 +246,36 @@ export class HistogramFamily extends Family<HistogramChild> {
     }
   }
 }
+
+/**
+ * A timer again under Benthos' name (`input_latency_ns` beside `input_latency`): not a second
+ * timer but a view that renders the same observations when scraped, so timing costs nothing more.
+ * A summary's quantiles and sum are in nanoseconds, as Benthos' summaries are; a histogram stays
+ * in seconds, as Benthos converts histogram timings to seconds to fit its buckets.
+ */
+export class NanosecondView {
+  readonly aggregator = 'sum' as const;
+  readonly help: string;
+
+  constructor(
+    private readonly source: SummaryFamily | HistogramFamily,
+    readonly name: string,
+  ) {
+    this.help = source.type === 'summary' ? `${source.name} in nanoseconds, under Benthos' name.` : `${source.name} (seconds), under Benthos' name.`;
+  }
+
+  get type(): MetricSnapshot['type'] {
+    return this.source.type;
+  }
+
+  get(): MetricSnapshot {
+    const snap = this.source.get();
+    const scale = snap.type === 'summary' ? 1e9 : 1;
+    const values = snap.values.map((v): Sample => {
+      if (v.metricName === undefined) return { value: v.value * scale, labels: v.labels };
+      const suffix = v.metricName.slice(snap.name.length);
+      return { metricName: this.name + suffix, value: suffix === '_sum' ? v.value * scale : v.value, labels: v.labels };
+    });
+    return { name: this.name, help: this.help, type: snap.type, values, aggregator: this.aggregator };
+  }
+}

@@ -2,7 +2,8 @@
  * The `metricsexp` (alias `prometheus`) metrics exporter: one prom-client registry per stream,
  * served at `/metrics` (and `/stats`) on the service-wide HTTP server, pushed to a Pushgateway
  * every `push_interval` and once at shutdown, and written to `file_path` at shutdown. Timers are
- * summaries, or histograms with `use_histogram_timing`. Process metrics (CPU, memory, event loop
+ * summaries, or histograms with `use_histogram_timing`, in seconds under the names of docs/spec/streams.md and
+ * again under Benthos' `*_ns` names (so that Benthos' dashboards work). Process metrics (CPU, memory, event loop
  * lag, GC) come from prom-client's default collectors.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -14,8 +15,11 @@ import { redactUrl, scrubSecrets, urlCredentials } from '../config/redact.js';
 import { errorMessage } from '../errors.js';
 import type { ComponentContext } from '../plugin/types.js';
 import type { ChildFactory, Counter, Gauge, MetricsExporter, Timer } from './metrics.js';
-import { CounterFamily, GaugeFamily, HistogramFamily, SummaryFamily } from './prometheus-families.js';
+import { CounterFamily, GaugeFamily, HistogramFamily, NanosecondView, SummaryFamily } from './prometheus-families.js';
 import { ThrottledLog } from './throttled-log.js';
+
+/** prom-client's default gauges whose names end in _total: left out (sum their siblings instead). */
+const MISNAMED_PROCESS_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
 export const DEFAULT_BUCKETS = [0.000001, 0.00001, 0.0001, 0.001, 0.01, 0.1, 1.0];
 
@@ -101,15 +105,20 @@ export class PrometheusExporter implements MetricsExporter {
     return (values: readonly string[]) => fam.child(values);
   }
 
+  /**
+   * A timer, in seconds under its own name, and again under Benthos' name `<name>_ns` (a view of
+   * the same observations, see NanosecondView) unless the name ends in `_ns` already.
+   */
   timer(name: string, help: string, labelNames: readonly string[]): ChildFactory<Timer> {
+    let fam: SummaryFamily | HistogramFamily;
     if (this.conf.use_histogram_timing) {
-      const fam = new HistogramFamily(this.fullName(name), help, labelNames, this.conf.histogram_buckets);
-      this.registry.registerMetric(fam);
-      return (values: readonly string[]) => fam.child(values);
+      fam = new HistogramFamily(this.fullName(name), help, labelNames, this.conf.histogram_buckets);
+    } else {
+      fam = new SummaryFamily(this.fullName(name), help, labelNames);
+      this.summaries.push(fam);
     }
-    const fam = new SummaryFamily(this.fullName(name), help, labelNames);
-    this.summaries.push(fam);
     this.registry.registerMetric(fam);
+    if (!name.endsWith('_ns')) this.registry.registerMetric(new NanosecondView(fam, `${this.fullName(name)}_ns`));
     return (values: readonly string[]) => fam.child(values);
   }
 
@@ -200,7 +209,12 @@ export class PrometheusExporter implements MetricsExporter {
 export async function createPrometheusExporter(conf: PrometheusConfig, ctx: ComponentContext): Promise<PrometheusExporter> {
   const prom = await import('prom-client');
   const registry = new prom.Registry();
-  if (conf.add_process_metrics) prom.collectDefaultMetrics({ register: registry });
+  if (conf.add_process_metrics) {
+    prom.collectDefaultMetrics({ register: registry });
+    // Gauges that prom-client names like counters (promtool: "non-counter metrics should not have
+    // _total suffix"); each is the sum over its sibling without _total (nodejs_active_handles ...).
+    for (const name of MISNAMED_PROCESS_GAUGES) registry.removeSingleMetric(name);
+  }
   let gateway: { push(params: { jobName: string }): Promise<unknown> } | undefined;
   if (conf.push_url) {
     // prom-client reads the URL with Node's `url.parse`, which prints a DeprecationWarning

@@ -3,9 +3,10 @@
  * plugins import is one their own package.json declares (npm hoists every workspace's
  * dependencies to the root, so an undeclared import would still resolve here and break for a
  * user who installs @svc/engine alone), the engine carries no tracer backend (those are
- * components in plugins/src/tracing), and the plugins (built-in, gateway, governance) reach the
- * engine only through `@svc/engine`, its toolkit `@svc/engine/kit` and its test kit
- * `@svc/engine/testing`, never a path into its files.
+ * components in plugins/src/tracing), the plugin packages take the engine as a peer (one engine,
+ * one registry, in a user's project), and the plugins (built-in, gateway, governance) reach the
+ * engine only through `@svc/engine` (its plugin kit, `@svc/engine/kit`, and its test kit,
+ * `@svc/engine/testing`), never a path into its files.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,11 +14,15 @@ import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { COMPONENT_PACKAGES } from './component-packages.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Manifest {
+  name: string;
+  version: string;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
 }
 
@@ -54,7 +59,8 @@ function packageOf(spec: string): string | undefined {
 function undeclared(dir: string): string[] {
   const m = manifest(dir);
   const root = manifest('.');
-  const deps = new Set(Object.keys(m.dependencies ?? {}));
+  // A package may import itself by name (the engine's own components import `@svc/engine` as a plugin does).
+  const deps = new Set([m.name, ...Object.keys(m.dependencies ?? {}), ...Object.keys(m.peerDependencies ?? {})]);
   const testDeps = new Set([...deps, ...Object.keys(m.devDependencies ?? {}), ...Object.keys(root.devDependencies ?? {})]);
   const out: string[] = [];
   for (const file of sources(join(ROOT, dir, 'src'))) {
@@ -84,7 +90,27 @@ describe('package boundaries', () => {
     assert.deepEqual(undeclared('plugins'), []);
   });
 
-  it('the plugins reach the engine only through @svc/engine, its kit and @svc/engine/testing', () => {
+  it('the plugin packages take @svc/engine as a peer dependency, never a dependency of their own', () => {
+    for (const dir of ['plugins', 'gateway-plugin', 'governance-plugin']) {
+      const m = manifest(dir);
+      assert.equal(m.peerDependencies?.['@svc/engine'], manifest('engine').version, dir);
+      assert.equal(m.dependencies?.['@svc/engine'], undefined, dir);
+    }
+  });
+
+  it('the engine declares each package of components it loads as an optional peer (npm installs none; pnpm lets it see them)', () => {
+    const m = manifest('engine') as Manifest & { peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+    for (const pkg of COMPONENT_PACKAGES) {
+      assert.equal(m.peerDependencies?.[pkg], manifest('engine').version, pkg);
+      assert.equal(m.peerDependenciesMeta?.[pkg]?.optional, true, pkg);
+    }
+    assert.deepEqual(
+      Object.keys(m.dependencies ?? {}).filter((d) => d.startsWith('@svc/')),
+      [],
+    );
+  });
+
+  it('the plugins (built-in, gateway, governance) reach the engine only through @svc/engine, @svc/engine/kit and @svc/engine/testing', () => {
     const reaching: string[] = [];
     const files = ['plugins', 'gateway-plugin', 'governance-plugin'].flatMap((dir) => sources(join(ROOT, dir, 'src')));
     for (const file of files) {

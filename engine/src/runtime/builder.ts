@@ -194,12 +194,12 @@ export class Builder implements Resources, Parts {
   }
 
   /** Builds the metrics exporter and the tracer; call before any other component. */
-  async buildObservability(metrics: ComponentConfig, tracer: ComponentConfig): Promise<Observability> {
+  async buildObservability(metrics: ComponentConfig, tracer: ComponentConfig, opts: { streamLabel?: boolean } = {}): Promise<Observability> {
     const exporter = await this.create<MetricsExporter>('metrics', metrics);
     // A backend that is not one (an old `none` returning {}) counts as none.
     const registry = typeof exporter?.counter === 'function' ? exporter : undefined;
     // The tracer is built with the metrics already there, so that it can count (dropped spans).
-    this.env.obs = new Observability(registry, undefined, { logger: this.env.logger });
+    this.env.obs = new Observability(registry, undefined, { logger: this.env.logger, streamLabel: opts.streamLabel });
     let t: Tracer;
     try {
       t = await this.create<Tracer>('tracer', tracer);
@@ -210,6 +210,7 @@ export class Builder implements Resources, Parts {
     }
     const obs = new Observability(registry, typeof t?.startSpan === 'function' ? t : undefined, {
       logger: this.env.logger,
+      streamLabel: opts.streamLabel,
     });
     if (!this.env.isWorker) obs.metrics.declareStandard();
     this.env.obs = obs;

@@ -139,7 +139,7 @@ export class Streams implements Lifecycle {
       logger: log,
       service: this.opts.service,
       status,
-      observability: this.opts.observability,
+      observability: this.opts.observability?.forStream(id),
       ...(this.opts.sharedResources ? { sharedResources: this.opts.sharedResources } : {}),
     });
     const entry: Entry = { stream, def, since: Date.now(), active: true };

@@ -16,3 +16,7 @@ export {
 export { serviceAddress, waitFor } from './services.js';
 export { freePort } from './free-port.js';
 export { RedisServer } from './redis-server.js';
+export { upstream, type Upstream } from './upstream.js';
+export { EngineProcess } from './engine-process.js';
+export { flakyUpstream, httpClientOutput, interruptAfterFirstRequest, reportedUndelivered, until, type FlakyUpstream } from './flaky-upstream.js';
+export { TcpOutage } from './tcp-outage.js';

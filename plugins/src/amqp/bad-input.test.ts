@@ -6,8 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Message } from '@svc/engine';
-import { waitFor } from '@svc/engine/testing';
-import { EngineProcess } from '../testing/engine-process.js';
+import { waitFor, EngineProcess } from '@svc/engine/testing';
 import { redactUrl } from '@svc/engine';
 import {
   AMQP_PLUGIN,

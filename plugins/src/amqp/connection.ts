@@ -6,7 +6,7 @@
 import type * as Amqplib from 'amqplib';
 import type { ChannelModel } from 'amqplib';
 import { ErrorCode, SvcError, errorMessage, f, redactUrl, scrubSecrets, type Logger } from '@svc/engine';
-import { tlsConnectOptions, tlsSpec, type TlsConfig } from '../tls/tls-options.js';
+import { tlsConnectOptions, tlsSpec, type TlsConfig } from '@svc/engine';
 
 /** The connection fields, spread into both components' specs. */
 export const connectionFields = {

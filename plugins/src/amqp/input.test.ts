@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { END_OF_INPUT, NotConnectedError, type Input, type Transaction } from '@svc/engine';
-import { TcpOutage } from '../testing/tcp-outage.js';
+import { TcpOutage } from '@svc/engine/testing';
 import { redactUrl } from '@svc/engine';
 import {
   RABBITMQ_URL,

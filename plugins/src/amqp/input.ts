@@ -29,7 +29,7 @@ import {
   type Logger,
   type Transaction,
 } from '@svc/engine';
-import { re2PatternField } from '../regex/re2-pattern.js';
+import { re2PatternField } from '@svc/engine';
 import { Dialer, connectionFields } from './connection.js';
 import { deliveryMetadata } from './metadata.js';
 

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BatchError, Message, NotConnectedError } from '@svc/engine';
-import { TcpOutage } from '../testing/tcp-outage.js';
+import { TcpOutage } from '@svc/engine/testing';
 import {
   RABBITMQ_URL,
   broker,

@@ -6,9 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@svc/engine/testing';
-import { EngineProcess } from '../testing/engine-process.js';
-import { TcpOutage } from '../testing/tcp-outage.js';
+import { waitFor, EngineProcess, TcpOutage } from '@svc/engine/testing';
 import { AMQP_PLUGIN, RABBITMQ_URL, brokerTarget, depth, distinctIn, fill, tempQueue, urlOnPort } from './test-support.js';
 
 /** A stream from `source` to `sink` that rewrites each message (keeping its id). */

@@ -8,8 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EngineProcess } from '../testing/engine-process.js';
-import { flakyUpstream, httpClientOutput, interruptAfterFirstRequest, reportedUndelivered, until } from '../testing/flaky-upstream.js';
+import { EngineProcess, flakyUpstream, httpClientOutput, interruptAfterFirstRequest, reportedUndelivered, until } from '@svc/engine/testing';
 import { RABBITMQ_URL, depth, fill, takeAll, tempQueue } from './test-support.js';
 
 const N = 200;

@@ -6,7 +6,7 @@
 import type { Kafka, KafkaConfig, LogEntry, SASLOptions } from 'kafkajs';
 import { kafkajs } from './kafkajs.js';
 import { ErrorCode, SvcError, f, type Infer, type Logger } from '@svc/engine';
-import { tlsConnectOptions, tlsSpec } from '../tls/tls-options.js';
+import { tlsConnectOptions, tlsSpec } from '@svc/engine';
 import { registerCompressionCodecs } from './compression.js';
 
 export const saslSpec = f

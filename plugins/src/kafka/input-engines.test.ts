@@ -10,8 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '@svc/engine/testing';
-import { EngineProcess } from '../testing/engine-process.js';
+import { waitFor, EngineProcess } from '@svc/engine/testing';
 import { BROKER, KafkaFixture, uid } from './input-test-support.js';
 
 /** The input's module, loaded as a plugin: the same module the built-ins import, so it registers once. */

@@ -6,8 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { END_OF_INPUT } from '@svc/engine';
-import { serviceAddress, waitFor } from '@svc/engine/testing';
-import { TcpOutage } from '../testing/tcp-outage.js';
+import { serviceAddress, waitFor, TcpOutage } from '@svc/engine/testing';
 import { KafkaFixture, connectInput, uid } from './input-test-support.js';
 
 const kafka = new KafkaFixture();

@@ -10,8 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EngineProcess } from '../testing/engine-process.js';
-import { until } from '../testing/flaky-upstream.js';
+import { EngineProcess, until } from '@svc/engine/testing';
 import { BROKER, KafkaFixture, uid } from './input-test-support.js';
 
 const PER_PARTITION = 150;

@@ -14,11 +14,10 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import kafkajs, { type Admin, type IHeaders, type Kafka as KafkaClient } from 'kafkajs';
 import { Message, NotConnectedError, registry, setTraceParent, type Batch } from '@svc/engine';
-import { buildComponent, lintValue, serviceAddress, testContext, waitFor, withDefaults } from '@svc/engine/testing';
+import { buildComponent, lintValue, serviceAddress, testContext, waitFor, withDefaults, TcpOutage } from '@svc/engine/testing';
 import { KafkaWriteError, isConnectionLoss } from './output-errors.js';
 import { KafkaOutput, type KafkaOutputConfig } from './output.js';
 import { fnv1aPartition, murmur2Partition } from './partitioner.js';
-import { TcpOutage } from '../testing/tcp-outage.js';
 import { createServedTopics } from './topic-test-support.js';
 import { loadKafkajs } from './kafkajs.js';
 

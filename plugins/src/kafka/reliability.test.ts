@@ -7,9 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import kafkajs, { type Admin, type Kafka as KafkaClient } from 'kafkajs';
-import { serviceAddress, waitFor } from '@svc/engine/testing';
-import { EngineProcess } from '../testing/engine-process.js';
-import { TcpOutage } from '../testing/tcp-outage.js';
+import { serviceAddress, waitFor, EngineProcess, TcpOutage } from '@svc/engine/testing';
 import { createServedTopics } from './topic-test-support.js';
 
 const { Kafka, logLevel } = kafkajs;

@@ -7,8 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EngineProcess } from '../testing/engine-process.js';
-import { flakyUpstream, httpClientOutput, interruptAfterFirstRequest, reportedUndelivered, until } from '../testing/flaky-upstream.js';
+import { EngineProcess, flakyUpstream, httpClientOutput, interruptAfterFirstRequest, reportedUndelivered, until } from '@svc/engine/testing';
 import { BROKER, KafkaFixture, uid } from './input-test-support.js';
 
 /** Messages per topic: half in partition 0, half in partition 1. */

@@ -17,11 +17,12 @@ import {
   registerCache,
   scrubSecrets,
   sleep,
+  tlsConnectOptions,
+  tlsSpec,
   type Cache,
   type Infer,
   type Logger,
 } from '@svc/engine';
-import { tlsConnectOptions, tlsSpec } from '../tls/tls-options.js';
 import { connectBounded } from './first-connect.js';
 
 const spec = f.object({

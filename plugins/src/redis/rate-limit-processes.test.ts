@@ -4,8 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { serviceAddress, waitFor } from '@svc/engine/testing';
-import { EngineProcess } from '../testing/engine-process.js';
+import { serviceAddress, waitFor, EngineProcess } from '@svc/engine/testing';
 
 const COUNT = 20;
 const INTERVAL_MS = 500;

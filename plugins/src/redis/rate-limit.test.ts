@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { registry } from '@svc/engine';
-import { buildComponent, lintValue, serviceAddress, testContext, waitFor, RecordingLogger } from '@svc/engine/testing';
-import { freePort } from '@svc/engine/testing';
-import { RedisServer } from '@svc/engine/testing';
+import { buildComponent, lintValue, serviceAddress, testContext, waitFor, RecordingLogger, freePort, RedisServer } from '@svc/engine/testing';
 import type { RedisRateLimit } from './rate-limit.js';
 import './rate-limit.js';
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Counter } from '@svc/engine';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { EngineProcess } from '../testing/engine-process.js';
+import { EngineProcess } from '@svc/engine/testing';
 import { BoundedSpanProcessor } from './bounded-span-processor.js';
 
 function counter(): Counter & { n: number } {

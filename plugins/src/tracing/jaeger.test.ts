@@ -13,8 +13,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Tracer } from '@svc/engine';
-import { buildComponent, RecordingLogger, testContext } from '@svc/engine/testing';
-import { EngineProcess } from '../testing/engine-process.js';
+import { buildComponent, RecordingLogger, testContext, EngineProcess } from '@svc/engine/testing';
 import { jaegerHeadSampler } from './jaeger-tracer.js';
 
 const require = createRequire(import.meta.url);

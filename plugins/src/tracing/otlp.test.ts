@@ -15,8 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { type Tracer } from '@svc/engine';
-import { buildComponent, RecordingLogger, testContext } from '@svc/engine/testing';
-import { EngineProcess } from '../testing/engine-process.js';
+import { buildComponent, RecordingLogger, testContext, EngineProcess } from '@svc/engine/testing';
 import { collectorUrl } from './otel-tracer.js';
 
 // Compiled tests run from dist/: the .proto stays in src/.

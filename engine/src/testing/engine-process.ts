@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const ENGINE = fileURLToPath(new URL('../../../engine/dist/cli/main.js', import.meta.url));
+const ENGINE = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-engine-process-'));
 const running = new Set<ChildProcess>();
 after(() => {

@@ -9,7 +9,7 @@ import { registry, type ComponentKind } from '@svc/engine';
 import '../pure/log.js';
 import './index.js';
 
-const ENGINE = fileURLToPath(new URL('../../../engine/dist/cli/main.js', import.meta.url));
+const ENGINE = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-mapping-examples-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -4,14 +4,12 @@
  * messages it could not deliver; it never says goodbye with exit 0 over undelivered messages.
  * Real engine processes, a real upstream on loopback, real signals.
  */
-import { freePort } from '@svc/engine/testing';
+import { freePort, EngineProcess, flakyUpstream } from '@svc/engine/testing';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { EngineProcess } from '../testing/engine-process.js';
-import { flakyUpstream } from '../testing/flaky-upstream.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-drain-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

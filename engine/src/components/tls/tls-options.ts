@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates, type ConnectionOptions } from 'node:tls';
-import { ErrorCode, SvcError, errorMessage, f, type Infer } from '@svc/engine';
+import { f, type Infer } from '../../config/spec.js';
+import { ErrorCode, SvcError, errorMessage } from '../../errors.js';
 
 const clientCertSpec = f.object({
   cert: f.string().default('').describe('A PEM certificate (chain).'),

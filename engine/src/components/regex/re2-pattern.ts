@@ -3,7 +3,8 @@
  * place in the config, and RE2 so a pattern from a user can never backtrack catastrophically.
  */
 import { RE2JS } from 're2js';
-import { errorMessage, f, type Field } from '@svc/engine';
+import { f, type Field } from '../../config/spec.js';
+import { errorMessage } from '../../errors.js';
 
 export function re2PatternField(): Field<string> {
   return f.string().validate((p) => {

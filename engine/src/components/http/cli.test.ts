@@ -11,7 +11,7 @@ import { request } from 'undici';
 import WebSocket from 'ws';
 import { upstream } from './test-support.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ENGINE = join(ROOT, 'engine/dist/cli/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'svc-http-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ENGINE = join(ROOT, 'node_modules/.bin/engine');
 const dir = mkdtempSync(join(tmpdir(), 'svc-io-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ENGINE = join(ROOT, 'engine/dist/cli/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'svc-mapping-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

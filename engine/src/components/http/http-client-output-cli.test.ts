@@ -13,7 +13,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { upstream } from './test-support.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ENGINE = join(ROOT, 'node_modules/.bin/engine');
 const dir = mkdtempSync(join(tmpdir(), 'svc-http-client-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

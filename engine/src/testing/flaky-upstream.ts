@@ -3,7 +3,7 @@
  * loopback that an `http_client` output posts each message to, which fails for a while (or for
  * good) and records which bodies it answered 2xx, i.e. which messages were really delivered.
  */
-import { upstream, type Upstream } from '../http/test-support.js';
+import { upstream, type Upstream } from './upstream.js';
 import type { EngineProcess } from './engine-process.js';
 
 export interface FlakyUpstream {
