@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Issue 25, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
 // definitions (IP lists, endpoint lists, size limits, versions, mock replies, header and method
-// transforms, CORS, basic auth; classic files, and OAS ones, which Tyk takes through its management
+// transforms, CORS, basic auth, validate_json; classic files, and OAS ones, which Tyk takes through its management
 // API) in front of one upstream that records what reaches it, get the same requests (a basic auth
 // user is created on each through its management API first), and every answer is compared: status,
 // body, the answer's CORS / expiry / mock / x-resp / x-up headers, and what the upstream got (method,
@@ -78,6 +78,17 @@ const oas = (ext, id, paths = {}, ops = {}) => ({
     middleware: ops.middleware,
   },
 });
+const SCHEMA = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 2, maxLength: 5 },
+    age: { type: 'integer', minimum: 0, maximum: 150 },
+    kind: { enum: ['a', 'b'] },
+    tags: { type: 'array', items: { type: 'string' }, maxItems: 2 },
+    price: { type: 'number', maximum: 1000000 },
+  },
+};
 const defs = (ext) => ({
   allow: classic('allow', { enable_ip_whitelisting: true, allowed_ips: ['10.9.9.9', '192.168.0.0/16'] }),
   quirk: classic('quirk', { enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'] }),
@@ -321,6 +332,17 @@ const defs = (ext) => ({
       },
     },
   ),
+  vj: classic(
+    'vj',
+    {},
+    {
+      validate_json: [
+        { path: '/x', method: 'POST', schema: SCHEMA },
+        { path: '/c400', method: 'POST', schema: SCHEMA, error_response_code: 400 },
+        { path: '/off', method: 'POST', schema: SCHEMA, disabled: true },
+      ],
+    },
+  ),
   oassize: oas(
     ext,
     'oassize',
@@ -328,6 +350,7 @@ const defs = (ext) => ({
     { middleware: { global: { requestSizeLimit: { enabled: true, value: 5 } }, operations: { a: { requestSizeLimit: { enabled: true, value: 2 } } } } },
   ),
 });
+const J = { 'content-type': 'application/json' };
 const cases = [
   ['GET', '/allow/x'],
   ['GET', '/allow/x', { 'x-real-ip': '10.9.9.9' }],
@@ -478,6 +501,29 @@ const cases = [
   ['GET', '/oashdr/e', { 'x-remove-g': '1', 'x-remove-e': '1' }],
   ['GET', '/oashdr/x', { 'x-remove-g': '1', 'x-remove-e': '1' }],
   ['GET', '/oashdr/m'],
+  ['POST', '/vj/x', J, '{"name":"ab"}'],
+  ['POST', '/vj/x', J, '{}'],
+  ['POST', '/vj/x', J, '{"name":1}'],
+  ['POST', '/vj/x', J, '{"name":"a"}'],
+  ['POST', '/vj/x', J, '{"name":"abcdefg"}'],
+  ['POST', '/vj/x', J, '{"name":"ab","age":-1}'],
+  ['POST', '/vj/x', J, '{"name":"ab","age":200}'],
+  ['POST', '/vj/x', J, '{"name":"ab","age":1.5}'],
+  ['POST', '/vj/x', J, '{"name":"ab","kind":"c"}'],
+  ['POST', '/vj/x', J, '{"name":"ab","tags":[1]}'],
+  ['POST', '/vj/x', J, '{"name":"ab","tags":["a","b","c"]}'],
+  ['POST', '/vj/x', J, '{"name":"ab","price":2000000}'],
+  ['POST', '/vj/x', J, '{"name":"ab","price":1e400}'],
+  ['POST', '/vj/x', J, 'x{'],
+  ['POST', '/vj/x', J, ''],
+  ['POST', '/vj/x', J, '[]'],
+  ['POST', '/vj/x', J, 'null'],
+  ['POST', '/vj/x', J, '{"age":"x"}'],
+  ['POST', '/vj/x', J, '{"name":"<&>=\\u00e9"}'],
+  ['POST', '/vj/c400', J, '{}'],
+  ['POST', '/vj/off', J, '{}'],
+  ['GET', '/vj/x'],
+  ['PUT', '/vj/x', J, '{}'],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;
@@ -491,7 +537,7 @@ function call(port, [method, path, headers = {}, body, chunked]) {
         .map(([k, v]) => `${k.replace('x-svc-', 'x-tyk-')}=${v}`)
         .sort()
         .join(' ');
-      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(c).toString().replace(/\s+/g, ' ').slice(0, 90)}${shown ? ` [${shown}]` : ''}`));
+      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(c).toString().replace(/\s+/g, ' ').slice(0, 400)}${shown ? ` [${shown}]` : ''}`));
     });
     req.on('error', (e) => resolve(`error ${e.message}`));
     if (chunked) {

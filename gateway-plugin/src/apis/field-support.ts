@@ -141,7 +141,10 @@ const EXTENDED_PATHS: FieldTable = {
   hard_timeouts: endpointList('per-endpoint upstream timeouts'),
   circuit_breakers: endpointList('circuit breakers'),
   method_transforms: implemented({ each: Object.fromEntries(['path', 'method', 'to_method', 'disabled'].map((k) => [k, implemented()])) }),
-  validate_json: endpointList('JSON schema validation of requests'),
+  // The schema's keywords are checked at load (transform/json-schema.ts refuses those it does not cover).
+  validate_json: implemented({
+    each: Object.fromEntries(['path', 'method', 'schema', 'error_response_code', 'disabled'].map((k) => [k, implemented()])),
+  }),
   validate_request: endpointList('OAS request validation'),
   go_plugin: endpointList('Go plugins'),
   persist_graphql: endpointList('persisted GraphQL queries'),

@@ -12,6 +12,11 @@
  *   for the proxy to apply to the upstream's answer: the first `transform_response_headers` entry,
  *   then the version's global response headers.
  *
+ * Before those, the request body's JSON Schema check (ValidateJSON, `mw_validate_json.go`), which
+ * Tyk runs just before TransformHeaders: the first `validate_json` entry for the method (exactly)
+ * and path; a body that is not JSON is 400 "JSON parsing error: ...", one that fails the schema
+ * gets the entry's `error_response_code` (422 by default) with gojsonschema's words (json-schema.ts).
+ *
  * Values may hold `$svc_context.*`, `$svc_meta.*` and `$secret_*` (see variables.ts). Header names
  * compare without case, as Go's Header.Del and Header.Set do.
  */
@@ -19,13 +24,14 @@ import { answerMessage, type Logger } from '@svc/engine';
 import type { ApiSpec, EndpointHeaderEdit, HeaderEdit } from '../apis/api-spec.js';
 import { endpointPath } from '../apis/endpoints.js';
 import { matches, pathTest, type PathTest } from '../gateway/endpoint-lists.js';
-import { tykError } from '../gateway/errors.js';
+import { jsEscape, tykError } from '../gateway/errors.js';
 import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
 import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
 import { markStage, shapes } from '../gateway/stages.js';
 import { resolverFor } from '../refs/resolver.js';
 import { contextData, type ContextData } from '../rewrite/context-data.js';
 import { fillVariables, type VariableSource } from './variables.js';
+import { decodeBody, schemaFailures } from './json-schema.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 const METHOD_NOT_ALLOWED = tykError(405, 'Method not allowed');
@@ -74,6 +80,13 @@ export class GatewayTransform extends GatewayMiddleware {
 
   protected async handle({ msg, req, state, api }: MiddlewareCall): Promise<void> {
     if (!shapes(api)) return markStage(msg, 'transform');
+    const validation = firstFor(api.jsonValidations, api, req.method, req.path);
+    if (validation !== undefined) {
+      const decoded = decodeBody(msg.content.toString('utf8'));
+      if ('error' in decoded) return void answerMessage(msg, tykError(400, jsEscape(`JSON parsing error: ${decoded.error}`)));
+      const failures = schemaFailures(validation.schema, decoded.value);
+      if (failures.length > 0) return void answerMessage(msg, tykError(validation.errorCode || 422, jsEscape(failures.join('; '))));
+    }
     let context: ContextData | undefined;
     const from: VariableSource = {
       context: () => (context ??= contextData(req, api.enableContextVars === true)),
