@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Issue 25, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
 // definitions (IP lists, endpoint lists, size limits, versions, mock replies, header and method
-// transforms, CORS, basic auth, validate_json; classic files, and OAS ones, which Tyk takes through its management
+// transforms, CORS, basic auth, validate_json, OAS validateRequest; classic files, and OAS ones, which Tyk takes through its management
 // API) in front of one upstream that records what reaches it, get the same requests (a basic auth
 // user is created on each through its management API first), and every answer is compared: status,
 // body, the answer's CORS / expiry / mock / x-resp / x-up headers, and what the upstream got (method,
@@ -70,7 +70,10 @@ const oas = (ext, id, paths = {}, ops = {}) => ({
   openapi: '3.0.3',
   info: { title: id, version: '1' },
   paths: Object.fromEntries(Object.entries(paths).map(([p, item]) => [p, Object.fromEntries(Object.entries(item).map(([m, op]) => [m, { ...op, ...R }]))])),
-  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+  components: {
+    securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'Authorization' } },
+    schemas: { Pet: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, kind: { type: 'string', enum: ['cat', 'dog'] } } } },
+  },
   [ext]: {
     info: { id, name: id, state: { active: true } },
     upstream: { url: target },
@@ -343,6 +346,40 @@ const defs = (ext) => ({
       ],
     },
   ),
+  oasvr: oas(
+    ext,
+    'oasvr',
+    {
+      '/x': { post: { operationId: 'x', requestBody: { required: true, content: { 'application/json': { schema: SCHEMA } } } } },
+      '/ref': { put: { operationId: 'ref', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } } },
+      '/t': {
+        post: {
+          operationId: 't',
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: {
+                  title: 'Thing',
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: { a: { type: 'boolean', nullable: true }, b: { type: ['string'] } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    {
+      middleware: {
+        operations: {
+          x: { validateRequest: { enabled: true } },
+          ref: { validateRequest: { enabled: true, errorResponseCode: 400 } },
+          t: { validateRequest: { enabled: true } },
+        },
+      },
+    },
+  ),
   oassize: oas(
     ext,
     'oassize',
@@ -524,6 +561,41 @@ const cases = [
   ['POST', '/vj/off', J, '{}'],
   ['GET', '/vj/x'],
   ['PUT', '/vj/x', J, '{}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab"}'],
+  ['POST', '/oasvr/x', J, '{}'],
+  ['POST', '/oasvr/x', J, '{"name":1}'],
+  ['POST', '/oasvr/x', J, '{"name":"a"}'],
+  ['POST', '/oasvr/x', J, '{"name":"abcdefg"}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","age":-1}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","age":200}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","age":1.5}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","kind":"c"}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","tags":[1]}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","tags":["a","b","c"]}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","price":2000000}'],
+  ['POST', '/oasvr/x', J, 'x{'],
+  ['POST', '/oasvr/x', J, ''],
+  ['POST', '/oasvr/x', J, '[]'],
+  ['POST', '/oasvr/x', J, 'null'],
+  ['POST', '/oasvr/x', J, '{"age":"x"}'],
+  ['POST', '/oasvr/x', J, '{"name":"<&>=\\u00e9"}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","kind":1}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","tags":null}'],
+  ['POST', '/oasvr/x', { 'content-type': 'text/plain' }, '{}'],
+  ['POST', '/oasvr/x', {}, '{}'],
+  ['POST', '/oasvr/x', { 'content-type': 'application/json; charset=utf-8' }, '{}'],
+  ['GET', '/oasvr/x'],
+  ['PUT', '/oasvr/ref', J, ''],
+  ['PUT', '/oasvr/ref', J, '{}'],
+  ['PUT', '/oasvr/ref', J, '{"id":"1"}'],
+  ['PUT', '/oasvr/ref', J, '{"id":1,"kind":"cow"}'],
+  ['PUT', '/oasvr/ref', J, '{"id":1,"kind":"cat"}'],
+  ['POST', '/oasvr/t', J, '{"a":null}'],
+  ['POST', '/oasvr/t', J, '{"a":1}'],
+  ['POST', '/oasvr/t', J, '{"b":true}'],
+  ['POST', '/oasvr/t', J, '{"z":1,"a":1}'],
+  ['POST', '/oasvr/t', J, '{"a":true,"z":1}'],
+  ['POST', '/oasvr/t', J, 'null'],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;

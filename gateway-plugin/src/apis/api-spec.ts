@@ -5,6 +5,7 @@
  * it is copied to worker threads as it is.
  */
 import type { JsonSchemaNode } from '../transform/json-schema.js';
+import type { OasRequestBody } from '../transform/oas-request-validation.js';
 
 /** A `rate` per `per` seconds pair (0/0: no limit). */
 export interface RatePair {
@@ -176,6 +177,15 @@ export interface EndpointJsonValidation {
   errorCode: number;
 }
 
+/** An OAS operation's request check (`validateRequest`): its `requestBody`, as kin-openapi checks it. */
+export interface EndpointRequestValidation {
+  path: string;
+  method: string;
+  body: OasRequestBody;
+  /** `errorResponseCode` (0: Tyk's 422). */
+  errorCode: number;
+}
+
 /** A request size limit of an endpoint (classic `extended_paths.size_limits[]`, OAS `requestSizeLimit`). */
 export interface EndpointSizeLimit {
   path: string;
@@ -276,6 +286,8 @@ export interface ApiSpec {
   methodTransforms?: MethodTransform[];
   /** Request bodies checked against a JSON Schema (classic `validate_json`), in the definition's order. */
   jsonValidations?: EndpointJsonValidation[];
+  /** OAS operations' `validateRequest` (enabled), in the document's order. */
+  requestValidations?: EndpointRequestValidation[];
   /** CORS, when on. */
   cors?: CorsSettings;
   /** `enable_context_vars`: the request's context variables exist (else `$svc_context.*` is empty, as in Tyk). */

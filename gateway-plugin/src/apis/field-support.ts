@@ -416,7 +416,8 @@ const OAS_OPERATION: FieldTable = {
     fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
   }),
   enforceTimeout: enabledOn('per-endpoint upstream timeouts'),
-  validateRequest: enabledOn('OAS request validation'),
+  // The request body's schema is checked at load (refused: parameters, keywords json-schema.ts does not check).
+  validateRequest: implemented({ fields: { enabled: implemented(), errorResponseCode: implemented() } }),
   mockResponse: enabledOn('mock responses'),
   virtualEndpoint: enabledOn('virtual endpoints (JavaScript)'),
   postPlugins: unsupported('endpoint plugins'),

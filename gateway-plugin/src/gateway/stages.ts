@@ -85,7 +85,11 @@ export function stagesNeeded(api: ApiSpec): Need[] {
     out.push({ stage: 'auth', field: authField(api) });
     out.push({ stage: 'key_limit', field: `${authField(api)} (keys carry rate limits and quotas)` });
   }
-  if (any(shapes)) out.push({ stage: 'transform', field: 'global_headers, transform_headers, transform_response_headers, method_transforms or validate_json' });
+  if (any(shapes))
+    out.push({
+      stage: 'transform',
+      field: 'global_headers, transform_headers, transform_response_headers, method_transforms, validate_json or validateRequest',
+    });
   if (any((s) => s.urlRewrites.length > 0))
     out.push({ stage: 'rewrite', field: oas ? 'x-svc-api-gateway.middleware.operations.*.urlRewrite' : 'extended_paths.url_rewrites' });
   return out;
@@ -99,7 +103,8 @@ export function shapes(api: ApiSpec): boolean {
     api.globalResponseHeaders !== undefined ||
     api.responseHeaderTransforms !== undefined ||
     api.methodTransforms !== undefined ||
-    api.jsonValidations !== undefined
+    api.jsonValidations !== undefined ||
+    api.requestValidations !== undefined
   );
 }
 

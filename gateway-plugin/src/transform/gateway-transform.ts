@@ -15,7 +15,9 @@
  * Before those, the request body's JSON Schema check (ValidateJSON, `mw_validate_json.go`), which
  * Tyk runs just before TransformHeaders: the first `validate_json` entry for the method (exactly)
  * and path; a body that is not JSON is 400 "JSON parsing error: ...", one that fails the schema
- * gets the entry's `error_response_code` (422 by default) with gojsonschema's words (json-schema.ts).
+ * gets the entry's `error_response_code` (422 by default) with gojsonschema's words (json-schema.ts);
+ * then OAS `validateRequest` (ValidateRequest, next in Tyk's chain): the operation's request body
+ * as kin-openapi checks it (oas-request-validation.ts).
  *
  * Values may hold `$svc_context.*`, `$svc_meta.*` and `$secret_*` (see variables.ts). Header names
  * compare without case, as Go's Header.Del and Header.Set do.
@@ -32,6 +34,7 @@ import { resolverFor } from '../refs/resolver.js';
 import { contextData, type ContextData } from '../rewrite/context-data.js';
 import { fillVariables, type VariableSource } from './variables.js';
 import { decodeBody, schemaFailures } from './json-schema.js';
+import { requestBodyFailure } from './oas-request-validation.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 const METHOD_NOT_ALLOWED = tykError(405, 'Method not allowed');
@@ -86,6 +89,12 @@ export class GatewayTransform extends GatewayMiddleware {
       if ('error' in decoded) return void answerMessage(msg, tykError(400, jsEscape(`JSON parsing error: ${decoded.error}`)));
       const failures = schemaFailures(validation.schema, decoded.value);
       if (failures.length > 0) return void answerMessage(msg, tykError(validation.errorCode || 422, jsEscape(failures.join('; '))));
+    }
+    const checked = firstFor(api.requestValidations, api, req.method, req.path);
+    if (checked !== undefined) {
+      const type = req.headers['content-type'];
+      const failure = requestBodyFailure(checked.body, (Array.isArray(type) ? type[0] : type) ?? '', msg.content);
+      if (failure !== undefined) return void answerMessage(msg, tykError(checked.errorCode || 422, jsEscape(failure)));
     }
     let context: ContextData | undefined;
     const from: VariableSource = {

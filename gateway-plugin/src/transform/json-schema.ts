@@ -29,19 +29,41 @@ export interface JsonSchemaNode {
   items?: JsonSchemaNode;
   minItems?: number;
   maxItems?: number;
+  /** OAS 3.0 `nullable` (OAS request validation only). */
+  nullable?: boolean;
+}
+
+/** How an OAS schema is read (`validateRequest`): `nullable` is a keyword, `$ref` to the document's components is followed. */
+export interface OasSchemaReading {
+  /** The document's `#/...` target of a `$ref`, or undefined when there is none. */
+  resolve: (ref: string) => unknown;
 }
 
 const ANNOTATIONS = new Set(['$schema', 'title', 'description', 'default', 'examples', 'id', '$id']);
+const OAS_ANNOTATIONS = new Set(['title', 'description', 'example', 'examples', 'deprecated', 'externalDocs']);
 const TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Compiles `schema`; throws an Error naming the first keyword (by its JSON path under `at`) that is not covered. */
-export function compileJsonSchema(schema: unknown, at: string): JsonSchemaNode {
+/**
+ * Compiles `schema`; throws an Error naming the first keyword (by its JSON path under `at`) that
+ * is not covered. With `oas` (an OAS document's schema, for `validateRequest`): `nullable` and
+ * `example` are read, a `$ref` is followed (32 deep at most: a recursive schema is refused), and
+ * `default` is refused (kin-openapi writes defaults into the body the upstream gets).
+ */
+export function compileJsonSchema(schema: unknown, at: string, oas?: OasSchemaReading, depth = 0): JsonSchemaNode {
   if (!isObject(schema)) throw new Error(`${at}: expected a JSON Schema object`);
+  if (oas !== undefined && typeof schema['$ref'] === 'string') {
+    const ref = schema['$ref'];
+    const target = oas.resolve(ref);
+    if (target === undefined) throw new Error(`${at}.$ref: ${ref} is not in this document`);
+    if (depth >= 32) throw new Error(`${at}.$ref: ${ref}: schemas nested more than 32 deep (a recursive schema?) are not supported`);
+    return compileJsonSchema(target, `${at}.$ref(${ref})`, oas, depth + 1);
+  }
   const out: JsonSchemaNode = {};
+  const sub = (v: unknown, where: string): JsonSchemaNode => compileJsonSchema(v, where, oas, depth + 1);
   const count = (k: string, v: unknown): number => {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`${at}.${k}: expected a whole number >= 0`);
     return v;
@@ -51,8 +73,14 @@ export function compileJsonSchema(schema: unknown, at: string): JsonSchemaNode {
     return v;
   };
   for (const [k, v] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(k)) continue;
-    switch (k) {
+    if (oas !== undefined ? OAS_ANNOTATIONS.has(k) : ANNOTATIONS.has(k)) continue;
+    // `nullable` is OAS 3.0's; in a classic schema it falls to the refusal below.
+    const key = oas === undefined && k === 'nullable' ? '' : k;
+    switch (key) {
+      case 'nullable':
+        if (typeof v !== 'boolean') throw new Error(`${at}.nullable: expected true or false`);
+        if (v) out.nullable = true;
+        break;
       case 'type': {
         const list = Array.isArray(v) ? v : [v];
         if (list.length === 0 || !list.every((t) => typeof t === 'string' && TYPES.has(t)))
@@ -62,7 +90,7 @@ export function compileJsonSchema(schema: unknown, at: string): JsonSchemaNode {
       }
       case 'properties':
         if (!isObject(v)) throw new Error(`${at}.properties: expected an object`);
-        out.properties = Object.entries(v).map(([name, s]) => [name, compileJsonSchema(s, `${at}.properties.${name}`)]);
+        out.properties = Object.entries(v).map(([name, s]) => [name, sub(s, `${at}.properties.${name}`)]);
         break;
       case 'required':
         if (!Array.isArray(v) || !v.every((r) => typeof r === 'string')) throw new Error(`${at}.required: expected a list of property names`);
@@ -78,17 +106,17 @@ export function compileJsonSchema(schema: unknown, at: string): JsonSchemaNode {
         break;
       case 'minimum':
       case 'maximum':
-        out[k] = num(k, v);
+        out[key] = num(k, v);
         break;
       case 'minLength':
       case 'maxLength':
       case 'minItems':
       case 'maxItems':
-        out[k] = count(k, v);
+        out[key] = count(k, v);
         break;
       case 'items':
         if (!isObject(v)) throw new Error(`${at}.items: only one schema for every item is supported (a list of schemas is not)`);
-        out.items = compileJsonSchema(v, `${at}.items`);
+        out.items = sub(v, `${at}.items`);
         break;
       default:
         throw new Error(
@@ -100,7 +128,7 @@ export function compileJsonSchema(schema: unknown, at: string): JsonSchemaNode {
 }
 
 /** JSON text as Go's json.Marshal writes it for a decoded value (object keys sorted). */
-function goJson(v: unknown): string {
+export function goJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(goJson).join(',')}]`;
   if (isObject(v)) {
     return `{${Object.keys(v)

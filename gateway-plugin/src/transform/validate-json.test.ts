@@ -1,12 +1,13 @@
 /**
- * `validate_json` (classic extended_paths) against a real gateway process: the body checked after
- * authentication with gojsonschema's words, as Tyk v5.14.0's ValidateJSON answers. Every expected
- * text below is what Tyk answered to the same request on the same definition
- * (`scripts/tyk-diff-before-chain.mjs`, its `vj` rows: 23 of 23 alike).
+ * `validate_json` (classic extended_paths) and OAS `validateRequest` against a real gateway
+ * process: the body checked after authentication with gojsonschema's / kin-openapi's words, as
+ * Tyk v5.14.0's ValidateJSON and ValidateRequest answer. Every expected text below is what Tyk
+ * answered to the same request on the same definition (`scripts/tyk-diff-before-chain.mjs`, its
+ * `vj` and `oasvr` rows: all alike).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classicDef, definitionGateway, recordingUpstream, tykBody } from '../gateway/definition-fixtures.js';
+import { classicDef, definitionGateway, recordingUpstream, tykBody, type Def } from '../gateway/definition-fixtures.js';
 import { call } from '../gateway/test-support.js';
 
 const up = recordingUpstream();
@@ -104,6 +105,91 @@ describe('validate_json (Tyk: mw_validate_json.go)', () => {
         engine.log(),
         /vjp\.json: [^\n]*validate_json[^\n]*schema\.properties\.a\.pattern: the JSON Schema keyword \\?"pattern\\?" is not supported/,
       );
+    } finally {
+      await engine.stop();
+    }
+  });
+
+  it("OAS validateRequest: the operation's requestBody as kin-openapi checks it, with Tyk's words; parameters refused at load", async () => {
+    const oas = (id: string, paths: Def, ops: Def): Def => ({
+      openapi: '3.0.3',
+      info: { title: id, version: '1' },
+      paths,
+      components: { schemas: { Pet: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } } },
+      'x-svc-api-gateway': {
+        info: { id, name: id, state: { active: true } },
+        upstream: { url: up.target() },
+        server: { listenPath: { value: `/${id}/`, strip: true } },
+        middleware: { operations: ops },
+      },
+    });
+    const ok = { responses: { 200: { description: 'ok' } } };
+    const body = (schema: unknown, required = false): Def => ({ required, content: { 'application/json': { schema } } });
+    const { port, engine } = await definitionGateway({
+      'oasvr.json': oas(
+        'oasvr',
+        {
+          '/x': { post: { operationId: 'x', requestBody: body(SCHEMA, true), ...ok } },
+          '/ref': { put: { operationId: 'ref', requestBody: body({ $ref: '#/components/schemas/Pet' }), ...ok } },
+        },
+        { x: { validateRequest: { enabled: true } }, ref: { validateRequest: { enabled: true, errorResponseCode: 400 } } },
+      ),
+      'oasparam.json': oas(
+        'oasparam',
+        { '/p/{id}': { get: { operationId: 'p', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], ...ok } } },
+        { p: { validateRequest: { enabled: true } } },
+      ),
+    });
+    const json = { 'content-type': 'application/json' };
+    const refused = (reason: string): string => tykBody(`request validation error: request body has an error: ${reason}`);
+    try {
+      const before = up.seen.length;
+      const cases: Array<[string, string, Record<string, string>, string, number, string]> = [
+        ['POST', '/oasvr/x', json, '{}', 422, refused(`doesn\\'t match schema: Error at \\"/name\\": property \\"name\\" is missing`)],
+        ['POST', '/oasvr/x', json, '{"age":"x"}', 422, refused(`doesn\\'t match schema: Error at \\"/age\\": value must be an integer`)],
+        [
+          'POST',
+          '/oasvr/x',
+          json,
+          '{"name":"ab","kind":"c"}',
+          422,
+          refused(`doesn\\'t match schema: Error at \\"/kind\\": value is not one of the allowed values [\\"a\\",\\"b\\"]`),
+        ],
+        [
+          'POST',
+          '/oasvr/x',
+          json,
+          '{"name":"ab","price":2000000}',
+          422,
+          refused(`doesn\\'t match schema: Error at \\"/price\\": number must be at most 1e+06`),
+        ],
+        ['POST', '/oasvr/x', json, 'null', 422, refused(`doesn\\'t match schema: Value is not nullable`)],
+        ['POST', '/oasvr/x', json, '', 422, refused('value is required but missing')],
+        ['POST', '/oasvr/x', json, 'x{', 422, refused(`failed to decode request body: invalid character \\'x\\' looking for beginning of value`)],
+        ['POST', '/oasvr/x', { 'content-type': 'text/plain' }, '{}', 422, refused('header Content-Type has unexpected value \\"text/plain\\"')],
+        [
+          'PUT',
+          '/oasvr/ref',
+          json,
+          '{"id":"1"}',
+          400,
+          refused(`doesn\\'t match schema #/components/schemas/Pet: Error at \\"/id\\": value must be an integer`),
+        ],
+      ];
+      for (const [method, path, headers, sent, status, text] of cases) {
+        const r = await call(port, method, path, { headers, body: sent });
+        assert.deepEqual([r.status, r.body], [status, text], `${method} ${path} ${JSON.stringify(sent)}`);
+      }
+      assert.equal(up.seen.length, before, 'a refused body never reaches the upstream');
+      for (const [path, sent] of [
+        ['/oasvr/x', '{"name":"ab"}'],
+        ['/oasvr/ref', ''],
+      ] as const) {
+        const r = await call(port, path === '/oasvr/x' ? 'POST' : 'PUT', path, { headers: { 'content-type': 'application/json; charset=utf-8' }, body: sent });
+        assert.equal(r.status, 200, `${path} ${sent}`);
+      }
+      assert.equal((await call(port, 'GET', '/oasparam/p/1')).status, 404, 'an operation with parameters is refused at load');
+      assert.match(engine.log(), /oasparam\.json: [^\n]*validateRequest: operation p has parameters/);
     } finally {
       await engine.stop();
     }
