@@ -380,6 +380,48 @@ const defs = (ext) => ({
       },
     },
   ),
+  mkoas: oas(
+    ext,
+    'mkoas',
+    {
+      '/a': { get: { operationId: 'a' } },
+      '/b': { get: { operationId: 'b' }, post: { operationId: 'bpost' } },
+      '/c': { get: { operationId: 'c' } },
+      '/d': { get: { operationId: 'd' } },
+    },
+    {
+      middleware: {
+        global: { transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-g', value: 'rg' }] } },
+        operations: {
+          a: {
+            mockResponse: {
+              enabled: true,
+              code: 201,
+              body: '{"a":1}',
+              headers: [
+                { name: 'x-mock', value: 'yes' },
+                { name: 'content-type', value: 'application/json' },
+              ],
+            },
+          },
+          b: { mockResponse: { enabled: true, body: 'hello' } },
+          c: {
+            mockResponse: {
+              enabled: true,
+              code: 202,
+              body: '<p>x</p>',
+              headers: [
+                { name: 'x-mock-c', value: '1' },
+                { name: 'x-resp-e', value: 'from-mock' },
+              ],
+            },
+            transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-e', value: 're' }], remove: ['x-mock-c'] },
+          },
+          d: { mockResponse: { enabled: false, code: 203, body: 'off' } },
+        },
+      },
+    },
+  ),
   oassize: oas(
     ext,
     'oassize',
@@ -561,6 +603,12 @@ const cases = [
   ['POST', '/vj/off', J, '{}'],
   ['GET', '/vj/x'],
   ['PUT', '/vj/x', J, '{}'],
+  ['GET', '/mkoas/a'],
+  ['GET', '/mkoas/b'],
+  ['POST', '/mkoas/b'],
+  ['GET', '/mkoas/c'],
+  ['GET', '/mkoas/d'],
+  ['GET', '/mkoas/a/deeper'],
   ['POST', '/oasvr/x', J, '{"name":"ab"}'],
   ['POST', '/oasvr/x', J, '{}'],
   ['POST', '/oasvr/x', J, '{"name":1}'],
@@ -605,7 +653,7 @@ function call(port, [method, path, headers = {}, body, chunked]) {
       const c = [];
       res.on('data', (d) => c.push(d));
       const shown = Object.entries(res.headers)
-        .filter(([k]) => SHOWN_RESPONSE.test(k) || (k === 'content-type' && path.startsWith('/mk')))
+        .filter(([k]) => SHOWN_RESPONSE.test(k) || ((k === 'content-type' || k.startsWith('x-ratelimit')) && path.startsWith('/mk')))
         .map(([k, v]) => `${k.replace('x-svc-', 'x-tyk-')}=${v}`)
         .sort()
         .join(' ');

@@ -286,6 +286,8 @@ export interface ApiSpec {
   methodTransforms?: MethodTransform[];
   /** Request bodies checked against a JSON Schema (classic `validate_json`), in the definition's order. */
   jsonValidations?: EndpointJsonValidation[];
+  /** OAS operations' `mockResponse` (enabled, from its `code`, `body`, `headers`), answered by `gateway_transform`. */
+  oasMocks?: Array<{ path: string; method: string; reply: MockReply }>;
   /** OAS operations' `validateRequest` (enabled), in the document's order. */
   requestValidations?: EndpointRequestValidation[];
   /** CORS, when on. */

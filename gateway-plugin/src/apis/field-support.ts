@@ -418,7 +418,15 @@ const OAS_OPERATION: FieldTable = {
   enforceTimeout: enabledOn('per-endpoint upstream timeouts'),
   // The request body's schema is checked at load (refused: parameters, keywords json-schema.ts does not check).
   validateRequest: implemented({ fields: { enabled: implemented(), errorResponseCode: implemented() } }),
-  mockResponse: enabledOn('mock responses'),
+  mockResponse: implemented({
+    fields: {
+      enabled: implemented(),
+      code: implemented(),
+      body: implemented(),
+      headers: implemented({ each: { name: implemented(), value: implemented() } }),
+      fromOASExamples: enabledOn('mock responses from the OAS examples (mockResponse.fromOASExamples)'),
+    },
+  }),
   virtualEndpoint: enabledOn('virtual endpoints (JavaScript)'),
   postPlugins: unsupported('endpoint plugins'),
   circuitBreaker: enabledOn('circuit breakers'),

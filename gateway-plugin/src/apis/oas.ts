@@ -197,7 +197,7 @@ function pathOperations(root: Fields): Operation[] {
   return out;
 }
 
-interface Operations extends Pick<ApiSpec, 'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations'> {
+interface Operations extends Pick<ApiSpec, 'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations' | 'oasMocks'> {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
   splitToken: SplitTokenEndpoint[];
@@ -274,6 +274,22 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
         body: requestBodyOf(root, op, mw),
         errorCode: validate.count('errorResponseCode'),
       });
+    const mock = mw.obj('mockResponse');
+    if (mock?.bool('enabled')) {
+      // Tyk answers the mock after its URL rewrite, on the rewritten path; svc answers it before.
+      if (
+        mw.obj('urlRewrite')?.bool('enabled') === true ||
+        Object.keys(configured.value).some((id) => configured.obj(id)?.obj('urlRewrite')?.bool('enabled') === true)
+      )
+        mw.fail('mockResponse', 'a mock response in an API with URL rewrites is not supported (Tyk matches the mock on the rewritten path)');
+      const headers: Record<string, string> = {};
+      for (const h of mock.list('headers')) headers[h.str('name')] = h.str('value');
+      (out.oasMocks ??= []).push({
+        path: checkedListPattern(configured, op.id, op.path),
+        method: op.method,
+        reply: { code: mock.count('code') || 200, body: mock.str('body'), headers },
+      });
+    }
     const method = mw.obj('transformRequestMethod');
     if (method?.bool('enabled'))
       (out.methodTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, toMethod: method.str('toMethod') });

@@ -88,7 +88,7 @@ export function stagesNeeded(api: ApiSpec): Need[] {
   if (any(shapes))
     out.push({
       stage: 'transform',
-      field: 'global_headers, transform_headers, transform_response_headers, method_transforms, validate_json or validateRequest',
+      field: 'global_headers, transform_headers, transform_response_headers, method_transforms, validate_json, validateRequest or mockResponse',
     });
   if (any((s) => s.urlRewrites.length > 0))
     out.push({ stage: 'rewrite', field: oas ? 'x-svc-api-gateway.middleware.operations.*.urlRewrite' : 'extended_paths.url_rewrites' });
@@ -104,7 +104,8 @@ export function shapes(api: ApiSpec): boolean {
     api.responseHeaderTransforms !== undefined ||
     api.methodTransforms !== undefined ||
     api.jsonValidations !== undefined ||
-    api.requestValidations !== undefined
+    api.requestValidations !== undefined ||
+    api.oasMocks !== undefined
   );
 }
 

@@ -19,17 +19,23 @@
  * then OAS `validateRequest` (ValidateRequest, next in Tyk's chain): the operation's request body
  * as kin-openapi checks it (oas-request-validation.ts).
  *
+ * Last, an OAS `mockResponse` (MockResponseMiddleware, after Tyk's transforms): the operation's
+ * `code` (200 when 0), `body` and `headers`, with X-RateLimit-* and the response header edits.
+ *
  * Values may hold `$svc_context.*`, `$svc_meta.*` and `$secret_*` (see variables.ts). Header names
  * compare without case, as Go's Header.Del and Header.Set do.
  */
-import { answerMessage, type Logger } from '@svc/engine';
-import type { ApiSpec, EndpointHeaderEdit, HeaderEdit } from '../apis/api-spec.js';
+import { answerMessage, type Answer, type Logger } from '@svc/engine';
+import type { ApiSpec, EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
+import { mockAnswer } from '../gateway/mock-reply.js';
+import { limitHeaders } from '../ratelimit/limit-headers.js';
+import { canonicalHeader } from '../rewrite/context-data.js';
 import { endpointPath } from '../apis/endpoints.js';
 import { matches, pathTest, type PathTest } from '../gateway/endpoint-lists.js';
 import { jsEscape, tykError } from '../gateway/errors.js';
 import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
 import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
-import { markStage, shapes } from '../gateway/stages.js';
+import { markAnsweredByStage, markStage, shapes } from '../gateway/stages.js';
 import { resolverFor } from '../refs/resolver.js';
 import { contextData, type ContextData } from '../rewrite/context-data.js';
 import { fillVariables, type VariableSource } from './variables.js';
@@ -76,6 +82,24 @@ async function responseEdits(edits: Array<HeaderEdit | undefined>, from: Variabl
   return remove.length > 0 || set.length > 0 ? { remove, set } : undefined;
 }
 
+/**
+ * An OAS `mockResponse` as Tyk's MockResponseMiddleware answers it (`mw_mock_response.go`): the
+ * operation's headers set, X-RateLimit-* from the session (SendQuotas), then the response header
+ * edits (its response chain), the code and body; Go names an untyped body's type.
+ */
+function oasMockAnswer(reply: MockReply, req: GatewayRequest, edits: GatewayRequest['responseHeaders'], limitSource: string): Answer {
+  const answer = mockAnswer(reply);
+  const headers = { ...answer.headers };
+  const set = (name: string, value: string): void => {
+    for (const k of Object.keys(headers)) if (k.toLowerCase() === name) delete headers[k];
+    headers[canonicalHeader(name)] = value;
+  };
+  for (const [name, value] of Object.entries(limitHeaders(req, limitSource) ?? {})) set(name, value);
+  for (const name of edits?.remove ?? []) for (const k of Object.keys(headers)) if (k.toLowerCase() === name) delete headers[k];
+  for (const [name, value] of edits?.set ?? []) set(name, value);
+  return { ...answer, headers };
+}
+
 export class GatewayTransform extends GatewayMiddleware {
   constructor(log: Logger) {
     super('gateway_transform', log);
@@ -117,6 +141,13 @@ export class GatewayTransform extends GatewayMiddleware {
     }
     const response = await responseEdits([firstFor(api.responseHeaderTransforms, api, method, req.path), api.globalResponseHeaders], from);
     if (response !== undefined) req.responseHeaders = response;
+    const mock = firstFor(api.oasMocks, api, method, req.path);
+    if (mock !== undefined) {
+      // The mock is the request's answer (any code): no later stage is owed, as with a split-token exchange.
+      markStage(msg, 'transform');
+      markAnsweredByStage(msg);
+      return void answerMessage(msg, oasMockAnswer(mock.reply, req, response, state.config.rate_limit_response_headers ?? 'quotas'));
+    }
     msg.ctx.set(GATEWAY_REQUEST, req);
     markStage(msg, 'transform');
   }
