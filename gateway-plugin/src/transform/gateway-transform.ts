@@ -39,7 +39,8 @@ import { markAnsweredByStage, markStage, shapes } from '../gateway/stages.js';
 import { resolverFor } from '../refs/resolver.js';
 import { contextData, type ContextData } from '../rewrite/context-data.js';
 import { fillVariables, type VariableSource } from './variables.js';
-import { decodeBody, schemaFailures } from './json-schema.js';
+import { decodeBody } from './go-json-decode.js';
+import { schemaFailures } from './json-schema.js';
 import { requestBodyFailure } from './oas-request-validation.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
@@ -109,7 +110,7 @@ export class GatewayTransform extends GatewayMiddleware {
     if (!shapes(api)) return markStage(msg, 'transform');
     const validation = firstFor(api.jsonValidations, api, req.method, req.path);
     if (validation !== undefined) {
-      const decoded = decodeBody(msg.content.toString('utf8'));
+      const decoded = decodeBody(msg.content);
       if ('error' in decoded) return void answerMessage(msg, tykError(400, jsEscape(`JSON parsing error: ${decoded.error}`)));
       const failures = schemaFailures(validation.schema, decoded.value);
       if (failures.length > 0) return void answerMessage(msg, tykError(validation.errorCode || 422, jsEscape(failures.join('; '))));

@@ -212,30 +212,3 @@ function walk(node: JsonSchemaNode, value: unknown, field: string, out: string[]
     if (node.maxLength !== undefined && length > node.maxLength) fail(`String length must be less than or equal to ${node.maxLength}`);
   }
 }
-
-/**
- * The body as gojsonschema's loader decodes it, or Go's error text: `EOF` for an empty body and
- * `invalid character 'x' looking for beginning of value` for a wrong first character (both seen
- * from Tyk). Not covered: a syntax error further in is worded `unexpected EOF` (Go names the
- * character and where it was), and text after a complete first value is refused here while Go's
- * json.Decoder reads only the first value.
- */
-export function decodeBody(body: string): { value: unknown } | { error: string } {
-  const start = body.search(/\S/);
-  if (start < 0) return { error: 'EOF' };
-  try {
-    return { value: JSON.parse(body) as unknown };
-  } catch {
-    const c = body[start]!;
-    if (!/[[{"\-0-9tfn]/.test(c)) return { error: `invalid character ${goQuoteChar(c)} looking for beginning of value` };
-    return { error: 'unexpected EOF' };
-  }
-}
-
-/** Go's quoteChar in encoding/json's scanner. */
-function goQuoteChar(c: string): string {
-  if (c === "'") return `'\\''`;
-  if (c === '"') return `'"'`;
-  const q = JSON.stringify(c);
-  return `'${q.slice(1, -1)}'`;
-}

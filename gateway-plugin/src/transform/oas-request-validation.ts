@@ -17,7 +17,8 @@
  * does not.
  */
 import type { JsonSchemaNode } from './json-schema.js';
-import { decodeBody, goFloat, goJson } from './json-schema.js';
+import { decodeBody } from './go-json-decode.js';
+import { goFloat, goJson } from './json-schema.js';
 
 /** An operation's `requestBody` as `validateRequest` checks it. */
 export interface OasRequestBody {
@@ -48,7 +49,7 @@ export function requestBodyFailure(spec: OasRequestBody, contentType: string, bo
   const media = mediaOf(spec.content, contentType);
   if (media === undefined) return failed(`header Content-Type has unexpected value ${JSON.stringify(contentType)}`);
   if (media === null) return undefined;
-  const decoded = decodeBody(body.toString('utf8'));
+  const decoded = decodeBody(body);
   if ('error' in decoded) return failed(`failed to decode request body: ${decoded.error}`);
   const reason = firstFailure(media.schema, decoded.value, []);
   return reason === undefined ? undefined : failed(`doesn't match schema${media.id ? ` ${media.id}` : ''}: ${reason}`);

@@ -42,6 +42,9 @@ const CASES: Array<[string, number, string]> = [
   ['{"age":"x"}', 422, '(root): name is required; age: Invalid type. Expected: integer, given: string'],
   ['x{', 400, "JSON parsing error: invalid character \\'x\\' looking for beginning of value"],
   ['', 400, 'JSON parsing error: EOF'],
+  ['{"a" 1}', 400, "JSON parsing error: invalid character \\'1\\' after object key"],
+  ['{"a":"\\q"}', 400, "JSON parsing error: invalid character \\'q\\' in string escape code"],
+  ['{"a":1', 400, 'JSON parsing error: unexpected EOF'],
 ];
 
 describe('validate_json (Tyk: mw_validate_json.go)', () => {
@@ -74,6 +77,8 @@ describe('validate_json (Tyk: mw_validate_json.go)', () => {
       assert.equal(up.seen.length, before, 'a refused body never reaches the upstream');
       r = await call(port, 'POST', '/vj/x', { headers: json, body: '{"name":"ab"}' });
       assert.deepEqual([r.status, r.body], [200, 'up']);
+      r = await call(port, 'POST', '/vj/x', { headers: json, body: '{"name":"ab"} x' });
+      assert.equal(r.status, 200, "Go's decoder reads the first value only");
       r = await call(port, 'PUT', '/vj/x', { headers: json, body: '{}' });
       assert.equal(r.status, 200, 'another method is not checked');
       r = await call(port, 'POST', '/vj/off', { headers: json, body: '{}' });
