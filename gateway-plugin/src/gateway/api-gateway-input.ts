@@ -318,7 +318,10 @@ export class ApiGatewayInput extends PushInput {
     if (parent) setTraceParent(msg, parent);
     res.once('finish', () => this.metrics.answered(api.id, res.statusCode, started));
     if (
-      (checked.api.splitToken.length > 0 || checked.api.urlRewrites.length > 0) &&
+      (checked.api.splitToken.length > 0 ||
+        checked.api.urlRewrites.length > 0 ||
+        checked.api.jsonValidations !== undefined ||
+        checked.api.requestValidations !== undefined) &&
       needsBody(checked.api, method, upstreamPathOf({ ...checked.api, stripListenPath: true }, decodedPath, decodedPath))
     ) {
       void this.withBody(req, res, msg);
