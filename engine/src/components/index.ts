@@ -8,4 +8,5 @@
 import './io/index.js';
 import './pure/index.js';
 import './mapping/index.js';
+import './flow/index.js';
 import './http/index.js';

@@ -1,0 +1,2 @@
+// Registers the control-flow family: processors that run other processors (branch, workflow, ...).
+import './branch.js';

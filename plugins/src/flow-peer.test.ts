@@ -1,0 +1,121 @@
+/**
+ * The control-flow processors (branch, workflow, while, ...) run on svc and on Benthos v4.51.0
+ * with the same YAML: each config's output lines (as JSON) must be the same. Benthos is skipped,
+ * saying so, when it is not built; svc's output is checked against the expected lines either way.
+ */
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import { benthosMissing, runBoth } from './testing/benthos-peer.js';
+
+const json = (out: string): unknown[] =>
+  out
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as unknown);
+
+/** Runs the config on both, checks svc's lines against `expected` and Benthos' against svc's. */
+async function same(t: TestContext, yaml: string, expected: unknown[]): Promise<void> {
+  const { svc, benthos } = await runBoth(yaml);
+  assert.equal(svc.code, 0, svc.stderr);
+  assert.deepEqual(json(svc.stdout), expected, svc.stderr);
+  if (!benthos) return t.diagnostic(benthosMissing!);
+  assert.equal(benthos.code, 0, benthos.stderr);
+  assert.deepEqual(json(benthos.stdout), json(svc.stdout), 'svc and Benthos printed the same');
+}
+
+/** `count` messages from `mapping`, in one batch of `batch`, through `processors`, each printed with its error. */
+const pipeline = (count: number, batch: number, mapping: string, processors: string) => `input:
+  generate:
+    count: ${count}
+    batch_size: ${batch}
+    interval: ""
+    mapping: '${mapping}'
+pipeline:
+  threads: 1
+  processors:
+${processors
+  .trim()
+  .split('\n')
+  .map((l) => `    ${l}`)
+  .join('\n')}
+    - mapping: 'root = {"doc": this.catch(content().string()), "meta": @.without("tag").keys().sort(), "tag": @tag, "err": error()}'
+output:
+  stdout: {}
+`;
+
+describe('branch on svc and Benthos', () => {
+  it('maps a request, runs processors on it and maps the result back, keeping the original', async (t) => {
+    await same(
+      t,
+      pipeline(
+        3,
+        3,
+        'root = {"id": count("b1"), "body": "x"}',
+        `
+- branch:
+    request_map: |
+      meta tag = "req"
+      root.n = this.id * 10
+    processors:
+      - mutation: 'root.n = this.n + 1'
+      - mutation: 'meta inner = "set in branch"'
+    result_map: |
+      root.result = this.n
+      meta tag = metadata("inner") + " / " + @tag.or("none")
+`,
+      ),
+      [1, 2, 3].map((id) => ({ doc: { id, body: 'x', result: id * 10 + 1 }, meta: [], tag: 'set in branch / none', err: null })),
+    );
+  });
+
+  it('skips deleted requests, flags failed request maps, processors and result maps, and leaves the rest', async (t) => {
+    await same(
+      t,
+      pipeline(
+        5,
+        5,
+        'root = {"id": count("b2")}',
+        `
+- branch:
+    request_map: |
+      root = if this.id == 2 { deleted() } else if this.id == 3 { throw("no three") } else { this }
+    processors:
+      - mapping: 'root = if this.id == 4 { throw("no four") } else { this.id + 100 }'
+    result_map: |
+      root.r = if this == 105 { throw("no five") } else { this }
+`,
+      ),
+      [
+        { doc: { id: 1, r: 101 }, meta: [], tag: null, err: null },
+        { doc: { id: 2 }, meta: [], tag: null, err: null },
+        { doc: { id: 3 }, meta: [], tag: null, err: 'request mapping failed: failed assignment (line 1): no three' },
+        { doc: { id: 4 }, meta: [], tag: null, err: 'processors failed: failed assignment (line 1): no four' },
+        { doc: { id: 5 }, meta: [], tag: null, err: 'result mapping failed: failed assignment (line 1): no five' },
+      ],
+    );
+  });
+
+  it('without maps the result is discarded; a child that filters flags the whole batch', async (t) => {
+    await same(
+      t,
+      pipeline(
+        2,
+        2,
+        'root = {"id": count("b3")}',
+        `
+- branch:
+    processors:
+      - mapping: 'root = "replaced"'
+- branch:
+    processors:
+      - mapping: 'root = if this.id == 1 { deleted() } else { this }'
+`,
+      ),
+      [
+        { doc: { id: 1 }, meta: [], tag: null, err: 'message count from branch processors does not match request, started with 1 messages, finished with 2' },
+        { doc: { id: 2 }, meta: [], tag: null, err: 'message count from branch processors does not match request, started with 1 messages, finished with 2' },
+      ],
+    );
+  });
+});
