@@ -119,3 +119,108 @@ describe('branch on svc and Benthos', () => {
     );
   });
 });
+
+describe('workflow on svc and Benthos', () => {
+  it('orders branches from their mappings, records succeeded and skipped under meta.workflow, keeps the previous record', async (t) => {
+    await same(
+      t,
+      pipeline(
+        3,
+        3,
+        'root = {"id": count("w1"), "meta": if count("w1p") == 1 { {"workflow": {"succeeded": ["a"]}} } else { deleted() }}',
+        `
+- workflow:
+    branches:
+      c:
+        request_map: 'root = this.a + this.b'
+        processors:
+          - mapping: 'root = this * 2'
+        result_map: 'root.c = this'
+      a:
+        request_map: 'root = this.id'
+        processors:
+          - mapping: 'root = this + 10'
+        result_map: 'root.a = this'
+      b:
+        request_map: 'root = if this.id == 3 { deleted() } else { this.id }'
+        processors:
+          - mapping: 'root = this + 100'
+        result_map: 'root.b = this'
+`,
+      ),
+      [
+        // The first message's record says `a` already ran: it is skipped, so `c` fails on the missing a.
+        {
+          doc: {
+            id: 1,
+            b: 101,
+            meta: {
+              workflow: {
+                failed: {
+                  c: 'request mapping failed: failed assignment (line 1): cannot add types null (from field `this.a`) and number (from field `this.b`)',
+                },
+                previous: { succeeded: ['a'] },
+                skipped: ['a'],
+                succeeded: ['b'],
+              },
+            },
+          },
+          meta: [],
+          tag: null,
+          err: null,
+        },
+        { doc: { id: 2, a: 12, b: 102, c: 228, meta: { workflow: { succeeded: ['a', 'b', 'c'] } } }, meta: [], tag: null, err: null },
+        {
+          doc: {
+            id: 3,
+            a: 13,
+            meta: {
+              workflow: {
+                failed: {
+                  c: 'request mapping failed: failed assignment (line 1): cannot add types number (from field `this.a`) and null (from field `this.b`)',
+                },
+                skipped: ['b'],
+                succeeded: ['a'],
+              },
+            },
+          },
+          meta: [],
+          tag: null,
+          err: null,
+        },
+      ],
+    );
+  });
+
+  it('runs an explicit order with a branch resource; with meta_path "" a failed branch flags the message', async (t) => {
+    await same(
+      t,
+      `${pipeline(
+        2,
+        2,
+        'root = {"id": count("w2")}',
+        `
+- workflow:
+    meta_path: ""
+    order: [ [ res, inline ] ]
+    branches:
+      inline:
+        request_map: 'root = if this.id == 2 { throw("two") } else { this }'
+        processors:
+          - mutation: 'meta tag = "inline"'
+        result_map: 'meta tag = metadata("tag")'
+`,
+      )}processor_resources:
+  - label: res
+    branch:
+      processors:
+        - mapping: 'root = "from resource"'
+      result_map: 'root.res = content().string()'
+`,
+      [
+        { doc: { id: 1, res: 'from resource' }, meta: [], tag: 'inline', err: null },
+        { doc: { id: 2, res: 'from resource' }, meta: [], tag: null, err: 'workflow branches failed: [inline]' },
+      ],
+    );
+  });
+});

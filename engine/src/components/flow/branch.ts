@@ -3,7 +3,19 @@
  * requests, and maps each result back onto the message it came from. The original messages keep
  * their place and count: the children must give one result per request, in order.
  */
-import { compileMapping, errorMessage, f, registerProcessor, type Batch, type ComponentContext, type Mapping, type Message, type Processor } from '@svc/engine';
+import {
+  compileMapping,
+  errorMessage,
+  f,
+  mappingTargets,
+  registerProcessor,
+  type Batch,
+  type ComponentContext,
+  type Mapping,
+  type Message,
+  type Processor,
+  unwrapProcessor,
+} from '@svc/engine';
 import { runProcessors } from '../mapping/run-processors.js';
 
 export const branchFields = {
@@ -56,6 +68,10 @@ export interface BranchResult {
 export class Branch {
   private readonly requestMap: Mapping | undefined;
   private readonly resultMap: Mapping | undefined;
+  /** What the request map reads (a workflow runs this branch after those whose result map writes it). */
+  readonly targetsUsed: string[][];
+  /** What the result map writes. */
+  readonly targetsProvided: string[][];
 
   constructor(
     conf: { request_map: string; result_map: string },
@@ -64,6 +80,8 @@ export class Branch {
     if (children.length === 0) throw new Error('the branch processor requires at least one child processor');
     this.requestMap = conf.request_map === '' ? undefined : parse(conf.request_map, 'request');
     this.resultMap = conf.result_map === '' ? undefined : parse(conf.result_map, 'result');
+    this.targetsUsed = conf.request_map === '' ? [] : mappingTargets(conf.request_map).used;
+    this.targetsProvided = conf.result_map === '' ? [] : mappingTargets(conf.result_map).provided;
   }
 
   /**
@@ -150,7 +168,7 @@ const branches = new WeakMap<Processor, Branch>();
 
 /** The Branch a processor (a `branch`, e.g. a processor resource) runs, if it is one. */
 export function branchOf(p: Processor): Branch | undefined {
-  return branches.get(p);
+  return branches.get(unwrapProcessor(p));
 }
 
 /** Builds a Branch from its config. */
@@ -203,21 +221,17 @@ registerProcessor('branch', {
   ],
   factory: async (conf, ctx) => {
     const branch = await buildBranch(conf, ctx);
-    const log = ctx.logger;
     const p: Processor = {
       async process(batch) {
         const r = await branch.createResult(batch);
         for (const e of r.failures) batch[e.index]!.error = e.error;
+        // The runtime logs what the branch flagged (throttled): no log lines of its own here.
         if (r.error !== undefined) {
-          log.error(`Child processors failed: ${r.error}`);
           for (const m of batch) m.error = r.error;
           for (const e of r.failures) batch[e.index]!.error = e.error;
           return [batch];
         }
-        for (const e of branch.overlayResult(batch, r.results)) {
-          batch[e.index]!.error = e.error;
-          log.error(`Branch error: ${e.error}`);
-        }
+        for (const e of branch.overlayResult(batch, r.results)) batch[e.index]!.error = e.error;
         return [batch];
       },
     };
