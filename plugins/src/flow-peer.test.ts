@@ -224,3 +224,79 @@ describe('workflow on svc and Benthos', () => {
     );
   });
 });
+
+describe('while, for_each, parallel and retry on svc and Benthos', () => {
+  it('while loops on the first message of the batch, at least once, capped by max_loops', async (t) => {
+    await same(
+      t,
+      pipeline(
+        2,
+        2,
+        'root = {"id": count("l1"), "n": 0}',
+        `
+- while:
+    check: 'this.n < 3'
+    processors:
+      - mutation: 'root.n = this.n + 1'
+- while:
+    at_least_once: true
+    check: 'this.n > 100'
+    processors:
+      - mutation: 'root.once = true'
+- while:
+    max_loops: 2
+    check: 'true'
+    processors:
+      - mutation: 'root.capped = this.capped.or(0) + 1'
+`,
+      ),
+      [1, 2].map((id) => ({ doc: { id, n: 3, once: true, capped: 2 }, meta: [], tag: null, err: null })),
+    );
+  });
+
+  it('for_each and parallel run their processors on each message as a batch of one, keeping the order', async (t) => {
+    await same(
+      t,
+      pipeline(
+        4,
+        4,
+        'root = {"id": count("f1")}',
+        `
+- for_each:
+    - mutation: 'root.size = batch_size()'
+    - mapping: 'root = if this.id == 2 { deleted() } else { this }'
+- parallel:
+    cap: 2
+    processors:
+      - mutation: 'root.psize = batch_size()'
+`,
+      ),
+      [1, 3, 4].map((id) => ({ doc: { id, size: 1, psize: 1 }, meta: [], tag: null, err: null })),
+    );
+  });
+
+  it('retry runs the processors again on the original message until they pass or max_retries, with retry_count', async (t) => {
+    await same(
+      t,
+      pipeline(
+        2,
+        2,
+        'root = {"id": count("r1")}',
+        `
+- retry:
+    backoff: { initial_interval: 1ms, max_interval: 2ms }
+    processors:
+      - mutation: 'root.attempt = count("attempts-" + this.id.string())'
+      - mapping: 'root = if this.attempt < 3 { throw("attempt " + this.attempt.string()) } else { this }'
+- retry:
+    max_retries: 2
+    backoff: { initial_interval: 1ms }
+    processors:
+      - mapping: 'root = throw("always")'
+- mutation: 'meta tag = @retry_count.string()'
+`,
+      ),
+      [1, 2].map((id) => ({ doc: { id, attempt: 3 }, meta: ['backoff_duration', 'retry_count'], tag: '2', err: 'failed assignment (line 1): always' })),
+    );
+  });
+});
