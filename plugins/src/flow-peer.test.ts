@@ -300,3 +300,83 @@ describe('while, for_each, parallel and retry on svc and Benthos', () => {
     );
   });
 });
+
+describe('batch shaping on svc and Benthos', () => {
+  const where = `- mutation: 'root.at = [batch_index(), batch_size()]'`;
+
+  it('group_by runs each group through its processors, groupless messages last', async (t) => {
+    await same(
+      t,
+      pipeline(
+        5,
+        5,
+        'root = {"id": count("g1")}',
+        `
+- group_by:
+    - check: 'this.id % 2 == 0'
+      processors:
+        - mutation: 'root.even = true'
+    - check: 'this.id == 5'
+${where}`,
+      ),
+      [
+        { doc: { id: 2, even: true, at: [0, 2] }, meta: [], tag: null, err: null },
+        { doc: { id: 4, even: true, at: [1, 2] }, meta: [], tag: null, err: null },
+        { doc: { id: 5, at: [0, 1] }, meta: [], tag: null, err: null },
+        { doc: { id: 1, at: [0, 2] }, meta: [], tag: null, err: null },
+        { doc: { id: 3, at: [1, 2] }, meta: [], tag: null, err: null },
+      ],
+    );
+  });
+
+  it('group_by_value groups in order of first appearance; split cuts by size and byte_size', async (t) => {
+    await same(
+      t,
+      pipeline(
+        5,
+        5,
+        'root = {"id": count("g2"), "k": ["a", "b"].index(count("g2k") % 2)}',
+        `
+- group_by_value:
+    value: '\${! this.k }'
+- mutation: 'root.group = [batch_index(), batch_size()]'
+- split:
+    size: 2
+${where}`,
+      ),
+      [
+        { doc: { id: 1, k: 'b', group: [0, 3], at: [0, 2] }, meta: [], tag: null, err: null },
+        { doc: { id: 3, k: 'b', group: [1, 3], at: [1, 2] }, meta: [], tag: null, err: null },
+        { doc: { id: 5, k: 'b', group: [2, 3], at: [0, 1] }, meta: [], tag: null, err: null },
+        { doc: { id: 2, k: 'a', group: [0, 2], at: [0, 2] }, meta: [], tag: null, err: null },
+        { doc: { id: 4, k: 'a', group: [1, 2], at: [1, 2] }, meta: [], tag: null, err: null },
+      ],
+    );
+  });
+
+  it('split by byte_size, select_parts with negative indexes, bounds_check drops out-of-bounds batches', async (t) => {
+    await same(
+      t,
+      pipeline(
+        4,
+        4,
+        'root = ["x", "xx", "xxx", "xxxx"].index(count("s3") - 1)',
+        `
+- split:
+    size: 0
+    byte_size: 3
+- select_parts:
+    parts: [ -1, 0, 5 ]
+- bounds_check:
+    min_part_size: 3
+- mapping: 'root = {"s": content().string(), "at": [batch_index(), batch_size()]}'`,
+      ),
+      [
+        { doc: { s: 'xxx', at: [0, 2] }, meta: [], tag: null, err: null },
+        { doc: { s: 'xxx', at: [1, 2] }, meta: [], tag: null, err: null },
+        { doc: { s: 'xxxx', at: [0, 2] }, meta: [], tag: null, err: null },
+        { doc: { s: 'xxxx', at: [1, 2] }, meta: [], tag: null, err: null },
+      ],
+    );
+  });
+});

@@ -5,3 +5,4 @@ import './while.js';
 import './for-each.js';
 import './parallel.js';
 import './retry.js';
+import './group-by.js';
