@@ -51,7 +51,8 @@ class CompiledMapping implements Mapping {
   private run(msg: Message, ctx: ExecContext | undefined, mutate: boolean, source?: Message): State {
     const c = new State(msg, ctx?.batch ?? [msg], ctx?.index ?? 0, this.maps);
     c.source = source;
-    if (mutate) {
+    // An empty message has no document to start from: no parse (and no exception) needed to say so.
+    if (mutate && (msg.hasJson() || msg.byteLength > 0)) {
       try {
         c.root = msg.json();
       } catch {

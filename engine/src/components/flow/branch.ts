@@ -12,11 +12,13 @@ import {
   type Batch,
   type ComponentContext,
   type Mapping,
-  type Message,
+  Message,
   type Processor,
   unwrapProcessor,
 } from '@svc/engine';
 import { runProcessors } from '../mapping/run-processors.js';
+
+const EMPTY = Buffer.alloc(0);
 
 export const branchFields = {
   request_map: f
@@ -96,10 +98,14 @@ export class Branch {
     const exec = { batch, index: 0 };
     for (let i = 0; i < batch.length; i++) {
       if (skip?.(i)) continue;
-      const req = batch[i]!.copy();
-      req.error = undefined;
+      const orig = batch[i]!;
+      let req: Message;
       if (this.requestMap !== undefined) {
-        req.content = Buffer.alloc(0);
+        // The request starts empty with the original's metadata and ctx (Benthos: a shallow copy
+        // whose bytes are cleared), so the original's document is never cloned for it.
+        req = new Message(EMPTY);
+        req.shareMetaOf(orig);
+        req.shareCtxOf(orig);
         exec.index = i;
         let keep: boolean;
         try {
@@ -109,6 +115,9 @@ export class Branch {
           continue;
         }
         if (!keep) continue;
+      } else {
+        req = orig.copy();
+        req.error = undefined;
       }
       requests.push(req);
       at.push(i);
