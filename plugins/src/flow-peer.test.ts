@@ -380,3 +380,45 @@ ${where}`,
     );
   });
 });
+
+describe('archive and unarchive on svc and Benthos', () => {
+  it('binary, lines and json_array archives unarchive back to the batch, metadata copied; concatenate joins', async (t) => {
+    await same(
+      t,
+      pipeline(
+        3,
+        3,
+        'root = {"id": count("a1")}',
+        `
+- mutation: 'meta tag = "t" + this.id.string()'
+- archive: { format: json_array }
+- mutation: 'root = this.append({"id": 0})'
+- unarchive: { format: json_array }
+- archive: { format: binary }
+- unarchive: { format: binary }
+- archive: { format: lines }
+- unarchive: { format: lines }
+- mutation: 'root.at = [batch_index(), batch_size()]'`,
+      ),
+      [1, 2, 3, 0].map((id, i) => ({ doc: { id, at: [i, 4] }, meta: [], tag: 't1', err: null })),
+    );
+  });
+
+  it('json_map unarchives each value with archive_key; a message that does not unarchive is flagged and kept', async (t) => {
+    await same(
+      t,
+      pipeline(
+        2,
+        2,
+        'root = if count("a2") == 1 { {"a": 1} } else { "not json" }',
+        `
+- unarchive: { format: json_map }
+- mutation: 'meta tag = @archive_key'`,
+      ).replace('"err": error()}\'', '"err": error().or("").split(":").index(0)}\''),
+      [
+        { doc: 1, meta: ['archive_key'], tag: 'a', err: '' },
+        { doc: 'not json', meta: [], tag: null, err: 'failed to parse message into JSON map' },
+      ],
+    );
+  });
+});

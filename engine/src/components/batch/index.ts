@@ -3,3 +3,5 @@ import './group-by-value.js';
 import './split.js';
 import './select-parts.js';
 import './bounds-check.js';
+import './archive.js';
+import './unarchive.js';

@@ -1,0 +1,124 @@
+/**
+ * The `unarchive` processor (Benthos'): turns each message into the messages archived in it,
+ * each a copy of the original (metadata included) with the item's content. A message that does
+ * not unarchive is flagged and left as it was.
+ */
+import { errorMessage, f, registerProcessor, type Batch, type Message } from '@svc/engine';
+import { deserializeParts } from './binary-parts.js';
+
+const FORMATS = ['binary', 'csv', 'json_array', 'json_documents', 'json_map', 'lines', 'tar', 'zip'] as const;
+const DONE = 'binary, lines, json_array or json_map';
+const NOT_YET: Record<string, string> = {
+  csv: `the csv unarchive format is not implemented in svc yet: use ${DONE}`,
+  json_documents: `the json_documents unarchive format is not implemented in svc yet: use ${DONE}`,
+  tar: `the tar unarchive format is not implemented in svc yet: use ${DONE}`,
+  zip: `the zip unarchive format is not implemented in svc yet: use ${DONE}`,
+};
+
+type Unarchiver = (m: Message) => Batch;
+
+registerProcessor('unarchive', {
+  summary: 'Unarchives messages according to the selected archive format into multiple messages within a batch.',
+  description: [
+    'Each message is replaced in the batch by the messages archived in it, copies of it (metadata included)',
+    "with each item as content: `binary` (Benthos' blob, as `archive` writes it), `lines` (split on newlines),",
+    '`json_array` (one message per element), `json_map` (one per value, its key in the metadata',
+    '`archive_key`). A message that fails to unarchive stays as it was, flagged with the error. `csv`,',
+    '`json_documents`, `tar` and `zip` are refused at lint for now.',
+  ].join('\n'),
+  config: f.object({
+    format: f
+      .enum(FORMATS)
+      .describe('The unarchiving format to apply.')
+      .validate((v) => NOT_YET[v]),
+  }),
+  examples: ['pipeline:\n  processors:\n    - unarchive:\n        format: json_array\n'],
+  factory: (conf, ctx) => {
+    const unarchive = unarchiverOf(conf.format);
+    const log = ctx.logger;
+    return {
+      process(batch) {
+        const out: Batch = [];
+        for (const m of batch) {
+          let parts: Batch;
+          try {
+            parts = unarchive(m);
+          } catch (err) {
+            log.error(`Failed to unarchive message part: ${errorMessage(err)}`);
+            m.setError(err);
+            out.push(m);
+            continue;
+          }
+          for (const p of parts) out.push(p);
+        }
+        return out.length > 0 ? [out] : [];
+      },
+    };
+  },
+});
+
+function withContent(m: Message, content: Buffer): Message {
+  const c = m.copy();
+  c.content = content;
+  return c;
+}
+
+function withJson(m: Message, doc: unknown): Message {
+  const c = m.copy();
+  c.setJson(doc);
+  return c;
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return '<nil>';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'object') return Array.isArray(v) ? '[]interface {}' : 'map[string]interface {}';
+  return 'json.Number';
+}
+
+function parsed(m: Message, what: string): unknown {
+  try {
+    return m.json();
+  } catch (err) {
+    throw new Error(`failed to parse message into JSON ${what}: ${errorMessage(err)}`);
+  }
+}
+
+function unarchiverOf(format: (typeof FORMATS)[number]): Unarchiver {
+  switch (format) {
+    case 'binary':
+      return (m) => deserializeParts(m.content).map((p) => withContent(m, p));
+    case 'lines':
+      return (m) => {
+        const b = m.content;
+        const out: Batch = [];
+        let start = 0;
+        for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, start)) {
+          out.push(withContent(m, b.subarray(start, i)));
+          start = i + 1;
+        }
+        out.push(withContent(m, b.subarray(start)));
+        return out;
+      };
+    case 'json_array':
+      return (m) => {
+        const doc = parsed(m, 'array');
+        if (!Array.isArray(doc)) throw new Error(`failed to parse message into JSON array: invalid type '${typeName(doc)}'`);
+        return doc.map((e) => withJson(m, e));
+      };
+    case 'json_map':
+      return (m) => {
+        const doc = parsed(m, 'map');
+        if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+          throw new Error(`failed to parse message into JSON map: invalid type '${typeName(doc)}'`);
+        return Object.entries(doc as Record<string, unknown>).map(([k, v]) => {
+          const c = withJson(m, v);
+          c.setMeta('archive_key', k);
+          return c;
+        });
+      };
+    default:
+      throw new Error(NOT_YET[format]);
+  }
+}
