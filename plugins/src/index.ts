@@ -11,4 +11,5 @@ import './kafka/index.js';
 import './amqp/index.js';
 import './avro/index.js';
 import './compress/index.js';
+import './jsonschema/index.js';
 import './tracing/index.js';
