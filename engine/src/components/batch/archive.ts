@@ -4,11 +4,11 @@
  */
 import { compileInterpolation, errorMessage, f, registerProcessor, type Batch } from '@svc/engine';
 import { serializeParts } from './binary-parts.js';
+import { writeTar } from './tar.js';
 
 const FORMATS = ['binary', 'concatenate', 'json_array', 'lines', 'tar', 'zip'] as const;
 const NOT_YET: Record<string, string> = {
-  tar: 'the tar archive format is not implemented in svc yet: use binary, lines, concatenate or json_array',
-  zip: 'the zip archive format is not implemented in svc yet: use binary, lines, concatenate or json_array',
+  zip: 'the zip archive format is not implemented in svc yet: use binary, lines, concatenate, json_array or tar',
 };
 
 registerProcessor('archive', {
@@ -20,8 +20,9 @@ registerProcessor('archive', {
     '- `lines`: the contents joined by newlines.',
     '- `json_array`: the messages parsed as JSON, in one array.',
     '',
-    'The archive keeps the metadata of the first message of the batch. `tar` and `zip` are refused at lint',
-    'for now. `path` names each item of a file-based archive (ignored by the other formats).',
+    '- `tar`: a tar file, an item per message named by `path`.',
+    '',
+    'The archive keeps the metadata of the first message of the batch. `zip` is refused at lint for now. `path` names each item of a file-based archive (ignored by the other formats).',
   ].join('\n'),
   config: f.object({
     format: f
@@ -31,10 +32,21 @@ registerProcessor('archive', {
     path: f.string().interpolated().default('').describe('The path to set for each message in the archive (when applicable).'),
   }),
   examples: ['pipeline:\n  processors:\n    - archive:\n        format: lines\n'],
-  factory: (conf) => {
-    // Compiled so that a bad path fails at start, as Benthos' does; only file formats use it.
-    compileInterpolation(conf.path);
-    const archive = archiverOf(conf.format);
+  factory: (conf, ctx) => {
+    const path = compileInterpolation(conf.path);
+    const log = ctx.logger;
+    // The name of each item of a file archive: a name that fails to interpolate is logged, as Benthos does.
+    const names = (b: Batch): string[] =>
+      b.map((m, index) => {
+        try {
+          return path.value(m, { batch: b, index });
+        } catch (err) {
+          log.error(`Name interpolation error: ${errorMessage(err)}`);
+          return '';
+        }
+      });
+    const archive =
+      conf.format === 'tar' ? (b: Batch) => (b[0]!.content = writeTar(names(b).map((name, i) => ({ name, content: b[i]!.content })))) : archiverOf(conf.format);
     return {
       process(batch) {
         if (batch.length === 0) return [];

@@ -5,13 +5,13 @@
  */
 import { errorMessage, f, registerProcessor, type Batch, type Message } from '@svc/engine';
 import { deserializeParts } from './binary-parts.js';
+import { readTar } from './tar.js';
 
 const FORMATS = ['binary', 'csv', 'json_array', 'json_documents', 'json_map', 'lines', 'tar', 'zip'] as const;
-const DONE = 'binary, lines, json_array or json_map';
+const DONE = 'binary, lines, json_array, json_map or tar';
 const NOT_YET: Record<string, string> = {
   csv: `the csv unarchive format is not implemented in svc yet: use ${DONE}`,
   json_documents: `the json_documents unarchive format is not implemented in svc yet: use ${DONE}`,
-  tar: `the tar unarchive format is not implemented in svc yet: use ${DONE}`,
   zip: `the zip unarchive format is not implemented in svc yet: use ${DONE}`,
 };
 
@@ -23,8 +23,8 @@ registerProcessor('unarchive', {
     'Each message is replaced in the batch by the messages archived in it, copies of it (metadata included)',
     "with each item as content: `binary` (Benthos' blob, as `archive` writes it), `lines` (split on newlines),",
     '`json_array` (one message per element), `json_map` (one per value, its key in the metadata',
-    '`archive_key`). A message that fails to unarchive stays as it was, flagged with the error. `csv`,',
-    '`json_documents`, `tar` and `zip` are refused at lint for now.',
+    '`archive_key`), `tar` (one per file, its name in `archive_filename`). A message that fails to unarchive',
+    'stays as it was, flagged with the error. `csv`, `json_documents` and `zip` are refused at lint for now.',
   ].join('\n'),
   config: f.object({
     format: f
@@ -118,6 +118,13 @@ function unarchiverOf(format: (typeof FORMATS)[number]): Unarchiver {
           return c;
         });
       };
+    case 'tar':
+      return (m) =>
+        readTar(m.content).map((it) => {
+          const c = withContent(m, it.content);
+          c.setMeta('archive_filename', it.name);
+          return c;
+        });
     default:
       throw new Error(NOT_YET[format]);
   }
