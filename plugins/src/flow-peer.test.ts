@@ -423,38 +423,40 @@ describe('archive and unarchive on svc and Benthos', () => {
   });
 });
 
-describe('tar archives across svc and Benthos', () => {
-  const archiving = `input:
+describe('tar and zip archives across svc and Benthos', () => {
+  for (const format of ['tar', 'zip']) {
+    const archiving = `input:
   generate: { count: 3, batch_size: 3, interval: "", mapping: 'root = "file body " + count("t1").string()' }
 pipeline:
   processors:
-    - archive: { format: tar, path: 'dir/\${! batch_index() }-${'n'.repeat(120)}.txt' }
+    - archive: { format: ${format}, path: 'dir/\${! batch_index() }-${'n'.repeat(120)}.txt' }
     - mapping: 'root = content().encode("hex")'
 output:
   stdout: {}
 `;
-  const unarchiving = (hex: string) => `input:
+    const unarchiving = (hex: string) => `input:
   generate: { count: 1, interval: "", mapping: 'root = "${hex}".decode("hex")' }
 pipeline:
   processors:
-    - unarchive: { format: tar }
+    - unarchive: { format: ${format} }
     - mapping: 'root = {"name": @archive_filename, "body": content().string()}'
 output:
   stdout: {}
 `;
-  const run = async (which: 'svc' | 'benthos', yaml: string) => {
-    const r = await runPeer(which, yaml);
-    assert.equal(r.code, 0, r.stderr);
-    return r.stdout.trim();
-  };
-  const expected = [1, 2, 3].map((n, i) => ({ name: `dir/${i}-${'n'.repeat(120)}.txt`, body: `file body ${n}` }));
+    const run = async (which: 'svc' | 'benthos', yaml: string) => {
+      const r = await runPeer(which, yaml);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.trim();
+    };
+    const expected = [1, 2, 3].map((n, i) => ({ name: `dir/${i}-${'n'.repeat(120)}.txt`, body: `file body ${n}` }));
 
-  it('each engine unarchives the tar the other wrote (long names through PAX), names in archive_filename', async (t) => {
-    const ours = await run('svc', archiving);
-    assert.deepEqual(json(await run('svc', unarchiving(ours))), expected);
-    if (benthosMissing) return t.diagnostic(benthosMissing);
-    assert.deepEqual(json(await run('benthos', unarchiving(ours))), expected, 'Benthos reads svc');
-    const theirs = await run('benthos', archiving);
-    assert.deepEqual(json(await run('svc', unarchiving(theirs))), expected, 'svc reads Benthos');
-  });
+    it(`${format}: each engine unarchives what the other wrote (long names), names in archive_filename`, async (t) => {
+      const ours = await run('svc', archiving);
+      assert.deepEqual(json(await run('svc', unarchiving(ours))), expected);
+      if (benthosMissing) return t.diagnostic(benthosMissing);
+      assert.deepEqual(json(await run('benthos', unarchiving(ours))), expected, 'Benthos reads svc');
+      const theirs = await run('benthos', archiving);
+      assert.deepEqual(json(await run('svc', unarchiving(theirs))), expected, 'svc reads Benthos');
+    });
+  }
 });

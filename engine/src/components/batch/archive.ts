@@ -5,11 +5,9 @@
 import { compileInterpolation, errorMessage, f, registerProcessor, type Batch } from '@svc/engine';
 import { serializeParts } from './binary-parts.js';
 import { writeTar } from './tar.js';
+import { writeZip } from './zip.js';
 
 const FORMATS = ['binary', 'concatenate', 'json_array', 'lines', 'tar', 'zip'] as const;
-const NOT_YET: Record<string, string> = {
-  zip: 'the zip archive format is not implemented in svc yet: use binary, lines, concatenate, json_array or tar',
-};
 
 registerProcessor('archive', {
   summary: 'Archives all the messages of a batch into a single message according to the selected archive format.',
@@ -20,15 +18,12 @@ registerProcessor('archive', {
     '- `lines`: the contents joined by newlines.',
     '- `json_array`: the messages parsed as JSON, in one array.',
     '',
-    '- `tar`: a tar file, an item per message named by `path`.',
+    '- `tar`, `zip`: a tar or zip (deflated) file, an item per message named by `path`.',
     '',
-    'The archive keeps the metadata of the first message of the batch. `zip` is refused at lint for now. `path` names each item of a file-based archive (ignored by the other formats).',
+    'The archive keeps the metadata of the first message of the batch. `path` names each item of a file-based archive (ignored by the other formats).',
   ].join('\n'),
   config: f.object({
-    format: f
-      .enum(FORMATS)
-      .describe('The archiving format to apply.')
-      .validate((v) => NOT_YET[v]),
+    format: f.enum(FORMATS).describe('The archiving format to apply.'),
     path: f.string().interpolated().default('').describe('The path to set for each message in the archive (when applicable).'),
   }),
   examples: ['pipeline:\n  processors:\n    - archive:\n        format: lines\n'],
@@ -45,8 +40,13 @@ registerProcessor('archive', {
           return '';
         }
       });
+    const items = (b: Batch) => names(b).map((name, i) => ({ name, content: b[i]!.content }));
     const archive =
-      conf.format === 'tar' ? (b: Batch) => (b[0]!.content = writeTar(names(b).map((name, i) => ({ name, content: b[i]!.content })))) : archiverOf(conf.format);
+      conf.format === 'tar'
+        ? (b: Batch) => (b[0]!.content = writeTar(items(b)))
+        : conf.format === 'zip'
+          ? (b: Batch) => (b[0]!.content = writeZip(items(b)))
+          : archiverOf(conf.format);
     return {
       process(batch) {
         if (batch.length === 0) return [];
@@ -83,7 +83,7 @@ function archiverOf(format: (typeof FORMATS)[number]): (batch: Batch) => void {
         b[0]!.setJson(docs);
       };
     default:
-      throw new Error(NOT_YET[format]);
+      throw new Error(`archive format not recognised: ${format}`);
   }
 }
 

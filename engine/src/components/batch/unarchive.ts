@@ -6,13 +6,13 @@
 import { errorMessage, f, registerProcessor, type Batch, type Message } from '@svc/engine';
 import { deserializeParts } from './binary-parts.js';
 import { readTar } from './tar.js';
+import { readZip } from './zip.js';
 
 const FORMATS = ['binary', 'csv', 'json_array', 'json_documents', 'json_map', 'lines', 'tar', 'zip'] as const;
-const DONE = 'binary, lines, json_array, json_map or tar';
+const DONE = 'binary, lines, json_array, json_map, tar or zip';
 const NOT_YET: Record<string, string> = {
   csv: `the csv unarchive format is not implemented in svc yet: use ${DONE}`,
   json_documents: `the json_documents unarchive format is not implemented in svc yet: use ${DONE}`,
-  zip: `the zip unarchive format is not implemented in svc yet: use ${DONE}`,
 };
 
 type Unarchiver = (m: Message) => Batch;
@@ -23,8 +23,8 @@ registerProcessor('unarchive', {
     'Each message is replaced in the batch by the messages archived in it, copies of it (metadata included)',
     "with each item as content: `binary` (Benthos' blob, as `archive` writes it), `lines` (split on newlines),",
     '`json_array` (one message per element), `json_map` (one per value, its key in the metadata',
-    '`archive_key`), `tar` (one per file, its name in `archive_filename`). A message that fails to unarchive',
-    'stays as it was, flagged with the error. `csv`, `json_documents` and `zip` are refused at lint for now.',
+    '`archive_key`), `tar` and `zip` (one per file, its name in `archive_filename`). A message that fails to unarchive',
+    'stays as it was, flagged with the error. `csv` and `json_documents` are refused at lint for now.',
   ].join('\n'),
   config: f.object({
     format: f
@@ -119,8 +119,9 @@ function unarchiverOf(format: (typeof FORMATS)[number]): Unarchiver {
         });
       };
     case 'tar':
+    case 'zip':
       return (m) =>
-        readTar(m.content).map((it) => {
+        (format === 'tar' ? readTar(m.content) : readZip(m.content)).map((it) => {
           const c = withContent(m, it.content);
           c.setMeta('archive_filename', it.name);
           return c;
