@@ -423,6 +423,35 @@ describe('archive and unarchive on svc and Benthos', () => {
   });
 });
 
+describe('json_documents and csv unarchive on svc and Benthos', () => {
+  it('splits a stream of JSON documents and a CSV with a header row', async (t) => {
+    await same(
+      t,
+      pipeline(
+        2,
+        1,
+        'root = if count("u1") == 1 { "{\\"a\\": 1}\\n [2, {\\"b\\": \\"}{\\"}] \\"s\\" 3.50 null" } else { "name,note\\nann,\\"says \\"\\"hi\\"\\", twice\\"\\r\\n\\nbob,\\"two\\nlines\\"\\n" }',
+        `
+- switch:
+    - check: 'content().has_prefix("{")'
+      processors:
+        - unarchive: { format: json_documents }
+    - processors:
+        - unarchive: { format: csv }`,
+      ),
+      [
+        { doc: { a: 1 }, meta: [], tag: null, err: null },
+        { doc: [2, { b: '}{' }], meta: [], tag: null, err: null },
+        { doc: 's', meta: [], tag: null, err: null },
+        { doc: 3.5, meta: [], tag: null, err: null },
+        { doc: null, meta: [], tag: null, err: null },
+        { doc: { name: 'ann', note: 'says "hi", twice' }, meta: [], tag: null, err: null },
+        { doc: { name: 'bob', note: 'two\nlines' }, meta: [], tag: null, err: null },
+      ],
+    );
+  });
+});
+
 describe('tar and zip archives across svc and Benthos', () => {
   for (const format of ['tar', 'zip']) {
     const archiving = `input:

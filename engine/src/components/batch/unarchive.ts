@@ -5,15 +5,11 @@
  */
 import { errorMessage, f, registerProcessor, type Batch, type Message } from '@svc/engine';
 import { deserializeParts } from './binary-parts.js';
+import { csvObjects, jsonDocuments } from './documents.js';
 import { readTar } from './tar.js';
 import { readZip } from './zip.js';
 
 const FORMATS = ['binary', 'csv', 'json_array', 'json_documents', 'json_map', 'lines', 'tar', 'zip'] as const;
-const DONE = 'binary, lines, json_array, json_map, tar or zip';
-const NOT_YET: Record<string, string> = {
-  csv: `the csv unarchive format is not implemented in svc yet: use ${DONE}`,
-  json_documents: `the json_documents unarchive format is not implemented in svc yet: use ${DONE}`,
-};
 
 type Unarchiver = (m: Message) => Batch;
 
@@ -24,13 +20,11 @@ registerProcessor('unarchive', {
     "with each item as content: `binary` (Benthos' blob, as `archive` writes it), `lines` (split on newlines),",
     '`json_array` (one message per element), `json_map` (one per value, its key in the metadata',
     '`archive_key`), `tar` and `zip` (one per file, its name in `archive_filename`). A message that fails to unarchive',
-    'stays as it was, flagged with the error. `csv` and `json_documents` are refused at lint for now.',
+    'stays as it was, flagged with the error. `json_documents`: one message per JSON document of a stream;',
+    '`csv`: one object per row after the header row, keyed by the header (values are strings).',
   ].join('\n'),
   config: f.object({
-    format: f
-      .enum(FORMATS)
-      .describe('The unarchiving format to apply.')
-      .validate((v) => NOT_YET[v]),
+    format: f.enum(FORMATS).describe('The unarchiving format to apply.'),
   }),
   examples: ['pipeline:\n  processors:\n    - unarchive:\n        format: json_array\n'],
   factory: (conf, ctx) => {
@@ -118,6 +112,10 @@ function unarchiverOf(format: (typeof FORMATS)[number]): Unarchiver {
           return c;
         });
       };
+    case 'json_documents':
+      return (m) => jsonDocuments(m.content.toString('utf8')).map((d) => withJson(m, d));
+    case 'csv':
+      return (m) => csvObjects(m.content.toString('utf8')).map((d) => withJson(m, d));
     case 'tar':
     case 'zip':
       return (m) =>
@@ -127,6 +125,6 @@ function unarchiverOf(format: (typeof FORMATS)[number]): Unarchiver {
           return c;
         });
     default:
-      throw new Error(NOT_YET[format]);
+      throw new Error(`unarchive format not recognised: ${format}`);
   }
 }
