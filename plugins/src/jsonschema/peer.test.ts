@@ -32,6 +32,7 @@ describe('json_schema on svc and Benthos', () => {
     interval: ""
     mapping: 'root = ${JSON.stringify(DOCS)}.index(count("j") - 1)'
 pipeline:
+  threads: 1
   processors:
     - json_schema:
         schema: '${SCHEMA}'
