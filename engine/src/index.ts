@@ -6,6 +6,7 @@
 export { Message, copyBatch, type Batch, type MetaValue } from './message/message.js';
 // Numbers that keep their text (Go's json.Number): what message.json() gives for a 64-bit id or `1.10`.
 export { JsonNumber } from './message/json-number.js';
+export { getPath, setPath } from './message/field-path.js';
 export { parseJson, stringifyJson } from './message/json.js';
 export { contextKey, ContextKey, MessageContext, type ContextKeyOptions } from './message/context.js';
 export { ResultStore, storeResult, answerMessage, isAnswered, type Answer } from './message/result-store.js';
@@ -106,9 +107,12 @@ export {
 export { batchPolicySpec, type BatchPolicyConfig } from './runtime/batch-policy.js';
 export { Backoff, Sleeps, sleep } from './runtime/backoff.js';
 export { Semaphore } from './runtime/semaphore.js';
+export { unwrapProcessor } from './runtime/wrapped-processor.js';
 export {
   compileMapping,
   compileQuery,
+  mappingTargets,
+  type MappingTargets,
   compileInterpolation,
   hasInterpolation,
   type Mapping,

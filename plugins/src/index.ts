@@ -10,4 +10,6 @@ import './redis/index.js';
 import './kafka/index.js';
 import './amqp/index.js';
 import './avro/index.js';
+import './compress/index.js';
+import './jsonschema/index.js';
 import './tracing/index.js';

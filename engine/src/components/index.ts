@@ -8,4 +8,6 @@
 import './io/index.js';
 import './pure/index.js';
 import './mapping/index.js';
+import './flow/index.js';
+import './batch/index.js';
 import './http/index.js';

@@ -8,5 +8,6 @@
 export { InterpError } from './errors.js';
 export { compileMapping, compileQuery } from './mapping.js';
 export type { Mapping, MappingResult, Query, ExecContext } from './mapping.js';
+export { mappingTargets, type MappingTargets } from './targets.js';
 export { compileInterpolation, hasInterpolation } from './interpolation.js';
 export type { Interpolation } from './interpolation.js';

@@ -34,6 +34,12 @@ export interface Mapping {
    * when root was deleted (the message is filtered).
    */
   apply(msg: Message, ctx: ExecContext, mutate?: boolean): boolean;
+  /**
+   * Benthos' MapOnto: reads `this`, `content()` and `metadata()` from `ctx.batch[ctx.index]` and
+   * writes onto `target`, whose document is where root starts (as a mutation) and whose metadata
+   * `@` reads and `meta` assigns. A branch's result_map maps its result onto the original so.
+   */
+  applyOnto(target: Message, ctx: ExecContext): boolean;
 }
 
 class CompiledMapping implements Mapping {
@@ -42,9 +48,11 @@ class CompiledMapping implements Mapping {
     private readonly maps: Map<string, CompiledMap>,
   ) {}
 
-  private run(msg: Message, ctx: ExecContext | undefined, mutate: boolean): State {
+  private run(msg: Message, ctx: ExecContext | undefined, mutate: boolean, source?: Message): State {
     const c = new State(msg, ctx?.batch ?? [msg], ctx?.index ?? 0, this.maps);
-    if (mutate) {
+    c.source = source;
+    // An empty message has no document to start from: no parse (and no exception) needed to say so.
+    if (mutate && (msg.hasJson() || msg.byteLength > 0)) {
       try {
         c.root = msg.json();
       } catch {
@@ -68,7 +76,14 @@ class CompiledMapping implements Mapping {
   }
 
   apply(msg: Message, ctx: ExecContext, mutate = false): boolean {
-    const c = this.run(msg, ctx, mutate);
+    return this.store(msg, this.run(msg, ctx, mutate));
+  }
+
+  applyOnto(target: Message, ctx: ExecContext): boolean {
+    return this.store(target, this.run(target, ctx, true, ctx.batch[ctx.index]));
+  }
+
+  private store(msg: Message, c: State): boolean {
     const root = c.root;
     if (root === DELETE) return false;
     if (c.meta !== undefined) {

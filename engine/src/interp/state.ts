@@ -41,6 +41,8 @@ export class State {
   /** False in interpolations and queries, where `root` and assignments do not exist. */
   hasRoot = true;
   private thisVal: unknown = LAZY;
+  /** Where `this` reads from when it is not the message mapped onto (Benthos' MapOnto: a branch's result_map). */
+  source: Message | undefined = undefined;
 
   constructor(
     readonly msg: Message,
@@ -57,13 +59,14 @@ export class State {
   /** `this` of the mapping: the message parsed as JSON, parsed once. */
   document(field = ''): unknown {
     if (this.thisVal !== LAZY) return this.thisVal;
+    const src = this.source ?? this.msg;
     try {
-      this.thisVal = this.msg.json();
+      this.thisVal = src.json();
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       const what = field ? `'this.${field}'` : `'this'`;
       throw new QueryError(
-        `unable to reference message as structured (with ${what}): ${this.msg.content.length === 0 ? 'message is empty' : 'parse as json: ' + why}`,
+        `unable to reference message as structured (with ${what}): ${src.content.length === 0 ? 'message is empty' : 'parse as json: ' + why}`,
       );
     }
     return this.thisVal;

@@ -7,7 +7,7 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
     cache: ['file', 'lru', 'memory', 'multilevel', 'redis', 'ttlru'],
     input: ['amqp_0_9', 'kafka', 'logbus'],
     output: ['amqp_0_9', 'cache', 'kafka', 'logbus'],
-    processor: ['avro', 'cache', 'cached', 'dedupe', 'rate_limit'],
+    processor: ['avro', 'cache', 'cached', 'compress', 'decompress', 'dedupe', 'json_schema', 'rate_limit'],
     rate_limit: ['local', 'redis'],
     tracer: ['jaeger', 'open_telemetry_collector', 'tracer_a'],
   },

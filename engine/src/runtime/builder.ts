@@ -38,6 +38,7 @@ import { runtimeSink, runtimeSource, type Parts } from './runtime-component.js';
 import type { Sink } from './sink.js';
 import type { Source } from './source.js';
 import type { StatusBoard } from './status.js';
+import { wrapsProcessor } from './wrapped-processor.js';
 
 /** What every component of one stream (on one thread) shares. */
 export interface BuildEnv {
@@ -279,7 +280,7 @@ export class Builder implements Resources, Parts {
     }
     const probe = this.obs.processor(c.path, c.label || c.type, c.type);
     if (probe) this.closers.push(() => probe.closed());
-    return withErrorLog(probe ? probe.wrap(p) : p, this.env.logger.child({ path: c.path, label: c.label || c.type }));
+    return wrapsProcessor(withErrorLog(probe ? probe.wrap(p) : p, this.env.logger.child({ path: c.path, label: c.label || c.type })), p);
   }
 
   async processors(configs: ComponentConfig[]): Promise<Processor[]> {

@@ -69,6 +69,11 @@ const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00
 const XERIAL_HEADER = Buffer.concat([XERIAL_MAGIC, Buffer.from([0, 0, 0, 1, 0, 0, 0, 1])]);
 const XERIAL_BLOCK = 32 * 1024;
 
+/** Raw (unframed) snappy, as Go's snappy.Encode writes it (Benthos' `compress` processor). */
+export function snappyBlockCompress(data: Buffer): Buffer {
+  return asBuffer(snappy().compress(data));
+}
+
 export function snappyCompress(data: Buffer): Buffer {
   const parts: Buffer[] = [XERIAL_HEADER];
   for (let off = 0; off < data.length; off += XERIAL_BLOCK) {

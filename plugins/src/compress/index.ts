@@ -1,0 +1,2 @@
+// Registers the compress and decompress processors.
+import './processors.js';

@@ -1,0 +1,2 @@
+// Registers the json_schema processor.
+import './json-schema.js';
