@@ -9,6 +9,30 @@ import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { benthosMissing, peerDir, runBoth } from './testing/benthos-peer.js';
 
+/** A ustar archive of `entries` (a name ending in / is a directory), written by hand. */
+function tar(entries: [string, string][]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const [name, text] of entries) {
+    const body = Buffer.from(text);
+    const h = Buffer.alloc(512);
+    h.write(name, 0);
+    h.write('0000644\0', 100);
+    h.write('0000000\0', 108);
+    h.write('0000000\0', 116);
+    h.write(body.length.toString(8).padStart(11, '0') + '\0', 124);
+    h.write('00000000000\0', 136);
+    h.write(name.endsWith('/') ? '5' : '0', 156);
+    h.write('ustar\u000000', 257);
+    h.fill(0x20, 148, 156);
+    let sum = 0;
+    for (const b of h) sum += b;
+    h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
+    blocks.push(h, body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return Buffer.concat(blocks);
+}
+
 const lines = (out: string) =>
   out
     .trim()
@@ -118,9 +142,44 @@ output:
       { v: { a: '4', b: '5' }, err: null, row: 2 },
     ]);
     if (!benthos) return t.diagnostic(benthosMissing!);
+    // Benthos' pipeline threads may print the rows in another order.
+    const byRow = (a: unknown[]) => [...a].sort((x, y) => (x as { row: number }).row - (y as { row: number }).row);
+    assert.deepEqual(got, byRow(lines(benthos.stdout).map((l) => JSON.parse(l) as unknown)));
+  });
+
+  it('tar (plain and gzipped): one message per entry with tar_name, as Benthos', async (t) => {
+    const dir = peerDir();
+    const archive = tar([
+      ['a.txt', 'hello'],
+      ['dir/', ''],
+      ['dir/b.txt', 'x'.repeat(700)],
+    ]);
+    writeFileSync(join(dir, 'one.tar'), archive);
+    writeFileSync(join(dir, 'two.tar.gz'), gzipSync(archive));
+    const { svc, benthos } = await runBoth(`
+input:
+  file:
+    paths: [ ${dir}/*.tar, ${dir}/*.tar.gz ]
+    scanner:
+      switch:
+        - re_match_name: '\\.gz$'
+          scanner: { decompress: { algorithm: gzip, into: { tar: {} } } }
+        - scanner: { tar: {} }
+pipeline:
+  processors:
+    - mapping: 'root = {"len": content().length(), "n": @tar_name, "p": @path.replace_all("${dir}/", "")}'
+output:
+  stdout: {}
+`);
+    assert.equal(svc.code, 0, svc.stderr);
+    const got = lines(svc.stdout);
+    const entry = (n: string, len: number, p: string) => JSON.stringify({ len, n, p });
     assert.deepEqual(
       got,
-      lines(benthos.stdout).map((l) => JSON.parse(l) as unknown),
+      ['one.tar', 'two.tar.gz'].flatMap((p) => [entry('a.txt', 5, p), entry('dir/', 0, p), entry('dir/b.txt', 700, p)]),
     );
+    if (!benthos) return t.diagnostic(benthosMissing!);
+    assert.equal(benthos.code, 0, benthos.stderr);
+    assert.deepEqual([...got].sort(), lines(benthos.stdout).sort());
   });
 });

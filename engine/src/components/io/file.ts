@@ -60,7 +60,8 @@ export const fileSpec = f.object({
       "How the bytes of a file are split into messages, as Benthos' scanners: `lines` (`custom_delimiter`, `max_buffer_size`, " +
         '`omit_empty`), `csv` (`custom_delimiter`, `parse_header_row`, `lazy_quotes`, `continue_on_error`; metadata `csv_row`), ' +
         '`json_documents`, `re_match` (`pattern`, `max_buffer_size`), `chunker` (`size`), `to_the_end`, `decompress` ' +
-        '(`algorithm`: gzip, zlib, flate; `into`), `skip_bom` (`into`) and `switch` (a list of `re_match_name`, `scanner`). ' +
+        '(`algorithm`: gzip, zlib, flate; `into`), `skip_bom` (`into`), `tar` (metadata `tar_name`) and `switch` (a list of ' +
+        '`re_match_name`, `scanner`). ' +
         'When set it replaces `codec`.',
     ),
   max_buffer: maxBufferField(),

@@ -70,6 +70,8 @@ export function parseScanner(conf: unknown, at = 'scanner'): Scanner {
     }
     case 'switch':
       return switchScanner(raw, at);
+    case 'tar':
+      return tarScanner;
   }
   throw new TypeError(`${at}: unknown scanner "${name}"`);
 }
@@ -84,6 +86,7 @@ const FIELDS: Record<string, string[]> = {
   decompress: ['algorithm', 'into'],
   skip_bom: ['into'],
   switch: [],
+  tar: [],
 };
 const SCANNERS = Object.keys(FIELDS);
 
@@ -500,3 +503,91 @@ function switchScanner(raw: unknown, at: string): Scanner {
     return c.scanner(stream, path);
   };
 }
+
+const BLOCK = 512;
+
+/** A NUL-terminated field of a tar header. */
+function tarString(h: Buffer, at: number, len: number): string {
+  const f = h.subarray(at, at + len);
+  const nul = f.indexOf(0);
+  return f.subarray(0, nul < 0 ? len : nul).toString('utf8');
+}
+
+/** A numeric field: octal text, or base-256 when its high bit is set (GNU, large files). */
+function tarNumber(h: Buffer, at: number, len: number): number {
+  if ((h[at]! & 0x80) !== 0) {
+    let n = h[at]! & 0x7f;
+    for (let i = 1; i < len; i++) n = n * 256 + h[at + i]!;
+    return n;
+  }
+  const t = tarString(h, at, len).trim();
+  return t === '' ? 0 : parseInt(t, 8);
+}
+
+/** PAX records (`<len> key=value\n`): the `path` one names the next entry. */
+function paxPath(body: Buffer): string | undefined {
+  let path: string | undefined;
+  let i = 0;
+  while (i < body.length) {
+    const sp = body.indexOf(0x20, i);
+    if (sp < 0) break;
+    const len = parseInt(body.subarray(i, sp).toString('latin1'), 10);
+    if (!(len > 0)) break;
+    const rec = body.subarray(sp + 1, i + len - 1).toString('utf8');
+    const eq = rec.indexOf('=');
+    if (eq > 0 && rec.slice(0, eq) === 'path') path = rec.slice(eq + 1);
+    i += len;
+  }
+  return path;
+}
+
+/**
+ * One message per entry of a tar archive (its content, metadata `tar_name`), as Go's
+ * archive/tar gives them: PAX and GNU long-name headers name the next entry, directories are
+ * entries with no content.
+ */
+const tarScanner: Scanner = async function* (stream) {
+  let buf = Buffer.alloc(0);
+  let longName: string | undefined;
+  let ended = false;
+  const entries = (): Batch => {
+    const out: Batch = [];
+    while (!ended && buf.length >= BLOCK) {
+      const h = buf.subarray(0, BLOCK);
+      if (h.every((b) => b === 0)) {
+        ended = true;
+        break;
+      }
+      const size = tarNumber(h, 124, 12);
+      const total = BLOCK + Math.ceil(size / BLOCK) * BLOCK;
+      if (buf.length < total) break;
+      const body = buf.subarray(BLOCK, BLOCK + size);
+      const type = String.fromCharCode(h[156]!);
+      buf = buf.subarray(total);
+      if (type === 'L') {
+        longName = tarString(body, 0, body.length);
+        continue;
+      }
+      if (type === 'x') {
+        longName = paxPath(body) ?? longName;
+        continue;
+      }
+      if (type === 'g' || type === 'K') continue;
+      const magic = tarString(h, 257, 6);
+      const prefix = magic.startsWith('ustar') ? tarString(h, 345, 155) : '';
+      const name = longName ?? (prefix ? `${prefix}/${tarString(h, 0, 100)}` : tarString(h, 0, 100));
+      longName = undefined;
+      const m = new Message(Buffer.from(body));
+      m.setMeta('tar_name', name);
+      out.push(m);
+    }
+    return out;
+  };
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (ended) continue;
+    buf = buf.length ? Buffer.concat([buf, chunk]) : Buffer.from(chunk);
+    const out = entries();
+    if (out.length) yield out;
+  }
+  if (!ended && buf.length > 0) throw new Error('unexpected EOF');
+};
