@@ -22,11 +22,32 @@ export interface Args {
   apiSecret?: string;
   /** `engine streams --no-api`: no REST API. */
   noApi: boolean;
+  /** `-e FILE`: dotenv files read into the environment before the config (repeatable, globs). */
+  envFiles: string[];
+  /** `-w`: reload the config when its file (or a -r file) changes, draining the old stream. */
+  watch: boolean;
+  /** `--chilled`: run despite lint errors (unknown fields), logging them as warnings. */
+  chilled: boolean;
+  /** `engine create --small`: only input, pipeline and output, no advanced fields. */
+  small: boolean;
 }
 
 /** Parses argv (without node and the script). Flags take `--flag value` or `--flag=value`. */
 export function parseArgs(argv: string[]): Args {
-  const a: Args = { command: 'run', resources: [], sets: [], plugins: [], help: false, version: false, positional: [], noApi: false };
+  const a: Args = {
+    command: 'run',
+    resources: [],
+    sets: [],
+    plugins: [],
+    help: false,
+    version: false,
+    positional: [],
+    noApi: false,
+    envFiles: [],
+    watch: false,
+    chilled: false,
+    small: false,
+  };
   let i = 0;
   if (argv[0] !== undefined && COMMANDS.has(argv[0])) {
     a.command = argv[0] === 'help' ? 'run' : argv[0];
@@ -86,6 +107,20 @@ export function parseArgs(argv: string[]): Args {
       case '--no-api':
         a.noApi = true;
         break;
+      case '-e':
+      case '--env-file':
+        a.envFiles.push(value());
+        break;
+      case '-w':
+      case '--watcher':
+        a.watch = true;
+        break;
+      case '--chilled':
+        a.chilled = true;
+        break;
+      case '--small':
+        a.small = true;
+        break;
       case '-h':
       case '--help':
         a.help = true;
@@ -114,6 +149,9 @@ Usage:
   engine blobl 'MAPPING'             run a mapping on each line of stdin (or -f FILE for the mapping)
   engine test [PATH...]              run the configs' unit tests (their tests: section or their
                                      NAME_benthos_test.yaml); DIR/... recurses; exit 1 on a failure
+  engine create [INPUTS/PROCESSORS/OUTPUTS] [--small]
+                                     print a config with those components at their defaults,
+                                     e.g. engine create stdin/mapping,log/stdout
   engine streams [-o obs.yaml] FILE...
                                      run several streams (ids from file names) with a REST API
                                      at /streams (Bearer --api-secret or SVC_STREAMS_API_SECRET)
@@ -125,6 +163,10 @@ Flags:
   -s, --set PATH=VALUE     override a config field, e.g. -s input.generate.count=10; repeatable
       --plugin MODULE      load a custom plugin module (.js or .ts); repeatable
       --log.level LEVEL    override logger.level (OFF, ERROR, WARN, INFO, DEBUG, TRACE)
+  -e, --env-file FILE      read environment variables from a dotenv file first; repeatable
+  -w, --watcher            reload the config when it (or a -r file) changes; the old stream
+                           drains first. A config that does not load is logged and skipped
+      --chilled            run despite lint errors (unknown fields), logging them as warnings
   -h, --help               this help
   -v, --version            the version
 

@@ -7,6 +7,8 @@ import { registerCoreComponents } from '../runtime/core-components.js';
 import { absoluteModule } from '../streams/stream-builder.js';
 import { HELP, parseArgs } from './args.js';
 import { blobl } from './blobl.js';
+import { create } from './create.js';
+import { applyEnvFiles } from './env-files.js';
 import { echo } from './echo.js';
 import { lint } from './lint.js';
 import { list } from './list.js';
@@ -62,7 +64,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP + (await pluginCommandsHelp(args.plugins)));
     return 0;
   }
+  await applyEnvFiles(args.envFiles);
   switch (args.command) {
+    case 'create':
+      return create(args);
     case 'lint':
       return lint(args);
     case 'list':

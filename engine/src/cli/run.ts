@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../config/duration.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, formatIssue } from '../errors.js';
 import { createLogger, type LoggerConfig } from '../observability/logger.js';
-import { runUntilSignal } from '../plugin/lifecycle.js';
+import { runUntilSignal, type Lifecycle } from '../plugin/lifecycle.js';
 import { StatusBoard } from '../runtime/status.js';
 import { ServiceServer } from '../service/http-server.js';
-import { absoluteModule, buildStream, defineStream } from '../streams/stream-builder.js';
+import { absoluteModule, buildStream, defineStream, type StreamDefinition } from '../streams/stream-builder.js';
 import type { Args } from './args.js';
 import { printIssues } from './setup.js';
+import { WatchedStream } from './watched-stream.js';
 
 export function engineVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -24,16 +25,22 @@ export async function run(args: Args): Promise<number> {
     process.stderr.write('engine: no config given: run engine -c pipeline.yaml (see engine --help)\n');
     return 1;
   }
+  const file = args.config;
+  const define = () =>
+    defineStream(
+      { file },
+      { sets: args.sets, resources: args.resources, plugins: args.plugins.map((p) => absoluteModule(p, process.cwd())), chilled: args.chilled },
+    );
   let def;
   try {
-    def = await defineStream(
-      { file: args.config },
-      { sets: args.sets, resources: args.resources, plugins: args.plugins.map((p) => absoluteModule(p, process.cwd())) },
-    );
+    def = await define();
   } catch (err) {
     if (!(err instanceof ConfigError) || err.issues.some((i) => i.line === 0)) throw err;
     process.stderr.write(`engine: the config has ${err.issues.length} problem(s) and was not run:\n`);
     printIssues(err);
+    if (!args.chilled && err.issues.some((i) => /^field \S+ not expected at /.test(i.message))) {
+      process.stderr.write('engine: shutting down due to linter errors, to prevent shutdown run engine with --chilled\n');
+    }
     return 1;
   }
   const { config } = def;
@@ -41,6 +48,7 @@ export async function run(args: Args): Promise<number> {
   if (args.logLevel) loggerConf.level = args.logLevel.toUpperCase() as LoggerConfig['level'];
   config.logger = loggerConf;
   const logger = createLogger(loggerConf);
+  for (const lint of def.lints ?? []) logger.warn(`Config lint error: ${formatIssue(lint)}`);
   const status = new StatusBoard();
   status.hold('the stream is starting');
   let service: ServiceServer | undefined;
@@ -49,15 +57,17 @@ export async function run(args: Args): Promise<number> {
     await service.start();
   }
   try {
-    let stream;
+    let stream: Lifecycle;
+    const build = (d: StreamDefinition) => buildStream(d, { logger, service, status });
     try {
-      stream = await buildStream(def, { logger, service, status });
+      const first = await build(def);
+      stream = args.watch ? new WatchedStream(first, def, [file, ...args.resources], define, build, logger) : first;
       status.release();
     } catch (err) {
       logger.error(`Cannot start the stream: ${(err as Error).message}`);
       return 1;
     }
-    logger.info('Launching a stream; press CTRL+C to close');
+    logger.info(args.watch ? 'Launching a stream, watching its config for changes; press CTRL+C to close' : 'Launching a stream; press CTRL+C to close');
     const { code, signalled } = await runUntilSignal([stream], {
       logger,
       timeoutMs: parseDuration(config.shutdown_timeout),

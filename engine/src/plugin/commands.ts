@@ -14,7 +14,7 @@ export interface CommandSpec {
 }
 
 /** The engine's own subcommands: a plugin cannot take these names. */
-export const BUILTIN_COMMANDS: ReadonlySet<string> = new Set(['run', 'lint', 'list', 'echo', 'blobl', 'streams', 'test', 'help']);
+export const BUILTIN_COMMANDS: ReadonlySet<string> = new Set(['run', 'lint', 'list', 'echo', 'blobl', 'streams', 'test', 'create', 'help']);
 
 const commands = new Map<string, CommandSpec>();
 

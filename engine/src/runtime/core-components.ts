@@ -3,8 +3,14 @@ import { registerObservabilityComponents } from '../observability/components.js'
 import { registry } from '../plugin/registry.js';
 import { brokerInput } from './broker-input.js';
 import { brokerOutput } from './broker-output.js';
+import { dropOnOutput } from './drop-on-output.js';
+import { fallbackOutput } from './fallback-output.js';
+import { readUntilInput } from './read-until-input.js';
 import { registerResourceComponents } from './resource-components.js';
+import { rejectErroredOutput } from './reject-errored-output.js';
+import { retryOutput } from './retry-output.js';
 import { registerRuntimeInput, registerRuntimeOutput } from './runtime-component.js';
+import { sequenceInput } from './sequence-input.js';
 
 let done = false;
 
@@ -23,5 +29,13 @@ export function registerCoreComponents(): void {
   const none = { summary: 'Nothing: the default.', config: f.object({}), factory: () => ({}) };
   r.register('buffer', 'none', none);
   registerResourceComponents(r);
+  // Outputs that wrap outputs (issue 27 item 4).
+  registerRuntimeOutput(r, 'fallback', fallbackOutput);
+  registerRuntimeOutput(r, 'retry', retryOutput);
+  registerRuntimeOutput(r, 'drop_on', dropOnOutput);
+  registerRuntimeOutput(r, 'reject_errored', rejectErroredOutput);
+  // Inputs that wrap inputs (issue 27 item 4).
+  registerRuntimeInput(r, 'sequence', sequenceInput);
+  registerRuntimeInput(r, 'read_until', readUntilInput);
   registerObservabilityComponents(r);
 }

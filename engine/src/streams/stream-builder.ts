@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import { applySets, parseConfig, pluginPaths, readConfig, validateConfig, type ParsedConfig } from '../config/load.js';
 import type { RootConfig } from '../config/root-spec.js';
 import { runStreamChecks } from '../config/stream-checks.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ConfigIssue } from '../errors.js';
 import { createLogger, type Logger, type LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
 import { BUILTIN_PLUGINS, loadPlugins } from '../plugin/load-plugins.js';
@@ -34,6 +34,11 @@ export interface DefineOptions {
   resources?: string[];
   /** Plugin modules to load first (absolute paths or package names), besides the built-ins. */
   plugins?: string[];
+  /**
+   * Benthos' `--chilled`: fields the spec does not name are lint warnings (in `lints`), not
+   * errors. Every other problem (a wrong type, a missing required field) still refuses the config.
+   */
+  chilled?: boolean;
 }
 
 /** A validated stream config and the plugin modules its worker threads must load. */
@@ -43,6 +48,13 @@ export interface StreamDefinition {
   plugins: string[];
   /** The file name errors refer to. */
   file: string;
+  /** With `chilled`: the lint problems tolerated (to be logged as warnings). */
+  lints?: ConfigIssue[];
+}
+
+/** A problem `--chilled` tolerates: a field the spec does not name (it is ignored). */
+function tolerable(i: ConfigIssue): boolean {
+  return /^field \S+ not expected at /.test(i.message);
 }
 
 /** Plugin modules as absolute paths (or package names), so that workers load the same ones. */
@@ -71,10 +83,12 @@ export async function defineStream(source: StreamSource, opts: DefineOptions = {
   applySets(parsed, opts.sets ?? []);
   const resources = (opts.resources ?? []).map((r) => readConfig(r));
   const { config, issues } = validateConfig(parsed, registry(), resources);
-  if (issues.length) throw new ConfigError(issues);
+  const lints = opts.chilled ? issues.filter(tolerable) : [];
+  const errors = opts.chilled ? issues.filter((i) => !tolerable(i)) : issues;
+  if (errors.length) throw new ConfigError(errors);
   const problems = await runStreamChecks(config, parsed);
   if (problems.length) throw new ConfigError(problems);
-  return { config, plugins: [...base, ...own], file: parsed.file };
+  return { config, plugins: [...base, ...own], file: parsed.file, ...(lints.length ? { lints } : {}) };
 }
 
 export interface BuildOptions {

@@ -37,6 +37,7 @@ test('config: fields and defaults; paths required and non-empty', () => {
   assert.deepEqual(conf({ paths: ['a'] }), {
     paths: ['a'],
     codec: 'lines',
+    scanner: undefined,
     max_buffer: 1_000_000,
     skip_long_lines: false,
     delete_on_finish: false,
@@ -131,8 +132,18 @@ test('a missing file is a clear error from connect() naming the path', async (t)
       return true;
     },
   );
+  // A glob that matches nothing reads nothing (as Benthos); one that matches reads its files, sorted.
+  const none = new FileInput(conf({ paths: [join(dir, '*.log')] }));
+  await none.connect();
+  assert.equal(await none.read(), END_OF_INPUT);
+  writeFileSync(join(dir, 'b.log'), 'b\n');
+  writeFileSync(join(dir, 'a.log'), 'a\n');
   const glob = new FileInput(conf({ paths: [join(dir, '*.log')] }));
-  await assert.rejects(async () => glob.connect(), /glob patterns are not supported yet/);
+  await glob.connect();
+  const seen: string[] = [];
+  for (let r = await glob.read(); r !== END_OF_INPUT; r = await glob.read())
+    seen.push(...r.batch.map((m) => `${m.getMetaString('path')}:${m.content.toString()}`));
+  assert.deepEqual(seen, [`${join(dir, 'a.log')}:a`, `${join(dir, 'b.log')}:b`]);
   const d = new FileInput(conf({ paths: [dir] }));
   await assert.rejects(async () => d.connect(), /it is a directory/);
 });

@@ -35,14 +35,35 @@ import {
   skipLongLinesField,
   type ReadCodec,
 } from './codec.js';
+import { expandGlobs } from './glob.js';
 import { LongLineLog } from './long-lines.js';
+import { parseScanner, type Scanner } from './scanner.js';
 
 export const fileSpec = f.object({
   paths: f
     .array(f.string())
     .validate((v) => (v.length > 0 ? undefined : 'paths must list at least one file'))
-    .describe('The files to read, in order. Glob patterns are not supported yet: list each file.'),
+    .describe('A list of paths to consume sequentially. Glob patterns are supported, including super globs (double star).'),
   codec: readCodecField(),
+  scanner: f
+    .any()
+    .optional()
+    .validate((v) => {
+      try {
+        parseScanner(v);
+        return undefined;
+      } catch (err) {
+        return errorMessage(err);
+      }
+    })
+    .describe(
+      "How the bytes of a file are split into messages, as Benthos' scanners: `lines` (`custom_delimiter`, `max_buffer_size`, " +
+        '`omit_empty`), `csv` (`custom_delimiter`, `parse_header_row`, `lazy_quotes`, `continue_on_error`; metadata `csv_row`), ' +
+        '`json_documents`, `re_match` (`pattern`, `max_buffer_size`), `chunker` (`size`), `to_the_end`, `decompress` ' +
+        '(`algorithm`: gzip, zlib, flate; `into`), `skip_bom` (`into`), `tar` (metadata `tar_name`) and `switch` (a list of ' +
+        '`re_match_name`, `scanner`). ' +
+        'When set it replaces `codec`.',
+    ),
   max_buffer: maxBufferField(),
   skip_long_lines: skipLongLinesField(),
   delete_on_finish: f.bool().default(false).describe('Whether to delete a file once it was read to its end and every message from it was acknowledged.'),
@@ -65,9 +86,16 @@ interface FileState {
   deleted: boolean;
 }
 
+/** What reads one file's messages: a codec or a scanner. */
+interface PieceReader {
+  read(): Message[] | null | Promise<Message[] | null>;
+  close(): void;
+  readonly skipped: number;
+}
+
 interface Current {
   state: FileState;
-  reader: CodecReader;
+  reader: PieceReader;
   /** A message carrying the file's metadata: every message is a copy (metadata shared). */
   proto: Message;
 }
@@ -80,13 +108,14 @@ export function rfc3339(ms: number): string {
 function describeMissing(path: string, err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   const why = code === 'ENOENT' ? 'no such file or directory' : errorMessage(err);
-  const glob = /[*?[\]{}]/.test(path) ? ' (glob patterns are not supported yet: list each file)' : '';
-  return `file input: cannot read "${path}": ${why}${glob}`;
+  return `file input: cannot read "${path}": ${why}`;
 }
 
 export class FileInput implements Input {
-  private readonly paths: string[];
+  private paths: string[];
+  private expanded = false;
   private readonly codec: ReadCodec;
+  private readonly scanner: Scanner | undefined;
   private readonly maxBuffer: number;
   private readonly deleteOnFinish: boolean;
   private readonly log: Logger | undefined;
@@ -102,6 +131,7 @@ export class FileInput implements Input {
   constructor(conf: FileConfig, ctx?: ComponentContext) {
     this.paths = [...conf.paths];
     this.codec = readCodec(conf.codec);
+    this.scanner = conf.scanner === undefined ? undefined : parseScanner(conf.scanner);
     this.maxBuffer = conf.max_buffer;
     this.deleteOnFinish = conf.delete_on_finish;
     this.log = ctx?.logger;
@@ -111,6 +141,10 @@ export class FileInput implements Input {
 
   /** Checks that every file still to read exists (and is not a directory). */
   async connect(): Promise<void> {
+    if (!this.expanded) {
+      this.paths = await expandGlobs(this.paths);
+      this.expanded = true;
+    }
     for (let i = this.index; i < this.paths.length; i++) {
       const path = this.paths[i]!;
       let s;
@@ -183,7 +217,9 @@ export class FileInput implements Input {
     this.longLines?.reset(`file "${path}"`);
     this.current = {
       state: { path, outstanding: 0, eof: false, incomplete: false, deleted: false },
-      reader: new CodecReader(new StreamChunks(stream), this.codec, this.maxBuffer, undefined, this.longLines?.onSkip),
+      reader: this.scanner
+        ? new ScannerReader(this.scanner(stream, path), () => stream.destroy())
+        : new CodecReader(new StreamChunks(stream), this.codec, this.maxBuffer, undefined, this.longLines?.onSkip),
       proto,
     };
   }
@@ -191,7 +227,11 @@ export class FileInput implements Input {
   private transaction(cur: Current, batch: Message[]): Transaction | EndOfInput {
     if (this.closed) return END_OF_INPUT;
     const proto = cur.proto;
-    for (let i = 0; i < batch.length; i++) batch[i]!.shareMetaOf(proto);
+    for (let i = 0; i < batch.length; i++) {
+      const m = batch[i]!;
+      if (!m.hasMeta()) m.shareMetaOf(proto);
+      else for (const [k, v] of proto.metaEntries()) m.setMeta(k, v);
+    }
     return { batch, ack: this.deleteOnFinish ? this.trackAck(cur.state) : NOOP_ACK };
   }
 
@@ -269,11 +309,32 @@ export class FileInput implements Input {
   }
 }
 
+/** A scanner's batches as a PieceReader. */
+class ScannerReader implements PieceReader {
+  readonly skipped = 0;
+  constructor(
+    private readonly batches: AsyncGenerator<Message[]>,
+    private readonly destroy: () => void,
+  ) {}
+
+  async read(): Promise<Message[] | null> {
+    const r = await this.batches.next();
+    return r.done ? null : r.value;
+  }
+
+  close(): void {
+    this.destroy();
+    void this.batches.return(undefined).catch(() => undefined);
+  }
+}
+
 registerInput('file', {
   summary: 'Reads files, one after the other, one message per line by default.',
   description: [
     'Reads each file of `paths` in order and splits it into messages with `codec`: `lines` (the default),',
-    '`delim:X` or `all-bytes` (the whole file is one message). The input ends after the last file.',
+    '`delim:X` or `all-bytes` (the whole file is one message), or with a Benthos `scanner`. The input ends',
+    'after the last file. A path may be a glob (`./data/*.csv`, `./logs/**/*.log`): its matches are read in',
+    'sorted order; a glob that matches nothing reads nothing, a plain path that does not exist is an error.',
     '',
     'Reading is batched: every complete line currently buffered (up to 4096, from 256 KiB reads) becomes one',
     'transaction. A final line without a newline is a message too; empty lines are empty messages.',
@@ -296,6 +357,11 @@ registerInput('file', {
   file:
     paths: [ ./data/a.jsonl, ./data/b.jsonl ]
     codec: lines`,
+    `input:
+  file:
+    paths: [ ./data/*.csv ]
+    scanner:
+      csv: {}`,
     `input:
   file:
     paths: [ ./inbox/batch.csv ]
