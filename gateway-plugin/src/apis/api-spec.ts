@@ -174,6 +174,29 @@ export interface EndpointSizeLimit {
   limit: number;
 }
 
+/** A per-endpoint upstream deadline (classic `extended_paths.hard_timeouts[]`): Tyk's HardTimeoutMeta. */
+export interface EndpointHardTimeout {
+  path: string;
+  /** Tyk matches these only with a method. */
+  method: string;
+  /** `duration` when set, else `timeout` seconds, in milliseconds (0: this entry sets none). */
+  ms: number;
+}
+
+/** A circuit breaker of an endpoint (classic `extended_paths.circuit_breakers[]`): Tyk's CircuitBreakerMeta. */
+export interface EndpointCircuitBreaker {
+  path: string;
+  /** Tyk matches these only with a method. */
+  method: string;
+  /** The failure rate (0-1: `0.5` is half) that opens the breaker, once it has `samples` results. */
+  thresholdPercent: number;
+  samples: number;
+  /** Seconds after which an open breaker closes again. */
+  returnToServiceAfter: number;
+  /** No trial request while open: the breaker stays open until `returnToServiceAfter`. */
+  disableHalfOpenState: boolean;
+}
+
 /**
  * How a versioned classic API (`version_data.not_versioned` false) finds a request's version, as
  * Tyk v5.14.0's `getVersionFromRequest` and `Version` do (`gateway/api_definition.go`).
@@ -211,6 +234,11 @@ export interface ApiSpec {
   stripListenPath: boolean;
   /** The upstream URL (`proxy.target_url`, `upstream.url`). */
   targetUrl: string;
+  /**
+   * `proxy.enable_load_balancing`: the upstreams of `proxy.target_list` taken in turn (round
+   * robin), each an absolute URL (Tyk's EnsureTransport: `host:port` gets `http://`). Absent: `targetUrl`.
+   */
+  loadBalancing?: { targets: string[] };
   /**
    * `proxy.preserve_host_header` (OAS `upstream.preserveHostHeader.enabled`): the upstream gets
    * the client's Host instead of the target's. Absent = false, Tyk's default.
@@ -261,6 +289,12 @@ export interface ApiSpec {
   globalResponseHeaders?: HeaderEdit;
   /** `extended_paths.transform_response_headers`: the first matching entry applies, before the global ones. */
   responseHeaderTransforms?: EndpointHeaderEdit[];
+  /** `extended_paths.hard_timeouts`: the first entry matching the method and path sets the request's deadline. */
+  hardTimeouts?: EndpointHardTimeout[];
+  /** The version's `global_enforce_timeout` in milliseconds, for requests no hard timeout entry matches (absent: none). */
+  globalEnforceTimeoutMs?: number;
+  /** `extended_paths.circuit_breakers`: the first entry matching the method and path guards the request. */
+  circuitBreakers?: EndpointCircuitBreaker[];
   /** `extended_paths.method_transforms`. */
   methodTransforms?: MethodTransform[];
   /** CORS, when on. */

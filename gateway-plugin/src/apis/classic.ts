@@ -16,6 +16,7 @@ import type {
   SplitTokenEndpoint,
   UrlRewriteRule,
 } from './api-spec.js';
+import { parseDuration } from '@svc/engine';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
 import { corsOf, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, checkedRegexp, signingMethodOf, targetUrlOf } from './normalise.js';
@@ -43,6 +44,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     listenPath: listenPathOf(proxy, 'listen_path'),
     stripListenPath: proxy.bool('strip_listen_path'),
     targetUrl: targetUrlOf(proxy, 'target_url'),
+    ...optional('loadBalancing', loadBalancingOf(proxy)),
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
     // Tyk falls back to the auth token check when no other method is on (api_loader.go).
@@ -203,7 +205,14 @@ function servedVersion(data: Fields | undefined): { version?: Fields; problem?: 
 
 interface ExtendedPaths extends Pick<
   ApiSpec,
-  'globalHeaders' | 'headerTransforms' | 'globalResponseHeaders' | 'responseHeaderTransforms' | 'methodTransforms'
+  | 'globalHeaders'
+  | 'headerTransforms'
+  | 'globalResponseHeaders'
+  | 'responseHeaderTransforms'
+  | 'methodTransforms'
+  | 'hardTimeouts'
+  | 'globalEnforceTimeoutMs'
+  | 'circuitBreakers'
 > {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
@@ -224,6 +233,9 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
   if (globalResponse) out.globalResponseHeaders = globalResponse;
   // Tyk's size limit middleware is on when the version has size_limits entries (any, even disabled
   // or unused) or an enabled global limit; once on, it applies global_size_limit, switch or not.
+  // Tyk's EnforcedTimeout: the version's own field, read with or without use_extended_paths.
+  const enforce = version.bool('global_enforce_timeout_disabled') ? 0 : durationOf(version, 'global_enforce_timeout');
+  if (enforce > 0) out.globalEnforceTimeoutMs = enforce;
   const sizeEntries = version.obj('extended_paths')?.list('size_limits').length ?? 0;
   if (sizeEntries > 0 || !version.bool('global_size_limit_disabled')) out.globalSizeLimit = version.count('global_size_limit');
   if (!version.bool('use_extended_paths')) return out;
@@ -243,6 +255,23 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
     .filter((e) => !e.bool('disabled'))
     .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), toMethod: e.str('to_method') }));
   if (methods.length > 0) out.methodTransforms = methods;
+  const timeouts = paths
+    .list('hard_timeouts')
+    .filter((e) => !e.bool('disabled'))
+    .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), ms: durationOf(e, 'duration') || e.count('timeout') * 1000 }));
+  if (timeouts.length > 0) out.hardTimeouts = timeouts;
+  const breakers = paths
+    .list('circuit_breakers')
+    .filter((e) => !e.bool('disabled'))
+    .map((e) => ({
+      path: checkedListPattern(e, 'path'),
+      method: e.str('method'),
+      thresholdPercent: e.count('threshold_percent'),
+      samples: e.count('samples'),
+      returnToServiceAfter: e.count('return_to_service_after'),
+      disableHalfOpenState: e.bool('disable_half_open_state'),
+    }));
+  if (breakers.length > 0) out.circuitBreakers = breakers;
   for (const e of paths.list('rate_limit')) {
     // Tyk's classic field is `disabled`; docs/spec/gateway.md says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
@@ -270,6 +299,43 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
   return out;
 }
 
+/**
+ * A Go duration field (Tyk's ReadableDuration: `"1.5s"`, `"300ms"`; '' none) in milliseconds. Tyk
+ * reads one it cannot parse as none; svc refuses the definition rather than serve without the deadline.
+ */
+function durationOf(f: Fields, key: string): number {
+  const raw = f.str(key);
+  try {
+    return parseDuration(raw);
+  } catch {
+    return f.fail(key, `expected a Go duration such as "1.5s" or "300ms", got "${raw}"`);
+  }
+}
+
+/**
+ * `enable_load_balancing` with `target_list` (api_loader.go), each target as Tyk's EnsureTransport
+ * makes it: trimmed, `http://` when it names no scheme, `h2c://` read as `http://`.
+ */
+function loadBalancingOf(proxy: Fields): { targets: string[] } | undefined {
+  if (!proxy.bool('enable_load_balancing')) return undefined;
+  const targets = proxy.strings('target_list').map((raw, i) => {
+    let host = raw.trim();
+    if (!host.includes('://')) host = `http://${host}`;
+    host = host.replace('h2c://', 'http://');
+    let url: URL | undefined;
+    try {
+      url = new URL(host);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      proxy.fail('target_list', `entry ${i} ("${raw}") is not an http or https upstream such as http://upstream:8080`);
+    }
+    return host;
+  });
+  return { targets };
+}
+
 const LISTS: Array<[EndpointListEntry['kind'], string]> = [
   ['mock', 'mock_response'],
   ['ignored', 'ignored'],
@@ -283,6 +349,8 @@ const OTHER_LISTS = [
   'advance_cache_config',
   'transform_headers',
   'transform_response_headers',
+  'hard_timeouts',
+  'circuit_breakers',
   'url_rewrites',
   'size_limits',
   'method_transforms',

@@ -92,8 +92,8 @@ const PROXY: FieldTable = {
   target_url: implemented(),
   strip_listen_path: implemented(),
   disable_strip_slash: ignored('disable_strip_slash (the upstream path is joined with one slash)'),
-  enable_load_balancing: unsupported('upstream load balancing (target_list)'),
-  target_list: ignored('load balancing targets (only with enable_load_balancing, which is refused)'),
+  enable_load_balancing: implemented(),
+  target_list: implemented(),
   check_host_against_uptime_tests: unsupported('skipping upstream hosts that fail uptime tests'),
   service_discovery: unsupported('upstream service discovery', (v) => isObject(v) && v['use_discovery_service'] === true),
   ...TRANSPORT,
@@ -138,8 +138,14 @@ const EXTENDED_PATHS: FieldTable = {
   transform_response_headers: implemented({
     each: Object.fromEntries(['path', 'method', 'delete_headers', 'add_headers', 'act_on', 'disabled'].map((k) => [k, implemented()])),
   }),
-  hard_timeouts: endpointList('per-endpoint upstream timeouts'),
-  circuit_breakers: endpointList('circuit breakers'),
+  hard_timeouts: implemented({
+    each: Object.fromEntries(['path', 'method', 'timeout', 'duration', 'disabled'].map((k) => [k, implemented()])),
+  }),
+  circuit_breakers: implemented({
+    each: Object.fromEntries(
+      ['path', 'method', 'threshold_percent', 'samples', 'return_to_service_after', 'disable_half_open_state', 'disabled'].map((k) => [k, implemented()]),
+    ),
+  }),
   method_transforms: implemented({ each: Object.fromEntries(['path', 'method', 'to_method', 'disabled'].map((k) => [k, implemented()])) }),
   validate_json: endpointList('JSON schema validation of requests'),
   validate_request: endpointList('OAS request validation'),
@@ -170,8 +176,8 @@ const VERSION: FieldTable = {
   ignore_endpoint_case: implemented(),
   global_size_limit: implemented(),
   global_size_limit_disabled: implemented(),
-  global_enforce_timeout: unsupported('an upstream timeout for the version', unlessOff('global_enforce_timeout_disabled')),
-  global_enforce_timeout_disabled: ignored('switch of global_enforce_timeout'),
+  global_enforce_timeout: implemented(),
+  global_enforce_timeout_disabled: implemented(),
   override_target: implemented(),
 };
 
