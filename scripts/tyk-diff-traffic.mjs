@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Issue 26, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
 // classic definitions (load balancing over target_list, hard_timeouts, global_enforce_timeout,
-// circuit_breakers) in front of two upstreams that record what reaches them, get the same requests
-// in the same order, and every answer is compared: status, body, Content-Type, and which upstream
-// got the request.
+// circuit_breakers, the response cache) in front of two upstreams that record what reaches them, get the same requests
+// in the same order, and every answer is compared: status, body, Content-Type, ETag, the cached
+// response header (X-Tyk- / X-Svc-Cached-Response), and which upstream got the request.
 //   node scripts/tyk-diff-traffic.mjs   (after npm run build; exit 1 on a difference)
 // TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (12, on
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are.
@@ -30,6 +30,7 @@ function upstream(name) {
       const path = req.url.split('?')[0];
       if (path === '/hang') return void held.push(res);
       if (path === '/flaky') res.statusCode = 500;
+      if (path === '/count') res.setHeader('etag', '"v1"');
       res.setHeader('content-type', 'text/plain');
       res.end(`${name}`);
     });
@@ -53,6 +54,20 @@ const defs = {
   empty: classic('empty', { enable_load_balancing: true, target_list: [] }),
   hard: classic('hard', {}, { hard_timeouts: [{ path: '/hang', method: 'GET', timeout: 1 }] }),
   global: classic('global', {}, {}, { global_enforce_timeout: '300ms' }),
+  cache: {
+    ...classic(
+      'cache',
+      {},
+      {
+        advance_cache_config: [
+          { method: 'GET', path: '/count' },
+          { method: 'GET', path: '/flaky' },
+        ],
+        cache: ['/old'],
+      },
+    ),
+    cache_options: { enable_cache: true, cache_timeout: 60, cache_response_codes: [200] },
+  },
   cb: classic('cb', {}, { circuit_breakers: [{ path: '/flaky', method: 'GET', threshold_percent: 0.5, samples: 2, return_to_service_after: 30 }] }),
 };
 const cases = [
@@ -66,6 +81,21 @@ const cases = [
   ['GET', '/cb/flaky'],
   ['GET', '/cb/flaky'],
   ['GET', '/cb/other'],
+  ['GET', '/cache/count'],
+  ['GET', '/cache/count'],
+  ['GET', '/cache/count?x=1'],
+  ['GET', '/cache/count', { 'x-real-ip': '10.9.9.9' }],
+  ['GET', '/cache/count', { 'x-real-ip': '10.9.9.9' }],
+  ['POST', '/cache/count'],
+  ['POST', '/cache/count'],
+  ['HEAD', '/cache/count'],
+  ['GET', '/cache/count', { 'if-none-match': '"v1"' }],
+  ['GET', '/cache/flaky'],
+  ['GET', '/cache/flaky'],
+  ['GET', '/cache/old'],
+  ['GET', '/cache/old'],
+  ['OPTIONS', '/cache/old'],
+  ['OPTIONS', '/cache/old'],
 ];
 
 function folder(name, conf) {
@@ -119,12 +149,14 @@ procs.forEach((p, i) => {
 });
 await new Promise((r) => setTimeout(r, 8000));
 
-function call(port, method, path) {
+function call(port, method, path, headers = {}) {
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, agent: false, timeout: 10_000 }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false, timeout: 10_000 }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], body }));
+      const h = res.headers;
+      const cached = h['x-tyk-cached-response'] ?? h['x-svc-cached-response'];
+      res.on('end', () => resolve({ status: res.statusCode, type: h['content-type'], etag: h.etag, cached, body }));
     });
     req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
     req.on('error', (e) => resolve({ error: e.message }));
@@ -139,18 +171,20 @@ for (const [name, port] of [
   ['svc', svcPort],
 ]) {
   results[name] = [];
-  for (const [method, path] of cases) {
+  for (const [method, path, headers] of cases) {
     seen = [];
-    const r = await call(port, method, path);
+    const r = await call(port, method, path, headers);
+    // Tyk keeps an answer in Redis from a goroutine: give it the time to land.
+    if (path.startsWith('/cache/')) await new Promise((r) => setTimeout(r, 100));
     results[name].push({ ...r, upstream: seen.join(',').replace(/ .*/, '') });
   }
 }
-cases.forEach(([method, path], i) => {
+cases.forEach(([method, path, headers], i) => {
   const t = JSON.stringify(results.tyk[i]);
   const s = JSON.stringify(results.svc[i]);
   const same = t === s;
   if (!same) differences++;
-  console.log(`${same ? 'same' : 'DIFF'} ${method} ${path}\n  tyk ${t}${same ? '' : `\n  svc ${s}`}`);
+  console.log(`${same ? 'same' : 'DIFF'} ${method} ${path}${headers ? ` ${JSON.stringify(headers)}` : ''}\n  tyk ${t}${same ? '' : `\n  svc ${s}`}`);
 });
 console.log(`${cases.length - differences} of ${cases.length} alike`);
 if (process.env.SHOW_LOGS) console.log(logs.join('\n----\n'));

@@ -197,6 +197,32 @@ export interface EndpointCircuitBreaker {
   disableHalfOpenState: boolean;
 }
 
+/** A cached endpoint (classic `advance_cache_config[]`; a `cache` path is one for each of GET, HEAD, OPTIONS). */
+export interface EndpointCache {
+  path: string;
+  method: string;
+  /** RE2 over a POST, PUT or PATCH body: only its match is part of the key ('' = the whole body). */
+  keyRegex: string;
+  /** Statuses kept (none: the API's `cache_response_codes`). */
+  codes: number[];
+  /** Seconds (0: the API's `cache_timeout`). */
+  timeout: number;
+}
+
+/** `cache_options` with `enable_cache`. */
+export interface CacheOptions {
+  /** `cache_timeout`, seconds. */
+  timeout: number;
+  allSafeRequests: boolean;
+  /** `cache_response_codes` (none: every status). */
+  codes: number[];
+  /** `enable_upstream_cache_control`, with `cache_control_ttl_header`. */
+  upstreamCacheControl: boolean;
+  ttlHeader: string;
+  /** `cache_by_headers`: their values are part of the key. */
+  byHeaders: string[];
+}
+
 /**
  * How a versioned classic API (`version_data.not_versioned` false) finds a request's version, as
  * Tyk v5.14.0's `getVersionFromRequest` and `Version` do (`gateway/api_definition.go`).
@@ -295,6 +321,10 @@ export interface ApiSpec {
   globalEnforceTimeoutMs?: number;
   /** `extended_paths.circuit_breakers`: the first entry matching the method and path guards the request. */
   circuitBreakers?: EndpointCircuitBreaker[];
+  /** `cache_options` when `enable_cache` is on: the response cache (proxy/response-cache.ts). */
+  cache?: CacheOptions;
+  /** The version's `cache` and `advance_cache_config` entries (only read with `cache`). */
+  cachePaths?: EndpointCache[];
   /** `extended_paths.method_transforms`. */
   methodTransforms?: MethodTransform[];
   /** CORS, when on. */

@@ -5,7 +5,9 @@
  */
 import type {
   ApiSpec,
+  CacheOptions,
   CredentialSource,
+  EndpointCache,
   EndpointListEntry,
   EndpointRateLimit,
   EndpointHeaderEdit,
@@ -45,6 +47,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     stripListenPath: proxy.bool('strip_listen_path'),
     targetUrl: targetUrlOf(proxy, 'target_url'),
     ...optional('loadBalancing', loadBalancingOf(proxy)),
+    ...optional('cache', cacheOptionsOf(root.obj('cache_options'))),
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
     // Tyk falls back to the auth token check when no other method is on (api_loader.go).
@@ -213,6 +216,7 @@ interface ExtendedPaths extends Pick<
   | 'hardTimeouts'
   | 'globalEnforceTimeoutMs'
   | 'circuitBreakers'
+  | 'cachePaths'
 > {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
@@ -272,6 +276,24 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
       disableHalfOpenState: e.bool('disable_half_open_state'),
     }));
   if (breakers.length > 0) out.circuitBreakers = breakers;
+  const cached: EndpointCache[] = [];
+  // A `cache` path is cached for GET, HEAD and OPTIONS (Tyk's SAFE_METHODS), before the advanced entries.
+  for (const path of paths.strings('cache')) {
+    const checked = checkedListPattern(paths, 'cache', path);
+    for (const method of ['GET', 'HEAD', 'OPTIONS']) cached.push({ path: checked, method, keyRegex: '', codes: [], timeout: 0 });
+  }
+  for (const e of paths.list('advance_cache_config')) {
+    if (e.bool('disabled')) continue;
+    const keyRegex = checkedRegexp(e, 'cache_key_regex');
+    cached.push({
+      path: checkedListPattern(e, 'path'),
+      method: e.str('method'),
+      keyRegex,
+      codes: statusList(e, 'cache_response_codes'),
+      timeout: e.count('timeout'),
+    });
+  }
+  if (cached.length > 0) out.cachePaths = cached;
   for (const e of paths.list('rate_limit')) {
     // Tyk's classic field is `disabled`; docs/spec/gateway.md says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
@@ -310,6 +332,27 @@ function durationOf(f: Fields, key: string): number {
   } catch {
     return f.fail(key, `expected a Go duration such as "1.5s" or "300ms", got "${raw}"`);
   }
+}
+
+/** A list of HTTP statuses (`cache_response_codes`). */
+function statusList(f: Fields, key: string): number[] {
+  const v = f.raw(key);
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || !v.every((n) => Number.isInteger(n))) return f.fail(key, 'expected a list of HTTP status codes such as [200, 404]');
+  return v as number[];
+}
+
+/** `cache_options` when `enable_cache` is on (Tyk's CacheOptions). */
+function cacheOptionsOf(f: Fields | undefined): CacheOptions | undefined {
+  if (f === undefined || !f.bool('enable_cache')) return undefined;
+  return {
+    timeout: f.count('cache_timeout'),
+    allSafeRequests: f.bool('cache_all_safe_requests'),
+    codes: statusList(f, 'cache_response_codes'),
+    upstreamCacheControl: f.bool('enable_upstream_cache_control'),
+    ttlHeader: f.str('cache_control_ttl_header'),
+    byHeaders: f.strings('cache_by_headers'),
+  };
 }
 
 /**

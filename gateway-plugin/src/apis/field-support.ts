@@ -151,8 +151,10 @@ const EXTENDED_PATHS: FieldTable = {
   validate_request: endpointList('OAS request validation'),
   go_plugin: endpointList('Go plugins'),
   persist_graphql: endpointList('persisted GraphQL queries'),
-  cache: ignored('response caching (requests go to the upstream)'),
-  advance_cache_config: ignored('response caching (requests go to the upstream)'),
+  cache: implemented(),
+  advance_cache_config: implemented({
+    each: Object.fromEntries(['path', 'method', 'cache_key_regex', 'cache_response_codes', 'timeout', 'disabled'].map((k) => [k, implemented()])),
+  }),
   track_endpoints: ignored('analytics endpoint tracking'),
   do_not_track_endpoints: ignored('analytics endpoint tracking'),
 };
@@ -286,7 +288,19 @@ const CLASSIC: FieldTable = {
   ),
   custom_middleware_bundle: unsupported('a plugin bundle', unlessOff('custom_middleware_bundle_disabled')),
   custom_middleware_bundle_disabled: ignored('switch of custom_middleware_bundle'),
-  cache_options: ignored('response caching (requests go to the upstream)'),
+  cache_options: implemented({
+    fields: Object.fromEntries(
+      [
+        'cache_timeout',
+        'enable_cache',
+        'cache_all_safe_requests',
+        'cache_response_codes',
+        'enable_upstream_cache_control',
+        'cache_control_ttl_header',
+        'cache_by_headers',
+      ].map((k) => [k, implemented()]),
+    ),
+  }),
   session_lifetime_respects_key_expiration: ignored('session lifetime (only with session_lifetime, which is refused)'),
   session_lifetime: unsupported('a session lifetime (keys removed after it)'),
   active: implemented(),

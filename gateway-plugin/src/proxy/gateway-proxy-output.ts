@@ -35,7 +35,8 @@ import { GATEWAY_STAGES } from '../gateway/stages.js';
 import { gatewayState } from '../gateway/state.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
 import { CircuitBreaker } from './circuit-breaker.js';
-import { PROXY_FAILED, ProxyExchange, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';
+import { PROXY_FAILED, ProxyExchange, answerCached, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';
+import { ResponseCache, cachePlan, keepFor } from './response-cache.js';
 import { ProxyMetrics } from './proxy-metrics.js';
 import { UpstreamPools } from './upstream-pools.js';
 import { Targets } from './upstream-url.js';
@@ -96,6 +97,7 @@ export class GatewayProxyOutput implements Output {
   private readonly turns = new WeakMap<ApiSpec, { pos: number }>();
   private readonly breakers = new WeakMap<EndpointCircuitBreaker, CircuitBreaker>();
   private readonly logger: ComponentContext['logger'];
+  private readonly cache = new ResponseCache();
 
   constructor(undici: typeof Undici, conf: GatewayProxyConfig, ctx: ComponentContext) {
     this.timeoutMs = parseDuration(conf.timeout);
@@ -161,6 +163,22 @@ export class GatewayProxyOutput implements Output {
     let handler: ProxyExchange | undefined;
     try {
       if (api === undefined) throw new Error(`API ${req.apiId} is not loaded in gateway ${req.gateway} (removed by a reload?)`);
+      const config = gatewayState(req.gateway)?.config;
+      const limits = limitHeaders(req, config?.rate_limit_response_headers ?? 'quotas');
+      const method = (req.upstreamMethod ?? req.method) as Undici.Dispatcher.HttpMethod;
+      const content = msg.content;
+      // Tyk's cache middleware runs before the proxy: a hit neither takes a turn of the load
+      // balancer nor asks a circuit breaker.
+      const plan =
+        api.cache === undefined ? undefined : cachePlan(api, req, method, req.upstreamUrl ?? `${req.upstreamPath}?${req.query}`, knownBody(content, exchange));
+      if (plan !== undefined) {
+        const hit = this.cache.get(plan.key);
+        if (hit !== undefined) {
+          const status = answerCached(res, hit, limits);
+          this.metrics.record(req.apiId, status, Number(process.hrtime.bigint() - exchange.started) / 1e9);
+          return undefined;
+        }
+      }
       const targetUrl = api.loadBalancing === undefined ? api.targetUrl : this.nextTarget(api, api.loadBalancing.targets);
       if (targetUrl === undefined) {
         // Tyk sends the request to its "all hosts are down" server, which answers this.
@@ -173,7 +191,6 @@ export class GatewayProxyOutput implements Output {
       origin = at.target.origin;
       const pool = this.pools.get(origin);
       const headers = this.headers(req, api, at.target.host, exchange);
-      const content = msg.content;
       let body: LiveExchange['req'] | Buffer | undefined;
       if (content.length > 0) {
         // The input read the body for a rule: it is the message now (a processor may have changed it).
@@ -189,12 +206,17 @@ export class GatewayProxyOutput implements Output {
         }
       }
       injectTraceHeaders(msg, headers);
-      const config = gatewayState(req.gateway)?.config;
-      const limits = limitHeaders(req, config?.rate_limit_response_headers ?? 'quotas');
       // svc.conf's proxy_default_timeout, when set, wins over the output's `timeout` (as tyk.conf's does).
       const timeoutMs = config !== undefined && config.proxy_default_timeout > 0 ? Math.ceil(config.proxy_default_timeout * 1000) : this.timeoutMs;
-      const method = (req.upstreamMethod ?? req.method) as Undici.Dispatcher.HttpMethod;
-      const extras = this.endpointExtras(api, method, req.upstreamPath);
+      let extras = this.endpointExtras(api, method, req.upstreamPath);
+      if (plan !== undefined) {
+        const cache = this.cache;
+        extras ??= {};
+        extras.record = (status, answerHeaders, body) => {
+          const ttl = keepFor(api, plan, status, answerHeaders);
+          if (ttl !== undefined) cache.set(plan.key, { status, headers: answerHeaders, body }, ttl);
+        };
+      }
       if (extras?.breaker?.ready() === false) {
         // Tyk's open breaker: refused before the upstream, not counted.
         handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed);
@@ -288,6 +310,14 @@ export class GatewayProxyOutput implements Output {
   close(): Promise<void> {
     return this.pools.close();
   }
+}
+
+/** The request's body when the proxy knows it: read into the message, or none; undefined while it streams. */
+function knownBody(content: Buffer, exchange: LiveExchange): Buffer | undefined {
+  if (content.length > 0) return content;
+  const live = exchange.req.headers;
+  if (live['transfer-encoding'] !== undefined || (live['content-length'] !== undefined && live['content-length'] !== '0')) return undefined;
+  return content;
 }
 
 /** An IPv4 client seen on a dual-stack socket (`::ffff:10.0.0.1`) as Go reports it: `10.0.0.1`. */

@@ -29,6 +29,7 @@ import { detectContentType } from '../gateway/content-sniff.js';
 import { tykError } from '../gateway/errors.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
+import { MAX_ENTRY_BYTES, type CachedAnswer } from './response-cache.js';
 
 /** Tyk's wording (gateway/reverse_proxy.go, v5.14.0). */
 export const PROXY_FAILED = 'There was a problem proxying the request';
@@ -65,6 +66,32 @@ export interface ExchangeExtras {
   hardTimeoutMs?: number;
   /** Told once whether the upstream failed (no answer, or a 5xx), as Tyk's breaker counts it. */
   onOutcome?: (failed: boolean) => void;
+  /** Given the whole answer as the client got it (its body up to {@link MAX_ENTRY_BYTES}): the response cache. */
+  record?: (status: number, headers: Record<string, string | string[]>, body: Buffer) => void;
+}
+
+/**
+ * A cached answer (response-cache.ts) for the client, as Tyk's RedisCacheMiddleware sends one:
+ * the quota headers of this request, `X-Svc-Cached-Response: 1`, and 304 without a body when
+ * `If-None-Match` holds its ETag. Returns the status sent.
+ */
+export function answerCached(res: ServerResponse, hit: CachedAnswer, limits: Record<string, string> | undefined): number {
+  const headers: Record<string, string | string[]> = { ...hit.headers };
+  if (limits !== undefined) Object.assign(headers, limits);
+  headers['x-svc-cached-response'] = '1';
+  if (res.getHeaderNames().length > 0) ontoPreset(res, headers);
+  let status = hit.status;
+  const inm = res.req.headers['if-none-match'];
+  const etag = headers['etag'];
+  const tag = Array.isArray(etag) ? etag[0] : etag;
+  if (inm !== undefined && inm !== '' && tag !== undefined && tag !== '' && inm.includes(tag)) {
+    status = 304;
+    // Go's server sends none of these with a 304 (suppressedHeaders).
+    for (const name of ['content-type', 'content-length', 'transfer-encoding']) delete headers[name];
+  }
+  res.writeHead(status, headers);
+  res.end(status === 304 || res.req.method === 'HEAD' ? undefined : hit.body);
+  return status;
 }
 
 /** Tyk's status for a request its client abandoned ("Client closed request"). */
@@ -105,6 +132,8 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   private stalled: NodeJS.Timeout | undefined;
   private hard: NodeJS.Timeout | undefined;
   private onOutcome: ((failed: boolean) => void) | undefined;
+  /** The answer's head and body so far, for `extras.record` (undefined: not recorded, or too large). */
+  private recording: { headers: Record<string, string | string[]>; chunks: Buffer[]; bytes: number } | undefined;
   /**
    * An answer without Content-Type waits for its first body bytes: Go's server (Tyk) names the
    * type from them (`content-sniff.ts`) before the head goes out.
@@ -202,6 +231,7 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     }
     if (this.res.getHeaderNames().length > 0) ontoPreset(this.res, headers);
     this.status = statusCode;
+    if (this.extras?.record !== undefined) this.recording = { headers: headers as Record<string, string | string[]>, chunks: [], bytes: 0 };
     if (headers['content-type'] === undefined && statusCode !== 204 && statusCode !== 304 && this.res.req.method !== 'HEAD') {
       this.pendingHead = headers as Record<string, string | string[]>;
       return;
@@ -232,6 +262,12 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.closed || this.expired) return;
     if (this.pendingHead !== undefined && !this.flushHead(controller, chunk)) return;
+    const rec = this.recording;
+    if (rec !== undefined) {
+      rec.bytes += chunk.length;
+      if (rec.bytes > MAX_ENTRY_BYTES) this.recording = undefined;
+      else rec.chunks.push(chunk);
+    }
     if (!this.res.write(chunk)) {
       controller.pause();
       this.res.once(
@@ -250,6 +286,13 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     if (this.closed || this.expired) return;
     if (this.pendingHead !== undefined && !this.flushHead(controller)) return;
     this.res.end();
+    const rec = this.recording;
+    this.recording = undefined;
+    if (rec !== undefined && this.extras?.record !== undefined) {
+      const headers: Record<string, string | string[]> = {};
+      for (const name in rec.headers) if (!name.startsWith('x-ratelimit-')) headers[name] = rec.headers[name]!;
+      this.extras.record(this.status, headers, Buffer.concat(rec.chunks));
+    }
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {

@@ -2,7 +2,8 @@
  * Traffic management as Tyk v5.14.0 does it (gateway/reverse_proxy.go, api_definition.go), on a
  * real gateway process in front of real upstreams: load balancing over `target_list` (round
  * robin), `hard_timeouts` and `global_enforce_timeout` (504 "Upstream service reached hard
- * timeout."), and `circuit_breakers` (503 "Service temporarily unavailable.", the trip logged).
+ * timeout."), `circuit_breakers` (503 "Service temporarily unavailable.", the trip logged), and
+ * the response cache (`cache_options`, `advance_cache_config`, `cache`: X-Svc-Cached-Response).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,8 @@ const BREAKER_OPEN = tykErrorBody('Service temporarily unavailable.');
 const seen: string[] = [];
 /** `/flaky` answers this status. */
 let flakyStatus = 500;
+/** How many times `/count` was answered. */
+let counted = 0;
 /** Answers held by `/hang` and `/half`, released after the tests. */
 const held: http.ServerResponse[] = [];
 
@@ -38,6 +41,10 @@ function upstream(name: string): http.Server {
         return void held.push(res);
       }
       if (path === '/flaky') res.statusCode = flakyStatus;
+      if (path === '/count') {
+        res.setHeader('etag', '"v1"');
+        return void res.end(`count:${++counted}`);
+      }
       res.end(`${name}:${req.url}`);
     });
   });
@@ -152,5 +159,54 @@ describe('circuit breakers (extended_paths.circuit_breakers)', () => {
     flakyStatus = 200;
     await waitFor(async () => (await call(port, 'GET', '/cb/flaky')).status === 200, 'the breaker to return to service');
     assert.match(engine.log(), /Breaker reset for path: \/flaky/);
+  });
+});
+
+describe('response cache (cache_options, advance_cache_config, cache)', () => {
+  it('serves a kept answer with X-Svc-Cached-Response, keyed by method, URL and client; keeps only the listed statuses', async () => {
+    flakyStatus = 500;
+    const { port } = await gateway({
+      'cache.json': {
+        ...classic(
+          'cache',
+          {},
+          {
+            advance_cache_config: [
+              { method: 'GET', path: '/count' },
+              { method: 'GET', path: '/flaky' },
+            ],
+            cache: ['/old'],
+          },
+        ),
+        cache_options: { enable_cache: true, cache_timeout: 60, cache_response_codes: [200] },
+      },
+    });
+    const first = await call(port, 'GET', '/cache/count');
+    assert.equal(first.status, 200);
+    assert.equal(first.headers['x-svc-cached-response'], undefined);
+    const again = await call(port, 'GET', '/cache/count');
+    assert.equal(again.body, first.body);
+    assert.equal(again.headers['x-svc-cached-response'], '1');
+    assert.equal(again.headers.etag, '"v1"');
+    // Another query, another client (Tyk keys a keyless API's answers by the client's address), another method: the upstream.
+    assert.notEqual((await call(port, 'GET', '/cache/count?x=1')).body, first.body);
+    const other = await call(port, 'GET', '/cache/count', { headers: { 'x-real-ip': '10.9.9.9' } });
+    assert.notEqual(other.body, first.body);
+    assert.equal(other.headers['x-svc-cached-response'], undefined);
+    const post = await call(port, 'POST', '/cache/count');
+    assert.equal(post.headers['x-svc-cached-response'], undefined);
+    // If-None-Match with the kept ETag: 304.
+    const notModified = await call(port, 'GET', '/cache/count', { headers: { 'if-none-match': '"v1"' } });
+    assert.equal(notModified.status, 304);
+    assert.equal(notModified.headers['x-svc-cached-response'], '1');
+    // A 500 is not in cache_response_codes: never kept.
+    const start = seen.length;
+    assert.equal((await call(port, 'GET', '/cache/flaky')).status, 500);
+    assert.equal((await call(port, 'GET', '/cache/flaky')).status, 500);
+    assert.equal(seen.length, start + 2);
+    // A `cache` path is kept for GET.
+    const old = await call(port, 'GET', '/cache/old');
+    assert.equal((await call(port, 'GET', '/cache/old')).headers['x-svc-cached-response'], '1');
+    assert.equal(old.status, 200);
   });
 });
