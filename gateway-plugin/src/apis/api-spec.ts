@@ -266,6 +266,15 @@ export interface ApiSpec {
    */
   loadBalancing?: { targets: string[] };
   /**
+   * `proxy.transport` for HTTPS upstreams: `ssl_insecure_skip_verify` (any certificate is
+   * accepted), `ssl_min_version` / `ssl_max_version` (node:tls names). Absent: verified, TLS 1.2 and up.
+   */
+  upstreamTls?: {
+    insecureSkipVerify: boolean;
+    minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+    maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  };
+  /**
    * `proxy.preserve_host_header` (OAS `upstream.preserveHostHeader.enabled`): the upstream gets
    * the client's Host instead of the target's. Absent = false, Tyk's default.
    */

@@ -21,7 +21,17 @@ import type {
 import { parseDuration } from '@svc/engine';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
-import { corsOf, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, checkedRegexp, signingMethodOf, targetUrlOf } from './normalise.js';
+import {
+  corsOf,
+  endpointPattern,
+  goTlsVersion,
+  listenPathOf,
+  checkedEndpointPattern,
+  checkedListPattern,
+  checkedRegexp,
+  signingMethodOf,
+  targetUrlOf,
+} from './normalise.js';
 
 export function parseClassic(root: Fields, definition: unknown, file: string | undefined, fallbackId: string): ApiSpec {
   const proxy = root.obj('proxy') ?? root.fail('proxy', 'required (an object with listen_path and target_url)');
@@ -47,6 +57,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     stripListenPath: proxy.bool('strip_listen_path'),
     targetUrl: targetUrlOf(proxy, 'target_url'),
     ...optional('loadBalancing', loadBalancingOf(proxy)),
+    ...optional('upstreamTls', upstreamTlsOf(proxy.obj('transport'))),
     ...optional('cache', cacheOptionsOf(root.obj('cache_options'))),
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
@@ -332,6 +343,22 @@ function durationOf(f: Fields, key: string): number {
   } catch {
     return f.fail(key, `expected a Go duration such as "1.5s" or "300ms", got "${raw}"`);
   }
+}
+
+/** `proxy.transport`'s TLS settings for the upstream (Tyk's httpTransport); undefined when none is set. */
+function upstreamTlsOf(transport: Fields | undefined): ApiSpec['upstreamTls'] {
+  if (transport === undefined) return undefined;
+  const version = (key: string): ReturnType<typeof goTlsVersion> => {
+    const n = transport.count(key);
+    const v = goTlsVersion(n);
+    if (n !== 0 && v === undefined) transport.fail(key, `expected a TLS version as Go numbers it: 769 (TLS 1.0), 770 (1.1), 771 (1.2) or 772 (1.3), got ${n}`);
+    return v;
+  };
+  const minVersion = version('ssl_min_version');
+  const maxVersion = version('ssl_max_version');
+  const insecureSkipVerify = transport.bool('ssl_insecure_skip_verify');
+  if (!insecureSkipVerify && minVersion === undefined && maxVersion === undefined) return undefined;
+  return { insecureSkipVerify, ...(minVersion ? { minVersion } : {}), ...(maxVersion ? { maxVersion } : {}) };
 }
 
 /** A list of HTTP statuses (`cache_response_codes`). */

@@ -97,7 +97,15 @@ const PROXY: FieldTable = {
   check_host_against_uptime_tests: unsupported('skipping upstream hosts that fail uptime tests'),
   service_discovery: unsupported('upstream service discovery', (v) => isObject(v) && v['use_discovery_service'] === true),
   ...TRANSPORT,
-  transport: unsupported('upstream transport settings (TLS versions, ciphers, proxy)'),
+  // proxy.transport is read (TLS verification and versions); the same names beside it are not Tyk's place for them.
+  transport: implemented({
+    fields: {
+      ...TRANSPORT,
+      ssl_insecure_skip_verify: implemented(),
+      ssl_min_version: implemented(),
+      ssl_max_version: implemented(),
+    },
+  }),
 };
 
 /** An extended_paths list: refused when it has an entry that is not disabled. */
@@ -664,10 +672,10 @@ const CONF: FieldTable = {
   control_api_hostname: unsupported('a hostname the control API answers on'),
   http_server_options: implemented({
     fields: {
-      use_ssl: unsupported('TLS on the gateway port (http_server_options.use_ssl)'),
-      certificates: unsupported('TLS certificates of the gateway'),
+      use_ssl: implemented(),
+      certificates: implemented(),
       ssl_certificates: unsupported('TLS certificates of the gateway'),
-      min_version: unsupported('a TLS minimum version'),
+      min_version: implemented(),
       max_version: unsupported('a TLS maximum version'),
       ssl_ciphers: unsupported('TLS cipher suites'),
       ssl_insecure_skip_verify: unsupported('skipping TLS verification'),

@@ -61,6 +61,7 @@ import { EXPIRES_HEADER } from './version-check.js';
 import { GATEWAY_STAGES, answeredByStage } from './stages.js';
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
+import { gatewayTls } from './gateway-tls.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
 import { keepingPrevious } from '../sessions/load-policies.js';
 import { algorithmOf } from '../ratelimit/limiter.js';
@@ -242,6 +243,7 @@ export class ApiGatewayInput implements Input {
       maxHeaderSize: c.max_header_size,
       closeGraceMs: parseDuration(c.close_grace),
       maxHeaders: MAX_HEADER_FIELDS,
+      tls: await gatewayTls(config.http_server_options),
     };
     const separate = config.control_api_port > 0 && config.control_api_port !== config.listen_port;
     const listener = new HttpListener({
@@ -254,7 +256,7 @@ export class ApiGatewayInput implements Input {
     await listener.start();
     this.listener = listener;
     const a = listener.address();
-    this.log.info(`Gateway listening at http://${a.host}:${a.port}`);
+    this.log.info(`Gateway listening at ${listener.tls ? 'https' : 'http'}://${a.host}:${a.port}`);
     if (separate) {
       const control = new HttpListener({
         ...common,
@@ -265,7 +267,7 @@ export class ApiGatewayInput implements Input {
       });
       await control.start();
       this.controlListener = control;
-      this.log.info(`Gateway control API at http://${control.address().host}:${control.address().port}`);
+      this.log.info(`Gateway control API at ${control.tls ? 'https' : 'http'}://${control.address().host}:${control.address().port}`);
     }
   }
 

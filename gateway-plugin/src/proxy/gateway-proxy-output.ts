@@ -189,7 +189,7 @@ export class GatewayProxyOutput implements Output {
       }
       const at = this.targets.locate(req, targetUrl);
       origin = at.target.origin;
-      const pool = this.pools.get(origin);
+      const pool = this.pools.get(origin, at.target.origin.startsWith('https:') ? api.upstreamTls : undefined);
       const headers = this.headers(req, api, at.target.host, exchange);
       let body: LiveExchange['req'] | Buffer | undefined;
       if (content.length > 0) {
