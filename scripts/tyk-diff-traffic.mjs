@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // Issue 26, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
 // classic definitions (load balancing over target_list, hard_timeouts, global_enforce_timeout,
-// circuit_breakers, the response cache) in front of two upstreams that record what reaches them, get the same requests
+// circuit_breakers, the response cache, HTTPS upstreams with proxy.transport) in front of two upstreams that record what reaches them, get the same requests
 // in the same order, and every answer is compared: status, body, Content-Type, ETag, the cached
 // response header (X-Tyk- / X-Svc-Cached-Response), and which upstream got the request.
 //   node scripts/tyk-diff-traffic.mjs   (after npm run build; exit 1 on a difference)
 // TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (12, on
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,36 @@ function upstream(name) {
 const servers = [upstream('a'), upstream('b')];
 for (const s of servers) await new Promise((r) => s.listen(0, '127.0.0.1', r));
 const [a, b] = servers.map((s) => `http://127.0.0.1:${s.address().port}`);
+// A TLS 1.2-only upstream with a self-signed certificate.
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    join(ROOT, 'k.pem'),
+    '-out',
+    join(ROOT, 'c.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=upstream.test',
+  ],
+  { stdio: 'ignore' },
+);
+const secure = https.createServer({ cert: readFileSync(join(ROOT, 'c.pem')), key: readFileSync(join(ROOT, 'k.pem')), maxVersion: 'TLSv1.2' }, (req, res) => {
+  seen.push(`tls ${req.method} ${req.url}`);
+  res.setHeader('content-type', 'text/plain');
+  res.end('tls');
+});
+await new Promise((r) => secure.listen(0, '127.0.0.1', r));
+servers.push(secure);
+const s = `https://127.0.0.1:${secure.address().port}`;
 
 const classic = (id, proxy = {}, paths = {}, version = {}) => ({
   api_id: id,
@@ -68,6 +99,9 @@ const defs = {
     ),
     cache_options: { enable_cache: true, cache_timeout: 60, cache_response_codes: [200] },
   },
+  verified: classic('verified', { target_url: s }),
+  skip: classic('skip', { target_url: s, transport: { ssl_insecure_skip_verify: true } }),
+  tls13: classic('tls13', { target_url: s, transport: { ssl_insecure_skip_verify: true, ssl_min_version: 772 } }),
   cb: classic('cb', {}, { circuit_breakers: [{ path: '/flaky', method: 'GET', threshold_percent: 0.5, samples: 2, return_to_service_after: 30 }] }),
 };
 const cases = [
@@ -81,6 +115,9 @@ const cases = [
   ['GET', '/cb/flaky'],
   ['GET', '/cb/flaky'],
   ['GET', '/cb/other'],
+  ['GET', '/verified/a'],
+  ['GET', '/skip/a?b=1'],
+  ['GET', '/tls13/a'],
   ['GET', '/cache/count'],
   ['GET', '/cache/count'],
   ['GET', '/cache/count?x=1'],
