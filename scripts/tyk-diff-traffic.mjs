@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Issue 26, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
 // classic definitions (load balancing over target_list, hard_timeouts, global_enforce_timeout,
-// circuit_breakers, the response cache, HTTPS upstreams with proxy.transport) in front of two upstreams that record what reaches them, get the same requests
+// circuit_breakers, the response cache, HTTPS upstreams with proxy.transport and
+// upstream_certificates) in front of two upstreams that record what reaches them, get the same requests
 // in the same order, and every answer is compared: status, body, Content-Type, ETag, the cached
 // response header (X-Tyk- / X-Svc-Cached-Response), and which upstream got the request.
 //   node scripts/tyk-diff-traffic.mjs   (after npm run build; exit 1 on a difference)
@@ -70,6 +71,46 @@ const secure = https.createServer({ cert: readFileSync(join(ROOT, 'c.pem')), key
 await new Promise((r) => secure.listen(0, '127.0.0.1', r));
 servers.push(secure);
 const s = `https://127.0.0.1:${secure.address().port}`;
+// An upstream that answers only a client presenting the client certificate (a PEM file with the certificate and its key).
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    join(ROOT, 'ck.pem'),
+    '-out',
+    join(ROOT, 'cc.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=client.test',
+  ],
+  { stdio: 'ignore' },
+);
+writeFileSync(join(ROOT, 'client.pem'), Buffer.concat([readFileSync(join(ROOT, 'cc.pem')), readFileSync(join(ROOT, 'ck.pem'))]));
+const mutual = https.createServer(
+  {
+    cert: readFileSync(join(ROOT, 'c.pem')),
+    key: readFileSync(join(ROOT, 'k.pem')),
+    ca: readFileSync(join(ROOT, 'cc.pem')),
+    requestCert: true,
+    rejectUnauthorized: true,
+  },
+  (req, res) => {
+    seen.push(`mtls ${req.method} ${req.url}`);
+    res.setHeader('content-type', 'text/plain');
+    res.end(`mtls:${req.socket.getPeerCertificate().subject?.CN}`);
+  },
+);
+await new Promise((r) => mutual.listen(0, '127.0.0.1', r));
+servers.push(mutual);
+const m = `127.0.0.1:${mutual.address().port}`;
 
 const classic = (id, proxy = {}, paths = {}, version = {}) => ({
   api_id: id,
@@ -102,6 +143,11 @@ const defs = {
   verified: classic('verified', { target_url: s }),
   skip: classic('skip', { target_url: s, transport: { ssl_insecure_skip_verify: true } }),
   tls13: classic('tls13', { target_url: s, transport: { ssl_insecure_skip_verify: true, ssl_min_version: 772 } }),
+  nocert: classic('nocert', { target_url: `https://${m}`, transport: { ssl_insecure_skip_verify: true } }),
+  bycert: {
+    ...classic('bycert', { target_url: `https://${m}`, transport: { ssl_insecure_skip_verify: true } }),
+    upstream_certificates: { [m]: join(ROOT, 'client.pem') },
+  },
   cb: classic('cb', {}, { circuit_breakers: [{ path: '/flaky', method: 'GET', threshold_percent: 0.5, samples: 2, return_to_service_after: 30 }] }),
 };
 const cases = [
@@ -118,6 +164,8 @@ const cases = [
   ['GET', '/verified/a'],
   ['GET', '/skip/a?b=1'],
   ['GET', '/tls13/a'],
+  ['GET', '/nocert/a'],
+  ['GET', '/bycert/a'],
   ['GET', '/cache/count'],
   ['GET', '/cache/count'],
   ['GET', '/cache/count?x=1'],

@@ -269,6 +269,12 @@ export interface ApiSpec {
    * `proxy.transport` for HTTPS upstreams: `ssl_insecure_skip_verify` (any certificate is
    * accepted), `ssl_min_version` / `ssl_max_version` (node:tls names). Absent: verified, TLS 1.2 and up.
    */
+  /**
+   * `upstream_certificates` (unless `upstream_certificates_disabled`): upstream host pattern (`*`,
+   * `*.example.com`, `host`, `host:port`) → the client certificate to present, a PEM file holding
+   * the certificate and its private key, or that PEM itself.
+   */
+  upstreamCertificates?: Record<string, string>;
   upstreamTls?: {
     insecureSkipVerify: boolean;
     minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';

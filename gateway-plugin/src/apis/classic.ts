@@ -58,6 +58,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     targetUrl: targetUrlOf(proxy, 'target_url'),
     ...optional('loadBalancing', loadBalancingOf(proxy)),
     ...optional('upstreamTls', upstreamTlsOf(proxy.obj('transport'))),
+    ...optional('upstreamCertificates', upstreamCertificatesOf(root)),
     ...optional('cache', cacheOptionsOf(root.obj('cache_options'))),
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
@@ -359,6 +360,13 @@ function upstreamTlsOf(transport: Fields | undefined): ApiSpec['upstreamTls'] {
   const insecureSkipVerify = transport.bool('ssl_insecure_skip_verify');
   if (!insecureSkipVerify && minVersion === undefined && maxVersion === undefined) return undefined;
   return { insecureSkipVerify, ...(minVersion ? { minVersion } : {}), ...(maxVersion ? { maxVersion } : {}) };
+}
+
+/** `upstream_certificates` unless `upstream_certificates_disabled`; undefined when none. */
+function upstreamCertificatesOf(root: Fields): Record<string, string> | undefined {
+  if (root.bool('upstream_certificates_disabled')) return undefined;
+  const map = root.stringMap('upstream_certificates');
+  return Object.keys(map).length > 0 ? map : undefined;
 }
 
 /** A list of HTTP statuses (`cache_response_codes`). */

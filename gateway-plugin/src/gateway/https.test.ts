@@ -4,7 +4,8 @@
  * name the client asks for (SNI, `domain_name`), requests proxied over TLS, a client below
  * `min_version` refused at the handshake, no plain HTTP on the port, and `use_ssl` without a
  * certificate refused at start. And HTTPS upstreams with an API's `proxy.transport`:
- * `ssl_insecure_skip_verify`, `ssl_min_version`, `ssl_max_version`.
+ * `ssl_insecure_skip_verify`, `ssl_min_version`, `ssl_max_version`, and the client certificate
+ * of `upstream_certificates`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,8 +60,9 @@ function get(port: number, path: string, servername: string, maxVersion?: Secure
   });
 }
 
-function api(id: string, target: string, transport?: Record<string, unknown>): Record<string, unknown> {
+function api(id: string, target: string, transport?: Record<string, unknown>, more: Record<string, unknown> = {}): Record<string, unknown> {
   return {
+    ...more,
     api_id: id,
     name: id,
     use_keyless: true,
@@ -160,4 +162,42 @@ it('proxies to an HTTPS upstream as proxy.transport says: verified by default, s
   assert.equal(skipped.body, 'tls-up:/a?b=1');
   // The upstream speaks TLS 1.2 at most: no handshake from TLS 1.3 up.
   assert.equal((await call(port, 'GET', '/tls13/a')).status, 500);
+});
+
+it('presents the client certificate of upstream_certificates to an upstream that asks for one', async (t) => {
+  const server = selfSignedCert(dir, 'mtls-server.test');
+  const client = selfSignedCert(dir, 'mtls-client.test');
+  if (server === undefined || client === undefined) return t.skip('openssl is not installed');
+  const { readFileSync } = await import('node:fs');
+  const both = join(dir, 'client-both.pem');
+  writeFileSync(both, Buffer.concat([readFileSync(client.cert), readFileSync(client.key)]));
+  // Only a client presenting the client certificate gets an answer.
+  const upstream = https.createServer(
+    { cert: readFileSync(server.cert), key: readFileSync(server.key), ca: readFileSync(client.cert), requestCert: true, rejectUnauthorized: true },
+    (req, res) => res.end(`mtls:${(req.socket as import('node:tls').TLSSocket).getPeerCertificate().subject?.CN ?? ''}`),
+  );
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    upstream.closeAllConnections();
+    upstream.close();
+  });
+  const host = `127.0.0.1:${(upstream.address() as import('node:net').AddressInfo).port}`;
+  const port = await freePort();
+  const d = mkdtempSync(join(dir, 'gw-'));
+  writeGateway(d, gatewayConfig(port), []);
+  const skip = { ssl_insecure_skip_verify: true };
+  const defs = {
+    nocert: api('nocert', `https://${host}`, skip),
+    bycert: api('bycert', `https://${host}`, skip, { upstream_certificates: { [host]: both, 'other.test': '/nonexistent.pem' } }),
+    wild: api('wild', `https://${host}`, skip, { upstream_certificates: { '*': both } }),
+    off: api('off', `https://${host}`, skip, { upstream_certificates: { '*': both }, upstream_certificates_disabled: true }),
+  };
+  for (const [id, def] of Object.entries(defs)) writeFileSync(join(d, 'apps', `${id}.json`), JSON.stringify(def));
+  engines.push(await runGateway(d, port, 'output:\n  gateway_proxy: {}'));
+  assert.equal((await call(port, 'GET', '/nocert/a')).status, 500);
+  const by = await call(port, 'GET', '/bycert/a');
+  assert.equal(by.status, 200);
+  assert.equal(by.body, 'mtls:mtls-client.test');
+  assert.equal((await call(port, 'GET', '/wild/a')).body, 'mtls:mtls-client.test');
+  assert.equal((await call(port, 'GET', '/off/a')).status, 500);
 });

@@ -38,7 +38,8 @@ import { CircuitBreaker } from './circuit-breaker.js';
 import { PROXY_FAILED, ProxyExchange, answerCached, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';
 import { ResponseCache, cachePlan, keepFor } from './response-cache.js';
 import { ProxyMetrics } from './proxy-metrics.js';
-import { UpstreamPools } from './upstream-pools.js';
+import { certificateIdForHost, certificatePem } from './upstream-certificates.js';
+import { UpstreamPools, type UpstreamTls } from './upstream-pools.js';
 import { Targets } from './upstream-url.js';
 
 export const gatewayProxySpec = f.object({
@@ -189,7 +190,7 @@ export class GatewayProxyOutput implements Output {
       }
       const at = this.targets.locate(req, targetUrl);
       origin = at.target.origin;
-      const pool = this.pools.get(origin, at.target.origin.startsWith('https:') ? api.upstreamTls : undefined);
+      const pool = this.pools.get(origin, at.target.origin.startsWith('https:') ? upstreamTls(api, at.target.host) : undefined);
       const headers = this.headers(req, api, at.target.host, exchange);
       let body: LiveExchange['req'] | Buffer | undefined;
       if (content.length > 0) {
@@ -310,6 +311,13 @@ export class GatewayProxyOutput implements Output {
   close(): Promise<void> {
     return this.pools.close();
   }
+}
+
+/** An API's TLS settings for an HTTPS upstream at `host`, with the client certificate Tyk would present there. */
+function upstreamTls(api: ApiSpec, host: string): UpstreamTls | undefined {
+  const id = api.upstreamCertificates === undefined ? '' : certificateIdForHost(host, api.upstreamCertificates);
+  if (id === '') return api.upstreamTls;
+  return { insecureSkipVerify: false, ...api.upstreamTls, clientCertificate: { id, pem: certificatePem(id) } };
 }
 
 /** The request's body when the proxy knows it: read into the message, or none; undefined while it streams. */

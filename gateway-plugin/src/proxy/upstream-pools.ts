@@ -27,6 +27,8 @@ export interface UpstreamTls {
   insecureSkipVerify: boolean;
   minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /** The client certificate to present: its id (the pool's key) and its PEM (certificate and key). */
+  clientCertificate?: { id: string; pem: Buffer };
 }
 
 interface Entry {
@@ -48,7 +50,10 @@ export class UpstreamPools {
   get(origin: string, tls?: UpstreamTls): Undici.Pool {
     const now = Date.now();
     // An API's TLS settings make a pool of their own: another API on the same origin keeps verifying.
-    const key = tls === undefined ? origin : `${origin} ${tls.insecureSkipVerify ? 'insecure' : 'verify'} ${tls.minVersion ?? ''} ${tls.maxVersion ?? ''}`;
+    const key =
+      tls === undefined
+        ? origin
+        : `${origin} ${tls.insecureSkipVerify ? 'insecure' : 'verify'} ${tls.minVersion ?? ''} ${tls.maxVersion ?? ''} ${tls.clientCertificate?.id ?? ''}`;
     let entry = this.pools.get(key);
     if (entry !== undefined) {
       entry.usedAt = now;
@@ -73,6 +78,7 @@ export class UpstreamPools {
           ...(tls?.insecureSkipVerify ? { rejectUnauthorized: false } : {}),
           ...(tls?.minVersion ? { minVersion: tls.minVersion } : {}),
           ...(tls?.maxVersion ? { maxVersion: tls.maxVersion } : {}),
+          ...(tls?.clientCertificate ? { cert: tls.clientCertificate.pem, key: tls.clientCertificate.pem } : {}),
         },
       }),
       usedAt: now,
