@@ -359,6 +359,10 @@ registerOutput('gateway_proxy', {
     '(`Upstream service reached hard timeout.`). An upstream that stops mid-body ends the client connection.',
     'A client that leaves aborts its upstream request. Metrics: `gateway_requests` (by `api_id`, `code`) and',
     '`gateway_latency` (by `api_id`).',
+    '',
+    "The API's traffic settings apply here, as Tyk's: load balancing over `proxy.target_list` (round robin),",
+    '`hard_timeouts` / `global_enforce_timeout`, `circuit_breakers`, the response cache (`cache_options`, in memory),',
+    'and for HTTPS upstreams `proxy.transport` and `upstream_certificates`.',
   ].join('\n'),
   config: gatewayProxySpec,
   examples: [
