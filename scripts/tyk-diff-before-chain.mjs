@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Issue 25, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
 // definitions (IP lists, endpoint lists, size limits, versions, mock replies, header and method
-// transforms, CORS, basic auth; classic files, and OAS ones, which Tyk takes through its management
+// transforms, CORS, basic auth, validate_json, OAS validateRequest; classic files, and OAS ones, which Tyk takes through its management
 // API) in front of one upstream that records what reaches it, get the same requests (a basic auth
 // user is created on each through its management API first), and every answer is compared: status,
 // body, the answer's CORS / expiry / mock / x-resp / x-up headers, and what the upstream got (method,
@@ -70,7 +70,10 @@ const oas = (ext, id, paths = {}, ops = {}) => ({
   openapi: '3.0.3',
   info: { title: id, version: '1' },
   paths: Object.fromEntries(Object.entries(paths).map(([p, item]) => [p, Object.fromEntries(Object.entries(item).map(([m, op]) => [m, { ...op, ...R }]))])),
-  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+  components: {
+    securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'Authorization' } },
+    schemas: { Pet: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, kind: { type: 'string', enum: ['cat', 'dog'] } } } },
+  },
   [ext]: {
     info: { id, name: id, state: { active: true } },
     upstream: { url: target },
@@ -78,6 +81,17 @@ const oas = (ext, id, paths = {}, ops = {}) => ({
     middleware: ops.middleware,
   },
 });
+const SCHEMA = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 2, maxLength: 5 },
+    age: { type: 'integer', minimum: 0, maximum: 150 },
+    kind: { enum: ['a', 'b'] },
+    tags: { type: 'array', items: { type: 'string' }, maxItems: 2 },
+    price: { type: 'number', maximum: 1000000 },
+  },
+};
 const defs = (ext) => ({
   allow: classic('allow', { enable_ip_whitelisting: true, allowed_ips: ['10.9.9.9', '192.168.0.0/16'] }),
   quirk: classic('quirk', { enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'] }),
@@ -321,6 +335,93 @@ const defs = (ext) => ({
       },
     },
   ),
+  vj: classic(
+    'vj',
+    {},
+    {
+      validate_json: [
+        { path: '/x', method: 'POST', schema: SCHEMA },
+        { path: '/c400', method: 'POST', schema: SCHEMA, error_response_code: 400 },
+        { path: '/off', method: 'POST', schema: SCHEMA, disabled: true },
+      ],
+    },
+  ),
+  oasvr: oas(
+    ext,
+    'oasvr',
+    {
+      '/x': { post: { operationId: 'x', requestBody: { required: true, content: { 'application/json': { schema: SCHEMA } } } } },
+      '/ref': { put: { operationId: 'ref', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } } },
+      '/t': {
+        post: {
+          operationId: 't',
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: {
+                  title: 'Thing',
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: { a: { type: 'boolean', nullable: true }, b: { type: ['string'] } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    {
+      middleware: {
+        operations: {
+          x: { validateRequest: { enabled: true } },
+          ref: { validateRequest: { enabled: true, errorResponseCode: 400 } },
+          t: { validateRequest: { enabled: true } },
+        },
+      },
+    },
+  ),
+  mkoas: oas(
+    ext,
+    'mkoas',
+    {
+      '/a': { get: { operationId: 'a' } },
+      '/b': { get: { operationId: 'b' }, post: { operationId: 'bpost' } },
+      '/c': { get: { operationId: 'c' } },
+      '/d': { get: { operationId: 'd' } },
+    },
+    {
+      middleware: {
+        global: { transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-g', value: 'rg' }] } },
+        operations: {
+          a: {
+            mockResponse: {
+              enabled: true,
+              code: 201,
+              body: '{"a":1}',
+              headers: [
+                { name: 'x-mock', value: 'yes' },
+                { name: 'content-type', value: 'application/json' },
+              ],
+            },
+          },
+          b: { mockResponse: { enabled: true, body: 'hello' } },
+          c: {
+            mockResponse: {
+              enabled: true,
+              code: 202,
+              body: '<p>x</p>',
+              headers: [
+                { name: 'x-mock-c', value: '1' },
+                { name: 'x-resp-e', value: 'from-mock' },
+              ],
+            },
+            transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-e', value: 're' }], remove: ['x-mock-c'] },
+          },
+          d: { mockResponse: { enabled: false, code: 203, body: 'off' } },
+        },
+      },
+    },
+  ),
   oassize: oas(
     ext,
     'oassize',
@@ -328,6 +429,7 @@ const defs = (ext) => ({
     { middleware: { global: { requestSizeLimit: { enabled: true, value: 5 } }, operations: { a: { requestSizeLimit: { enabled: true, value: 2 } } } } },
   ),
 });
+const J = { 'content-type': 'application/json' };
 const cases = [
   ['GET', '/allow/x'],
   ['GET', '/allow/x', { 'x-real-ip': '10.9.9.9' }],
@@ -478,6 +580,96 @@ const cases = [
   ['GET', '/oashdr/e', { 'x-remove-g': '1', 'x-remove-e': '1' }],
   ['GET', '/oashdr/x', { 'x-remove-g': '1', 'x-remove-e': '1' }],
   ['GET', '/oashdr/m'],
+  ['POST', '/vj/x', J, '{"name":"ab"}'],
+  ['POST', '/vj/x', J, '{}'],
+  ['POST', '/vj/x', J, '{"name":1}'],
+  ['POST', '/vj/x', J, '{"name":"a"}'],
+  ['POST', '/vj/x', J, '{"name":"abcdefg"}'],
+  ['POST', '/vj/x', J, '{"name":"ab","age":-1}'],
+  ['POST', '/vj/x', J, '{"name":"ab","age":200}'],
+  ['POST', '/vj/x', J, '{"name":"ab","age":1.5}'],
+  ['POST', '/vj/x', J, '{"name":"ab","kind":"c"}'],
+  ['POST', '/vj/x', J, '{"name":"ab","tags":[1]}'],
+  ['POST', '/vj/x', J, '{"name":"ab","tags":["a","b","c"]}'],
+  ['POST', '/vj/x', J, '{"name":"ab","price":2000000}'],
+  ['POST', '/vj/x', J, '{"name":"ab","price":1e400}'],
+  ['POST', '/vj/x', J, 'x{'],
+  ['POST', '/vj/x', J, ''],
+  ['POST', '/vj/x', J, '[]'],
+  ['POST', '/vj/x', J, 'null'],
+  ['POST', '/vj/x', J, '{"age":"x"}'],
+  ['POST', '/vj/x', J, '{"name":"<&>=\\u00e9"}'],
+  ['POST', '/vj/c400', J, '{}'],
+  ['POST', '/vj/off', J, '{}'],
+  ['GET', '/vj/x'],
+  ['PUT', '/vj/x', J, '{}'],
+  ['POST', '/vj/x', J, '{"a" 1}'],
+  ['POST', '/vj/x', J, '{"a":}'],
+  ['POST', '/vj/x', J, '{"a":1,}'],
+  ['POST', '/vj/x', J, '[1,]'],
+  ['POST', '/vj/x', J, '[1 2]'],
+  ['POST', '/vj/x', J, '{a:1}'],
+  ['POST', '/vj/x', J, '{"a":tru}'],
+  ['POST', '/vj/x', J, '{"a":"x\\q"}'],
+  ['POST', '/vj/x', J, '{"a":"\\u12g4"}'],
+  ['POST', '/vj/x', J, '{"a":-}'],
+  ['POST', '/vj/x', J, '{"a":1.}'],
+  ['POST', '/vj/x', J, '{"a":1e}'],
+  ['POST', '/vj/x', J, '{"a":"x'],
+  ['POST', '/vj/x', J, '{"a":1'],
+  ['POST', '/vj/x', J, '{} trailing'],
+  ['POST', '/vj/x', J, '{"name":"ab"} x'],
+  ['POST', '/vj/x', J, '"str"'],
+  ['POST', '/vj/x', J, '12 '],
+  ['POST', '/vj/x', J, '{"a":"\t"}'],
+  ['POST', '/oasvr/x', J, '{"a" 1}'],
+  ['POST', '/oasvr/x', J, '{"a":}'],
+  ['POST', '/oasvr/x', J, '{"a":1,}'],
+  ['POST', '/oasvr/x', J, '[1,]'],
+  ['POST', '/oasvr/x', J, '[1 2]'],
+  ['POST', '/oasvr/x', J, '{a:1}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab"} x'],
+  ['GET', '/mkoas/a'],
+  ['GET', '/mkoas/b'],
+  ['POST', '/mkoas/b'],
+  ['GET', '/mkoas/c'],
+  ['GET', '/mkoas/d'],
+  ['GET', '/mkoas/a/deeper'],
+  ['POST', '/oasvr/x', J, '{"name":"ab"}'],
+  ['POST', '/oasvr/x', J, '{}'],
+  ['POST', '/oasvr/x', J, '{"name":1}'],
+  ['POST', '/oasvr/x', J, '{"name":"a"}'],
+  ['POST', '/oasvr/x', J, '{"name":"abcdefg"}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","age":-1}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","age":200}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","age":1.5}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","kind":"c"}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","tags":[1]}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","tags":["a","b","c"]}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","price":2000000}'],
+  ['POST', '/oasvr/x', J, 'x{'],
+  ['POST', '/oasvr/x', J, ''],
+  ['POST', '/oasvr/x', J, '[]'],
+  ['POST', '/oasvr/x', J, 'null'],
+  ['POST', '/oasvr/x', J, '{"age":"x"}'],
+  ['POST', '/oasvr/x', J, '{"name":"<&>=\\u00e9"}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","kind":1}'],
+  ['POST', '/oasvr/x', J, '{"name":"ab","tags":null}'],
+  ['POST', '/oasvr/x', { 'content-type': 'text/plain' }, '{}'],
+  ['POST', '/oasvr/x', {}, '{}'],
+  ['POST', '/oasvr/x', { 'content-type': 'application/json; charset=utf-8' }, '{}'],
+  ['GET', '/oasvr/x'],
+  ['PUT', '/oasvr/ref', J, ''],
+  ['PUT', '/oasvr/ref', J, '{}'],
+  ['PUT', '/oasvr/ref', J, '{"id":"1"}'],
+  ['PUT', '/oasvr/ref', J, '{"id":1,"kind":"cow"}'],
+  ['PUT', '/oasvr/ref', J, '{"id":1,"kind":"cat"}'],
+  ['POST', '/oasvr/t', J, '{"a":null}'],
+  ['POST', '/oasvr/t', J, '{"a":1}'],
+  ['POST', '/oasvr/t', J, '{"b":true}'],
+  ['POST', '/oasvr/t', J, '{"z":1,"a":1}'],
+  ['POST', '/oasvr/t', J, '{"a":true,"z":1}'],
+  ['POST', '/oasvr/t', J, 'null'],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;
@@ -487,11 +679,11 @@ function call(port, [method, path, headers = {}, body, chunked]) {
       const c = [];
       res.on('data', (d) => c.push(d));
       const shown = Object.entries(res.headers)
-        .filter(([k]) => SHOWN_RESPONSE.test(k) || (k === 'content-type' && path.startsWith('/mk')))
+        .filter(([k]) => SHOWN_RESPONSE.test(k) || ((k === 'content-type' || k.startsWith('x-ratelimit')) && path.startsWith('/mk')))
         .map(([k, v]) => `${k.replace('x-svc-', 'x-tyk-')}=${v}`)
         .sort()
         .join(' ');
-      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(c).toString().replace(/\s+/g, ' ').slice(0, 90)}${shown ? ` [${shown}]` : ''}`));
+      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(c).toString().replace(/\s+/g, ' ').slice(0, 400)}${shown ? ` [${shown}]` : ''}`));
     });
     req.on('error', (e) => resolve(`error ${e.message}`));
     if (chunked) {

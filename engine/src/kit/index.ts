@@ -2,6 +2,14 @@
  * `@svc/engine/kit`: the plumbing two plugins would otherwise each write (Benthos keeps the like
  * in `public/service`'s helpers). A plugin imports it from `@svc/engine/kit`, as it imports the
  * plugin API from `@svc/engine`; the main door stays the component API.
+ *
+ *   import { PushInput, readBody, BodyError, Router } from '@svc/engine/kit';
  */
 export { FOREVER, WindowTable, windowTableBytes, type WindowState } from './window-table.js';
 export { ConfigDocument, parseConfigDocument, readConfigDocument, type DocumentFormat, type DocumentOptions } from '../config/config-document.js';
+// What an input that is pushed to (a server, an agent) and a plugin that serves HTTP build on.
+export { PushInput, type Pushed } from '../runtime/push-input.js';
+export { readBody, BodyError, type BodyStatus, type BodyStream } from '../http/request-body.js';
+export { Deadline } from '../http/deadline.js';
+export { Router, ANY_METHOD, type RouterOptions, type TrailingSlash, type RouteMatch, type MethodNotAllowed } from '../http/router.js';
+export { RoutePattern, safeDecode } from '../http/route-pattern.js';

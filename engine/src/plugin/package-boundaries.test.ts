@@ -4,9 +4,9 @@
  * dependencies to the root, so an undeclared import would still resolve here and break for a
  * user who installs @svc/engine alone), the engine carries no tracer backend (those are
  * components in plugins/src/tracing), the plugin packages take the engine as a peer (one engine,
- * one registry, in a user's project), and the plugins reach the engine only through
- * `@svc/engine` (its plugin kit, `@svc/engine/kit`, and its test kit, `@svc/engine/testing`), never a
- * path into its files.
+ * one registry, in a user's project), and the plugins (built-in, gateway, governance) reach the
+ * engine only through `@svc/engine` (its plugin kit, `@svc/engine/kit`, and its test kit,
+ * `@svc/engine/testing`), never a path into its files.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -110,9 +110,10 @@ describe('package boundaries', () => {
     );
   });
 
-  it('the built-in plugins reach the engine only through @svc/engine, @svc/engine/kit and @svc/engine/testing', () => {
+  it('the plugins (built-in, gateway, governance) reach the engine only through @svc/engine, @svc/engine/kit and @svc/engine/testing', () => {
     const reaching: string[] = [];
-    for (const file of sources(join(ROOT, 'plugins', 'src'))) {
+    const files = ['plugins', 'gateway-plugin', 'governance-plugin'].flatMap((dir) => sources(join(ROOT, dir, 'src')));
+    for (const file of files) {
       for (const spec of specifiers(readFileSync(file, 'utf8'))) {
         const door = spec === '@svc/engine' || spec === '@svc/engine/kit' || spec === '@svc/engine/testing';
         if ((spec.startsWith('@svc/engine/') && !door) || /(^|\/)engine\/(src|dist)\//.test(spec)) reaching.push(`${relative(ROOT, file)}: ${spec}`);

@@ -8,7 +8,7 @@ import type { Logger } from '../observability/logger.js';
 import type { RouteHandler, ServiceRoutes, UpgradeHandler } from '../plugin/types.js';
 import type { Duplex } from 'node:stream';
 import type { StatusBoard } from '../runtime/status.js';
-import { Router, type Route } from './router.js';
+import { RouteTable, type Route } from './router.js';
 
 /** A request may take this long in all; a stuck client must not hold a socket forever. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -71,7 +71,7 @@ function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
  * port to probe and scrape.
  */
 export class ServiceServer implements ServiceRoutes {
-  private readonly router: Router;
+  private readonly routes: RouteTable;
   private readonly cors: Cors | undefined;
   private readonly logger: Logger;
   private listener: HttpListener | undefined;
@@ -82,7 +82,7 @@ export class ServiceServer implements ServiceRoutes {
     private readonly opts: ServiceServerOptions,
   ) {
     this.logger = opts.logger;
-    this.router = new Router(conf.root_path);
+    this.routes = new RouteTable(conf.root_path);
     this.cors = conf.cors.enabled ? new Cors(conf.cors.allowed_origins, 'http.cors') : undefined;
     this.builtin('/ping', 'Responds 200 "pong": the process is alive.', (_req, res) => sendText(res, 200, 'pong'));
     this.builtin('/ready', 'Responds 200 when every input and output is connected, else 503 listing those that are not.', (_req, res) => this.ready(res));
@@ -90,31 +90,32 @@ export class ServiceServer implements ServiceRoutes {
       sendJson(res, 200, { version: opts.version, built: opts.built ?? 'unknown' }),
     );
     this.builtin('/endpoints', 'Every endpoint of this server and what it does, as JSON.', (_req, res) =>
-      sendJson(res, 200, Object.fromEntries(this.router.list().map((r) => [r.path, r.description]))),
+      sendJson(res, 200, Object.fromEntries(this.routes.list().map((r) => [r.path, r.description]))),
     );
   }
 
   mount(path: string, handler: RouteHandler, description = '', upgrade?: UpgradeHandler): void {
-    this.router.add({ path, handler, upgrade, description, builtin: false });
+    this.routes.add({ path, handler, upgrade, description, builtin: false });
     this.listenUpgrades();
   }
 
   release(path: string): void {
-    this.router.release(path);
+    this.routes.release(path);
   }
 
   unmount(path: string): void {
-    this.router.remove(path);
+    this.routes.remove(path);
     this.listenUpgrades();
   }
 
   /** The listener takes upgrades only while a route does: else such a request is served as an ordinary one. */
   private listenUpgrades(): void {
-    this.listener?.setUpgradeListener(this.router.hasUpgrades() ? this.onUpgrade : undefined);
+    this.listener?.setUpgradeListener(this.routes.hasUpgrades() ? this.onUpgrade : undefined);
   }
 
   private readonly onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const route = this.router.match(requestPath(req.url));
+    const found = this.routes.match('GET', requestPath(req.url));
+    const route = found?.found ? found.value : undefined;
     if (!route?.upgrade) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
@@ -176,7 +177,7 @@ export class ServiceServer implements ServiceRoutes {
   }
 
   private builtin(path: string, description: string, handler: RouteHandler): void {
-    this.router.add({ path, handler, description, builtin: true });
+    this.routes.add({ path, handler, description, builtin: true });
   }
 
   private ready(res: http.ServerResponse): void {
@@ -188,13 +189,13 @@ export class ServiceServer implements ServiceRoutes {
 
   private dispatch(req: http.IncomingMessage, res: http.ServerResponse): void {
     if (this.cors?.handle(req, res)) return;
-    const route = this.router.match(requestPath(req.url));
-    if (!route) return sendText(res, 404, 'not found\n');
-    if (route.builtin && req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
+    const found = this.routes.match(req.method ?? 'GET', requestPath(req.url));
+    if (!found) return sendText(res, 404, 'not found\n');
+    if (!found.found) {
+      res.setHeader('Allow', found.allowed.join(', '));
       return sendText(res, 405, 'method not allowed\n');
     }
-    this.invoke(route, req, res);
+    this.invoke(found.value, req, res);
   }
 
   /** Runs a handler; a throw (or a rejected promise, from an async handler) becomes a bare 500. */

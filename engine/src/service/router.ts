@@ -1,3 +1,4 @@
+import { ANY_METHOD, Router, type MethodNotAllowed, type RouteMatch } from '../http/router.js';
 import type { RouteHandler, UpgradeHandler } from '../plugin/types.js';
 
 /** A route of the service server. Built-in routes answer GET and HEAD only; mounted handlers see every method. */
@@ -13,14 +14,15 @@ export interface Route {
 }
 
 /**
- * The route table of the service server. A path ending with '/' is a prefix route that owns
- * every path under it; an exact route beats any prefix route and the longest prefix wins, so a
- * component can own a subtree without shadowing a more specific route mounted by another.
- * Every route is also reachable under the root path (`/ping` as `/svc/ping`), as if mounted
- * twice, which is how Benthos serves its endpoints.
+ * The route table of the service server, matched by the engine's {@link Router}. A path ending
+ * with '/' is a prefix route that owns every path under it; an exact route beats any prefix
+ * route and the longest prefix wins, so a component can own a subtree without shadowing a more
+ * specific route mounted by another. Every route is also reachable under the root path (`/ping`
+ * as `/svc/ping`), as if mounted twice, which is how Benthos serves its endpoints.
  */
-export class Router {
+export class RouteTable {
   private readonly routes = new Map<string, Route>();
+  private readonly router = new Router<Route>();
   private readonly rootPath: string;
 
   constructor(rootPath: string) {
@@ -34,9 +36,12 @@ export class Router {
     if (!path.startsWith('/') || /[?#]/.test(path)) {
       throw new Error(`cannot mount HTTP route "${path}": a path must start with "/" and hold no "?" or "#"`);
     }
-    if (this.routes.has(path) && !this.routes.get(path)!.released) {
+    const taken = this.routes.get(path);
+    if (taken && !taken.released) {
       throw new Error(`cannot mount HTTP route "${path}": a route is already mounted at that path (unmount it first)`);
     }
+    if (taken) this.router.remove(path);
+    this.router.add(route.builtin ? ['GET', 'HEAD'] : ANY_METHOD, path, route);
     this.routes.set(path, route);
   }
 
@@ -49,31 +54,23 @@ export class Router {
 
   /** Removes the route at exactly `path`; returns false when there was none. */
   remove(path: string): boolean {
+    this.router.remove(path);
     return this.routes.delete(path);
   }
 
-  /** The route serving `pathname` (the request path without its query), if any. */
-  match(pathname: string): Route | undefined {
+  /**
+   * The route serving `method` at `pathname` (the request path without its query), the methods
+   * it takes (a 405), or undefined (a 404). Under the root path the same table is matched again;
+   * an exact route wins, else the longer prefix counting the root path.
+   */
+  match(method: string, pathname: string): RouteMatch<Route> | MethodNotAllowed | undefined {
+    const direct = this.router.find(method, pathname);
+    if (direct && !direct.pattern.isPrefix) return direct;
     const stripped = this.stripRoot(pathname);
-    const exact = this.routes.get(pathname) ?? (stripped === undefined ? undefined : this.routes.get(stripped));
-    if (exact) return exact;
-
-    // Longest prefix over the table as if each route were also mounted at rootPath + path.
-    let best: Route | undefined;
-    let bestLength = -1;
-    for (const route of this.routes.values()) {
-      if (!route.path.endsWith('/')) continue;
-      if (pathname.startsWith(route.path) && route.path.length > bestLength) {
-        best = route;
-        bestLength = route.path.length;
-      }
-      const aliasLength = this.rootPath.length + route.path.length;
-      if (stripped !== undefined && stripped.startsWith(route.path) && aliasLength > bestLength) {
-        best = route;
-        bestLength = aliasLength;
-      }
-    }
-    return best;
+    const aliased = stripped === undefined ? undefined : this.router.find(method, stripped);
+    if (aliased === undefined) return direct;
+    if (!aliased.pattern.isPrefix || direct === undefined) return aliased;
+    return this.rootPath.length + aliased.pattern.path.length > direct.pattern.path.length ? aliased : direct;
   }
 
   /** True when some route takes upgrade requests. */

@@ -16,12 +16,15 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, SvcError, errorMessage } from '../errors.js';
+import { BodyError, readBody } from '../http/request-body.js';
 import type { Logger } from '../observability/logger.js';
 import type { ServiceRoutes } from '../plugin/types.js';
 import type { StreamDefinition } from './stream-builder.js';
 import type { Streams } from './streams.js';
 
 const MAX_BODY = 1 << 20;
+/** A body must arrive within this (the service server's own limit for a whole request). */
+const BODY_TIMEOUT_MS = 30_000;
 
 class HttpError extends Error {
   constructor(
@@ -39,22 +42,15 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.end(body);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY) return reject(new HttpError(413, `a stream config is at most ${MAX_BODY} bytes`));
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        req.destroy();
-        reject(new HttpError(413, `a stream config is at most ${MAX_BODY} bytes`));
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+/** The body as text: a config of at most MAX_BODY bytes, within BODY_TIMEOUT_MS. */
+async function readConfig(req: IncomingMessage): Promise<string> {
+  try {
+    return (await readBody(req, MAX_BODY, BODY_TIMEOUT_MS)).toString('utf8');
+  } catch (err) {
+    if (!(err instanceof BodyError)) throw err;
+    if (err.status === 413) throw new HttpError(413, `a stream config is at most ${MAX_BODY} bytes`);
+    throw new HttpError(err.status, err.status === 408 ? 'the stream config did not arrive in time' : 'the request body could not be read');
+  }
 }
 
 function lintErrors(err: ConfigError): HttpError {
@@ -112,7 +108,7 @@ async function collection(req: IncomingMessage, res: ServerResponse, streams: St
     return json(res, 200, out);
   }
   if (req.method !== 'POST') throw new HttpError(405, 'GET or POST');
-  const body = parseBody(await readBody(req));
+  const body = parseBody(await readConfig(req));
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'the body must map stream ids to configs');
   // Every config is validated before anything changes: the set is replaced whole or not at all.
   const defs = new Map<string, StreamDefinition>();
@@ -140,11 +136,11 @@ async function single(req: IncomingMessage, res: ServerResponse, streams: Stream
     }
     case 'POST': {
       if (streams.info(id)) throw new HttpError(409, `stream "${id}" exists already: replace it with PUT`);
-      await streams.create(id, { yaml: await readBody(req), file: `${id}.yaml` });
+      await streams.create(id, { yaml: await readConfig(req), file: `${id}.yaml` });
       return json(res, 200, { created: id });
     }
     case 'PUT':
-      await streams.replace(id, { yaml: await readBody(req), file: `${id}.yaml` });
+      await streams.replace(id, { yaml: await readConfig(req), file: `${id}.yaml` });
       return json(res, 200, { replaced: id });
     case 'DELETE':
       if (!(await streams.remove(id))) throw new HttpError(404, `no stream "${id}"`);

@@ -4,6 +4,8 @@
  * build it; every other part of the gateway reads only this. Plain data (structured-clonable):
  * it is copied to worker threads as it is.
  */
+import type { JsonSchemaNode } from '../transform/json-schema.js';
+import type { OasRequestBody } from '../transform/oas-request-validation.js';
 
 /** A `rate` per `per` seconds pair (0/0: no limit). */
 export interface RatePair {
@@ -163,6 +165,25 @@ export interface EndpointListEntry {
   methodActions?: Record<string, { action: string; reply?: MockReply }>;
   /** A `mock` entry's answer (its method matched exactly). */
   reply?: MockReply;
+}
+
+/** A JSON Schema check of an endpoint's request body (classic `extended_paths.validate_json[]`). */
+export interface EndpointJsonValidation {
+  path: string;
+  /** Tyk matches these only with a method. */
+  method: string;
+  schema: JsonSchemaNode;
+  /** `error_response_code` (0: Tyk's 422). */
+  errorCode: number;
+}
+
+/** An OAS operation's request check (`validateRequest`): its `requestBody`, as kin-openapi checks it. */
+export interface EndpointRequestValidation {
+  path: string;
+  method: string;
+  body: OasRequestBody;
+  /** `errorResponseCode` (0: Tyk's 422). */
+  errorCode: number;
 }
 
 /** A request size limit of an endpoint (classic `extended_paths.size_limits[]`, OAS `requestSizeLimit`). */
@@ -342,6 +363,12 @@ export interface ApiSpec {
   cachePaths?: EndpointCache[];
   /** `extended_paths.method_transforms`. */
   methodTransforms?: MethodTransform[];
+  /** Request bodies checked against a JSON Schema (classic `validate_json`), in the definition's order. */
+  jsonValidations?: EndpointJsonValidation[];
+  /** OAS operations' `mockResponse` (enabled, from its `code`, `body`, `headers`), answered by `gateway_transform`. */
+  oasMocks?: Array<{ path: string; method: string; reply: MockReply }>;
+  /** OAS operations' `validateRequest` (enabled), in the document's order. */
+  requestValidations?: EndpointRequestValidation[];
   /** CORS, when on. */
   cors?: CorsSettings;
   /** `enable_context_vars`: the request's context variables exist (else `$svc_context.*` is empty, as in Tyk). */

@@ -18,7 +18,8 @@ import type {
   SplitTokenEndpoint,
   UrlRewriteRule,
 } from './api-spec.js';
-import { parseDuration } from '@svc/engine';
+import { errorMessage, parseDuration } from '@svc/engine';
+import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
 import {
@@ -229,6 +230,7 @@ interface ExtendedPaths extends Pick<
   | 'globalEnforceTimeoutMs'
   | 'circuitBreakers'
   | 'cachePaths'
+  | 'jsonValidations'
 > {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
@@ -306,6 +308,11 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
     });
   }
   if (cached.length > 0) out.cachePaths = cached;
+  const validations = paths
+    .list('validate_json')
+    .filter((e) => !e.bool('disabled'))
+    .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), schema: entrySchema(e), errorCode: e.count('error_response_code') }));
+  if (validations.length > 0) out.jsonValidations = validations;
   for (const e of paths.list('rate_limit')) {
     // Tyk's classic field is `disabled`; docs/spec/gateway.md says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
@@ -456,6 +463,15 @@ function endpointEdits(paths: Fields, field: string): EndpointHeaderEdit[] {
       remove: e.strings('delete_headers'),
       add: Object.entries(e.stringMap('add_headers')),
     }));
+}
+
+/** A `validate_json` entry's schema, compiled; one that uses a keyword svc does not check is refused here. */
+function entrySchema(e: Fields): JsonSchemaNode {
+  try {
+    return compileJsonSchema(e.raw('schema'), 'schema');
+  } catch (err) {
+    return e.fail('schema', errorMessage(err));
+  }
 }
 
 /** A mock answer: `code`, the body field (`body`, or `data` in method_actions), `headers`. */

@@ -155,7 +155,10 @@ const EXTENDED_PATHS: FieldTable = {
     ),
   }),
   method_transforms: implemented({ each: Object.fromEntries(['path', 'method', 'to_method', 'disabled'].map((k) => [k, implemented()])) }),
-  validate_json: endpointList('JSON schema validation of requests'),
+  // The schema's keywords are checked at load (transform/json-schema.ts refuses those it does not cover).
+  validate_json: implemented({
+    each: Object.fromEntries(['path', 'method', 'schema', 'error_response_code', 'disabled'].map((k) => [k, implemented()])),
+  }),
   validate_request: endpointList('OAS request validation'),
   go_plugin: endpointList('Go plugins'),
   persist_graphql: endpointList('persisted GraphQL queries'),
@@ -441,8 +444,17 @@ const OAS_OPERATION: FieldTable = {
     fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
   }),
   enforceTimeout: enabledOn('per-endpoint upstream timeouts'),
-  validateRequest: enabledOn('OAS request validation'),
-  mockResponse: enabledOn('mock responses'),
+  // The request body's schema is checked at load (refused: parameters, keywords json-schema.ts does not check).
+  validateRequest: implemented({ fields: { enabled: implemented(), errorResponseCode: implemented() } }),
+  mockResponse: implemented({
+    fields: {
+      enabled: implemented(),
+      code: implemented(),
+      body: implemented(),
+      headers: implemented({ each: { name: implemented(), value: implemented() } }),
+      fromOASExamples: enabledOn('mock responses from the OAS examples (mockResponse.fromOASExamples)'),
+    },
+  }),
   virtualEndpoint: enabledOn('virtual endpoints (JavaScript)'),
   postPlugins: unsupported('endpoint plugins'),
   circuitBreaker: enabledOn('circuit breakers'),

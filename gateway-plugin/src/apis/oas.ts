@@ -15,6 +15,9 @@ import type {
   SplitTokenEndpoint,
   UrlRewriteRule,
 } from './api-spec.js';
+import { errorMessage } from '@svc/engine';
+import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
+import type { OasRequestBody } from '../transform/oas-request-validation.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
 import {
@@ -194,7 +197,7 @@ function pathOperations(root: Fields): Operation[] {
   return out;
 }
 
-interface Operations extends Pick<ApiSpec, 'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms'> {
+interface Operations extends Pick<ApiSpec, 'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations' | 'oasMocks'> {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
   splitToken: SplitTokenEndpoint[];
@@ -263,6 +266,30 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
     if (request) (out.headerTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...request });
     const response = headerEdit(mw.obj('transformResponseHeaders'));
     if (response) (out.responseHeaderTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...response });
+    const validate = mw.obj('validateRequest');
+    if (validate?.bool('enabled'))
+      (out.requestValidations ??= []).push({
+        path: checkedListPattern(configured, op.id, op.path),
+        method: op.method,
+        body: requestBodyOf(root, op, mw),
+        errorCode: validate.count('errorResponseCode'),
+      });
+    const mock = mw.obj('mockResponse');
+    if (mock?.bool('enabled')) {
+      // Tyk answers the mock after its URL rewrite, on the rewritten path; svc answers it before.
+      if (
+        mw.obj('urlRewrite')?.bool('enabled') === true ||
+        Object.keys(configured.value).some((id) => configured.obj(id)?.obj('urlRewrite')?.bool('enabled') === true)
+      )
+        mw.fail('mockResponse', 'a mock response in an API with URL rewrites is not supported (Tyk matches the mock on the rewritten path)');
+      const headers: Record<string, string> = {};
+      for (const h of mock.list('headers')) headers[h.str('name')] = h.str('value');
+      (out.oasMocks ??= []).push({
+        path: checkedListPattern(configured, op.id, op.path),
+        method: op.method,
+        reply: { code: mock.count('code') || 200, body: mock.str('body'), headers },
+      });
+    }
     const method = mw.obj('transformRequestMethod');
     if (method?.bool('enabled'))
       (out.methodTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, toMethod: method.str('toMethod') });
@@ -290,6 +317,55 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
     }
   }
   return out;
+}
+
+/** The value a local `$ref` (`#/components/...`) points at in the document, or undefined. */
+function resolveRef(root: Fields, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  let at: unknown = root.value;
+  for (const part of ref.slice(2).split('/')) {
+    const key = part.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (!isObject(at) || !Object.hasOwn(at, key)) return undefined;
+    at = at[key];
+  }
+  return at;
+}
+
+/**
+ * An operation's `requestBody` for `validateRequest`, its schemas compiled (json-schema.ts refuses
+ * a keyword it does not check). Parameters are refused: kin-openapi validates them and svc does not.
+ */
+function requestBodyOf(root: Fields, op: Operation, mw: Fields): OasRequestBody {
+  const item = root.obj('paths')?.obj(op.path);
+  const doc = item?.obj(op.method.toLowerCase());
+  const refuse = (problem: string): never => mw.fail('validateRequest', problem);
+  if ((item?.list('parameters').length ?? 0) > 0 || (doc?.list('parameters').length ?? 0) > 0)
+    refuse(`operation ${op.id} has parameters: svc's validateRequest checks the request body only (not parameters), remove validateRequest or the parameters`);
+  let body: unknown = doc?.raw('requestBody');
+  if (isObject(body) && typeof body['$ref'] === 'string') body = resolveRef(root, body['$ref']);
+  if (body === undefined) return { required: false, content: {} };
+  if (!isObject(body)) return refuse(`operation ${op.id}: requestBody is not an object`);
+  const content: OasRequestBody['content'] = {};
+  const media = isObject(body['content']) ? body['content'] : {};
+  for (const [type, m] of Object.entries(media)) {
+    const schema = isObject(m) ? m['schema'] : undefined;
+    if (schema === undefined) {
+      content[type] = null;
+      continue;
+    }
+    if (type.split(';')[0]!.trim().toLowerCase() !== 'application/json')
+      refuse(`operation ${op.id}: requestBody content ${type}: only application/json bodies are checked by svc's validateRequest`);
+    const ref = isObject(schema) && typeof schema['$ref'] === 'string' ? schema['$ref'].trim() : '';
+    let compiled: JsonSchemaNode;
+    try {
+      compiled = compileJsonSchema(schema, `requestBody.content.${type}.schema`, { resolve: (r) => resolveRef(root, r) });
+    } catch (err) {
+      return refuse(`operation ${op.id}: ${errorMessage(err)}`);
+    }
+    const title = !ref && isObject(schema) && typeof schema['title'] === 'string' ? schema['title'].trim() : '';
+    content[type] = { schema: compiled, id: ref || title };
+  }
+  return { required: body['required'] === true, content };
 }
 
 function anySizeLimit(ext: Fields): boolean {

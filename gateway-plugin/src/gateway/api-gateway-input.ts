@@ -23,22 +23,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import {
-  END_OF_INPUT,
-  HttpListener,
+  type HttpListener,
   Message,
   REQUESTER,
-  ResultStore,
   errorMessage,
   extractTraceHeaders,
   parseDuration,
   setTraceParent,
   type Answer,
   type ComponentContext,
-  type EndOfInput,
-  type Input,
   type Logger,
-  type Transaction,
 } from '@svc/engine';
+import { BodyError, PushInput, readBody } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
@@ -50,7 +46,6 @@ import { tykError } from './errors.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import type { GatewaySource } from './gateway-source.js';
 import { ManagementApi, isManagementPath } from './management/management-api.js';
-import { BodyError, readBody } from './request-body.js';
 import { parseTarget, type Target } from './request-target.js';
 import type { ApiGatewayConfig } from './api-gateway-spec.js';
 import { DEFAULT_LOOP_LIMIT, findLoopTarget, joinListenPath } from './loop-target.js';
@@ -81,20 +76,13 @@ const BODY_UNREADABLE = tykError(400, 'Request body could not be read');
  */
 const MAX_HEADER_FIELDS = 1000;
 
-/** A request's transaction, queued until the stream reads it. */
-interface Pending {
-  tx: Transaction;
-  /** The input closed before the stream took it. */
-  dropped: () => void;
-}
-
 /** `listen_address:listen_port` as the engine's listener takes it (all interfaces when empty). */
 function addressOf(host: string, port: number): string {
   if (!host) return `:${port}`;
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-export class ApiGatewayInput implements Input {
+export class ApiGatewayInput extends PushInput {
   /**
    * Requests are independent: up to this many go through the processors at once, so a
    * processor waiting on Redis or an identity provider does not hold up the others.
@@ -103,12 +91,7 @@ export class ApiGatewayInput implements Input {
   private readonly log: Logger;
   private readonly metrics: GatewayMetrics;
   private readonly guard: StageGuard;
-  private readonly queue: Pending[] = [];
-  private reader: ((r: Transaction | EndOfInput) => void) | undefined;
-  private closing = false;
-  private serverClosed: Promise<void> | undefined;
   private listener: HttpListener | undefined;
-  private controlListener: HttpListener | undefined;
   private publisher: StatePublisher | undefined;
   private management: ManagementApi | undefined;
   private readonly instances: LiveInstances;
@@ -126,6 +109,7 @@ export class ApiGatewayInput implements Input {
     ctx: ComponentContext,
     private readonly source: GatewaySource,
   ) {
+    super();
     this.log = ctx.logger;
     this.metrics = new GatewayMetrics(ctx);
     this.guard = new StageGuard(ctx.logger);
@@ -246,27 +230,24 @@ export class ApiGatewayInput implements Input {
       tls: await gatewayTls(config.http_server_options),
     };
     const separate = config.control_api_port > 0 && config.control_api_port !== config.listen_port;
-    const listener = new HttpListener({
+    const listener = await this.startListener({
       ...common,
       name: 'api_gateway',
       address: addressOf(config.listen_address, config.listen_port),
       addressField: 'svc.conf listen_address/listen_port',
       handler: (req, res) => this.dispatch(req, res, !separate),
     });
-    await listener.start();
     this.listener = listener;
     const a = listener.address();
     this.log.info(`Gateway listening at ${listener.tls ? 'https' : 'http'}://${a.host}:${a.port}`);
     if (separate) {
-      const control = new HttpListener({
+      const control = await this.startListener({
         ...common,
         name: 'api_gateway control API',
         address: addressOf(config.listen_address, config.control_api_port),
         addressField: 'svc.conf control_api_port',
         handler: (req, res) => this.control(req, res),
       });
-      await control.start();
-      this.controlListener = control;
       this.log.info(`Gateway control API at ${control.tls ? 'https' : 'http'}://${control.address().host}:${control.address().port}`);
     }
   }
@@ -339,7 +320,10 @@ export class ApiGatewayInput implements Input {
     if (parent) setTraceParent(msg, parent);
     res.once('finish', () => this.metrics.answered(api.id, res.statusCode, started));
     if (
-      (checked.api.splitToken.length > 0 || checked.api.urlRewrites.length > 0) &&
+      (checked.api.splitToken.length > 0 ||
+        checked.api.urlRewrites.length > 0 ||
+        checked.api.jsonValidations !== undefined ||
+        checked.api.requestValidations !== undefined) &&
       needsBody(checked.api, method, upstreamPathOf({ ...checked.api, stripListenPath: true }, decodedPath, decodedPath))
     ) {
       void this.withBody(req, res, msg);
@@ -408,42 +392,28 @@ export class ApiGatewayInput implements Input {
   }
 
   private deliver(req: IncomingMessage, res: ServerResponse, msg: Message): void {
-    let settled = false;
     const exchange = msg.ctx.get(LIVE_EXCHANGE);
-    const batch = [msg];
-    // Opened before the stream sees the batch: an answer stored on any copy reaches this request.
-    const store = new ResultStore<Answer>(batch);
-    const pending: Pending = {
-      tx: {
-        batch,
-        ack: (err?: Error) => {
-          if (settled) return;
-          settled = true;
-          // Looped to another API: that request answers.
-          if (exchange?.handedOver === true) return;
-          if (err) {
-            this.log.debug(`Request nacked: ${errorMessage(err)}`);
-            // The proxy may have started answering before it failed: then the connection is cut.
-            if (answered(res)) return void (res.writableEnded || res.destroy());
-            return writeAnswer(req, res, NOT_DELIVERED, this.closing);
-          }
-          const results = store.results();
-          const a = results[results.length - 1];
-          const stored = a !== undefined && typeof a === 'object' && typeof a.status === 'number';
-          if (!stored && answered(res)) return;
-          // A success answered here (a processor's, or the empty 200) answers for the API: it
-          // must have had every stage its API needs, as the proxy's answer must.
-          if ((!stored || a.status < 400) && this.unprotected(msg)) return writeAnswer(req, res, NOT_DELIVERED, this.closing);
-          writeAnswer(req, res, stored ? a : { status: 200 }, this.closing);
-        },
+    this.pushRequest([msg], {
+      acked: (err, results) => {
+        // Looped to another API: that request answers.
+        if (exchange?.handedOver === true) return;
+        if (err) {
+          this.log.debug(`Request nacked: ${errorMessage(err)}`);
+          // The proxy may have started answering before it failed: then the connection is cut.
+          if (answered(res)) return void (res.writableEnded || res.destroy());
+          return writeAnswer(req, res, NOT_DELIVERED, this.closing);
+        }
+        const answers = results();
+        const a = answers[answers.length - 1];
+        const stored = a !== undefined && typeof a === 'object' && typeof a.status === 'number';
+        if (!stored && answered(res)) return;
+        // A success answered here (a processor's, or the empty 200) answers for the API: it
+        // must have had every stage its API needs, as the proxy's answer must.
+        if ((!stored || a.status < 400) && this.unprotected(msg)) return writeAnswer(req, res, NOT_DELIVERED, this.closing);
+        writeAnswer(req, res, stored ? a : { status: 200 }, this.closing);
       },
-      dropped: () => {
-        if (settled) return;
-        settled = true;
-        writeAnswer(req, res, SHUTTING_DOWN, true);
-      },
-    };
-    this.submit(pending);
+      dropped: () => writeAnswer(req, res, SHUTTING_DOWN, true),
+    });
   }
 
   /** True (logged) when `msg`'s request missed a stage its API needs and no stage answered it itself. */
@@ -455,43 +425,17 @@ export class ApiGatewayInput implements Input {
     return !answeredByStage(stages) && this.guard.refuses(api, gr, stages);
   }
 
-  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
-    const p = this.queue.shift();
-    if (p) return p.tx;
-    if (this.closing) return END_OF_INPUT;
-    return new Promise((r) => (this.reader = r));
-  }
-
-  private submit(p: Pending): void {
-    const r = this.reader;
-    if (r) {
-      this.reader = undefined;
-      r(p.tx);
-    } else this.queue.push(p);
-  }
-
-  async close(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
-    const r = this.reader;
-    this.reader = undefined;
-    r?.(END_OF_INPUT);
-    for (const p of this.queue.splice(0)) p.dropped();
-    // Requests in flight are still answered as their transactions are acked (the stream drains
-    // meanwhile, so this does not wait): the listeners stop accepting and cut what is left after
-    // the grace. The state stays registered until then: processors of requests in flight read it.
-    this.serverClosed = Promise.all([this.listener?.close(), this.controlListener?.close()]).then(async () => {
-      this.publisher?.close();
-      await this.rateLimiting?.close();
-      if (this.state) {
-        unregisterGatewayState(this.state);
-        await this.state.sessions.close().catch((err: unknown) => this.log.warn(`closing the session store: ${errorMessage(err)}`));
-      }
-    });
-  }
-
-  /** Resolves once the listeners closed every connection and the state is released (tests). */
-  async closed(): Promise<void> {
-    await this.serverClosed;
+  /**
+   * Once the listeners closed every connection (requests in flight are answered as their
+   * transactions are acked; the listeners cut what is left after the grace): the state stays
+   * registered until then, as processors of requests in flight read it.
+   */
+  protected override async onDrained(): Promise<void> {
+    this.publisher?.close();
+    await this.rateLimiting?.close();
+    if (this.state) {
+      unregisterGatewayState(this.state);
+      await this.state.sessions.close().catch((err: unknown) => this.log.warn(`closing the session store: ${errorMessage(err)}`));
+    }
   }
 }

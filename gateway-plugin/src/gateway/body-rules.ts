@@ -1,7 +1,7 @@
 /**
  * Whether a request's body must be read into the message (a rule of its API reads it) or left to
  * stream through the proxy: a split-token endpoint (its POST form is sent to the identity provider
- * by a processor), or a URL rewrite with a payload trigger. The body is then bounded as every
+ * by a processor), a URL rewrite with a payload trigger, or a JSON Schema check (`validate_json`, OAS `validateRequest`). The body is then bounded as every
  * read body is (`max_body_size`: 413).
  */
 import type { ApiSpec } from '../apis/api-spec.js';
@@ -32,6 +32,10 @@ function pathPattern(p: string): RegExp {
 /** True when a rule of `api` needs the body of `method` `apiPath` (the path after the listen path). */
 export function needsBody(api: ApiSpec, method: string, apiPath: string): boolean {
   if (api.splitToken.length > 0) for (const e of endpointsOf(api)) if ((e.method === '' || e.method === method) && e.path.test(apiPath)) return true;
+  // A JSON Schema check for the method: its path is matched in gateway_transform (against the path
+  // with and without the listen path, as Tyk); the body is read for any path of that method.
+  if (api.jsonValidations?.some((v) => v.method === method) === true) return true;
+  if (api.requestValidations?.some((v) => v.method === method) === true) return true;
   if (api.urlRewrites.length === 0) return false;
   // The first rule for the endpoint is the one that applies: only its triggers count.
   const rule = api.urlRewrites.find((r) => endpointMatches(r, method, apiPath));

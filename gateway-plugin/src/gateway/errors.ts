@@ -16,3 +16,15 @@ export function tykError(status: number, message: string, headers: Record<string
     body: Buffer.from(tykErrorBody(message)),
   };
 }
+
+/** Go's html/template JSEscapeString, which Tyk applies to an error's message before it goes into the template. */
+export function jsEscape(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '\\' || ch === "'" || ch === '"') out += `\\${ch}`;
+    else if (ch === '<' || ch === '>' || ch === '&' || ch === '=' || c < 0x20) out += `\\u${c.toString(16).toUpperCase().padStart(4, '0')}`;
+    else out += ch;
+  }
+  return out;
+}

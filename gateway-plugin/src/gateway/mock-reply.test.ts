@@ -53,4 +53,50 @@ describe('mock replies (Tyk: mw_version_check.go DoMockReply)', () => {
       await engine.stop();
     }
   });
+
+  it('OAS mockResponse (Tyk: mw_mock_response.go): after the transforms, with X-RateLimit-* and the response header edits; disabled ones go upstream', async () => {
+    const { port, engine } = await definitionGateway({
+      'mkoas.json': {
+        openapi: '3.0.3',
+        info: { title: 'mkoas', version: '1' },
+        paths: {
+          '/a': { get: { operationId: 'a', responses: { 200: { description: 'ok' } } } },
+          '/c': { get: { operationId: 'c', responses: { 200: { description: 'ok' } } } },
+          '/d': { get: { operationId: 'd', responses: { 200: { description: 'ok' } } } },
+        },
+        'x-svc-api-gateway': {
+          info: { id: 'mkoas', name: 'mkoas', state: { active: true } },
+          upstream: { url: up.target() },
+          server: { listenPath: { value: '/mkoas/', strip: true } },
+          middleware: {
+            global: { transformResponseHeaders: { enabled: true, add: [{ name: 'x-resp-g', value: 'rg' }] } },
+            operations: {
+              a: { mockResponse: { enabled: true, code: 201, body: '{"a":1}', headers: [{ name: 'x-mock', value: 'yes' }] } },
+              c: {
+                mockResponse: { enabled: true, body: '<p>x</p>', headers: [{ name: 'x-mock-c', value: '1' }] },
+                transformResponseHeaders: { enabled: true, remove: ['x-mock-c'] },
+              },
+              d: { mockResponse: { enabled: false, code: 203, body: 'off' } },
+            },
+          },
+        },
+      },
+    });
+    try {
+      const before = up.seen.length;
+      let r = await call(port, 'GET', '/mkoas/a');
+      // Tyk v5.14.0 answered the same (scripts/tyk-diff-before-chain.mjs, the mkoas rows).
+      assert.deepEqual(
+        [r.status, r.body, r.headers['x-mock'], r.headers['content-type'], r.headers['x-ratelimit-limit'], r.headers['x-resp-g']],
+        [201, '{"a":1}', 'yes', 'text/plain; charset=utf-8', '0', 'rg'],
+      );
+      r = await call(port, 'GET', '/mkoas/c');
+      assert.deepEqual([r.status, r.body, r.headers['x-mock-c'], r.headers['content-type']], [200, '<p>x</p>', undefined, 'text/html; charset=utf-8']);
+      assert.equal(up.seen.length, before, 'a mock never reaches the upstream');
+      r = await call(port, 'GET', '/mkoas/d');
+      assert.deepEqual([r.status, r.body], [200, 'up'], 'a disabled mock goes upstream');
+    } finally {
+      await engine.stop();
+    }
+  });
 });

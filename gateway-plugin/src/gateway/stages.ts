@@ -85,7 +85,11 @@ export function stagesNeeded(api: ApiSpec): Need[] {
     out.push({ stage: 'auth', field: authField(api) });
     out.push({ stage: 'key_limit', field: `${authField(api)} (keys carry rate limits and quotas)` });
   }
-  if (any(shapes)) out.push({ stage: 'transform', field: 'global_headers, transform_headers, transform_response_headers or method_transforms' });
+  if (any(shapes))
+    out.push({
+      stage: 'transform',
+      field: 'global_headers, transform_headers, transform_response_headers, method_transforms, validate_json, validateRequest or mockResponse',
+    });
   if (any((s) => s.urlRewrites.length > 0))
     out.push({ stage: 'rewrite', field: oas ? 'x-svc-api-gateway.middleware.operations.*.urlRewrite' : 'extended_paths.url_rewrites' });
   return out;
@@ -98,7 +102,10 @@ export function shapes(api: ApiSpec): boolean {
     api.headerTransforms !== undefined ||
     api.globalResponseHeaders !== undefined ||
     api.responseHeaderTransforms !== undefined ||
-    api.methodTransforms !== undefined
+    api.methodTransforms !== undefined ||
+    api.jsonValidations !== undefined ||
+    api.requestValidations !== undefined ||
+    api.oasMocks !== undefined
   );
 }
 

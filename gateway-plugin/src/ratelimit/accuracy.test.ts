@@ -124,7 +124,12 @@ describe('rate limit accuracy: 3 gateway processes, Redis, 100 per 10 s, 2,000 r
           `${g.name}: admitted per 10 s window ${figures[g.name]!.windows.join(' + ')}, busiest sliding 10 s ${figures[g.name]!.busiest}, answers ${JSON.stringify(figures[g.name]!.statuses)}`,
         );
       }
-      for (const g of groups) assert.deepEqual(Object.keys(figures[g.name]!.statuses).sort(), ['200', '429'], `${g.name}: only 200s and 429s`);
+      // 200 or 429; or 408 where a starved machine left a request's headers unread past the
+      // listener's headers_timeout: refused before any limiter counted it, so it moves no figure below.
+      for (const g of groups) {
+        const answers = Object.keys(figures[g.name]!.statuses).filter((s) => s !== '408');
+        assert.deepEqual(answers.sort(), ['200', '429'], `${g.name}: only 200s and 429s (and 408s of unread headers)`);
+      }
       for (const g of groups) assert.ok(g.admitted.every(Number.isFinite), `${g.name}: every answer carries the gateway's Date`);
       // Rolling: never more than 100 in any 10 s; exactly 100 at first; the load never drops, so spike arrest holds it.
       assert.equal(figures.rolling!.busiest, RATE);

@@ -12,19 +12,35 @@
  *   for the proxy to apply to the upstream's answer: the first `transform_response_headers` entry,
  *   then the version's global response headers.
  *
+ * Before those, the request body's JSON Schema check (ValidateJSON, `mw_validate_json.go`), which
+ * Tyk runs just before TransformHeaders: the first `validate_json` entry for the method (exactly)
+ * and path; a body that is not JSON is 400 "JSON parsing error: ...", one that fails the schema
+ * gets the entry's `error_response_code` (422 by default) with gojsonschema's words (json-schema.ts);
+ * then OAS `validateRequest` (ValidateRequest, next in Tyk's chain): the operation's request body
+ * as kin-openapi checks it (oas-request-validation.ts).
+ *
+ * Last, an OAS `mockResponse` (MockResponseMiddleware, after Tyk's transforms): the operation's
+ * `code` (200 when 0), `body` and `headers`, with X-RateLimit-* and the response header edits.
+ *
  * Values may hold `$svc_context.*`, `$svc_meta.*` and `$secret_*` (see variables.ts). Header names
  * compare without case, as Go's Header.Del and Header.Set do.
  */
-import { answerMessage, type Logger } from '@svc/engine';
-import type { EndpointHeaderEdit, HeaderEdit } from '../apis/api-spec.js';
+import { answerMessage, type Answer, type Logger } from '@svc/engine';
+import type { EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
+import { mockAnswer } from '../gateway/mock-reply.js';
+import { limitHeaders } from '../ratelimit/limit-headers.js';
+import { canonicalHeader } from '../rewrite/context-data.js';
 import { firstEndpointFor } from '../gateway/endpoint-lists.js';
-import { tykError } from '../gateway/errors.js';
+import { jsEscape, tykError } from '../gateway/errors.js';
 import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
 import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
-import { markStage, shapes } from '../gateway/stages.js';
+import { markAnsweredByStage, markStage, shapes } from '../gateway/stages.js';
 import { resolverFor } from '../refs/resolver.js';
 import { contextData, type ContextData } from '../rewrite/context-data.js';
 import { fillVariables, type VariableSource } from './variables.js';
+import { decodeBody } from './go-json-decode.js';
+import { schemaFailures } from './json-schema.js';
+import { requestBodyFailure } from './oas-request-validation.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 const METHOD_NOT_ALLOWED = tykError(405, 'Method not allowed');
@@ -46,6 +62,24 @@ async function responseEdits(edits: Array<HeaderEdit | undefined>, from: Variabl
   return remove.length > 0 || set.length > 0 ? { remove, set } : undefined;
 }
 
+/**
+ * An OAS `mockResponse` as Tyk's MockResponseMiddleware answers it (`mw_mock_response.go`): the
+ * operation's headers set, X-RateLimit-* from the session (SendQuotas), then the response header
+ * edits (its response chain), the code and body; Go names an untyped body's type.
+ */
+function oasMockAnswer(reply: MockReply, req: GatewayRequest, edits: GatewayRequest['responseHeaders'], limitSource: string): Answer {
+  const answer = mockAnswer(reply);
+  const headers = { ...answer.headers };
+  const set = (name: string, value: string): void => {
+    for (const k of Object.keys(headers)) if (k.toLowerCase() === name) delete headers[k];
+    headers[canonicalHeader(name)] = value;
+  };
+  for (const [name, value] of Object.entries(limitHeaders(req, limitSource) ?? {})) set(name, value);
+  for (const name of edits?.remove ?? []) for (const k of Object.keys(headers)) if (k.toLowerCase() === name) delete headers[k];
+  for (const [name, value] of edits?.set ?? []) set(name, value);
+  return { ...answer, headers };
+}
+
 export class GatewayTransform extends GatewayMiddleware {
   constructor(log: Logger) {
     super('gateway_transform', log);
@@ -53,6 +87,19 @@ export class GatewayTransform extends GatewayMiddleware {
 
   protected async handle({ msg, req, state, api }: MiddlewareCall): Promise<void> {
     if (!shapes(api)) return markStage(msg, 'transform');
+    const validation = firstEndpointFor(api.jsonValidations, api, req.method, req.path);
+    if (validation !== undefined) {
+      const decoded = decodeBody(msg.content);
+      if ('error' in decoded) return void answerMessage(msg, tykError(400, jsEscape(`JSON parsing error: ${decoded.error}`)));
+      const failures = schemaFailures(validation.schema, decoded.value);
+      if (failures.length > 0) return void answerMessage(msg, tykError(validation.errorCode || 422, jsEscape(failures.join('; '))));
+    }
+    const checked = firstEndpointFor(api.requestValidations, api, req.method, req.path);
+    if (checked !== undefined) {
+      const type = req.headers['content-type'];
+      const failure = requestBodyFailure(checked.body, (Array.isArray(type) ? type[0] : type) ?? '', msg.content);
+      if (failure !== undefined) return void answerMessage(msg, tykError(checked.errorCode || 422, jsEscape(failure)));
+    }
     let context: ContextData | undefined;
     const from: VariableSource = {
       context: () => (context ??= contextData(req, api.enableContextVars === true)),
@@ -74,6 +121,13 @@ export class GatewayTransform extends GatewayMiddleware {
     }
     const response = await responseEdits([firstEndpointFor(api.responseHeaderTransforms, api, method, req.path), api.globalResponseHeaders], from);
     if (response !== undefined) req.responseHeaders = response;
+    const mock = firstEndpointFor(api.oasMocks, api, method, req.path);
+    if (mock !== undefined) {
+      // The mock is the request's answer (any code): no later stage is owed, as with a split-token exchange.
+      markStage(msg, 'transform');
+      markAnsweredByStage(msg);
+      return void answerMessage(msg, oasMockAnswer(mock.reply, req, response, state.config.rate_limit_response_headers ?? 'quotas'));
+    }
     msg.ctx.set(GATEWAY_REQUEST, req);
     markStage(msg, 'transform');
   }

@@ -8,7 +8,8 @@
  * connection is dropped here (its messages are acked without being sent) and run again from the
  * start once the agent is registered again, whether or not the hub asks for it.
  */
-import { END_OF_INPUT, Message, type EndOfInput, type Input, type Logger, type Transaction } from '@svc/engine';
+import { Message, type Logger } from '@svc/engine';
+import { PushInput } from '@svc/engine/kit';
 import type { Provider, ProviderResult } from '../wire/governance-wire.js';
 import type { ApiProvider } from '../providers/provider.js';
 import { registerConnection, unregisterConnection } from './connections.js';
@@ -31,18 +32,15 @@ export interface GovernanceSyncOptions {
 /** APIs per transaction. */
 const BATCH = 100;
 
-export class GovernanceSyncInput implements Input {
+export class GovernanceSyncInput extends PushInput {
   /** Each API is acked on its own and the hub applies a sync whole at its end: order means nothing, so many go at once. */
   readonly concurrency = 256;
   private readonly hub: HubConnection;
-  private readonly queue: Transaction[] = [];
-  private reader: ((t: Transaction | EndOfInput) => void) | undefined;
-  private room: Array<() => void> = [];
-  private closing = false;
   private readonly status = new Map<string, Provider>();
   private running: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: GovernanceSyncOptions) {
+    super(QUEUE);
     for (const p of opts.providers) this.status.set(p.name, { name: p.name, type: p.type, status: 'UNKNOWN', error: '' });
     this.hub = new HubConnection({
       address: opts.hubAddress,
@@ -68,28 +66,6 @@ export class GovernanceSyncInput implements Input {
     this.hub.start();
   }
 
-  private offer(tx: Transaction): Promise<void> {
-    const r = this.reader;
-    if (r) {
-      this.reader = undefined;
-      r(tx);
-      return Promise.resolve();
-    }
-    this.queue.push(tx);
-    if (this.queue.length < QUEUE) return Promise.resolve();
-    return new Promise((resolve) => this.room.push(resolve));
-  }
-
-  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
-    const tx = this.queue.shift();
-    if (tx) {
-      this.room.shift()?.();
-      return tx;
-    }
-    if (this.closing) return END_OF_INPUT;
-    return new Promise((resolve) => (this.reader = resolve));
-  }
-
   private async sync(id: string, run: number): Promise<void> {
     const current = () => this.hub.currentSync === id && this.hub.syncRun === run;
     if (!current()) return;
@@ -109,7 +85,7 @@ export class GovernanceSyncInput implements Input {
         batch = [];
         let settle!: (err?: Error) => void;
         delivered.push(new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve()))));
-        await this.offer({ batch: out, ack: (err) => settle(err) });
+        await this.push({ tx: { batch: out, ack: (err) => settle(err) } });
       };
       try {
         await provider.list(async (api) => {
@@ -143,12 +119,8 @@ export class GovernanceSyncInput implements Input {
     }
   }
 
-  async close(): Promise<void> {
-    this.closing = true;
-    const r = this.reader;
-    this.reader = undefined;
-    r?.(END_OF_INPUT);
-    for (const wake of this.room.splice(0)) wake();
+  /** Closing (once the base ended the reads and woke the waiting providers): the hub and the providers go. */
+  protected override onClose(): void {
     unregisterConnection(this.opts.connection, this.hub);
     this.hub.close();
     for (const p of this.opts.providers) p.close?.();

@@ -10,12 +10,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { errorMessage, ThrottledLog, type Logger } from '@svc/engine';
+import { BodyError, Router, readBody, type BodyStatus } from '@svc/engine/kit';
 import { agentRecord } from './agent-view.js';
 import { sha256, type HubStore } from './hub-store.js';
 import { LoginThrottle } from './login-throttle.js';
 import { checkPassword, hashPassword, newSecret, passwordProblem } from './passwords.js';
 
 const MAX_BODY = 1024 * 1024;
+/** A body must arrive within this. */
+const BODY_TIMEOUT_MS = 10_000;
 const SESSION_COOKIE = 'svc_hub_session';
 const SESSION_MS = 8 * 3600_000;
 
@@ -71,43 +74,52 @@ export interface HubActions {
   license(sub: string, validForSeconds: number): string;
 }
 
+/** A call to a route: its request, the parameters of its path, and the user calling (empty on an open route). */
+interface HubCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  params: Readonly<Record<string, string>>;
+  user: string;
+}
+
+/** A route of the REST API; `open`: served without a caller (logging in). */
+interface HubRoute {
+  open?: true;
+  serve(call: HubCall): Promise<void> | void;
+}
+
 interface Session {
   username: string;
   mustChange: boolean;
   expires: number;
 }
 
-function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const timer = setTimeout(() => reject(new HttpError(408, 'the request body did not arrive in time')), 10_000);
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        clearTimeout(timer);
-        req.pause();
-        reject(new HttpError(413, 'the request body is larger than 1 MiB'));
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      clearTimeout(timer);
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (text.trim() === '') return resolve({});
-      try {
-        // PostgreSQL text cannot hold a NUL: refused here, not as a database error.
-        if (text.includes('\\u0000') || text.includes('\0')) return reject(new HttpError(400, 'the request body holds a NUL character'));
-        const v: unknown = JSON.parse(text);
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) return reject(new HttpError(400, 'the request body must be a JSON object'));
-        resolve(v as Record<string, unknown>);
-      } catch {
-        reject(new HttpError(400, 'the request body is not valid JSON'));
-      }
-    });
-    req.on('error', () => reject(new HttpError(400, 'the request body could not be read')));
-  });
+/** Refused bodies, in the hub's words. */
+const BODY_REFUSED: Record<BodyStatus, string> = {
+  413: 'the request body is larger than 1 MiB',
+  408: 'the request body did not arrive in time',
+  400: 'the request body could not be read',
+};
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = (await readBody(req, MAX_BODY, BODY_TIMEOUT_MS)).toString('utf8');
+  } catch (err) {
+    throw err instanceof BodyError ? new HttpError(err.status, BODY_REFUSED[err.status]) : err;
+  }
+  if (text.trim() === '') return {};
+  // PostgreSQL text cannot hold a NUL: refused here, not as a database error.
+  if (text.includes('\\u0000') || text.includes('\0')) throw new HttpError(400, 'the request body holds a NUL character');
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'the request body is not valid JSON');
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new HttpError(400, 'the request body must be a JSON object');
+  return v as Record<string, unknown>;
 }
 
 /** A body field that must be a non-empty string of at most 200 characters; trimmed. */
@@ -137,6 +149,7 @@ export class RestApi {
   private readonly throttle = new LoginThrottle();
   /** 500s: at most 5 lines a second, then a count of the rest. */
   private readonly failures: ThrottledLog;
+  private readonly routes: Router<HubRoute>;
 
   constructor(
     private readonly hub: HubActions,
@@ -145,6 +158,7 @@ export class RestApi {
     private readonly secureCookie: boolean,
   ) {
     this.failures = new ThrottledLog(log, 1000, 5);
+    this.routes = this.table();
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
@@ -182,102 +196,161 @@ export class RestApi {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://hub');
-    const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
     const method = req.method ?? 'GET';
-    const store = this.hub.store;
+    const found = this.routes.find(method, url.pathname);
+    const route = found?.found ? found.value : undefined;
+    // Every call but logging in needs a caller, a path no route takes too (401 before 404).
+    const user = route?.open === true ? '' : await this.caller(req);
+    if (route === undefined) throw new HttpError(404, `no route ${method} ${url.pathname}`);
+    return route.serve({ req, res, url, params: found?.found ? found.params : {}, user });
+  }
 
-    if (path === '/api/login/' && method === 'POST') return this.login(req, res);
-    if (path === '/api/users/me/password/' && method === 'POST') return this.changePassword(req, res);
-    if (path === '/api/users/me/' && method === 'GET') {
-      const s = this.session(req);
-      if (s === undefined) throw new HttpError(401, 'not logged in');
-      return send(res, 200, { username: s.username, must_change_password: s.mustChange });
-    }
-
-    const user = await this.caller(req);
-    if (path === '/api/agents/' && method === 'POST') {
-      const body = await readJson(req);
-      const row = await store.createAgent(requiredText(body.name, 'name'));
-      return send(res, 201, agentRecord(row, this.hub.heartbeatIntervalMs, this.hub.inactiveAfterMissed));
-    }
-    if (path === '/api/agents/' && method === 'GET') {
-      const rows = await store.agents();
-      return send(
-        res,
-        200,
-        rows.map((r) => agentRecord(r, this.hub.heartbeatIntervalMs, this.hub.inactiveAfterMissed)),
+  /** The hub's routes; a trailing slash is optional (`/api/agents` is `/api/agents/`), and a method a path does not take is a 404, as a path no route takes. */
+  private table(): Router<HubRoute> {
+    const hub = this.hub;
+    const store = hub.store;
+    const record = (row: Parameters<typeof agentRecord>[0]) => agentRecord(row, hub.heartbeatIntervalMs, hub.inactiveAfterMissed);
+    const open = (serve: HubRoute['serve']): HubRoute => ({ open: true, serve });
+    const authed = (serve: HubRoute['serve']): HubRoute => ({ serve });
+    return new Router<HubRoute>({ trailingSlash: 'ignore', decodeParams: false })
+      .add(
+        'POST',
+        '/api/login/',
+        open(({ req, res }) => this.login(req, res)),
+      )
+      .add(
+        'POST',
+        '/api/users/me/password/',
+        open(({ req, res }) => this.changePassword(req, res)),
+      )
+      .add(
+        'GET',
+        '/api/users/me/',
+        open(({ req, res }) => {
+          const s = this.session(req);
+          if (s === undefined) throw new HttpError(401, 'not logged in');
+          send(res, 200, { username: s.username, must_change_password: s.mustChange });
+        }),
+      )
+      .add(
+        'POST',
+        '/api/agents/',
+        authed(async ({ req, res }) => {
+          const body = await readJson(req);
+          const row = await store.createAgent(requiredText(body.name, 'name'));
+          send(res, 201, record(row));
+        }),
+      )
+      .add(
+        'GET',
+        '/api/agents/',
+        authed(async ({ res }) => send(res, 200, (await store.agents()).map(record))),
+      )
+      .add(
+        'GET',
+        '/api/agents/{id}/',
+        authed(async ({ res, params }) => {
+          const id = segment(params['id']!);
+          const row = await store.agent(id);
+          if (row === undefined) throw new HttpError(404, `no agent ${id}`);
+          send(res, 200, record(row));
+        }),
+      )
+      .add(
+        'DELETE',
+        '/api/agents/{id}/',
+        authed(async ({ res, params }) => {
+          const id = segment(params['id']!);
+          if (!(await store.deleteAgent(id))) throw new HttpError(404, `no agent ${id}`);
+          hub.disconnect(id);
+          send(res, 200, { status: 200, message: `agent ${id} deleted` });
+        }),
+      )
+      .add(
+        'POST',
+        '/api/auth/token/',
+        authed(async ({ req, res }) => {
+          const body = await readJson(req);
+          const id = body.agent_id;
+          if (typeof id !== 'string' || (await store.agent(id)) === undefined) throw new HttpError(404, 'agent_id names no agent');
+          // A JWT-like bearer credential: `svcagent.<agent id>.<32 random bytes>`; only its hash is kept.
+          const token = `svcagent.${Buffer.from(id).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+          await store.addToken(id, token);
+          send(res, 201, { token });
+        }),
+      )
+      .add(
+        'GET',
+        '/api/apis/',
+        authed(async ({ res, url }) => {
+          const rows = await store.apis({
+            q: queryText(url, 'q'),
+            provider: queryText(url, 'provider'),
+            agentId: queryText(url, 'agent_id'),
+            limit: queryInt(url, 'limit', 100, 1, 1000),
+            offset: queryInt(url, 'offset', 0, 0, 2 ** 31 - 1),
+          });
+          send(
+            res,
+            200,
+            rows.map((r) => ({
+              ...r,
+              definition: undefined,
+              updated_at: r.updated_at && new Date(r.updated_at).toISOString(),
+              synced_at: new Date(r.synced_at).toISOString(),
+            })),
+          );
+        }),
+      )
+      .add(
+        'POST',
+        '/api/sync/',
+        authed(({ res }) => send(res, 202, hub.resync())),
+      )
+      .add(
+        'GET',
+        '/api/sync/{id}/',
+        authed(({ res, params }) => {
+          const p = hub.syncProgress(segment(params['id']!));
+          if (p === undefined) throw new HttpError(404, 'no such sync');
+          send(res, 200, p);
+        }),
+      )
+      .add(
+        'POST',
+        '/api/licenses/',
+        authed(async ({ req, res }) => {
+          const body = await readJson(req);
+          const days = body.days ?? 365;
+          const sub = requiredText(body.sub, 'sub');
+          if (typeof days !== 'number' || !(days > 0 && days <= 36500)) throw new HttpError(400, 'days must be a number above 0 and at most 36500');
+          send(res, 201, { license: hub.license(sub, Math.round(days * 86400)) });
+        }),
+      )
+      .add(
+        'POST',
+        '/api/users/me/keys/',
+        authed(async ({ req, res, user }) => {
+          const body = await readJson(req);
+          const name = typeof body.name === 'string' && body.name !== '' ? body.name.slice(0, 200) : 'access key';
+          const key = `svckey_${newSecret(24)}`;
+          await store.addAccessKey(user, key, name);
+          send(res, 201, { key, name, note: 'shown once: store it now' });
+        }),
+      )
+      .add(
+        'GET',
+        '/api/users/me/keys/',
+        authed(async ({ res, user }) => send(res, 200, await store.accessKeys(user))),
+      )
+      .add(
+        'DELETE',
+        '/api/users/me/keys/{key}/',
+        authed(async ({ res, params, user }) => {
+          if (!(await store.revokeAccessKey(user, segment(params['key']!)))) throw new HttpError(404, 'no such key');
+          send(res, 200, { status: 200, message: 'revoked' });
+        }),
       );
-    }
-    const agent = /^\/api\/agents\/([^/]+)\/$/.exec(path);
-    if (agent) {
-      const id = segment(agent[1]!);
-      if (method === 'GET') {
-        const row = await store.agent(id);
-        if (row === undefined) throw new HttpError(404, `no agent ${id}`);
-        return send(res, 200, agentRecord(row, this.hub.heartbeatIntervalMs, this.hub.inactiveAfterMissed));
-      }
-      if (method === 'DELETE') {
-        if (!(await store.deleteAgent(id))) throw new HttpError(404, `no agent ${id}`);
-        this.hub.disconnect(id);
-        return send(res, 200, { status: 200, message: `agent ${id} deleted` });
-      }
-    }
-    if (path === '/api/auth/token/' && method === 'POST') {
-      const body = await readJson(req);
-      const id = body.agent_id;
-      if (typeof id !== 'string' || (await store.agent(id)) === undefined) throw new HttpError(404, 'agent_id names no agent');
-      // A JWT-like bearer credential: `svcagent.<agent id>.<32 random bytes>`; only its hash is kept.
-      const token = `svcagent.${Buffer.from(id).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
-      await store.addToken(id, token);
-      return send(res, 201, { token });
-    }
-    if (path === '/api/apis/' && method === 'GET') {
-      const rows = await store.apis({
-        q: queryText(url, 'q'),
-        provider: queryText(url, 'provider'),
-        agentId: queryText(url, 'agent_id'),
-        limit: queryInt(url, 'limit', 100, 1, 1000),
-        offset: queryInt(url, 'offset', 0, 0, 2 ** 31 - 1),
-      });
-      return send(
-        res,
-        200,
-        rows.map((r) => ({
-          ...r,
-          definition: undefined,
-          updated_at: r.updated_at && new Date(r.updated_at).toISOString(),
-          synced_at: new Date(r.synced_at).toISOString(),
-        })),
-      );
-    }
-    if (path === '/api/sync/' && method === 'POST') return send(res, 202, this.hub.resync());
-    const sync = /^\/api\/sync\/([^/]+)\/$/.exec(path);
-    if (sync && method === 'GET') {
-      const p = this.hub.syncProgress(segment(sync[1]!));
-      if (p === undefined) throw new HttpError(404, 'no such sync');
-      return send(res, 200, p);
-    }
-    if (path === '/api/licenses/' && method === 'POST') {
-      const body = await readJson(req);
-      const days = body.days ?? 365;
-      const sub = requiredText(body.sub, 'sub');
-      if (typeof days !== 'number' || !(days > 0 && days <= 36500)) throw new HttpError(400, 'days must be a number above 0 and at most 36500');
-      return send(res, 201, { license: this.hub.license(sub, Math.round(days * 86400)) });
-    }
-    if (path === '/api/users/me/keys/' && method === 'POST') {
-      const body = await readJson(req);
-      const name = typeof body.name === 'string' && body.name !== '' ? body.name.slice(0, 200) : 'access key';
-      const key = `svckey_${newSecret(24)}`;
-      await store.addAccessKey(user, key, name);
-      return send(res, 201, { key, name, note: 'shown once: store it now' });
-    }
-    if (path === '/api/users/me/keys/' && method === 'GET') return send(res, 200, await store.accessKeys(user));
-    const key = /^\/api\/users\/me\/keys\/([^/]+)\/$/.exec(path);
-    if (key && method === 'DELETE') {
-      if (!(await store.revokeAccessKey(user, segment(key[1]!)))) throw new HttpError(404, 'no such key');
-      return send(res, 200, { status: 200, message: 'revoked' });
-    }
-    throw new HttpError(404, `no route ${method} ${url.pathname}`);
   }
 
   private async login(req: IncomingMessage, res: ServerResponse): Promise<void> {

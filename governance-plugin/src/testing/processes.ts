@@ -46,7 +46,7 @@ export function engine(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
     child,
     out: () => out,
     exited,
-    waitFor(pattern, ms = 30_000) {
+    waitFor(pattern, ms = 90_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const m = pattern.exec(out);

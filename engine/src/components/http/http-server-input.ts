@@ -14,7 +14,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import {
   Cors,
-  END_OF_INPUT,
   ErrorCode,
   type HttpListener,
   Message,
@@ -25,22 +24,16 @@ import {
   registerInput,
   type Batch,
   type ComponentContext,
-  type EndOfInput,
   type Infer,
-  type Input,
   type Logger,
   type RateLimit,
-  type Transaction,
-  type Answer,
-  ResultStore,
   extractTraceHeaders,
   setTraceParent,
 } from '@svc/engine';
+import { BodyError, Deadline, PushInput, RoutePattern, Router, readBody, type MethodNotAllowed, type RouteMatch } from '@svc/engine/kit';
 import { isMultipart, parseMultipart } from './multipart.js';
-import { PathPattern } from './path-pattern.js';
-import { BodyError, Deadline, readBody } from './request-body.js';
 import { requestMetadata, splitTarget, type RequestInfo } from './request-metadata.js';
-import { startOwnServer } from './own-server.js';
+import { ownServerOptions } from './own-server.js';
 import { ResponseRenderer, syncResponseSpec, type RenderedResponse } from './sync-response.js';
 import { loadWs } from './lazy-deps.js';
 import { WebsocketEndpoint } from './websocket-endpoint.js';
@@ -55,7 +48,7 @@ const pathField = (dflt: string, what: string) =>
     .validate((p) => {
       if (p === '') return undefined;
       try {
-        new PathPattern(p);
+        new RoutePattern(p);
         return undefined;
       } catch (err) {
         return errorMessage(err);
@@ -105,15 +98,6 @@ export type HttpServerConfig = Infer<typeof httpServerSpec>;
 
 type Req = IncomingMessage | Http2ServerRequest;
 type Res = ServerResponse | Http2ServerResponse;
-
-/** A request's transaction, queued until the stream reads it. */
-interface Pending {
-  tx: Transaction;
-  /** Called when the stream took it (its delivery deadline keeps running). */
-  picked?: () => void;
-  /** Called when the input closes before the stream took it. */
-  dropped: () => void;
-}
 
 /** Writes a plain-text answer (and closes the connection when asked; HTTP/2 has no such header). */
 export function answer(req: Req, res: Res, status: number, text: string, close = false, extra: Record<string, string> = {}): void {
@@ -169,29 +153,27 @@ function endWith(res: Res, body: Buffer): void {
   else res.end(body);
 }
 
-export class HttpServerInput implements Input {
+export class HttpServerInput extends PushInput {
   private readonly log: Logger;
-  private readonly path: PathPattern | undefined;
-  private readonly verbs: Set<string>;
+  private readonly path: RoutePattern | undefined;
+  /** `path` with its verbs (undefined without a `path`). */
+  private readonly routes: Router<true> | undefined;
   private readonly timeoutMs: number;
   private readonly renderer: ResponseRenderer;
   private readonly rateLimit: RateLimit | undefined;
   private readonly cors: Cors | undefined;
   private readonly ws: WebsocketEndpoint | undefined;
-  private readonly queue: Pending[] = [];
-  private reader: ((r: Transaction | EndOfInput) => void) | undefined;
   private server: HttpListener | undefined;
   private mounted: string[] = [];
-  private closing = false;
-  private serverClosed: Promise<void> | undefined;
 
   constructor(
     readonly conf: HttpServerConfig,
     private readonly ctx: ComponentContext,
   ) {
+    super();
     this.log = ctx.logger;
-    this.path = conf.path ? new PathPattern(conf.path) : undefined;
-    this.verbs = new Set(conf.allowed_verbs.map((v) => v.toUpperCase()));
+    this.path = conf.path ? new RoutePattern(conf.path) : undefined;
+    this.routes = conf.path ? new Router<true>().add([...new Set(conf.allowed_verbs.map((v) => v.toUpperCase()))], conf.path, true) : undefined;
     this.timeoutMs = parseDuration(conf.timeout) || 5000;
     this.renderer = new ResponseRenderer(conf.sync_response);
     this.rateLimit = conf.rate_limit ? ctx.resources.rateLimit(conf.rate_limit) : undefined;
@@ -208,13 +190,13 @@ export class HttpServerInput implements Input {
     }
     this.cors = conf.address && conf.cors.enabled ? new Cors(conf.cors.allowed_origins, 'http_server.cors') : undefined;
     if (conf.ws_path) {
-      this.ws = new WebsocketEndpoint(new PathPattern(conf.ws_path), {
+      this.ws = new WebsocketEndpoint(new RoutePattern(conf.ws_path), {
         welcome: conf.ws_welcome_message,
         rateLimitMessage: conf.ws_rate_limit_message,
         maxPayload: conf.max_body_size,
         rateLimit: this.rateLimit,
         log: this.log,
-        submit: (tx) => this.submit({ tx, dropped: () => tx.ack(new Error('the input closed')) }),
+        submit: (tx) => void this.push({ tx, dropped: () => tx.ack(new Error('the input closed')) }),
         isClosing: () => this.closing,
       });
     }
@@ -223,13 +205,17 @@ export class HttpServerInput implements Input {
   async connect(): Promise<void> {
     if (this.server || this.mounted.length) return;
     if (this.conf.address) {
-      this.server = await startOwnServer(
+      const options = await ownServerOptions(
         this.conf,
         this.timeoutMs,
         (req, res) => this.dispatch(req, res),
         this.ws ? (req, socket, head) => this.ws!.upgrade(req, socket, head) : undefined,
         this.log,
       );
+      this.server = await this.startListener(options);
+      const a = this.server.address();
+      const s = options.tls ? 's' : '';
+      this.log.info(`Receiving HTTP${s.toUpperCase()} messages at: http${s}://${a.host}:${a.port}`);
       return;
     }
     const service = this.ctx.service;
@@ -271,51 +257,24 @@ export class HttpServerInput implements Input {
     return this.server?.address();
   }
 
-  read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
-    const p = this.queue.shift();
-    if (p) {
-      p.picked?.();
-      return p.tx;
-    }
-    if (this.closing) return END_OF_INPUT;
-    return new Promise((resolve) => (this.reader = resolve));
-  }
-
-  private submit(p: Pending): void {
-    const r = this.reader;
-    if (r) {
-      this.reader = undefined;
-      p.picked?.();
-      r(p.tx);
-    } else this.queue.push(p);
-  }
-
-  private unqueue(p: Pending): void {
-    const i = this.queue.indexOf(p);
-    if (i >= 0) this.queue.splice(i, 1);
-  }
-
   /** Routes a request of the own server or of a mount: `path`, else 404. */
   dispatch(req: Req, res: Res): void {
     const { path, query } = splitTarget(req.url);
     if (this.cors?.handle(req, res)) return;
-    const params = this.path?.match(path);
-    if (!params) {
+    // node:http and node:http2 give the method as sent, and accept upper-case methods only.
+    const method = req.method ?? 'GET';
+    const route = this.routes?.find(method, path);
+    if (!route) {
       if (this.ws?.pattern.match(path)) return answer(req, res, 400, 'websocket upgrade required\n');
       return answer(req, res, 404, 'not found\n');
     }
-    void this.handle(
-      req,
-      res,
-      // node:http and node:http2 give the method as sent, and accept upper-case methods only.
-      { method: req.method ?? 'GET', path, query, headers: req.headers, remoteAddress: req.socket?.remoteAddress, socket: req.socket },
-      params,
-    );
+    void this.handle(req, res, { method, path, query, headers: req.headers, remoteAddress: req.socket?.remoteAddress, socket: req.socket }, route);
   }
 
-  private async handle(req: Req, res: Res, info: RequestInfo, params: Record<string, string>): Promise<void> {
+  private async handle(req: Req, res: Res, info: RequestInfo, route: RouteMatch<true> | MethodNotAllowed): Promise<void> {
     if (this.closing) return answer(req, res, 503, 'Server closing\n', true);
-    if (!this.verbs.has(info.method)) return answer(req, res, 405, 'Method not allowed\n', false, { Allow: [...this.verbs].join(', ') });
+    if (!route.found) return answer(req, res, 405, 'Method not allowed\n', false, { Allow: route.allowed.join(', ') });
+    const params = route.params;
     if (lengthRequired(req)) return answer(req, res, 411, 'Length Required: send the body with a Content-Length header\n', true);
     if (this.rateLimit) {
       const wait = await this.rateLimit.access();
@@ -345,7 +304,7 @@ export class HttpServerInput implements Input {
     this.deliver(req, res, batch, deadline);
   }
 
-  private messages(req: Req, body: Buffer, info: RequestInfo, params: Record<string, string>): Batch {
+  private messages(req: Req, body: Buffer, info: RequestInfo, params: Readonly<Record<string, string>>): Batch {
     const meta = requestMetadata(info, params, true);
     const type = req.headers['content-type'];
     const contents = isMultipart(type) ? parseMultipart(body, type!).map((p) => p.body) : [body];
@@ -355,56 +314,38 @@ export class HttpServerInput implements Input {
   }
 
   private deliver(req: Req, res: Res, batch: Batch, deadline: Deadline): void {
-    let settled = false;
-    // Opened before the stream sees the batch: a response stored on any copy reaches this request.
-    const store = new ResultStore<Answer>(batch);
-    const pending: Pending = {
-      tx: {
-        batch,
-        ack: (err?: Error) => {
-          if (settled) return;
-          settled = true;
-          deadline.clear();
-          if (err) {
-            this.log.debug(`Request nacked: ${errorMessage(err)}`);
-            return answer(req, res, 502, 'Bad Gateway: the message was not delivered\n', this.closing);
-          }
-          let rendered: RenderedResponse;
-          try {
-            rendered = this.renderer.render(store.results());
-          } catch (e) {
-            this.log.error(`Cannot build the synchronous response: ${errorMessage(e)}`);
-            return answer(req, res, 502, 'Bad Gateway: the response could not be built\n');
-          }
-          sendRendered(req, res, rendered, this.closing);
-        },
+    if (deadline.expired) return answer(req, res, 408, 'Request timed out\n', true);
+    const request = this.pushRequest(batch, {
+      acked: (err, results) => {
+        deadline.clear();
+        if (err) {
+          this.log.debug(`Request nacked: ${errorMessage(err)}`);
+          return answer(req, res, 502, 'Bad Gateway: the message was not delivered\n', this.closing);
+        }
+        let rendered: RenderedResponse;
+        try {
+          rendered = this.renderer.render(results());
+        } catch (e) {
+          this.log.error(`Cannot build the synchronous response: ${errorMessage(e)}`);
+          return answer(req, res, 502, 'Bad Gateway: the response could not be built\n');
+        }
+        sendRendered(req, res, rendered, this.closing);
       },
       dropped: () => {
-        if (settled) return;
-        settled = true;
         deadline.clear();
         answer(req, res, 503, 'Server closing\n', true);
       },
-    };
-    const expire = (): void => {
-      if (settled) return;
-      settled = true;
-      // Not yet read: it never enters the stream. Read: it may still be delivered.
-      this.unqueue(pending);
-      answer(req, res, 408, 'Request timed out\n', true);
-    };
-    if (deadline.expired) return expire();
-    deadline.on(expire);
-    this.submit(pending);
+    });
+    // Unread, it never enters the stream; read, it may still be delivered.
+    deadline.on(() => request.expire() && answer(req, res, 408, 'Request timed out\n', true));
   }
 
-  async close(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
-    const r = this.reader;
-    this.reader = undefined;
-    r?.(END_OF_INPUT);
-    for (const p of this.queue.splice(0)) p.dropped();
+  /**
+   * Closing: queued requests get 503 (the base drops them), the websockets close, the mounts are
+   * released, and the own server stops accepting and cuts what is left after a grace. Requests
+   * in flight are still answered as their transactions are acked (the stream drains meanwhile).
+   */
+  protected override onClose(): void {
     this.ws?.close();
     // Released on the service-wide server: new requests still get 503 from here until a
     // replacement stream mounts the same paths.
@@ -413,20 +354,11 @@ export class HttpServerInput implements Input {
       if (service?.release) service.release(path);
       else service?.unmount(path);
     }
-    // Requests in flight are still answered as their transactions are acked (the stream drains
-    // meanwhile, so this does not wait): the own server stops accepting, and cuts what is left
-    // after a grace.
-    this.serverClosed = this.server?.close();
-  }
-
-  /** Resolves once the own server closed every connection (tests). */
-  async closed(): Promise<void> {
-    await this.serverClosed;
   }
 }
 
 /** The route a pattern mounts at on the service-wide server: itself, or its static prefix. */
-function routeOf(p: PathPattern): string {
+function routeOf(p: RoutePattern): string {
   return p.names.length === 0 ? p.path : p.staticPrefix;
 }
 

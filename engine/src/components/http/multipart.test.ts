@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MultipartError, buildMultipart, canonicalHeader, parseContentType, parseMultipart } from './multipart.js';
-import { PathPattern } from './path-pattern.js';
 import { RetryRules, backoffWait } from './retry-rules.js';
 
 describe('multipart bodies', () => {
@@ -42,28 +41,6 @@ describe('multipart bodies', () => {
       params: { boundary: 'a"b', charset: 'utf-8' },
     });
     assert.equal(canonicalHeader('x-forwarded-FOR'), 'X-Forwarded-For');
-  });
-});
-
-describe('path patterns', () => {
-  it('matches exact paths, prefixes and {param} segments with optional regexes', () => {
-    assert.deepEqual(new PathPattern('/post').match('/post'), {});
-    assert.equal(new PathPattern('/post').match('/post/x'), undefined);
-    assert.deepEqual(new PathPattern('/api/').match('/api/a/b'), {});
-    const p = new PathPattern('/u/{id}/f/{n:[0-9]{2}}');
-    assert.deepEqual(p.match('/u/a%20b/f/42'), { id: 'a b', n: '42' });
-    assert.equal(p.match('/u/a/f/4'), undefined);
-    assert.equal(p.staticPrefix, '/u/');
-    assert.throws(() => new PathPattern('/u/{id'), /unclosed/);
-    assert.throws(() => new PathPattern('nope'), /must start/);
-  });
-
-  it('matches a parameter regex with RE2: a hostile path against a backtracking pattern answers at once', () => {
-    // As a backtracking regex, (a+)+b on 40 a's and no b would not finish within the test's life.
-    const p = new PathPattern('/x/{v:(a+)+b}');
-    assert.equal(p.match(`/x/${'a'.repeat(40)}!`), undefined);
-    assert.deepEqual(p.match('/x/aab'), { v: 'aab' });
-    assert.throws(() => new PathPattern('/x/{v:(?<=a)b}'), /./, 'RE2 refuses what it cannot run in linear time');
   });
 });
 

@@ -6,21 +6,21 @@
  * input itself, so the listener sets no request timeout. Closing lets in-flight requests finish
  * for 5 s, then cuts what is left.
  */
-import { HttpListener, loadTlsFiles, type HttpRequest, type HttpResponse, type Logger, type UpgradeListener } from '@svc/engine';
+import { loadTlsFiles, type HttpListenerOptions, type HttpRequest, type HttpResponse, type Logger, type UpgradeListener } from '@svc/engine';
 
 /** How long closing waits for in-flight requests before it cuts every connection. */
 const CLOSE_GRACE_MS = 5_000;
 
-/** Reads the TLS files and starts listening on `conf.address`; logs where. */
-export async function startOwnServer(
+/** The listener's options for `conf.address`, with the TLS files read. */
+export async function ownServerOptions(
   conf: { address: string; cert_file: string; key_file: string },
   timeoutMs: number,
   handler: (req: HttpRequest, res: HttpResponse) => void,
   upgrade: UpgradeListener | undefined,
   log: Logger,
-): Promise<HttpListener> {
+): Promise<HttpListenerOptions> {
   const tls = await loadTlsFiles(conf, 'http_server.');
-  const server = new HttpListener({
+  return {
     name: 'http_server',
     address: conf.address,
     addressField: 'http_server.address',
@@ -32,10 +32,5 @@ export async function startOwnServer(
     headersTimeoutMs: Math.min(Math.max(timeoutMs, 1_000), 60_000),
     requestTimeoutMs: 0,
     closeGraceMs: CLOSE_GRACE_MS,
-  });
-  await server.start();
-  const a = server.address();
-  const s = tls ? 's' : '';
-  log.info(`Receiving HTTP${s.toUpperCase()} messages at: http${s}://${a.host}:${a.port}`);
-  return server;
+  };
 }

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { MetaValue } from '@svc/engine';
 import { canonicalHeader } from './multipart.js';
-import { safeDecode } from './path-pattern.js';
+import { safeDecode } from '@svc/engine/kit';
 
 /** What is known of a request before its body is read. */
 export interface RequestInfo {

@@ -10,7 +10,7 @@ import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { ws } from './lazy-deps.js';
 import { Backoff, Message, ResultStore, errorMessage, sleep, type Answer, type Logger, type MetaValue, type RateLimit, type Transaction } from '@svc/engine';
 import { bodyBuffer } from './sync-response.js';
-import type { PathPattern } from './path-pattern.js';
+import type { RoutePattern } from '@svc/engine/kit';
 import { requestMetadata, splitTarget } from './request-metadata.js';
 
 export interface WebsocketOptions {
@@ -29,7 +29,7 @@ export class WebsocketEndpoint {
   private readonly stopping = new AbortController();
 
   constructor(
-    readonly pattern: PathPattern,
+    readonly pattern: RoutePattern,
     private readonly opts: WebsocketOptions,
   ) {
     this.wss = new (ws().WebSocketServer)({ noServer: true, maxPayload: opts.maxPayload, clientTracking: true });

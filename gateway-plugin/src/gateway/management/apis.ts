@@ -12,8 +12,8 @@ import type { ApiSpec } from '../../apis/api-spec.js';
 import { jsonAnswer } from '../answers.js';
 import type { GatewaySource } from '../gateway-source.js';
 import type { GatewayState } from '../state.js';
-import type { ManagementRequest } from './management-api.js';
-import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, deleteDefinition, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
+import type { ManagementRequest, ManagementRoutes } from './management-api.js';
+import { MALFORMED, deleteDefinition, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
 
 /** apidef's errors, as Tyk words them. */
 const API_NOT_FOUND = statusMessage(404, 'API not found');
@@ -60,27 +60,22 @@ export class ApiEndpoints {
     return resolve(c.baseDir || '.', c.app_path || '.');
   }
 
-  async handle(r: ManagementRequest, rest: string[]): Promise<Answer> {
-    const oas = rest[0] === 'oas';
-    const args = oas ? rest.slice(1) : rest;
-    if (args.length > 1) return NO_ROUTE;
-    const id = args[0] ?? '';
-    const format = oas ? 'oas' : 'classic';
-    switch (r.method) {
-      case 'GET':
-        return id ? this.get(id, oas) : this.list(oas);
-      case 'POST':
-        if (oas && id) return METHOD_NOT_SUPPORTED;
-        return this.create(r, format);
-      case 'PUT':
-        if (!id) return oas ? METHOD_NOT_SUPPORTED : statusMessage(400, 'Must specify an apiID to update');
-        return this.update(r, id, format);
-      case 'DELETE':
-        if (!id) return oas ? METHOD_NOT_SUPPORTED : statusMessage(400, 'Must specify an apiID to delete');
-        return this.remove(id);
-      default:
-        return METHOD_NOT_SUPPORTED;
-    }
+  /** Tyk's routes: classic at `/svc/apis[/{id}]`, OAS at `/svc/apis/oas[/{id}]` (no POST with an id, no PUT or DELETE without). */
+  route(routes: ManagementRoutes): void {
+    routes
+      .add('GET', '/svc/apis', () => this.list(false))
+      .add('POST', '/svc/apis', (r) => this.create(r, 'classic'))
+      .add('PUT', '/svc/apis', () => statusMessage(400, 'Must specify an apiID to update'))
+      .add('DELETE', '/svc/apis', () => statusMessage(400, 'Must specify an apiID to delete'))
+      .add('GET', '/svc/apis/{id}', (_r, p) => this.get(p['id']!, false))
+      .add('POST', '/svc/apis/{id}', (r) => this.create(r, 'classic'))
+      .add('PUT', '/svc/apis/{id}', (r, p) => this.update(r, p['id']!, 'classic'))
+      .add('DELETE', '/svc/apis/{id}', (_r, p) => this.remove(p['id']!))
+      .add('GET', '/svc/apis/oas', () => this.list(true))
+      .add('POST', '/svc/apis/oas', (r) => this.create(r, 'oas'))
+      .add('GET', '/svc/apis/oas/{id}', (_r, p) => this.get(p['id']!, true))
+      .add('PUT', '/svc/apis/oas/{id}', (r, p) => this.update(r, p['id']!, 'oas'))
+      .add('DELETE', '/svc/apis/oas/{id}', (_r, p) => this.remove(p['id']!));
   }
 
   private list(oas: boolean): Answer {

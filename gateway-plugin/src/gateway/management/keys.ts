@@ -14,8 +14,8 @@ import { jsonAnswer } from '../answers.js';
 import type { SessionState } from '../../sessions/session.js';
 import { sessionProblem } from '../../sessions/session-shape.js';
 import type { GatewayState } from '../state.js';
-import type { ManagementRequest } from './management-api.js';
-import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, modified, parseJson, statusMessage } from './replies.js';
+import type { ManagementRequest, ManagementRoutes } from './management-api.js';
+import { MALFORMED, modified, parseJson, statusMessage } from './replies.js';
 
 /** Tyk's default `min_token_length` (gateway_auth's floor too). */
 const MIN_TOKEN_LENGTH = 3;
@@ -54,23 +54,18 @@ export class KeyEndpoints {
     return undefined;
   }
 
-  async handle(r: ManagementRequest, rest: string[]): Promise<Answer> {
-    if (rest.length > 1) return NO_ROUTE;
-    if (rest[0] === 'create') return r.method === 'POST' ? this.createGenerated(r) : METHOD_NOT_SUPPORTED;
-    const key = rest[0] ?? '';
-    const isHashed = (r.query.get('hashed') ?? '') !== '';
-    const orgId = r.query.get('org_id') ?? '';
-    switch (r.method) {
-      case 'GET':
-        return key ? this.get(key, isHashed, orgId) : this.list();
-      case 'POST':
-      case 'PUT':
-        return this.addOrUpdate(r, key, isHashed);
-      case 'DELETE':
-        return this.remove(key, isHashed, orgId);
-      default:
-        return METHOD_NOT_SUPPORTED;
-    }
+  /** Tyk's routes: `/svc/keys[/{key}]` (`?hashed=`, `?org_id=`) and `POST /svc/keys/create`. */
+  route(routes: ManagementRoutes): void {
+    const hashed = (r: ManagementRequest): boolean => (r.query.get('hashed') ?? '') !== '';
+    const orgId = (r: ManagementRequest): string => r.query.get('org_id') ?? '';
+    routes
+      .add('POST', '/svc/keys/create', (r) => this.createGenerated(r))
+      .add('GET', '/svc/keys', () => this.list())
+      .add(['POST', 'PUT'], '/svc/keys', (r) => this.addOrUpdate(r, '', hashed(r)))
+      .add('DELETE', '/svc/keys', (r) => this.remove('', hashed(r), orgId(r)))
+      .add('GET', '/svc/keys/{key}', (r, p) => this.get(p['key']!, hashed(r), orgId(r)))
+      .add(['POST', 'PUT'], '/svc/keys/{key}', (r, p) => this.addOrUpdate(r, p['key']!, hashed(r)))
+      .add('DELETE', '/svc/keys/{key}', (r, p) => this.remove(p['key']!, hashed(r), orgId(r)));
   }
 
   private async list(): Promise<Answer> {

@@ -8,9 +8,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { ThrottledLog, errorMessage, type Answer, type Logger } from '@svc/engine';
+import { BodyError, Router, readBody } from '@svc/engine/kit';
 import { jsonAnswer } from '../answers.js';
 import type { GatewaySource } from '../gateway-source.js';
-import { BodyError, readBody } from '../request-body.js';
 import type { GatewayState } from '../state.js';
 import { ApiEndpoints } from './apis.js';
 import { KeyEndpoints } from './keys.js';
@@ -47,14 +47,18 @@ export function isManagementPath(path: string): boolean {
   return path === '/hello' || path === '/svc' || path.startsWith('/svc/');
 }
 
-/** A management request, parsed: method, path segments after `/svc`, query, body on demand. */
+/** A management request, parsed: method, query, body on demand. */
 export interface ManagementRequest {
   method: string;
-  /** Segments after `/svc/`, decoded (`['keys', 'abc']`). */
-  segments: string[];
   query: URLSearchParams;
   body(): Promise<Buffer>;
 }
+
+/** What a management route answers with; `params` are its path's `{name}` segments, decoded. */
+type Endpoint = (r: ManagementRequest, params: Readonly<Record<string, string>>) => Promise<Answer> | Answer;
+
+/** The management API's routes under `/svc/` (the paths routed are decoded and without a trailing slash). */
+export type ManagementRoutes = Router<Endpoint>;
 
 function sameSecret(given: string, secret: string): boolean {
   // Digests have one length whatever the inputs, so the comparison time says nothing of either.
@@ -64,9 +68,7 @@ function sameSecret(given: string, secret: string): boolean {
 }
 
 export class ManagementApi {
-  private readonly apis: ApiEndpoints;
-  private readonly keys: KeyEndpoints;
-  private readonly policies: PolicyEndpoints;
+  private readonly routes: ManagementRoutes = new Router<Endpoint>({ decodeParams: false });
   private readonly log: Logger;
 
   constructor(
@@ -78,9 +80,12 @@ export class ManagementApi {
   ) {
     // Failed calls (a wrong secret, a malformed body) log at most 5 lines a second, then a count.
     this.log = throttledFailures(log);
-    this.apis = new ApiEndpoints(state, source, this.log);
-    this.keys = new KeyEndpoints(state, this.log);
-    this.policies = new PolicyEndpoints(state, this.log);
+    // Tyk's /tyk/reload and /tyk/reload/group both reload this gateway (it is its own group); the answer names what was refused.
+    const reloaded = async (): Promise<Answer> => statusMessage(200, (await this.reload()).join('; '));
+    this.routes.add('GET', '/svc/reload', reloaded).add('GET', '/svc/reload/group', reloaded);
+    new ApiEndpoints(state, source, this.log).route(this.routes);
+    new KeyEndpoints(state, this.log).route(this.routes);
+    new PolicyEndpoints(state, this.log).route(this.routes);
   }
 
   /** The answer to one management request; never rejects (a failure is Tyk's 500, logged). */
@@ -112,28 +117,14 @@ export class ManagementApi {
       this.log.warn('Attempted administrative access with invalid or missing key!');
       return FORBIDDEN;
     }
+    const found = this.routes.find(method, path);
+    if (found === undefined) return NO_ROUTE;
+    if (!found.found) return METHOD_NOT_SUPPORTED;
     const r: ManagementRequest = {
       method,
-      segments: path.split('/').slice(2),
       query: new URLSearchParams(target.query),
       body: () => readBody(req, MAX_BODY, BODY_TIMEOUT_MS),
     };
-    const [head, ...rest] = r.segments;
-    switch (head) {
-      case 'reload': {
-        if (rest.length > 1 || (rest.length === 1 && rest[0] !== 'group')) return NO_ROUTE;
-        if (method !== 'GET') return METHOD_NOT_SUPPORTED;
-        // Tyk's answer; what this reload refused (the others are served, or kept from before) is its message.
-        return statusMessage(200, (await this.reload()).join('; '));
-      }
-      case 'apis':
-        return this.apis.handle(r, rest);
-      case 'keys':
-        return this.keys.handle(r, rest);
-      case 'policies':
-        return this.policies.handle(r, rest);
-      default:
-        return NO_ROUTE;
-    }
+    return found.value(r, found.params);
   }
 }

@@ -10,8 +10,8 @@ import { jsonAnswer } from '../answers.js';
 import { policyProblem } from '../../sessions/load-policies.js';
 import type { Policy } from '../../sessions/session.js';
 import type { GatewayState } from '../state.js';
-import type { ManagementRequest } from './management-api.js';
-import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, deleteDefinition, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
+import type { ManagementRequest, ManagementRoutes } from './management-api.js';
+import { MALFORMED, deleteDefinition, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
 
 export class PolicyEndpoints {
   constructor(
@@ -24,23 +24,19 @@ export class PolicyEndpoints {
     return resolve(c.baseDir || '.', c.policies.policy_path || '.');
   }
 
-  async handle(r: ManagementRequest, rest: string[]): Promise<Answer> {
-    if (rest.length > 1) return NO_ROUTE;
-    const id = rest[0] ?? '';
-    switch (r.method) {
-      case 'GET':
-        if (!id) return jsonAnswer(200, this.state.allPolicies());
-        return this.state.policy(id) ? jsonAnswer(200, this.state.policy(id)) : statusMessage(404, 'Policy not found');
-      case 'POST':
-      case 'PUT':
-        if (r.method === 'PUT' && !id) return statusMessage(400, 'Must specify an apiID to update');
-        return this.write(r, id);
-      case 'DELETE':
-        if (!id) return statusMessage(400, 'Must specify an apiID to delete');
-        return this.remove(id);
-      default:
-        return METHOD_NOT_SUPPORTED;
-    }
+  /** Tyk's routes: `/svc/policies[/{id}]` (no PUT or DELETE without an id). */
+  route(routes: ManagementRoutes): void {
+    routes
+      .add('GET', '/svc/policies', () => jsonAnswer(200, this.state.allPolicies()))
+      .add('POST', '/svc/policies', (r) => this.write(r, ''))
+      .add('PUT', '/svc/policies', () => statusMessage(400, 'Must specify an apiID to update'))
+      .add('DELETE', '/svc/policies', () => statusMessage(400, 'Must specify an apiID to delete'))
+      .add('GET', '/svc/policies/{id}', (_r, p) => {
+        const policy = this.state.policy(p['id']!);
+        return policy ? jsonAnswer(200, policy) : statusMessage(404, 'Policy not found');
+      })
+      .add(['POST', 'PUT'], '/svc/policies/{id}', (r, p) => this.write(r, p['id']!))
+      .add('DELETE', '/svc/policies/{id}', (_r, p) => this.remove(p['id']!));
   }
 
   private async write(r: ManagementRequest, id: string): Promise<Answer> {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { BodyError, Deadline, readBody } from './request-body.js';
+import { Deadline } from './deadline.js';
+import { BodyError, readBody } from './request-body.js';
 
 /** A request stand-in: a stream with headers. */
 function req(headers: Record<string, string> = {}): PassThrough & { headers: Record<string, unknown> } {
@@ -66,4 +67,25 @@ test('over the limit: 413, by Content-Length up front or while a chunked body st
   r.write(Buffer.alloc(60));
   await assert.rejects(p, (e: unknown) => e instanceof BodyError && e.status === 413);
   deadline.clear();
+});
+
+test('a deadline given in ms bounds the body alone: 408 when it trickles past it, and an aborted body is 400', async () => {
+  // Deadlines do not keep the process alive (a connection does, in a server): this does, here.
+  const alive = setInterval(() => {}, 1000);
+  const slow = req({ 'content-length': '10' });
+  const p = readBody(slow, 100, 50);
+  slow.write(Buffer.from('abc'));
+  await assert.rejects(p, (e: unknown) => e instanceof BodyError && e.status === 408);
+
+  const cut = req({ 'content-length': '10' });
+  const q = readBody(cut, 100, 5000);
+  cut.write(Buffer.from('abc'));
+  cut.emit('aborted');
+  await assert.rejects(q, (e: unknown) => e instanceof BodyError && e.status === 400);
+
+  const whole = req();
+  const r = readBody(whole, 100, 5000);
+  whole.end(Buffer.from('{"a":1}'));
+  assert.equal((await r).toString(), '{"a":1}');
+  clearInterval(alive);
 });

@@ -1,16 +1,19 @@
 /**
  * Reads a request body with a size limit and a deadline, so that neither a huge body nor a
- * client that trickles one (slowloris) can hold memory or a socket for long.
+ * client that trickles one (slowloris) can hold memory or a socket for long. The one body reader
+ * of every server in the tree (http_server, the gateway and its management API, the hub, the
+ * streams API); each caller words the refusal its own way from the {@link BodyError}'s status.
  */
 import type { Readable } from 'node:stream';
 import { Deadline } from './deadline.js';
 
-/** The request's deadline lives in its own module; re-exported for the callers of readBody. */
-export { Deadline };
+/** Why a body was refused, as the HTTP status a server answers it with. */
+export type BodyStatus = 400 | 408 | 413;
 
+/** A refused body: 413 too large, 408 too slow, 400 aborted or unreadable. */
 export class BodyError extends Error {
   constructor(
-    readonly status: 400 | 408 | 413,
+    readonly status: BodyStatus,
     message: string,
   ) {
     super(message);
@@ -18,11 +21,16 @@ export class BodyError extends Error {
   }
 }
 
+/** A request as the reader needs it: a readable stream with its headers. */
+export type BodyStream = Readable & { headers: Record<string, unknown> };
+
 /** The first buffer of a body without a Content-Length (chunked); it doubles as needed. */
 const FIRST_CAPACITY = 64 * 1024;
 
 /**
  * Resolves with the whole body; rejects with a BodyError (413 too large, 408 too slow, 400 aborted).
+ * `deadline` is the request's own (its next phase may keep it running), or a time in ms that
+ * bounds the body alone.
  *
  * Each chunk is copied into one buffer as it arrives and then let go, so the peak is about the
  * body once, not the chunks plus their concatenation: with a Content-Length the buffer is
@@ -30,7 +38,17 @@ const FIRST_CAPACITY = 64 * 1024;
  * are written, so a client that declares a large body and sends little costs little); without
  * one it starts at 64 KiB and doubles (up to `limit`). A body of a single chunk is that chunk.
  */
-export function readBody(req: Readable & { headers: Record<string, unknown> }, limit: number, deadline: Deadline): Promise<Buffer> {
+export function readBody(req: BodyStream, limit: number, deadline: Deadline | number): Promise<Buffer> {
+  if (typeof deadline === 'number') {
+    const own = new Deadline(deadline);
+    const body = readBody(req, limit, own);
+    // Its own deadline ends with the body, read or refused.
+    body.then(
+      () => own.clear(),
+      () => own.clear(),
+    );
+    return body;
+  }
   const header = req.headers['content-length'];
   const declared = header === undefined ? NaN : Number(header);
   if (Number.isFinite(declared) && declared > limit) {
