@@ -25,7 +25,7 @@ const TYK_REDIS_DB = 9;
 const TYK_ROLLING_REDIS_DB = 10;
 const SVC_ROLLING_REDIS_DB = 8;
 
-const UPSTREAM = (port) => `
+export const UPSTREAM = (port) => `
 const http = require('node:http');
 const body = ${JSON.stringify(REPLY)};
 http.createServer((req, res) => {
@@ -192,7 +192,7 @@ function gatewayFolder(name, conf, apis) {
 }
 
 /** `withReady`: `ready` settles when the child prints its first line on stdout. */
-function start(bin, args, env = {}, withReady = false) {
+export function start(bin, args, env = {}, withReady = false) {
   const child = spawn(bin, args, { stdio: ['ignore', withReady ? 'pipe' : 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let err = '';
   child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
@@ -205,7 +205,7 @@ function start(bin, args, env = {}, withReady = false) {
   };
 }
 
-async function waitFor(url, proc, headers = {}) {
+export async function waitFor(url, proc, headers = {}) {
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (proc.child.exitCode !== null)
@@ -230,7 +230,7 @@ async function mustRefuse(url) {
 }
 
 /** wrk when present (installed as a Debian package when missing and root), else undefined. */
-function wrkBinary() {
+export function wrkBinary() {
   if (spawnSync('wrk', ['--version']).error === undefined) return 'wrk';
   if (process.getuid?.() === 0) {
     process.stderr.write('installing wrk (apt-get install -y wrk)...\n');
@@ -243,7 +243,7 @@ function wrkBinary() {
 const UNIT_MS = { us: 0.001, ms: 1, s: 1000 };
 
 /** One wrk run: requests/s and p99 in ms; throws on socket errors or non-2xx answers. */
-function wrk(url, seconds, headers) {
+export function wrk(url, seconds, headers) {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   const r = spawnSync('wrk', [...args, url], { encoding: 'utf8' });
@@ -260,7 +260,7 @@ function rssKb(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 }
 
-const show = (r) => `${fmt(r.rps)} req/s, p99 ${r.p99.toFixed(1)} ms (load ${r.load.toFixed(1)})`;
+export const show = (r) => `${fmt(r.rps)} req/s, p99 ${r.p99.toFixed(1)} ms (load ${r.load.toFixed(1)})`;
 
 export async function run({ quick = false } = {}) {
   if (!wrkBinary()) return [{ bench: 'API gateway', result: 'skipped: wrk is not installed (apt-get install wrk)', baseline: '', ratio: NaN }];

@@ -1,8 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import type { SecureContextOptions, TlsOptions } from 'node:tls';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 
-/** A server's certificate chain and private key, as read from `cert_file` and `key_file`. */
-export interface TlsFiles {
+/**
+ * A server's certificate chain and private key, as read from `cert_file` and `key_file`, and
+ * optionally node:tls's certificate choice by server name (SNI), protocol versions and ciphers.
+ */
+export interface TlsFiles extends Pick<TlsOptions, 'SNICallback'>, Pick<SecureContextOptions, 'minVersion' | 'maxVersion' | 'ciphers'> {
   cert: Buffer;
   key: Buffer;
 }

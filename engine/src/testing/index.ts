@@ -20,3 +20,4 @@ export { upstream, type Upstream } from './upstream.js';
 export { EngineProcess } from './engine-process.js';
 export { flakyUpstream, httpClientOutput, interruptAfterFirstRequest, reportedUndelivered, until, type FlakyUpstream } from './flaky-upstream.js';
 export { TcpOutage } from './tcp-outage.js';
+export { selfSignedCert } from './self-signed.js';

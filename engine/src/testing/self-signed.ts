@@ -1,11 +1,12 @@
-/** A self-signed certificate for localhost and 127.0.0.1, made by openssl, for TLS tests. */
+/** A self-signed certificate for localhost (or `host`) and 127.0.0.1, made by openssl, for TLS tests. */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
-/** Writes cert.pem and key.pem into `dir`; returns their paths, or undefined when openssl is missing. */
-export function selfSignedCert(dir: string): { cert: string; key: string } | undefined {
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
+/** Writes cert.pem and key.pem (`<host>-cert.pem` ... for another host) into `dir`; returns their paths, or undefined when openssl is missing. */
+export function selfSignedCert(dir: string, host = 'localhost'): { cert: string; key: string } | undefined {
+  const prefix = host === 'localhost' ? '' : `${host}-`;
+  const cert = join(dir, `${prefix}cert.pem`);
+  const key = join(dir, `${prefix}key.pem`);
   try {
     execFileSync(
       'openssl',
@@ -24,9 +25,9 @@ export function selfSignedCert(dir: string): { cert: string; key: string } | und
         '-days',
         '1',
         '-subj',
-        '/CN=localhost',
+        `/CN=${host}`,
         '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        `subjectAltName=DNS:${host},IP:127.0.0.1`,
       ],
       { stdio: 'ignore' },
     );

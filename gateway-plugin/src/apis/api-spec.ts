@@ -195,6 +195,55 @@ export interface EndpointSizeLimit {
   limit: number;
 }
 
+/** A per-endpoint upstream deadline (classic `extended_paths.hard_timeouts[]`): Tyk's HardTimeoutMeta. */
+export interface EndpointHardTimeout {
+  path: string;
+  /** Tyk matches these only with a method. */
+  method: string;
+  /** `duration` when set, else `timeout` seconds, in milliseconds (0: this entry sets none). */
+  ms: number;
+}
+
+/** A circuit breaker of an endpoint (classic `extended_paths.circuit_breakers[]`): Tyk's CircuitBreakerMeta. */
+export interface EndpointCircuitBreaker {
+  path: string;
+  /** Tyk matches these only with a method. */
+  method: string;
+  /** The failure rate (0-1: `0.5` is half) that opens the breaker, once it has `samples` results. */
+  thresholdPercent: number;
+  samples: number;
+  /** Seconds after which an open breaker closes again. */
+  returnToServiceAfter: number;
+  /** No trial request while open: the breaker stays open until `returnToServiceAfter`. */
+  disableHalfOpenState: boolean;
+}
+
+/** A cached endpoint (classic `advance_cache_config[]`; a `cache` path is one for each of GET, HEAD, OPTIONS). */
+export interface EndpointCache {
+  path: string;
+  method: string;
+  /** RE2 over a POST, PUT or PATCH body: only its match is part of the key ('' = the whole body). */
+  keyRegex: string;
+  /** Statuses kept (none: the API's `cache_response_codes`). */
+  codes: number[];
+  /** Seconds (0: the API's `cache_timeout`). */
+  timeout: number;
+}
+
+/** `cache_options` with `enable_cache`. */
+export interface CacheOptions {
+  /** `cache_timeout`, seconds. */
+  timeout: number;
+  allSafeRequests: boolean;
+  /** `cache_response_codes` (none: every status). */
+  codes: number[];
+  /** `enable_upstream_cache_control`, with `cache_control_ttl_header`. */
+  upstreamCacheControl: boolean;
+  ttlHeader: string;
+  /** `cache_by_headers`: their values are part of the key. */
+  byHeaders: string[];
+}
+
 /**
  * How a versioned classic API (`version_data.not_versioned` false) finds a request's version, as
  * Tyk v5.14.0's `getVersionFromRequest` and `Version` do (`gateway/api_definition.go`).
@@ -232,6 +281,26 @@ export interface ApiSpec {
   stripListenPath: boolean;
   /** The upstream URL (`proxy.target_url`, `upstream.url`). */
   targetUrl: string;
+  /**
+   * `proxy.enable_load_balancing`: the upstreams of `proxy.target_list` taken in turn (round
+   * robin), each an absolute URL (Tyk's EnsureTransport: `host:port` gets `http://`). Absent: `targetUrl`.
+   */
+  loadBalancing?: { targets: string[] };
+  /**
+   * `proxy.transport` for HTTPS upstreams: `ssl_insecure_skip_verify` (any certificate is
+   * accepted), `ssl_min_version` / `ssl_max_version` (node:tls names). Absent: verified, TLS 1.2 and up.
+   */
+  /**
+   * `upstream_certificates` (unless `upstream_certificates_disabled`): upstream host pattern (`*`,
+   * `*.example.com`, `host`, `host:port`) → the client certificate to present, a PEM file holding
+   * the certificate and its private key, or that PEM itself.
+   */
+  upstreamCertificates?: Record<string, string>;
+  upstreamTls?: {
+    insecureSkipVerify: boolean;
+    minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+    maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  };
   /**
    * `proxy.preserve_host_header` (OAS `upstream.preserveHostHeader.enabled`): the upstream gets
    * the client's Host instead of the target's. Absent = false, Tyk's default.
@@ -282,6 +351,16 @@ export interface ApiSpec {
   globalResponseHeaders?: HeaderEdit;
   /** `extended_paths.transform_response_headers`: the first matching entry applies, before the global ones. */
   responseHeaderTransforms?: EndpointHeaderEdit[];
+  /** `extended_paths.hard_timeouts`: the first entry matching the method and path sets the request's deadline. */
+  hardTimeouts?: EndpointHardTimeout[];
+  /** The version's `global_enforce_timeout` in milliseconds, for requests no hard timeout entry matches (absent: none). */
+  globalEnforceTimeoutMs?: number;
+  /** `extended_paths.circuit_breakers`: the first entry matching the method and path guards the request. */
+  circuitBreakers?: EndpointCircuitBreaker[];
+  /** `cache_options` when `enable_cache` is on: the response cache (proxy/response-cache.ts). */
+  cache?: CacheOptions;
+  /** The version's `cache` and `advance_cache_config` entries (only read with `cache`). */
+  cachePaths?: EndpointCache[];
   /** `extended_paths.method_transforms`. */
   methodTransforms?: MethodTransform[];
   /** Request bodies checked against a JSON Schema (classic `validate_json`), in the definition's order. */

@@ -92,12 +92,20 @@ const PROXY: FieldTable = {
   target_url: implemented(),
   strip_listen_path: implemented(),
   disable_strip_slash: ignored('disable_strip_slash (the upstream path is joined with one slash)'),
-  enable_load_balancing: unsupported('upstream load balancing (target_list)'),
-  target_list: ignored('load balancing targets (only with enable_load_balancing, which is refused)'),
+  enable_load_balancing: implemented(),
+  target_list: implemented(),
   check_host_against_uptime_tests: unsupported('skipping upstream hosts that fail uptime tests'),
   service_discovery: unsupported('upstream service discovery', (v) => isObject(v) && v['use_discovery_service'] === true),
   ...TRANSPORT,
-  transport: unsupported('upstream transport settings (TLS versions, ciphers, proxy)'),
+  // proxy.transport is read (TLS verification and versions); the same names beside it are not Tyk's place for them.
+  transport: implemented({
+    fields: {
+      ...TRANSPORT,
+      ssl_insecure_skip_verify: implemented(),
+      ssl_min_version: implemented(),
+      ssl_max_version: implemented(),
+    },
+  }),
 };
 
 /** An extended_paths list: refused when it has an entry that is not disabled. */
@@ -138,8 +146,14 @@ const EXTENDED_PATHS: FieldTable = {
   transform_response_headers: implemented({
     each: Object.fromEntries(['path', 'method', 'delete_headers', 'add_headers', 'act_on', 'disabled'].map((k) => [k, implemented()])),
   }),
-  hard_timeouts: endpointList('per-endpoint upstream timeouts'),
-  circuit_breakers: endpointList('circuit breakers'),
+  hard_timeouts: implemented({
+    each: Object.fromEntries(['path', 'method', 'timeout', 'duration', 'disabled'].map((k) => [k, implemented()])),
+  }),
+  circuit_breakers: implemented({
+    each: Object.fromEntries(
+      ['path', 'method', 'threshold_percent', 'samples', 'return_to_service_after', 'disable_half_open_state', 'disabled'].map((k) => [k, implemented()]),
+    ),
+  }),
   method_transforms: implemented({ each: Object.fromEntries(['path', 'method', 'to_method', 'disabled'].map((k) => [k, implemented()])) }),
   // The schema's keywords are checked at load (transform/json-schema.ts refuses those it does not cover).
   validate_json: implemented({
@@ -148,8 +162,10 @@ const EXTENDED_PATHS: FieldTable = {
   validate_request: endpointList('OAS request validation'),
   go_plugin: endpointList('Go plugins'),
   persist_graphql: endpointList('persisted GraphQL queries'),
-  cache: ignored('response caching (requests go to the upstream)'),
-  advance_cache_config: ignored('response caching (requests go to the upstream)'),
+  cache: implemented(),
+  advance_cache_config: implemented({
+    each: Object.fromEntries(['path', 'method', 'cache_key_regex', 'cache_response_codes', 'timeout', 'disabled'].map((k) => [k, implemented()])),
+  }),
   track_endpoints: ignored('analytics endpoint tracking'),
   do_not_track_endpoints: ignored('analytics endpoint tracking'),
 };
@@ -173,8 +189,8 @@ const VERSION: FieldTable = {
   ignore_endpoint_case: implemented(),
   global_size_limit: implemented(),
   global_size_limit_disabled: implemented(),
-  global_enforce_timeout: unsupported('an upstream timeout for the version', unlessOff('global_enforce_timeout_disabled')),
-  global_enforce_timeout_disabled: ignored('switch of global_enforce_timeout'),
+  global_enforce_timeout: implemented(),
+  global_enforce_timeout_disabled: implemented(),
   override_target: implemented(),
 };
 
@@ -219,8 +235,8 @@ const CLASSIC: FieldTable = {
   }),
   use_mutual_tls_auth: unsupported('mutual TLS authentication'),
   client_certificates: ignored('mutual TLS certificates (only with use_mutual_tls_auth, which is refused)'),
-  upstream_certificates: unsupported('client certificates for the upstream', unlessOff('upstream_certificates_disabled')),
-  upstream_certificates_disabled: ignored('switch of upstream_certificates'),
+  upstream_certificates: implemented(),
+  upstream_certificates_disabled: implemented(),
   pinned_public_keys: unsupported('upstream certificate pinning', unlessOff('certificate_pinning_disabled')),
   certificate_pinning_disabled: ignored('switch of pinned_public_keys'),
   enable_jwt: implemented(),
@@ -283,7 +299,19 @@ const CLASSIC: FieldTable = {
   ),
   custom_middleware_bundle: unsupported('a plugin bundle', unlessOff('custom_middleware_bundle_disabled')),
   custom_middleware_bundle_disabled: ignored('switch of custom_middleware_bundle'),
-  cache_options: ignored('response caching (requests go to the upstream)'),
+  cache_options: implemented({
+    fields: Object.fromEntries(
+      [
+        'cache_timeout',
+        'enable_cache',
+        'cache_all_safe_requests',
+        'cache_response_codes',
+        'enable_upstream_cache_control',
+        'cache_control_ttl_header',
+        'cache_by_headers',
+      ].map((k) => [k, implemented()]),
+    ),
+  }),
   session_lifetime_respects_key_expiration: ignored('session lifetime (only with session_lifetime, which is refused)'),
   session_lifetime: unsupported('a session lifetime (keys removed after it)'),
   active: implemented(),
@@ -656,10 +684,10 @@ const CONF: FieldTable = {
   control_api_hostname: unsupported('a hostname the control API answers on'),
   http_server_options: implemented({
     fields: {
-      use_ssl: unsupported('TLS on the gateway port (http_server_options.use_ssl)'),
-      certificates: unsupported('TLS certificates of the gateway'),
+      use_ssl: implemented(),
+      certificates: implemented(),
       ssl_certificates: unsupported('TLS certificates of the gateway'),
-      min_version: unsupported('a TLS minimum version'),
+      min_version: implemented(),
       max_version: unsupported('a TLS maximum version'),
       ssl_ciphers: unsupported('TLS cipher suites'),
       ssl_insecure_skip_verify: unsupported('skipping TLS verification'),

@@ -122,3 +122,10 @@ export function durationSeconds(f: Fields, key: string): number {
   if (text === '' || !Number.isFinite(total)) f.fail(key, `expected a duration string such as 10s, 1m or 500ms, got ${JSON.stringify(v.slice(0, 40))}`);
   return total;
 }
+
+const TLS_VERSIONS: Record<number, 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'> = { 769: 'TLSv1', 770: 'TLSv1.1', 771: 'TLSv1.2', 772: 'TLSv1.3' };
+
+/** A TLS version as Go numbers it (769 TLS 1.0 … 772 TLS 1.3) in node:tls's name; undefined for 0 (the default) or a number that is none. */
+export function goTlsVersion(n: number): 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3' | undefined {
+  return TLS_VERSIONS[n];
+}

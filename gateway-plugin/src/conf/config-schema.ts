@@ -53,8 +53,15 @@ export const GATEWAY_CONFIG_SPEC = f.object({
   rate_limit_response_headers: str('quotas'),
   // svc's own: what a request gets while the shared store cannot count it (false: 429, as Tyk).
   rate_limit_fail_open: bool(),
-  // Tyk's server options: only xff_depth is read (the client address of the IP lists); the others are in field-support.ts.
-  http_server_options: f.object({ xff_depth: int(0) }),
+  // Tyk's server options read here: xff_depth (the client address of the IP lists) and HTTPS
+  // (gateway/gateway-tls.ts); the others are in field-support.ts.
+  http_server_options: f.object({
+    xff_depth: int(0),
+    use_ssl: bool(),
+    certificates: f.array(f.object({ domain_name: str(), cert_file: str(), key_file: str() })).default([]),
+    // Go's tls version numbers: 769 TLS 1.0, 770 1.1, 771 1.2, 772 1.3; 0: Go's default (1.2).
+    min_version: int(0, 0, 772),
+  }),
   // Tyk's float64 seconds; 0 (its zero value): the proxy's own `timeout` (30 s, Tyk's default too).
   proxy_default_timeout: f
     .float()

@@ -66,7 +66,13 @@ export interface GatewayConfig {
   /** While the shared store (Redis) cannot count a request: true admits it, false (default) answers 429 as Tyk does. */
   rate_limit_fail_open: boolean;
   /** Tyk's `http_server_options` the gateway reads: `xff_depth`, which X-Forwarded-For entry is the client (0: the leftmost). Absent: 0. */
-  http_server_options?: { xff_depth: number };
+  http_server_options?: {
+    xff_depth: number;
+    /** `use_ssl`: the gateway's port serves HTTPS with `certificates` (`domain_name`, `cert_file`, `key_file`), from `min_version` (Go's number). */
+    use_ssl?: boolean;
+    certificates?: Array<{ domain_name: string; cert_file: string; key_file: string }>;
+    min_version?: number;
+  };
   /** Seconds (a fraction allowed) the proxy gives a request up to the upstream's response headers; 0 = `gateway_proxy.timeout`. */
   proxy_default_timeout: number;
   secrets: Record<string, string>;

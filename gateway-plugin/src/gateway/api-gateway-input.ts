@@ -56,6 +56,7 @@ import { EXPIRES_HEADER } from './version-check.js';
 import { GATEWAY_STAGES, answeredByStage } from './stages.js';
 import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
+import { gatewayTls } from './gateway-tls.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
 import { keepingPrevious } from '../sessions/load-policies.js';
 import { algorithmOf } from '../ratelimit/limiter.js';
@@ -226,6 +227,7 @@ export class ApiGatewayInput extends PushInput {
       maxHeaderSize: c.max_header_size,
       closeGraceMs: parseDuration(c.close_grace),
       maxHeaders: MAX_HEADER_FIELDS,
+      tls: await gatewayTls(config.http_server_options),
     };
     const separate = config.control_api_port > 0 && config.control_api_port !== config.listen_port;
     const listener = await this.startListener({
@@ -237,7 +239,7 @@ export class ApiGatewayInput extends PushInput {
     });
     this.listener = listener;
     const a = listener.address();
-    this.log.info(`Gateway listening at http://${a.host}:${a.port}`);
+    this.log.info(`Gateway listening at ${listener.tls ? 'https' : 'http'}://${a.host}:${a.port}`);
     if (separate) {
       const control = await this.startListener({
         ...common,
@@ -246,7 +248,7 @@ export class ApiGatewayInput extends PushInput {
         addressField: 'svc.conf control_api_port',
         handler: (req, res) => this.control(req, res),
       });
-      this.log.info(`Gateway control API at http://${control.address().host}:${control.address().port}`);
+      this.log.info(`Gateway control API at ${control.tls ? 'https' : 'http'}://${control.address().host}:${control.address().port}`);
     }
   }
 

@@ -52,6 +52,31 @@ export function pathTest(pattern: string, ignoreCase: boolean): PathTest {
   return (path) => re.matcher(path).find();
 }
 
+const tests = new Map<string, PathTest>();
+
+/** Tyk's pattern test of an entry's path (compiled once; checked at load). */
+function testOf(path: string): PathTest {
+  let t = tests.get(path);
+  if (t === undefined) {
+    t = pathTest(path, false);
+    if (tests.size > 10_000) tests.clear();
+    tests.set(path, t);
+  }
+  return t;
+}
+
+/** The first entry for `method` (exactly) whose path matches, as Tyk's CheckSpecMatchesStatus. */
+export function firstEndpointFor<T extends { path: string; method: string }>(
+  entries: readonly T[] | undefined,
+  api: ApiSpec,
+  method: string,
+  path: string,
+): T | undefined {
+  if (entries === undefined) return undefined;
+  const stripped = endpointPath(api, path);
+  return entries.find((e) => e.method === method && matches(testOf(e.path), stripped, path));
+}
+
 interface Compiled {
   entry: EndpointListEntry;
   test: PathTest;

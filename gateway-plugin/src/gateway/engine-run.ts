@@ -160,14 +160,14 @@ export function lintGateway(dir: string, rest: string): { code: number | null; o
 
 /**
  * Runs the engine with `api_gateway` on `dir`'s svc.conf as its input (plus `opts.input`, more of
- * its fields in YAML flow style) and `rest` (YAML of `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port`, and
+ * its fields in YAML flow style) and `rest` (YAML of `pipeline:` and `output:`) after it; resolves once the gateway answers `/hello` on `port` (or `opts.ready` says so: HTTPS), and
  * rejects with the log as soon as the log matches `failOn`.
  */
 export async function runGateway(
   dir: string,
   port: number,
   rest: string,
-  opts: { httpAddress?: string; waitMs?: number; failOn?: RegExp; input?: string } = {},
+  opts: { httpAddress?: string; waitMs?: number; failOn?: RegExp; input?: string; ready?: () => Promise<boolean> } = {},
 ): Promise<EngineRun> {
   const file = engineConfig(dir, rest, opts.httpAddress, opts.input);
   const child = spawn(engineBin, ['-c', file], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -186,10 +186,11 @@ export async function runGateway(
   await waitFor(
     () =>
       failed() ||
-      call(port, 'GET', '/hello').then(
-        (r) => r.status === 200,
-        () => false,
-      ),
+      (opts.ready?.() ??
+        call(port, 'GET', '/hello').then(
+          (r) => r.status === 200,
+          () => false,
+        )),
     'the gateway to listen',
     opts.waitMs ?? 20_000,
   )

@@ -27,15 +27,19 @@ import {
   type Message,
   type Output,
 } from '@svc/engine';
-import type { ApiSpec } from '../apis/api-spec.js';
+import type { ApiSpec, EndpointCircuitBreaker } from '../apis/api-spec.js';
+import { firstEndpointFor } from '../gateway/endpoint-lists.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from '../gateway/request.js';
 import { StageGuard } from '../gateway/stage-guard.js';
 import { GATEWAY_STAGES } from '../gateway/stages.js';
 import { gatewayState } from '../gateway/state.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
-import { PROXY_FAILED, ProxyExchange, type UpstreamFailure } from './proxy-exchange.js';
+import { CircuitBreaker } from './circuit-breaker.js';
+import { PROXY_FAILED, ProxyExchange, answerCached, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';
+import { ResponseCache, cachePlan, keepFor } from './response-cache.js';
 import { ProxyMetrics } from './proxy-metrics.js';
-import { UpstreamPools } from './upstream-pools.js';
+import { certificateIdForHost, certificatePem } from './upstream-certificates.js';
+import { UpstreamPools, type UpstreamTls } from './upstream-pools.js';
 import { Targets } from './upstream-url.js';
 
 export const gatewayProxySpec = f.object({
@@ -77,6 +81,9 @@ export const gatewayProxySpec = f.object({
 export type GatewayProxyConfig = Infer<typeof gatewayProxySpec>;
 
 /** Request headers the proxy sets itself, or must not pass on (undici refuses `expect`; Node answered `100-continue`). */
+/** Tyk's answer while a circuit breaker is open (reverse_proxy.go). */
+const BREAKER_OPEN = 'Service temporarily unavailable.';
+
 const SET_HERE = new Set(['host', 'x-forwarded-for', 'expect', 'content-length']);
 
 export class GatewayProxyOutput implements Output {
@@ -87,6 +94,11 @@ export class GatewayProxyOutput implements Output {
   private readonly failed: UpstreamFailure;
   private readonly timeoutMs: number;
   private readonly guard: StageGuard;
+  /** Round robin position per load-balanced API (Tyk's spec.RoundRobin: a reload starts it over). */
+  private readonly turns = new WeakMap<ApiSpec, { pos: number }>();
+  private readonly breakers = new WeakMap<EndpointCircuitBreaker, CircuitBreaker>();
+  private readonly logger: ComponentContext['logger'];
+  private readonly cache = new ResponseCache();
 
   constructor(undici: typeof Undici, conf: GatewayProxyConfig, ctx: ComponentContext) {
     this.timeoutMs = parseDuration(conf.timeout);
@@ -101,6 +113,7 @@ export class GatewayProxyOutput implements Output {
     this.metrics = new ProxyMetrics(metricsFor(ctx));
     this.log = new ThrottledLog(ctx.logger, 10_000, 5);
     this.guard = new StageGuard(ctx.logger);
+    this.logger = ctx.logger;
     // The origin, never the full target: a target URL may carry credentials.
     this.failed = (apiId, origin, err) => this.log.warn(`proxy error: API ${apiId}, upstream ${origin}: ${errorMessage(err)}`);
   }
@@ -151,11 +164,34 @@ export class GatewayProxyOutput implements Output {
     let handler: ProxyExchange | undefined;
     try {
       if (api === undefined) throw new Error(`API ${req.apiId} is not loaded in gateway ${req.gateway} (removed by a reload?)`);
-      const at = this.targets.locate(req, api.targetUrl);
-      origin = at.target.origin;
-      const pool = this.pools.get(origin);
-      const headers = this.headers(req, api, at.target.host, exchange);
+      const config = gatewayState(req.gateway)?.config;
+      const limits = limitHeaders(req, config?.rate_limit_response_headers ?? 'quotas');
+      const method = (req.upstreamMethod ?? req.method) as Undici.Dispatcher.HttpMethod;
       const content = msg.content;
+      // Tyk's cache middleware runs before the proxy: a hit neither takes a turn of the load
+      // balancer nor asks a circuit breaker.
+      const plan =
+        api.cache === undefined ? undefined : cachePlan(api, req, method, req.upstreamUrl ?? `${req.upstreamPath}?${req.query}`, knownBody(content, exchange));
+      if (plan !== undefined) {
+        const hit = this.cache.get(plan.key);
+        if (hit !== undefined) {
+          const status = answerCached(res, hit, limits);
+          this.metrics.record(req.apiId, status, Number(process.hrtime.bigint() - exchange.started) / 1e9);
+          return undefined;
+        }
+      }
+      const targetUrl = api.loadBalancing === undefined ? api.targetUrl : this.nextTarget(api, api.loadBalancing.targets);
+      if (targetUrl === undefined) {
+        // Tyk sends the request to its "all hosts are down" server, which answers this.
+        this.failed(req.apiId, '(none)', new Error('load balancing is on and proxy.target_list is empty: add the upstreams to it'));
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+        res.end('all hosts are down\n');
+        return undefined;
+      }
+      const at = this.targets.locate(req, targetUrl);
+      origin = at.target.origin;
+      const pool = this.pools.get(origin, at.target.origin.startsWith('https:') ? upstreamTls(api, at.target.host) : undefined);
+      const headers = this.headers(req, api, at.target.host, exchange);
       let body: LiveExchange['req'] | Buffer | undefined;
       if (content.length > 0) {
         // The input read the body for a rule: it is the message now (a processor may have changed it).
@@ -171,13 +207,25 @@ export class GatewayProxyOutput implements Output {
         }
       }
       injectTraceHeaders(msg, headers);
-      const config = gatewayState(req.gateway)?.config;
-      const limits = limitHeaders(req, config?.rate_limit_response_headers ?? 'quotas');
       // svc.conf's proxy_default_timeout, when set, wins over the output's `timeout` (as tyk.conf's does).
       const timeoutMs = config !== undefined && config.proxy_default_timeout > 0 ? Math.ceil(config.proxy_default_timeout * 1000) : this.timeoutMs;
-      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, timeoutMs, req.responseHeaders);
+      let extras = this.endpointExtras(api, method, req.upstreamPath);
+      if (plan !== undefined) {
+        const cache = this.cache;
+        extras ??= {};
+        extras.record = (status, answerHeaders, body) => {
+          const ttl = keepFor(api, plan, status, answerHeaders);
+          if (ttl !== undefined) cache.set(plan.key, { status, headers: answerHeaders, body }, ttl);
+        };
+      }
+      if (extras?.breaker?.ready() === false) {
+        // Tyk's open breaker: refused before the upstream, not counted.
+        handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed);
+        handler.answer(503, BREAKER_OPEN);
+        return handler.done;
+      }
+      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, timeoutMs, req.responseHeaders, extras);
       handler.dispatched();
-      const method = (req.upstreamMethod ?? req.method) as Undici.Dispatcher.HttpMethod;
       const dispatch: Undici.Dispatcher.DispatchOptions = { path: at.path, method, headers, body };
       if (timeoutMs !== this.timeoutMs) dispatch.headersTimeout = timeoutMs;
       // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
@@ -189,6 +237,50 @@ export class GatewayProxyOutput implements Output {
       if (!res.headersSent) handler.answer(500, PROXY_FAILED);
     }
     return handler.done;
+  }
+
+  /**
+   * Tyk's nextTarget with load balancing: the API's targets in turn, from the first (uptime tests
+   * are not run, so no target is skipped: `check_host_against_uptime_tests` is refused at load).
+   * Undefined when the list is empty.
+   */
+  private nextTarget(api: ApiSpec, targets: string[]): string | undefined {
+    if (targets.length === 0) return undefined;
+    let turn = this.turns.get(api);
+    if (turn === undefined) this.turns.set(api, (turn = { pos: 0 }));
+    const at = turn.pos % targets.length;
+    turn.pos = (turn.pos + 1) % 0x1_0000_0000;
+    return targets[at];
+  }
+
+  /**
+   * The endpoint's hard timeout (its `hard_timeouts` entry, else the version's
+   * `global_enforce_timeout`) and circuit breaker, matched as Tyk matches them at the proxy: the
+   * upstream method and the path the upstream gets, without the listen path.
+   */
+  private endpointExtras(api: ApiSpec, method: string, upstreamPath: string): (ExchangeExtras & { breaker?: CircuitBreaker }) | undefined {
+    if (api.hardTimeouts === undefined && api.globalEnforceTimeoutMs === undefined && api.circuitBreakers === undefined) return undefined;
+    const path = upstreamPath.charCodeAt(0) === 47 ? upstreamPath : `/${upstreamPath}`;
+    const extras: ExchangeExtras & { breaker?: CircuitBreaker } = {};
+    const hard = firstEndpointFor(api.hardTimeouts, api, method, path);
+    const hardMs = hard !== undefined && hard.ms > 0 ? hard.ms : (api.globalEnforceTimeoutMs ?? 0);
+    if (hardMs > 0) extras.hardTimeoutMs = hardMs;
+    const conf = firstEndpointFor(api.circuitBreakers, api, method, path);
+    if (conf !== undefined) {
+      let breaker = this.breakers.get(conf);
+      if (breaker === undefined) {
+        const apiId = api.id;
+        breaker = new CircuitBreaker(conf, (event) => {
+          if (event === 'tripped') this.logger.warn(`[PROXY] [CIRCUIT BREAKER] Breaker tripped for path: ${conf.path} (API ${apiId})`);
+          else this.logger.info(`[PROXY] [CIRCUIT BREAKER] Breaker reset for path: ${conf.path} (API ${apiId})`);
+        });
+        this.breakers.set(conf, breaker);
+      }
+      const b = breaker;
+      extras.breaker = b;
+      extras.onOutcome = (failed) => (failed ? b.fail() : b.success());
+    }
+    return extras;
   }
 
   /**
@@ -219,6 +311,21 @@ export class GatewayProxyOutput implements Output {
   close(): Promise<void> {
     return this.pools.close();
   }
+}
+
+/** An API's TLS settings for an HTTPS upstream at `host`, with the client certificate Tyk would present there. */
+function upstreamTls(api: ApiSpec, host: string): UpstreamTls | undefined {
+  const id = api.upstreamCertificates === undefined ? '' : certificateIdForHost(host, api.upstreamCertificates);
+  if (id === '') return api.upstreamTls;
+  return { insecureSkipVerify: false, ...api.upstreamTls, clientCertificate: { id, pem: certificatePem(id) } };
+}
+
+/** The request's body when the proxy knows it: read into the message, or none; undefined while it streams. */
+function knownBody(content: Buffer, exchange: LiveExchange): Buffer | undefined {
+  if (content.length > 0) return content;
+  const live = exchange.req.headers;
+  if (live['transfer-encoding'] !== undefined || (live['content-length'] !== undefined && live['content-length'] !== '0')) return undefined;
+  return content;
 }
 
 /** An IPv4 client seen on a dual-stack socket (`::ffff:10.0.0.1`) as Go reports it: `10.0.0.1`. */
@@ -252,6 +359,10 @@ registerOutput('gateway_proxy', {
     '(`Upstream service reached hard timeout.`). An upstream that stops mid-body ends the client connection.',
     'A client that leaves aborts its upstream request. Metrics: `gateway_requests` (by `api_id`, `code`) and',
     '`gateway_latency` (by `api_id`).',
+    '',
+    "The API's traffic settings apply here, as Tyk's: load balancing over `proxy.target_list` (round robin),",
+    '`hard_timeouts` / `global_enforce_timeout`, `circuit_breakers`, the response cache (`cache_options`, in memory),',
+    'and for HTTPS upstreams `proxy.transport` and `upstream_certificates`.',
   ].join('\n'),
   config: gatewayProxySpec,
   examples: [

@@ -18,6 +18,10 @@
  *   Tyk's 504 and the upstream request is aborted, freeing its connection; a client whose body
  *   was not read whole is then disconnected after the answer, so its trickle stops too.
  * - A client that reads none of the answer for `timeout` (the upstream paused for it) is cut.
+ * - An endpoint's hard timeout (`hard_timeouts`, `global_enforce_timeout`) is Tyk's request
+ *   context deadline: it runs from the dispatch to the end of the answer. Before the headers it
+ *   answers the 504 above; after them (the body still coming) the client's connection is cut.
+ * - The outcome (a failure: no answer, or a 5xx) is told once to `onOutcome` (a circuit breaker).
  */
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
@@ -25,6 +29,7 @@ import { detectContentType } from '../gateway/content-sniff.js';
 import { tykError } from '../gateway/errors.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
+import { MAX_ENTRY_BYTES, type CachedAnswer } from './response-cache.js';
 
 /** Tyk's wording (gateway/reverse_proxy.go, v5.14.0). */
 export const PROXY_FAILED = 'There was a problem proxying the request';
@@ -55,6 +60,40 @@ function ontoPreset(res: ServerResponse, headers: Record<string, string | string
   }
 }
 
+/** What an exchange may add: Tyk's per-endpoint deadline and a circuit breaker's count. */
+export interface ExchangeExtras {
+  /** Milliseconds from the dispatch to the end of the answer (0: none). */
+  hardTimeoutMs?: number;
+  /** Told once whether the upstream failed (no answer, or a 5xx), as Tyk's breaker counts it. */
+  onOutcome?: (failed: boolean) => void;
+  /** Given the whole answer as the client got it (its body up to {@link MAX_ENTRY_BYTES}): the response cache. */
+  record?: (status: number, headers: Record<string, string | string[]>, body: Buffer) => void;
+}
+
+/**
+ * A cached answer (response-cache.ts) for the client, as Tyk's RedisCacheMiddleware sends one:
+ * the quota headers of this request, `X-Svc-Cached-Response: 1`, and 304 without a body when
+ * `If-None-Match` holds its ETag. Returns the status sent.
+ */
+export function answerCached(res: ServerResponse, hit: CachedAnswer, limits: Record<string, string> | undefined): number {
+  const headers: Record<string, string | string[]> = { ...hit.headers };
+  if (limits !== undefined) Object.assign(headers, limits);
+  headers['x-svc-cached-response'] = '1';
+  if (res.getHeaderNames().length > 0) ontoPreset(res, headers);
+  let status = hit.status;
+  const inm = res.req.headers['if-none-match'];
+  const etag = headers['etag'];
+  const tag = Array.isArray(etag) ? etag[0] : etag;
+  if (inm !== undefined && inm !== '' && tag !== undefined && tag !== '' && inm.includes(tag)) {
+    status = 304;
+    // Go's server sends none of these with a 304 (suppressedHeaders).
+    for (const name of ['content-type', 'content-length', 'transfer-encoding']) delete headers[name];
+  }
+  res.writeHead(status, headers);
+  res.end(status === 304 || res.req.method === 'HEAD' ? undefined : hit.body);
+  return status;
+}
+
 /** Tyk's status for a request its client abandoned ("Client closed request"). */
 const CLIENT_CLOSED = 499;
 
@@ -70,8 +109,12 @@ class ClientGoneError extends Error {
 const CLIENT_GONE = new ClientGoneError();
 
 class DeadlineError extends Error {
-  constructor(ms: number) {
-    super(`no response headers within the proxy timeout (${ms} ms, the wait for a connection and the request body included)`);
+  constructor(ms: number, hard = false) {
+    super(
+      hard
+        ? `the endpoint's hard timeout (${ms} ms) passed before the answer was sent whole`
+        : `no response headers within the proxy timeout (${ms} ms, the wait for a connection and the request body included)`,
+    );
     this.name = 'DeadlineError';
   }
 }
@@ -87,6 +130,10 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   private expired = false;
   private deadline: NodeJS.Timeout | undefined;
   private stalled: NodeJS.Timeout | undefined;
+  private hard: NodeJS.Timeout | undefined;
+  private onOutcome: ((failed: boolean) => void) | undefined;
+  /** The answer's head and body so far, for `extras.record` (undefined: not recorded, or too large). */
+  private recording: { headers: Record<string, string | string[]>; chunks: Buffer[]; bytes: number } | undefined;
   /**
    * An answer without Content-Type waits for its first body bytes: Go's server (Tyk) names the
    * type from them (`content-sniff.ts`) before the head goes out.
@@ -108,7 +155,9 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     private readonly timeoutMs = 0,
     /** `gateway_transform`'s edits of the answer's headers (Tyk's ResponseHeaderInjector). */
     private readonly edits?: { remove: string[]; set: Array<[string, string]> },
+    private readonly extras?: ExchangeExtras,
   ) {
+    this.onOutcome = extras?.onOutcome;
     this.done = new Promise<void>((r) => (this.resolve = r));
     res.once('close', this.onClose);
   }
@@ -116,13 +165,44 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   /** Starts the deadline: call as the request is handed to the pool. */
   dispatched(): void {
     if (this.timeoutMs > 0 && !this.closed) this.deadline = setTimeout(() => this.expire(), this.timeoutMs);
+    const hardMs = this.extras?.hardTimeoutMs ?? 0;
+    if (hardMs > 0 && !this.closed) this.hard = setTimeout(() => this.hardExpire(hardMs), hardMs);
+  }
+
+  /** Tells the outcome once. */
+  private outcome(failed: boolean): void {
+    const tell = this.onOutcome;
+    if (tell === undefined) return;
+    this.onOutcome = undefined;
+    tell(failed);
+  }
+
+  /** The endpoint's hard timeout: 504 before the answer's headers, a cut connection after. */
+  private hardExpire(ms: number): void {
+    this.hard = undefined;
+    if (this.closed) return;
+    if (!this.res.headersSent && !this.expired) {
+      clearTimeout(this.deadline);
+      this.deadline = undefined;
+      this.expireWith(new DeadlineError(ms, true));
+      return;
+    }
+    const err = new DeadlineError(ms, true);
+    this.failed(this.apiId, this.origin, err);
+    this.outcome(true);
+    this.controller?.abort(err);
+    this.res.destroy();
   }
 
   private expire(): void {
     this.deadline = undefined;
+    this.expireWith(new DeadlineError(this.timeoutMs));
+  }
+
+  private expireWith(err: DeadlineError): void {
     if (this.closed || this.res.headersSent) return;
     this.expired = true;
-    const err = new DeadlineError(this.timeoutMs);
+    this.outcome(true);
     this.failed(this.apiId, this.origin, err);
     // The client may still be sending its body: the connection ends after the answer.
     if (!this.res.req.complete) this.res.shouldKeepAlive = false;
@@ -139,6 +219,7 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     if (statusCode < 200 || this.closed || this.expired) return;
     clearTimeout(this.deadline);
+    this.outcome(statusCode >= 500);
     const named = connectionNamed(headers.connection);
     for (const name in headers) {
       if (isHopHeader(name, headers[name]) || (named !== undefined && named.has(name)) || name.startsWith('x-ratelimit-')) delete headers[name];
@@ -150,6 +231,7 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     }
     if (this.res.getHeaderNames().length > 0) ontoPreset(this.res, headers);
     this.status = statusCode;
+    if (this.extras?.record !== undefined) this.recording = { headers: headers as Record<string, string | string[]>, chunks: [], bytes: 0 };
     if (headers['content-type'] === undefined && statusCode !== 204 && statusCode !== 304 && this.res.req.method !== 'HEAD') {
       this.pendingHead = headers as Record<string, string | string[]>;
       return;
@@ -180,6 +262,12 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.closed || this.expired) return;
     if (this.pendingHead !== undefined && !this.flushHead(controller, chunk)) return;
+    const rec = this.recording;
+    if (rec !== undefined) {
+      rec.bytes += chunk.length;
+      if (rec.bytes > MAX_ENTRY_BYTES) this.recording = undefined;
+      else rec.chunks.push(chunk);
+    }
     if (!this.res.write(chunk)) {
       controller.pause();
       this.res.once(
@@ -198,6 +286,13 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     if (this.closed || this.expired) return;
     if (this.pendingHead !== undefined && !this.flushHead(controller)) return;
     this.res.end();
+    const rec = this.recording;
+    this.recording = undefined;
+    if (rec !== undefined && this.extras?.record !== undefined) {
+      const headers: Record<string, string | string[]> = {};
+      for (const name in rec.headers) if (!name.startsWith('x-ratelimit-')) headers[name] = rec.headers[name]!;
+      this.extras.record(this.status, headers, Buffer.concat(rec.chunks));
+    }
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
@@ -209,6 +304,7 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.failed(this.apiId, this.origin, err);
+    this.outcome(true);
     const code = (err as { code?: string }).code;
     this.answer(code === 'UND_ERR_HEADERS_TIMEOUT' ? 504 : 500, code === 'UND_ERR_HEADERS_TIMEOUT' ? UPSTREAM_TIMEOUT : PROXY_FAILED);
   }
@@ -229,6 +325,9 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     this.closed = true;
     clearTimeout(this.deadline);
     clearTimeout(this.stalled);
+    clearTimeout(this.hard);
+    // Tyk counts a request its client cancelled as a failure ("context canceled").
+    this.outcome(true);
     if (!this.res.writableFinished) {
       // Gone before the status went out: Tyk's 499; after, the status sent stands.
       if (!this.res.headersSent) this.status = CLIENT_CLOSED;

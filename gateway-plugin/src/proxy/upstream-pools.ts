@@ -22,6 +22,15 @@ export interface PoolOptions {
   onCount?: (open: number) => void;
 }
 
+/** TLS settings of an HTTPS upstream (an API's `proxy.transport`): pools are kept per origin and settings. */
+export interface UpstreamTls {
+  insecureSkipVerify: boolean;
+  minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /** The client certificate to present: its id (the pool's key) and its PEM (certificate and key). */
+  clientCertificate?: { id: string; pem: Buffer };
+}
+
 interface Entry {
   pool: Undici.Pool;
   usedAt: number;
@@ -38,13 +47,18 @@ export class UpstreamPools {
     private readonly opts: PoolOptions,
   ) {}
 
-  get(origin: string): Undici.Pool {
+  get(origin: string, tls?: UpstreamTls): Undici.Pool {
     const now = Date.now();
-    let entry = this.pools.get(origin);
+    // An API's TLS settings make a pool of their own: another API on the same origin keeps verifying.
+    const key =
+      tls === undefined
+        ? origin
+        : `${origin} ${tls.insecureSkipVerify ? 'insecure' : 'verify'} ${tls.minVersion ?? ''} ${tls.maxVersion ?? ''} ${tls.clientCertificate?.id ?? ''}`;
+    let entry = this.pools.get(key);
     if (entry !== undefined) {
       entry.usedAt = now;
-      this.pools.delete(origin);
-      this.pools.set(origin, entry);
+      this.pools.delete(key);
+      this.pools.set(key, entry);
       return entry.pool;
     }
     if (this.closed) throw new Error('the gateway proxy is closed');
@@ -59,11 +73,17 @@ export class UpstreamPools {
         // the response body has no limit there (a long stream, server-sent events), nor here.
         headersTimeout: timeout,
         bodyTimeout: 0,
-        connect: { timeout },
+        connect: {
+          timeout,
+          ...(tls?.insecureSkipVerify ? { rejectUnauthorized: false } : {}),
+          ...(tls?.minVersion ? { minVersion: tls.minVersion } : {}),
+          ...(tls?.maxVersion ? { maxVersion: tls.maxVersion } : {}),
+          ...(tls?.clientCertificate ? { cert: tls.clientCertificate.pem, key: tls.clientCertificate.pem } : {}),
+        },
       }),
       usedAt: now,
     };
-    this.pools.set(origin, entry);
+    this.pools.set(key, entry);
     while (this.pools.size > this.opts.maxPools) this.evict(this.pools.keys().next().value!);
     this.sweeper ??= setInterval(() => this.sweep(), Math.max(1000, this.opts.keepAliveMs)).unref();
     this.opts.onCount?.(this.pools.size);

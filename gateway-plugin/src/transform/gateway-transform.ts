@@ -26,12 +26,11 @@
  * compare without case, as Go's Header.Del and Header.Set do.
  */
 import { answerMessage, type Answer, type Logger } from '@svc/engine';
-import type { ApiSpec, EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
+import type { EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
 import { mockAnswer } from '../gateway/mock-reply.js';
 import { limitHeaders } from '../ratelimit/limit-headers.js';
 import { canonicalHeader } from '../rewrite/context-data.js';
-import { endpointPath } from '../apis/endpoints.js';
-import { matches, pathTest, type PathTest } from '../gateway/endpoint-lists.js';
+import { firstEndpointFor } from '../gateway/endpoint-lists.js';
 import { jsEscape, tykError } from '../gateway/errors.js';
 import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
 import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
@@ -45,26 +44,6 @@ import { requestBodyFailure } from './oas-request-validation.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 const METHOD_NOT_ALLOWED = tykError(405, 'Method not allowed');
-
-const tests = new Map<string, PathTest>();
-
-/** Tyk's pattern test of an entry's path (compiled once; checked at load). */
-function testOf(path: string): PathTest {
-  let t = tests.get(path);
-  if (t === undefined) {
-    t = pathTest(path, false);
-    if (tests.size > 10_000) tests.clear();
-    tests.set(path, t);
-  }
-  return t;
-}
-
-/** The first entry for `method` (exactly) whose path matches, as Tyk's CheckSpecMatchesStatus. */
-function firstFor<T extends { path: string; method: string }>(entries: readonly T[] | undefined, api: ApiSpec, method: string, path: string): T | undefined {
-  if (entries === undefined) return undefined;
-  const stripped = endpointPath(api, path);
-  return entries.find((e) => e.method === method && matches(testOf(e.path), stripped, path));
-}
 
 async function applyEdit(headers: GatewayRequest['headers'], edit: HeaderEdit, from: VariableSource): Promise<void> {
   for (const name of edit.remove) delete headers[name.toLowerCase()];
@@ -108,14 +87,14 @@ export class GatewayTransform extends GatewayMiddleware {
 
   protected async handle({ msg, req, state, api }: MiddlewareCall): Promise<void> {
     if (!shapes(api)) return markStage(msg, 'transform');
-    const validation = firstFor(api.jsonValidations, api, req.method, req.path);
+    const validation = firstEndpointFor(api.jsonValidations, api, req.method, req.path);
     if (validation !== undefined) {
       const decoded = decodeBody(msg.content);
       if ('error' in decoded) return void answerMessage(msg, tykError(400, jsEscape(`JSON parsing error: ${decoded.error}`)));
       const failures = schemaFailures(validation.schema, decoded.value);
       if (failures.length > 0) return void answerMessage(msg, tykError(validation.errorCode || 422, jsEscape(failures.join('; '))));
     }
-    const checked = firstFor(api.requestValidations, api, req.method, req.path);
+    const checked = firstEndpointFor(api.requestValidations, api, req.method, req.path);
     if (checked !== undefined) {
       const type = req.headers['content-type'];
       const failure = requestBodyFailure(checked.body, (Array.isArray(type) ? type[0] : type) ?? '', msg.content);
@@ -128,21 +107,21 @@ export class GatewayTransform extends GatewayMiddleware {
       refs: resolverFor(state.config, this.logger),
     };
     const method = req.method;
-    const moved = firstFor(api.methodTransforms, api, method, req.path);
+    const moved = firstEndpointFor(api.methodTransforms, api, method, req.path);
     if (moved !== undefined) {
       const to = moved.toMethod.toUpperCase();
       if (!METHODS.has(to)) return void answerMessage(msg, METHOD_NOT_ALLOWED);
       req.upstreamMethod = to;
     }
-    const endpoint: EndpointHeaderEdit | undefined = firstFor(api.headerTransforms, api, method, req.path);
+    const endpoint: EndpointHeaderEdit | undefined = firstEndpointFor(api.headerTransforms, api, method, req.path);
     if (api.globalHeaders !== undefined || endpoint !== undefined) {
       req.headers = { ...req.headers };
       if (api.globalHeaders !== undefined) await applyEdit(req.headers, api.globalHeaders, from);
       if (endpoint !== undefined) await applyEdit(req.headers, endpoint, from);
     }
-    const response = await responseEdits([firstFor(api.responseHeaderTransforms, api, method, req.path), api.globalResponseHeaders], from);
+    const response = await responseEdits([firstEndpointFor(api.responseHeaderTransforms, api, method, req.path), api.globalResponseHeaders], from);
     if (response !== undefined) req.responseHeaders = response;
-    const mock = firstFor(api.oasMocks, api, method, req.path);
+    const mock = firstEndpointFor(api.oasMocks, api, method, req.path);
     if (mock !== undefined) {
       // The mock is the request's answer (any code): no later stage is owed, as with a split-token exchange.
       markStage(msg, 'transform');

@@ -1,0 +1,166 @@
+/**
+ * The response cache of the gateway, as Tyk v5.14.0's RedisCacheMiddleware and
+ * ResponseCacheMiddleware (`gateway/mw_redis_cache.go`, `res_cache.go`) decide it, kept in the
+ * gateway process's memory:
+ *
+ * - which requests: with `cache_options.enable_cache`, every GET, HEAD and OPTIONS when
+ *   `cache_all_safe_requests`, else the first `advance_cache_config` entry matching the method
+ *   (exactly) and path, or a `cache` path (GET, HEAD, OPTIONS);
+ * - the key: the API, who asks (the request's key, or for a keyless API the client's address,
+ *   Tyk's RealIP: X-Real-IP, then the first X-Forwarded-For, then the peer), the method, the URL
+ *   the upstream gets (path and query), the `cache_by_headers` values, and for POST, PUT and
+ *   PATCH a hash of the body (or of the entry's `cache_key_regex` match in it). An answer is
+ *   never served to another key or another keyless client, as in Tyk;
+ * - what is kept: the answer (status, headers as the client got them, body) when its status is
+ *   in the entry's `cache_response_codes` (else `cache_options.cache_response_codes`; none listed:
+ *   every status), or the upstream set `x-svc-cache-action-set` with `enable_upstream_cache_control`;
+ *   for the entry's `timeout` (else `cache_timeout`, or the upstream's TTL header), to the second
+ *   as Tyk counts it (expired once `now` passes `stored second + ttl`).
+ *
+ * Bounded: answers over {@link MAX_ENTRY_BYTES} are not kept, and past {@link MAX_TOTAL_BYTES}
+ * the oldest entries go. Each process (and worker thread) has its own cache.
+ */
+import { createHash } from 'node:crypto';
+import { RE2JS } from 're2js';
+import type { ApiSpec, EndpointCache } from '../apis/api-spec.js';
+import { firstEndpointFor } from '../gateway/endpoint-lists.js';
+import type { GatewayRequest } from '../gateway/request.js';
+
+export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+const BODY_HASHED = new Set(['POST', 'PUT', 'PATCH']);
+const UPSTREAM_SET = 'x-svc-cache-action-set';
+const UPSTREAM_TTL = 'x-svc-cache-action-set-ttl';
+
+export interface CachedAnswer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+  /** Milliseconds since the epoch: the second Tyk's timestamp names, past which it is expired. */
+  expiresAt: number;
+}
+
+/** How one request is cached: its key, the statuses kept, the TTL in seconds. */
+export interface CachePlan {
+  key: string;
+  codes: number[];
+  ttl: number;
+}
+
+const regexps = new Map<string, RE2JS | null>();
+
+function regexpOf(pattern: string): RE2JS | null {
+  let re = regexps.get(pattern);
+  if (re === undefined) {
+    try {
+      re = RE2JS.compile(pattern);
+    } catch {
+      re = null;
+    }
+    if (regexps.size > 1000) regexps.clear();
+    regexps.set(pattern, re);
+  }
+  return re;
+}
+
+function firstValue(v: string | string[] | undefined): string {
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+}
+
+/** Tyk's request.RealIP. */
+function realIp(req: GatewayRequest): string {
+  const real = firstValue(req.headers['x-real-ip']);
+  if (real !== '') return real;
+  const xff = firstValue(req.headers['x-forwarded-for']);
+  if (xff !== '') return xff.split(',')[0]!.trim();
+  return req.remoteAddress;
+}
+
+/**
+ * The plan for `req`, or undefined when it is not cached: not a cached endpoint, or a body that
+ * is part of the key but was streamed rather than read (`body` undefined).
+ */
+export function cachePlan(api: ApiSpec, req: GatewayRequest, method: string, upstreamTarget: string, body: Buffer | undefined): CachePlan | undefined {
+  const options = api.cache;
+  if (options === undefined) return undefined;
+  let entry: EndpointCache | undefined;
+  if (!(options.allSafeRequests && SAFE.has(method))) {
+    const path = req.upstreamPath.charCodeAt(0) === 47 ? req.upstreamPath : `/${req.upstreamPath}`;
+    entry = firstEndpointFor(api.cachePaths, api, method, path);
+    if (entry === undefined) return undefined;
+  }
+  const who = req.session?.keyId ?? realIp(req);
+  let material = `${method}-${upstreamTarget}`;
+  let byHeaders = '';
+  for (const name of options.byHeaders) byHeaders += `${name}-${firstValue(req.headers[name.toLowerCase()])}`;
+  if (byHeaders !== '') material += `-${byHeaders}`;
+  const h = createHash('md5').update(material);
+  if (BODY_HASHED.has(method)) {
+    if (body === undefined) return undefined;
+    const regex = entry?.keyRegex ?? '';
+    if (regex === '') h.update('-' + createHash('sha256').update(body).digest('hex'));
+    else {
+      // Matched on the body as text (Tyk matches bytes; the same for UTF-8 bodies).
+      const m = regexpOf(regex)?.matcher(body.toString('latin1'));
+      if (m?.find() === true)
+        h.update(
+          '-' +
+            createHash('sha256')
+              .update(Buffer.from(m.group() ?? '', 'latin1'))
+              .digest('hex'),
+        );
+    }
+  }
+  const codes = entry !== undefined && entry.codes.length > 0 ? entry.codes : options.codes;
+  const ttl = entry !== undefined && entry.timeout > 0 ? entry.timeout : options.timeout;
+  return { key: `${api.id}\u0000${who}\u0000${h.digest('hex')}`, codes, ttl };
+}
+
+/** Whether (and for how long) an answer is kept, as Tyk's ResponseCacheMiddleware decides. */
+export function keepFor(api: ApiSpec, plan: CachePlan, status: number, headers: Record<string, string | string[] | undefined>): number | undefined {
+  let keep = plan.codes.length === 0 || plan.codes.includes(status);
+  let ttl = plan.ttl;
+  const options = api.cache;
+  if (options?.upstreamCacheControl === true) {
+    if (firstValue(headers[UPSTREAM_SET]) !== '') keep = true;
+    const ttlHeader = firstValue(headers[(options.ttlHeader || UPSTREAM_TTL).toLowerCase()]);
+    if (/^[+-]?\d+$/.test(ttlHeader)) ttl = Number(ttlHeader);
+  }
+  return keep ? ttl : undefined;
+}
+
+export class ResponseCache {
+  private readonly entries = new Map<string, CachedAnswer>();
+  private bytes = 0;
+
+  get(key: string, now = Date.now()): CachedAnswer | undefined {
+    const e = this.entries.get(key);
+    if (e === undefined) return undefined;
+    if (e.expiresAt < now) {
+      this.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  /** Keeps an answer for `ttl` seconds (Tyk's timestamp: the current second plus the TTL). */
+  set(key: string, answer: Omit<CachedAnswer, 'expiresAt'>, ttl: number, now = Date.now()): void {
+    if (answer.body.length > MAX_ENTRY_BYTES) return;
+    this.delete(key);
+    const expiresAt = (Math.floor(now / 1000) + ttl) * 1000;
+    this.entries.set(key, { ...answer, expiresAt });
+    this.bytes += answer.body.length;
+    for (const oldest of this.entries.keys()) {
+      if (this.bytes <= MAX_TOTAL_BYTES) break;
+      this.delete(oldest);
+    }
+  }
+
+  private delete(key: string): void {
+    const e = this.entries.get(key);
+    if (e === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= e.body.length;
+  }
+}

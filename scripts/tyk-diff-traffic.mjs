@@ -1,0 +1,280 @@
+#!/usr/bin/env node
+// Issue 26, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
+// classic definitions (load balancing over target_list, hard_timeouts, global_enforce_timeout,
+// circuit_breakers, the response cache, HTTPS upstreams with proxy.transport and
+// upstream_certificates) in front of two upstreams that record what reaches them, get the same requests
+// in the same order, and every answer is compared: status, body, Content-Type, ETag, the cached
+// response header (X-Tyk- / X-Svc-Cached-Response), and which upstream got the request.
+//   node scripts/tyk-diff-traffic.mjs   (after npm run build; exit 1 on a difference)
+// TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (12, on
+// 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-traffic-'));
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const TYK_BIN = process.env.TYK_BIN || '/tmp/peers/bin/tyk';
+const TYK_TEMPLATES = process.env.TYK_TEMPLATES || '/tmp/peers/tyk-templates';
+const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 12);
+
+let seen = [];
+const held = [];
+function upstream(name) {
+  return http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push(`${name} ${req.method} ${req.url}`);
+      const path = req.url.split('?')[0];
+      if (path === '/hang') return void held.push(res);
+      if (path === '/flaky') res.statusCode = 500;
+      if (path === '/count') res.setHeader('etag', '"v1"');
+      res.setHeader('content-type', 'text/plain');
+      res.end(`${name}`);
+    });
+  });
+}
+const servers = [upstream('a'), upstream('b')];
+for (const s of servers) await new Promise((r) => s.listen(0, '127.0.0.1', r));
+const [a, b] = servers.map((s) => `http://127.0.0.1:${s.address().port}`);
+// A TLS 1.2-only upstream with a self-signed certificate.
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    join(ROOT, 'k.pem'),
+    '-out',
+    join(ROOT, 'c.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=upstream.test',
+  ],
+  { stdio: 'ignore' },
+);
+const secure = https.createServer({ cert: readFileSync(join(ROOT, 'c.pem')), key: readFileSync(join(ROOT, 'k.pem')), maxVersion: 'TLSv1.2' }, (req, res) => {
+  seen.push(`tls ${req.method} ${req.url}`);
+  res.setHeader('content-type', 'text/plain');
+  res.end('tls');
+});
+await new Promise((r) => secure.listen(0, '127.0.0.1', r));
+servers.push(secure);
+const s = `https://127.0.0.1:${secure.address().port}`;
+// An upstream that answers only a client presenting the client certificate (a PEM file with the certificate and its key).
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    join(ROOT, 'ck.pem'),
+    '-out',
+    join(ROOT, 'cc.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=client.test',
+  ],
+  { stdio: 'ignore' },
+);
+writeFileSync(join(ROOT, 'client.pem'), Buffer.concat([readFileSync(join(ROOT, 'cc.pem')), readFileSync(join(ROOT, 'ck.pem'))]));
+const mutual = https.createServer(
+  {
+    cert: readFileSync(join(ROOT, 'c.pem')),
+    key: readFileSync(join(ROOT, 'k.pem')),
+    ca: readFileSync(join(ROOT, 'cc.pem')),
+    requestCert: true,
+    rejectUnauthorized: true,
+  },
+  (req, res) => {
+    seen.push(`mtls ${req.method} ${req.url}`);
+    res.setHeader('content-type', 'text/plain');
+    res.end(`mtls:${req.socket.getPeerCertificate().subject?.CN}`);
+  },
+);
+await new Promise((r) => mutual.listen(0, '127.0.0.1', r));
+servers.push(mutual);
+const m = `127.0.0.1:${mutual.address().port}`;
+
+const classic = (id, proxy = {}, paths = {}, version = {}) => ({
+  api_id: id,
+  name: id,
+  org_id: 'o',
+  active: true,
+  use_keyless: true,
+  proxy: { listen_path: `/${id}/`, target_url: a, strip_listen_path: true, ...proxy },
+  version_data: { not_versioned: true, versions: { Default: { name: 'Default', use_extended_paths: true, extended_paths: paths, ...version } } },
+});
+const defs = {
+  lb: classic('lb', { enable_load_balancing: true, target_list: [a, b.slice('http://'.length)] }),
+  empty: classic('empty', { enable_load_balancing: true, target_list: [] }),
+  hard: classic('hard', {}, { hard_timeouts: [{ path: '/hang', method: 'GET', timeout: 1 }] }),
+  global: classic('global', {}, {}, { global_enforce_timeout: '300ms' }),
+  cache: {
+    ...classic(
+      'cache',
+      {},
+      {
+        advance_cache_config: [
+          { method: 'GET', path: '/count' },
+          { method: 'GET', path: '/flaky' },
+        ],
+        cache: ['/old'],
+      },
+    ),
+    cache_options: { enable_cache: true, cache_timeout: 60, cache_response_codes: [200] },
+  },
+  verified: classic('verified', { target_url: s }),
+  skip: classic('skip', { target_url: s, transport: { ssl_insecure_skip_verify: true } }),
+  tls13: classic('tls13', { target_url: s, transport: { ssl_insecure_skip_verify: true, ssl_min_version: 772 } }),
+  nocert: classic('nocert', { target_url: `https://${m}`, transport: { ssl_insecure_skip_verify: true } }),
+  bycert: {
+    ...classic('bycert', { target_url: `https://${m}`, transport: { ssl_insecure_skip_verify: true } }),
+    upstream_certificates: { [m]: join(ROOT, 'client.pem') },
+  },
+  cb: classic('cb', {}, { circuit_breakers: [{ path: '/flaky', method: 'GET', threshold_percent: 0.5, samples: 2, return_to_service_after: 30 }] }),
+};
+const cases = [
+  ...[0, 1, 2, 3, 4].map((i) => ['GET', `/lb/n${i}`]),
+  ['GET', '/empty/x'],
+  ['GET', '/hard/hang'],
+  ['POST', '/hard/ok'],
+  ['GET', '/global/hang'],
+  ['GET', '/cb/flaky'],
+  ['GET', '/cb/flaky'],
+  ['GET', '/cb/flaky'],
+  ['GET', '/cb/flaky'],
+  ['GET', '/cb/other'],
+  ['GET', '/verified/a'],
+  ['GET', '/skip/a?b=1'],
+  ['GET', '/tls13/a'],
+  ['GET', '/nocert/a'],
+  ['GET', '/bycert/a'],
+  ['GET', '/cache/count'],
+  ['GET', '/cache/count'],
+  ['GET', '/cache/count?x=1'],
+  ['GET', '/cache/count', { 'x-real-ip': '10.9.9.9' }],
+  ['GET', '/cache/count', { 'x-real-ip': '10.9.9.9' }],
+  ['POST', '/cache/count'],
+  ['POST', '/cache/count'],
+  ['HEAD', '/cache/count'],
+  ['GET', '/cache/count', { 'if-none-match': '"v1"' }],
+  ['GET', '/cache/flaky'],
+  ['GET', '/cache/flaky'],
+  ['GET', '/cache/old'],
+  ['GET', '/cache/old'],
+  ['OPTIONS', '/cache/old'],
+  ['OPTIONS', '/cache/old'],
+];
+
+function folder(name, conf) {
+  const dir = join(ROOT, name);
+  mkdirSync(join(dir, 'apps'), { recursive: true });
+  for (const [id, d] of Object.entries(defs)) writeFileSync(join(dir, 'apps', `${id}.json`), JSON.stringify(d));
+  const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      listen_address: '127.0.0.1',
+      secret: 's',
+      app_path: join(dir, 'apps'),
+      policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
+      ...conf,
+    }),
+  );
+  writeFileSync(join(dir, 'p.json'), '{}');
+  return { dir, file };
+}
+async function freePort() {
+  const s = http.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+const tykPort = await freePort();
+const svcPort = await freePort();
+const tyk = folder('tyk', {
+  listen_port: tykPort,
+  template_path: TYK_TEMPLATES,
+  storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: TYK_REDIS_DB },
+  enable_analytics: false,
+  log_level: 'warn',
+  use_db_app_configs: false,
+});
+const svc = folder('svc', { listen_port: svcPort });
+writeFileSync(
+  join(svc.dir, 'engine.yaml'),
+  `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svc.file} }\noutput:\n  gateway_proxy: {}\n`,
+);
+const procs = [
+  spawn(TYK_BIN, ['--conf', tyk.file], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  spawn(join(REPO, 'node_modules/.bin/engine'), ['-c', join(svc.dir, 'engine.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] }),
+];
+const logs = ['', ''];
+procs.forEach((p, i) => {
+  p.stdout.on('data', (d) => (logs[i] += d));
+  p.stderr.on('data', (d) => (logs[i] += d));
+});
+await new Promise((r) => setTimeout(r, 8000));
+
+function call(port, method, path, headers = {}) {
+  return new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      const h = res.headers;
+      const cached = h['x-tyk-cached-response'] ?? h['x-svc-cached-response'];
+      res.on('end', () => resolve({ status: res.statusCode, type: h['content-type'], etag: h.etag, cached, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
+    req.on('error', (e) => resolve({ error: e.message }));
+    req.end();
+  });
+}
+
+let differences = 0;
+const results = {};
+for (const [name, port] of [
+  ['tyk', tykPort],
+  ['svc', svcPort],
+]) {
+  results[name] = [];
+  for (const [method, path, headers] of cases) {
+    seen = [];
+    const r = await call(port, method, path, headers);
+    // Tyk keeps an answer in Redis from a goroutine: give it the time to land.
+    if (path.startsWith('/cache/')) await new Promise((r) => setTimeout(r, 100));
+    results[name].push({ ...r, upstream: seen.join(',').replace(/ .*/, '') });
+  }
+}
+cases.forEach(([method, path, headers], i) => {
+  const t = JSON.stringify(results.tyk[i]);
+  const s = JSON.stringify(results.svc[i]);
+  const same = t === s;
+  if (!same) differences++;
+  console.log(`${same ? 'same' : 'DIFF'} ${method} ${path}${headers ? ` ${JSON.stringify(headers)}` : ''}\n  tyk ${t}${same ? '' : `\n  svc ${s}`}`);
+});
+console.log(`${cases.length - differences} of ${cases.length} alike`);
+if (process.env.SHOW_LOGS) console.log(logs.join('\n----\n'));
+for (const res of held) res.destroy();
+for (const p of procs) p.kill('SIGTERM');
+for (const s of servers) s.close();
+rmSync(ROOT, { recursive: true, force: true });
+process.exit(differences === 0 ? 0 : 1);
