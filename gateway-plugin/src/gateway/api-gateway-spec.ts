@@ -3,6 +3,13 @@ import { f, type Infer } from '@svc/engine';
 
 export const apiGatewaySpec = f.object({
   conf: f.string().describe("The gateway config file (svc.conf: JSON with Tyk's field names); relative paths in it resolve against its folder."),
+  processes: f
+    .int()
+    .default(0)
+    .validate((n) => (n >= 0 ? undefined : 'processes must be 0 (one per core) or more'))
+    .describe(
+      'How many gateway processes serve under `engine -c`, sharing the listening socket (0, the default: one per core, as Tyk uses every core). Each keeps its own in-memory sessions, rate limits and quotas: use Redis storage to share them.',
+    ),
   max_body_size: f
     .int()
     .default(16 * 1024 * 1024)
