@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../config/duration.js';
 import { ConfigError, formatIssue } from '../errors.js';
@@ -7,6 +8,8 @@ import { StatusBoard } from '../runtime/status.js';
 import { ServiceServer } from '../service/http-server.js';
 import { absoluteModule, buildStream, defineStream, type StreamDefinition } from '../streams/stream-builder.js';
 import type { Args } from './args.js';
+import { processCount } from './process-count.js';
+import { announceReady, processName, superviseProcesses } from './process-supervisor.js';
 import { printIssues } from './setup.js';
 import { WatchedStream } from './watched-stream.js';
 
@@ -18,7 +21,9 @@ export function engineVersion(): string {
 /**
  * `engine -c FILE`: validates (refusing a config with lint errors), starts the service-wide
  * HTTP server and the stream, and shuts down cleanly on SIGINT/SIGTERM (a second signal forces
- * exit). Resolves with the exit code. A thin user of the public stream builder.
+ * exit). Resolves with the exit code. A thin user of the public stream builder. When the input
+ * asks for several processes (`processes`), this process becomes their supervisor and each child
+ * runs the stream (see process-supervisor.ts).
  */
 export async function run(args: Args): Promise<number> {
   if (!args.config) {
@@ -47,7 +52,13 @@ export async function run(args: Args): Promise<number> {
   const loggerConf = { ...config.logger } as LoggerConfig;
   if (args.logLevel) loggerConf.level = args.logLevel.toUpperCase() as LoggerConfig['level'];
   config.logger = loggerConf;
-  const logger = createLogger(loggerConf);
+  const processes = processCount(config);
+  const timeoutMs = parseDuration(config.shutdown_timeout);
+  if (processes > 1 && cluster.isPrimary) {
+    return superviseProcesses({ processes, logger: createLogger(loggerConf).child({ process: 'primary' }), timeoutMs });
+  }
+  const root = createLogger(loggerConf);
+  const logger = cluster.isWorker ? root.child({ process: processName() }) : root;
   for (const lint of def.lints ?? []) logger.warn(`Config lint error: ${formatIssue(lint)}`);
   const status = new StatusBoard();
   status.hold('the stream is starting');
@@ -63,6 +74,7 @@ export async function run(args: Args): Promise<number> {
       const first = await build(def);
       stream = args.watch ? new WatchedStream(first, def, [file, ...args.resources], define, build, logger) : first;
       status.release();
+      announceReady();
     } catch (err) {
       logger.error(`Cannot start the stream: ${(err as Error).message}`);
       return 1;
@@ -70,7 +82,7 @@ export async function run(args: Args): Promise<number> {
     logger.info(args.watch ? 'Launching a stream, watching its config for changes; press CTRL+C to close' : 'Launching a stream; press CTRL+C to close');
     const { code, signalled } = await runUntilSignal([stream], {
       logger,
-      timeoutMs: parseDuration(config.shutdown_timeout),
+      timeoutMs,
       delayMs: parseDuration(config.shutdown_delay),
     });
     if (code === 0) logger.info(signalled ? 'Pipeline has terminated. Goodbye' : 'Input ended and every message was delivered: exiting');

@@ -76,6 +76,16 @@ describe('fail closed at start-up: the chain against the definitions', () => {
     assert.equal(hits, before);
   });
 
+  it('engine -c refuses several gateway processes (their management writes, sessions and in-memory limits would not be shared)', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    writeGateway(dir, gatewayConfig(port), [apiSpec('open', '/open', { targetUrl: target })]);
+    await assert.rejects(
+      runGateway(dir, port, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`, { input: 'processes: 2' }),
+      /api_gateway serves from one process for now[\s\S]*set processes: 1/,
+    );
+  });
+
   it("the issue's case: configs/gateway/ (secure.json, JWT) behind only gateway_url_rewrite is refused by lint naming enable_jwt", () => {
     const dir = tempDir();
     const file = join(dir, 'issue.yaml');

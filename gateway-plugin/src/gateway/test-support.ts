@@ -162,6 +162,7 @@ export function inputConfig(more: Partial<ApiGatewayConfig> = {}): ApiGatewayCon
     request_timeout: '10s',
     write_timeout: '0s',
     max_header_size: 16 * 1024,
+    processes: 1,
     close_grace: '2s',
     ...more,
   };

@@ -86,6 +86,14 @@ export const httpServerSpec = f.object({
     .advanced()
     .describe('CORS for a custom `address`.'),
   sync_response: syncResponseSpec,
+  processes: f
+    .int()
+    .default(1)
+    .validate((n) => (n >= 0 ? undefined : 'processes must be 0 (one per core) or more'))
+    .advanced()
+    .describe(
+      'How many processes serve the stream under `engine -c`, sharing the listening socket (0: one per core). Each runs the whole pipeline, so in-memory state (caches, rate limits, dedupe) is per process and ordering holds only within one; hence 1 by default, as Benthos runs.',
+    ),
   max_body_size: f
     .int()
     .default(DEFAULT_MAX_BODY)
