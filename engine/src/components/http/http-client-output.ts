@@ -28,7 +28,7 @@ import { clientFields } from './client-spec.js';
 import { loadUndici } from './lazy-deps.js';
 import { HttpClient, type RequestBody } from './http-client.js';
 import { MetadataFilter } from './metadata-filter.js';
-import { buildMultipart, type Part } from './multipart.js';
+import { batchMultipartBody, buildMultipart, partContentType, type Part } from './multipart.js';
 import { responseBatch } from './response-batch.js';
 import { responseReply } from './sync-response.js';
 
@@ -81,8 +81,7 @@ export class HttpClientOutput implements Output {
     this.client = new HttpClient(conf, ctx);
     this.extract = new MetadataFilter(conf.extract_headers);
     this.requests = new Semaphore(conf.max_in_flight);
-    const ct = Object.entries(conf.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
-    this.partType = ct === undefined ? undefined : compileInterpolation(ct);
+    this.partType = partContentType(conf.headers);
     this.parts = conf.multipart.map((p) => ({
       contentType: compileInterpolation(p.content_type),
       disposition: compileInterpolation(p.content_disposition),
@@ -94,7 +93,7 @@ export class HttpClientOutput implements Output {
     if (batch.length === 0) return;
     if (this.parts.length > 0) return this.request(batch, this.templateBody(batch));
     if (batch.length === 1) return this.request(batch, { body: batch[0]!.content });
-    if (this.conf.batch_as_multipart) return this.request(batch, this.multipartBody(batch));
+    if (this.conf.batch_as_multipart) return this.request(batch, batchMultipartBody(batch, this.partType, 'mixed'));
     return this.sendEach(batch);
   }
 
@@ -152,15 +151,6 @@ export class HttpClientOutput implements Output {
     if (!this.conf.propagate_response) return;
     const responses = responseBatch(res, this.extract);
     for (let i = 0; i < batch.length && i < responses.length; i++) storeResult(batch[i]!, responseReply(responses[i]!));
-  }
-
-  private multipartBody(batch: Batch): RequestBody {
-    const parts: Part[] = batch.map((m, index) => ({
-      headers: { 'content-type': this.partType ? this.partType.value(m, { batch, index }) : 'application/octet-stream' },
-      body: m.content,
-    }));
-    const mp = buildMultipart(parts, 'mixed');
-    return { body: mp.body, contentType: mp.contentType };
   }
 
   private templateBody(batch: Batch): RequestBody {

@@ -1,11 +1,12 @@
 /**
- * The http family: the `http_server` input, the `http_client` input and output, and the
- * `sync_response` output and processor. Importing this module registers them.
+ * The http family: the `http_server` input, the `http_client` input and output, the `http`
+ * processor, and the `sync_response` output and processor. Importing this module registers them.
  */
 import './http-server-input.js';
 import './http-client-input.js';
 import './http-client-output.js';
 import './sync-response-output.js';
 import './sync-response-processor.js';
+import './http-processor.js';
 
 export {};

@@ -4,6 +4,7 @@
  * body and refuses anything malformed rather than guessing.
  */
 import { randomBytes } from 'node:crypto';
+import { compileInterpolation, type Batch, type Interpolation } from '@svc/engine';
 
 export interface Part {
   /** Lower-cased header names. */
@@ -121,4 +122,22 @@ export function canonicalHeader(name: string): string {
     upper = c === '-';
   }
   return out;
+}
+
+/** The Content-Type of each part of a batch sent as multipart: the `headers` Content-Type, interpolated per message. */
+export function partContentType(headers: Record<string, string>): Interpolation | undefined {
+  const ct = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+  return ct === undefined ? undefined : compileInterpolation(ct);
+}
+
+/**
+ * A batch as one multipart body (`batch_as_multipart`): a part per message, in batch order. The
+ * `http` processor sends `form-data` (as Benthos v4.51's client does); the output `mixed`.
+ */
+export function batchMultipartBody(batch: Batch, partType: Interpolation | undefined, subtype: 'mixed' | 'form-data'): { body: Buffer; contentType: string } {
+  const parts: Part[] = batch.map((m, index) => ({
+    headers: { 'content-type': partType ? partType.value(m, { batch, index }) : 'application/octet-stream' },
+    body: m.content,
+  }));
+  return buildMultipart(parts, subtype);
 }
