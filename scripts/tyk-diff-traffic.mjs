@@ -8,13 +8,14 @@
 //   node scripts/tyk-diff-traffic.mjs   (after npm run build; exit 1 on a difference)
 // TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (12, on
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { selfSignedCert } from '@svc/engine/testing';
 
 const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-traffic-'));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -42,28 +43,9 @@ const servers = [upstream('a'), upstream('b')];
 for (const s of servers) await new Promise((r) => s.listen(0, '127.0.0.1', r));
 const [a, b] = servers.map((s) => `http://127.0.0.1:${s.address().port}`);
 // A TLS 1.2-only upstream with a self-signed certificate.
-execFileSync(
-  'openssl',
-  [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    join(ROOT, 'k.pem'),
-    '-out',
-    join(ROOT, 'c.pem'),
-    '-days',
-    '1',
-    '-subj',
-    '/CN=upstream.test',
-  ],
-  { stdio: 'ignore' },
-);
-const secure = https.createServer({ cert: readFileSync(join(ROOT, 'c.pem')), key: readFileSync(join(ROOT, 'k.pem')), maxVersion: 'TLSv1.2' }, (req, res) => {
+const upstreamCert = selfSignedCert(ROOT, 'upstream.test');
+if (!upstreamCert) throw new Error('openssl is needed to make the test certificates');
+const secure = https.createServer({ cert: readFileSync(upstreamCert.cert), key: readFileSync(upstreamCert.key), maxVersion: 'TLSv1.2' }, (req, res) => {
   seen.push(`tls ${req.method} ${req.url}`);
   res.setHeader('content-type', 'text/plain');
   res.end('tls');
@@ -72,33 +54,14 @@ await new Promise((r) => secure.listen(0, '127.0.0.1', r));
 servers.push(secure);
 const s = `https://127.0.0.1:${secure.address().port}`;
 // An upstream that answers only a client presenting the client certificate (a PEM file with the certificate and its key).
-execFileSync(
-  'openssl',
-  [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    join(ROOT, 'ck.pem'),
-    '-out',
-    join(ROOT, 'cc.pem'),
-    '-days',
-    '1',
-    '-subj',
-    '/CN=client.test',
-  ],
-  { stdio: 'ignore' },
-);
-writeFileSync(join(ROOT, 'client.pem'), Buffer.concat([readFileSync(join(ROOT, 'cc.pem')), readFileSync(join(ROOT, 'ck.pem'))]));
+const clientCert = selfSignedCert(ROOT, 'client.test');
+if (!clientCert) throw new Error('openssl is needed to make the test certificates');
+writeFileSync(join(ROOT, 'client.pem'), Buffer.concat([readFileSync(clientCert.cert), readFileSync(clientCert.key)]));
 const mutual = https.createServer(
   {
-    cert: readFileSync(join(ROOT, 'c.pem')),
-    key: readFileSync(join(ROOT, 'k.pem')),
-    ca: readFileSync(join(ROOT, 'cc.pem')),
+    cert: readFileSync(upstreamCert.cert),
+    key: readFileSync(upstreamCert.key),
+    ca: readFileSync(clientCert.cert),
     requestCert: true,
     rejectUnauthorized: true,
   },
