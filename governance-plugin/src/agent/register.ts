@@ -51,6 +51,20 @@ output:
 registerOutput('governance_hub', {
   summary: 'Streams API messages of a governance_sync input back to the hub; a message is acked once the hub has it.',
   config: f.object({ connection: f.string().default('default').describe('The `connection` of the governance_sync input.') }),
+  examples: [
+    `# An agent whose sync input and hub output share the connection "gw".
+input:
+  governance_sync:
+    hub_address: 127.0.0.1:50051
+    token: \${AGENT_TOKEN}
+    license_key: \${SVC_AGENT_LICENSEKEY}
+    connection: gw
+    instances:
+      - { name: gateway, type: svc, config: { host: "http://127.0.0.1:8080", auth: \${GW_SECRET} } }
+output:
+  governance_hub:
+    connection: gw`,
+  ],
   factory: async (conf) => {
     const { GovernanceHubOutput } = await import('./governance-hub-output.js');
     return new GovernanceHubOutput(conf.connection);
