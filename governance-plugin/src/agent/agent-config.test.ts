@@ -83,7 +83,7 @@ describe('agent-config.yaml', () => {
     assert.deepEqual(msg.split('\n'), [
       'agent.yaml:4:10 governanceDashboard.server.url must be host:port with no protocol, such as grpc-hub.example.com:443 (got "https://grpc-hub.example.com")',
       'agent.yaml:11:7 instances[0].config.auth is required',
-      'agent.yaml:13:11 instances[1].type must be svc or cloudgw, not "azure"',
+      'agent.yaml:13:11 instances[1].type must be svc, tyk or cloudgw, not "azure"',
       'agent.yaml:22:11 healthProbe.server.port must be a port number (0-65535)',
     ]);
     for (const secret of ['an-agent-token', 'the-secret-key', 'a-session-token', 'svclic1.payload.signature']) assert.ok(!msg.includes(secret));

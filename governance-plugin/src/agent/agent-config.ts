@@ -1,7 +1,7 @@
 /**
  * agent-config.yaml as the governance spec (docs/spec/governance.md) has it, unchanged: `licenseKey` (or SVC_AGENT_LICENSEKEY),
  * `governanceDashboard.server.url` (`host:port`, no scheme), `governanceDashboard.auth.token`,
- * `instances[]` (`name`, `type: svc | cloudgw`, `config`), `logLevel`, `healthProbe.server.port`;
+ * `instances[]` (`name`, `type: svc | tyk | cloudgw`, `config`), `logLevel`, `healthProbe.server.port`;
  * `${VAR}` / `${VAR:default}` references to the environment, as in the engine's configs.
  * Read by the engine's config-document loader: every problem is a ConfigError line
  * `file:line:col what`; no secret is ever quoted.
@@ -9,9 +9,9 @@
 import { f, type Infer } from '@svc/engine';
 import { parseConfigDocument, readConfigDocument, type ConfigDocument } from '@svc/engine/kit';
 import type { CloudGwConfig } from '../providers/cloudgw-provider.js';
-import type { SvcProviderConfig } from '../providers/svc-provider.js';
+import type { GatewayProviderConfig } from '../providers/gateway-provider.js';
 
-export type Instance = { name: string; type: 'svc'; config: SvcProviderConfig } | { name: string; type: 'cloudgw'; config: CloudGwConfig };
+export type Instance = { name: string; type: 'svc' | 'tyk'; config: GatewayProviderConfig } | { name: string; type: 'cloudgw'; config: CloudGwConfig };
 
 export interface AgentConfig {
   licenseKey: string;
@@ -33,7 +33,7 @@ const spec = f.object({
       f.object({
         name: text(),
         type: text(),
-        // svc: host, auth; cloudgw: accessKeyId, accessKeySecret, region, sessionToken.
+        // svc, tyk: host, auth; cloudgw: accessKeyId, accessKeySecret, region, sessionToken.
         config: f.object({ host: text(), auth: text(), accessKeyId: text(), accessKeySecret: text(), region: text(), sessionToken: text() }).optional(),
       }),
     )
@@ -94,7 +94,7 @@ function agentConfigOf(doc: ConfigDocument<Infer<typeof spec>>, env: NodeJS.Proc
     const conf = item.config;
     if (conf === undefined) return void doc.problem(at('config'), `${path}.config: expected a mapping`);
     const field = (key: keyof typeof conf) => required(conf[key], at('config', key), `${path}.config.${key}`);
-    if (type === 'svc') {
+    if (type === 'svc' || type === 'tyk') {
       const host = field('host');
       if (host !== '' && !/^https?:\/\/[^\s]+$/.test(host))
         doc.problem(at('config', 'host'), `${path}.config.host must be the gateway's URL, such as http://gateway:8080`);
@@ -103,7 +103,7 @@ function agentConfigOf(doc: ConfigDocument<Infer<typeof spec>>, env: NodeJS.Proc
       const config: CloudGwConfig = { accessKeyId: field('accessKeyId'), accessKeySecret: field('accessKeySecret'), region: field('region') };
       if (conf.sessionToken) config.sessionToken = conf.sessionToken;
       instances.push({ name, type, config });
-    } else if (type !== '') doc.problem(at('type'), `${path}.type must be svc or cloudgw, not "${type}"`);
+    } else if (type !== '') doc.problem(at('type'), `${path}.type must be svc, tyk or cloudgw, not "${type}"`);
   });
   const level = (c.logLevel || 'info').toLowerCase();
   if (!['debug', 'info', 'warn', 'error'].includes(level)) doc.problem(['logLevel'], `logLevel must be debug, info, warn or error, not "${level}"`);

@@ -3,10 +3,12 @@ import { f, parseDuration, registerInput, registerOutput } from '@svc/engine';
 
 const instance = f.object({
   name: f.string().describe('A name for the provider instance (unique in this agent).'),
-  type: f.enum(['svc', 'cloudgw'] as const).describe('`svc`: an svc gateway’s management API; `cloudgw`: an AWS API Gateway account.'),
+  type: f
+    .enum(['svc', 'tyk', 'cloudgw'] as const)
+    .describe('`svc`: an svc gateway’s management API; `tyk`: a Tyk Gateway’s management API; `cloudgw`: an AWS API Gateway account.'),
   config: f
     .map(f.string())
-    .describe('svc: `host` (the gateway’s URL) and `auth` (its secret). cloudgw: `accessKeyId`, `accessKeySecret`, `region`, `sessionToken` (optional).'),
+    .describe('svc, tyk: `host` (the gateway’s URL) and `auth` (its secret). cloudgw: `accessKeyId`, `accessKeySecret`, `region`, `sessionToken` (optional).'),
 });
 
 const syncSpec = f.object({
