@@ -131,7 +131,7 @@ for (const backend of backends) {
       const agent = await store.createAgent('history');
       const def = (id: string, target: string, extra: Record<string, unknown> = {}) => ({
         ...api('gw', id),
-        definition: JSON.stringify({ api_id: id, proxy: { target_url: target }, big: 12345678901234567890, ...extra }),
+        definition: `{"big":12345678901234567890,${JSON.stringify({ api_id: id, proxy: { target_url: target }, ...extra }).slice(1)}`,
       });
       const first = await store.applySync(agent, [def('a', 'http://one/'), def('b', 'http://one/')], ['gw'], { ...meta('s1'), trigger: 'schedule' });
       assert.deepEqual([first.stored, first.added, first.changed, first.removed], [2, 2, 0, 0]);
