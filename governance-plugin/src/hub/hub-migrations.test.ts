@@ -58,7 +58,7 @@ const backends: Array<{ name: string; open(fresh: string): Promise<Sql> }> = [
 
 for (const backend of backends) {
   describe(`hub migrations on ${backend.name}`, () => {
-    it("opens a database made by the hub before numbered migrations: migrated, every row kept, the new parts working on the old rows", async () => {
+    it('opens a database made by the hub before numbered migrations: migrated, every row kept, the new parts working on the old rows', async () => {
       const sql = await backend.open('legacy');
       try {
         await loadFixture(sql);

@@ -11,7 +11,6 @@ import { definitionChanges, parsedDefinition, type FieldChange } from './definit
 import { apiIdSql, migrate } from './migrations.js';
 import type { Sql } from './sql.js';
 
-
 export const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 export interface AgentRow {
@@ -178,7 +177,15 @@ export class HubStore {
       const changes: Array<{ provider_name: string; api_id: string; change: string; fields: FieldChange[] }> = [];
       for (let i = 0; i < changed.length; i += SYNC_CHUNK) {
         const chunk = changed.slice(i, i + SYNC_CHUNK);
-        const old = await tx.query<{ provider_name: string; api_id: string; definition: string; name: string; base_path: string; version: string; kind: string }>(
+        const old = await tx.query<{
+          provider_name: string;
+          api_id: string;
+          definition: string;
+          name: string;
+          base_path: string;
+          version: string;
+          kind: string;
+        }>(
           `select a.provider_name, a.api_id, a.definition, a.name, a.base_path, a.version, a.kind from apis a
            join jsonb_to_recordset($2::jsonb) as r(provider_name text, api_id text) on a.provider_name = r.provider_name and a.api_id = r.api_id
            where a.agent_id = $1`,
@@ -215,11 +222,28 @@ export class HubStore {
       }
       // The unchanged ones were seen by this sync too.
       if (rows.length > upserts.length)
-        await tx.query('update apis set synced_at = $3 where agent_id = $1 and provider_name = any($2::text[]) and synced_at <> $3', [agentId, okProviders, now]);
+        await tx.query('update apis set synced_at = $3 where agent_id = $1 and provider_name = any($2::text[]) and synced_at <> $3', [
+          agentId,
+          okProviders,
+          now,
+        ]);
       await tx.query(
         `insert into sync_history (id, sync_id, agent_id, agent_name, trigger, status, started_at, finished_at, api_count, added, changed, removed, errors)
          values ($1, $2, $3, $4, $5, 'complete', $6, $7, $8, $9, $10, $11, $12)`,
-        [historyId, sync.syncId, agentId, agent.name, sync.trigger, sync.startedAt.toISOString(), now, rows.length, added.length, changed.length, removed.length, JSON.stringify(sync.errors)],
+        [
+          historyId,
+          sync.syncId,
+          agentId,
+          agent.name,
+          sync.trigger,
+          sync.startedAt.toISOString(),
+          now,
+          rows.length,
+          added.length,
+          changed.length,
+          removed.length,
+          JSON.stringify(sync.errors),
+        ],
       );
       for (let i = 0; i < changes.length; i += CHANGES_CHUNK)
         await tx.query(
