@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '@svc/engine/testing';
 import type { ProvidedApi } from '../wire/api-record.js';
 import { ProviderError } from './provider.js';
-import { SvcProvider } from './svc-provider.js';
+import { GatewayProvider } from './gateway-provider.js';
 
 const SECRET = 'gateway-secret-value';
 let server: Server;
@@ -28,7 +28,7 @@ after(() => server.close());
 
 async function list(host = base, auth = SECRET): Promise<ProvidedApi[]> {
   const out: ProvidedApi[] = [];
-  await new SvcProvider('edge', { host, auth }).list(async (a) => void out.push(a));
+  await new GatewayProvider('edge', 'svc', { host, auth }).list(async (a) => void out.push(a));
   return out;
 }
 
