@@ -1,7 +1,7 @@
 /**
  * The `svc` provider: an svc gateway's management API (`config.host`, its URL; `config.auth`,
- * its secret, sent as `x-svc-authorization`). APIs come from `GET /svc/apis` (classic and OAS
- * definitions as written) and policies from `GET /svc/policies`. Answers are bounded in size and
+ * its secret, sent as `x-svc-authorization`). APIs come from `GET /svc/apis` (Tyk's classic form
+ * of each; an OAS API's document from `GET /svc/apis/oas`) and policies from `GET /svc/policies`. Answers are bounded in size and
  * time; garbage is an error for this provider only.
  */
 import { redactUrl, scrubSecrets } from '@svc/engine';
@@ -97,8 +97,15 @@ export class SvcProvider implements ApiProvider {
 
   async list(emit: (api: ProvidedApi) => Promise<void>): Promise<number> {
     const [apis, policies] = await Promise.all([this.get('/svc/apis'), this.get('/svc/policies')]);
+    // `/svc/apis` answers Tyk's classic form of every API; an OAS one (`is_oas`) is taken as its
+    // OAS document, from `/svc/apis/oas`, read only when there is one.
+    const oas = new Map<string, unknown>();
+    if (apis.some((d) => obj(d).is_oas === true))
+      for (const doc of await this.get('/svc/apis/oas')) oas.set(str(obj(obj(obj(doc)['x-svc-api-gateway']).info).id), doc);
     let n = 0;
-    for (const def of apis) {
+    for (const listed of apis) {
+      const def = obj(listed).is_oas === true ? oas.get(str(obj(listed).api_id)) : listed;
+      if (def === undefined) continue; // deleted between the two reads
       const api = normaliseSvcApi(def);
       if (api === undefined) continue;
       await emit(api);
