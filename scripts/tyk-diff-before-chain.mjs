@@ -522,6 +522,55 @@ const defs = (ext) => ({
     d[ext].info.state.active = false;
     return d;
   })(),
+  vbase: {
+    ...classic('vbase'),
+    definition: {
+      enabled: true,
+      name: 'v1',
+      default: 'v1',
+      location: 'header',
+      key: 'x-api-version',
+      strip_versioning_data: true,
+      versions: { v2: 'vchild', v3: 'missing' },
+    },
+  },
+  vchild: {
+    ...classic('vchild', { internal: true }, { black_list: [{ path: '/blocked', method: 'GET' }] }),
+    proxy: { listen_path: '/vchild/', target_url: `${target}/child`, strip_listen_path: true },
+  },
+  vbaseu: {
+    ...classic('vbaseu'),
+    proxy: { listen_path: '/vbaseu/', target_url: target, strip_listen_path: false },
+    definition: {
+      enabled: true,
+      name: 'v1',
+      default: 'self',
+      location: 'url',
+      strip_versioning_data: true,
+      fallback_to_default: true,
+      versions: { v2: 'vchild', v9: 'nothing' },
+    },
+  },
+  vbasenodef: { ...classic('vbasenodef'), definition: { enabled: true, name: 'v1', location: 'header', key: 'x-api-version', versions: { v2: 'vchild' } } },
+  oasvbase: (() => {
+    const d = oas(ext, 'oasvbase', {});
+    d[ext].info.versioning = {
+      enabled: true,
+      name: 'v1',
+      default: 'v1',
+      location: 'url-param',
+      key: 'ver',
+      versions: [{ name: 'v2', id: 'oasvchild' }],
+      stripVersioningData: true,
+    };
+    return d;
+  })(),
+  oasvchild: (() => {
+    const d = oas(ext, 'oasvchild', {});
+    d[ext].info.state.internal = true;
+    d[ext].upstream.url = `${target}/oaschild`;
+    return d;
+  })(),
   oassize: oas(
     ext,
     'oassize',
@@ -770,6 +819,23 @@ const cases = [
   ['POST', '/oasvr/t', J, '{"z":1,"a":1}'],
   ['POST', '/oasvr/t', J, '{"a":true,"z":1}'],
   ['POST', '/oasvr/t', J, 'null'],
+  ['GET', '/vbase/x'],
+  ['GET', '/vbase/x', { 'x-api-version': 'v1' }],
+  ['GET', '/vbase/x', { 'x-api-version': 'v2' }],
+  ['GET', '/vbase/blocked', { 'x-api-version': 'v2' }],
+  ['GET', '/vbase/x', { 'x-api-version': 'v3' }],
+  ['GET', '/vbase/x', { 'x-api-version': 'v4' }],
+  ['GET', '/vchild/x'],
+  ['GET', '/vbaseu/v2/x'],
+  ['GET', '/vbaseu/v9/x'],
+  ['GET', '/vbaseu/x'],
+  ['GET', '/vbaseu/v1/x'],
+  ['GET', '/vbasenodef/x'],
+  ['GET', '/vbasenodef/x', { 'x-api-version': 'v2' }],
+  ['GET', '/oasvbase/x?ver=v2&a=1'],
+  ['GET', '/oasvbase/x?ver=v1'],
+  ['GET', '/oasvbase/x'],
+  ['GET', '/oasvchild/x'],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;

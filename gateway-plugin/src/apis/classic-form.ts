@@ -3,7 +3,7 @@
  * answer it: the `apidef.APIDefinition` Tyk holds, written by encoding/json (every field, its zero
  * value when unset). A classic definition is its file decoded into that struct; an OAS one is what
  * Tyk's `OAS.ExtractTo` (apidef/oas) makes of it, for the fields svc serves (the loader refuses the
- * others): info, state, upstream (url, rateLimit, preserveHostHeader), server (listenPath,
+ * others): info (versioning too), state, upstream (url, rateLimit, preserveHostHeader), server (listenPath,
  * authentication with a key or a JWT, ipAccessControl), middleware.global (cors, header
  * transforms, requestSizeLimit, contextVariables, ignoreCase, skips) and the operations' allow,
  * block, ignoreAuthentication, internal, transformRequestMethod, header transforms, urlRewrite,
@@ -210,6 +210,22 @@ function security(doc: Obj, auth: Obj, api: Obj): void {
   }
 }
 
+/** Versioning.ExtractTo: `info.versioning` as the classic `definition` (versions as a name → id map, nil when none). */
+function versionDefinition(v: Obj): Obj {
+  const list = Array.isArray(v['versions']) ? v['versions'].filter(isObj) : [];
+  return {
+    enabled: v['enabled'],
+    name: v['name'],
+    default: v['default'],
+    location: v['location'],
+    key: v['key'],
+    versions: list.length > 0 ? Object.fromEntries(list.map((e) => [String(e['name'] ?? ''), e['id'] ?? ''])) : null,
+    strip_versioning_data: v['stripVersioningData'],
+    url_versioning_pattern: v['urlVersioningPattern'],
+    fallback_to_default: v['fallbackToDefault'],
+  };
+}
+
 /** OAS.ExtractTo: the classic definition Tyk holds for an OAS one (before encoding). */
 function oasExtract(doc: Obj): Obj {
   const x = obj(doc[OAS_EXTENSION]);
@@ -243,6 +259,7 @@ function oasExtract(doc: Obj): Obj {
     org_id: info['orgId'],
     name: info['name'],
     expiration: info['expiration'],
+    definition: versionDefinition(obj(info['versioning'])),
     active: obj(info['state'])['active'],
     internal: obj(info['state'])['internal'],
     proxy: {
