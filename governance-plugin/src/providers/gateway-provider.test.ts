@@ -45,6 +45,30 @@ describe('svc provider', () => {
     );
   });
 
+  it('takes an OAS API (is_oas in the classic form /svc/apis answers) as its document from /svc/apis/oas', async () => {
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'O', version: '2' },
+      'x-svc-api-gateway': { info: { id: 'o', name: 'O' }, server: { listenPath: { value: '/o/' } } },
+    };
+    answers['/svc/apis'] = {
+      status: 200,
+      body: JSON.stringify([
+        { api_id: 'a', name: 'A', proxy: { listen_path: '/a/' } },
+        { api_id: 'o', name: 'O', is_oas: true, proxy: { listen_path: '/o/' } },
+        { api_id: 'gone', is_oas: true },
+      ]),
+    };
+    answers['/svc/apis/oas'] = { status: 200, body: JSON.stringify([doc]) };
+    answers['/svc/policies'] = { status: 200, body: '[]' };
+    const got = await list();
+    assert.deepEqual(
+      got.map((a) => `${a.kind}:${a.api_id}:${a.base_path}`),
+      ['classic:a:/a/', 'oas:o:/o/'],
+    );
+    assert.deepEqual(JSON.parse(got[1]!.definition_json), doc);
+  });
+
   for (const [what, answer, message] of [
     ['garbage', { status: 200, body: '<html>oops' }, /^edge: \/svc\/apis did not answer JSON$/],
     ['the wrong shape', { status: 200, body: '{"apis": []}' }, /^edge: \/svc\/apis did not answer a JSON array$/],

@@ -1,11 +1,10 @@
 /**
  * The `svc` and `tyk` providers: a gateway's management API (`config.host`, its URL;
  * `config.auth`, its secret, sent as `x-svc-authorization` or `x-tyk-authorization`). APIs come
- * from `GET /svc/apis` (classic and OAS definitions as written) or, on Tyk Gateway, from
- * `GET /tyk/apis` (every API as a classic definition) with the OAS ones taken from
- * `GET /tyk/apis/oas` (as their OpenAPI document with `x-tyk-api-gateway`), and policies from
- * `GET /svc/policies` or `GET /tyk/policies`. Answers are bounded in size and time; garbage is
- * an error for this provider only.
+ * from `GET /svc/apis` or `GET /tyk/apis` (Tyk's classic form of every API), an OAS API's own
+ * document from `GET /svc/apis/oas` or `GET /tyk/apis/oas` (with its gateway extension), and
+ * policies from `GET /svc/policies` or `GET /tyk/policies`. Answers are bounded in size and time;
+ * garbage is an error for this provider only.
  */
 import { redactUrl, scrubSecrets } from '@svc/engine';
 import { request } from 'undici';
@@ -105,24 +104,20 @@ export class GatewayProvider implements ApiProvider {
 
   async list(emit: (api: ProvidedApi) => Promise<void>): Promise<number> {
     const prefix = `/${this.type}`;
-    const [apis, policies, oas] = await Promise.all([
-      this.get(`${prefix}/apis`),
-      this.get(`${prefix}/policies`),
-      this.type === 'tyk' ? this.get('/tyk/apis/oas') : Promise.resolve([]),
-    ]);
-    let n = 0;
-    // Tyk lists an OAS API in /tyk/apis as the classic definition it made of it (`is_oas`): its own document is sent instead.
-    const oasIds = new Set<string>();
+    const [apis, policies] = await Promise.all([this.get(`${prefix}/apis`), this.get(`${prefix}/policies`)]);
+    // Both list an OAS API as the classic definition made of it (`is_oas`): its own document,
+    // from /apis/oas (read only when there is one), is sent instead.
+    const oas = apis.some((d) => obj(d).is_oas === true) ? await this.get(`${prefix}/apis/oas`) : [];
+    const oasById = new Map<string, ProvidedApi>();
     for (const def of oas) {
       const api = normaliseGatewayApi(def, this.type);
-      if (api === undefined || api.kind !== 'oas') continue;
-      oasIds.add(api.api_id);
-      await emit(api);
-      n++;
+      if (api?.kind === 'oas') oasById.set(api.api_id, api);
     }
+    let n = 0;
     for (const def of apis) {
-      const api = normaliseGatewayApi(def, this.type);
-      if (api === undefined || oasIds.has(api.api_id)) continue;
+      // An OAS API missing from /apis/oas was deleted between the two reads.
+      const api = obj(def).is_oas === true ? oasById.get(str(obj(def).api_id)) : normaliseGatewayApi(def, this.type);
+      if (api === undefined) continue;
       await emit(api);
       n++;
     }
