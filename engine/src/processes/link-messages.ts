@@ -13,7 +13,7 @@ export type MapEntry = [key: string, value: unknown, expiresAt: number];
 /** What a child asks the primary. */
 export type Ask =
   /** One request counted in the primary's window table `table` (see WindowTable.take). */
-  | { op: 'take'; table: string; maxKeys: number; key: string; capacity: number; perMs: number; cost: number }
+  | { op: 'take'; table: string; maxKeys: number; key?: string; capacity: number; perMs: number; cost: number }
   /** Sets (value) or deletes (value null) `key` of map `map` in every process; answers whether it was there. */
   | { op: 'map-write'; map: string; key: string; value: unknown; expiresAt: number }
   /** Every live entry of map `map`. */

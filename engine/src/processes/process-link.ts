@@ -53,7 +53,7 @@ export class ProcessLink {
   }
 
   /** Counts one request of `cost` against `key` in the primary's window table `table` (see WindowTable.take). */
-  take(table: string, maxKeys: number, key: string, capacity: number, perMs: number, cost = 1): Promise<TakeResult> {
+  take(table: string, maxKeys: number, key: string | undefined, capacity: number, perMs: number, cost = 1): Promise<TakeResult> {
     return this.ask<TakeResult>({ op: 'take', table, maxKeys, key, capacity, perMs, cost });
   }
 
@@ -98,6 +98,19 @@ export class ProcessLink {
         this.send({ svc: 'link', t: 'ack', eid: m.eid, values: settled.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : [])) }),
       );
     }
+  }
+}
+
+/** A window table kept by the primary: WindowTable's `take`, counted once for every process. */
+export class ProcessWindowTable {
+  constructor(
+    private readonly link: ProcessLink,
+    readonly name: string,
+    private readonly maxKeys: number,
+  ) {}
+
+  take(key: string | undefined, capacity: number, perMs: number, cost = 1): Promise<TakeResult> {
+    return this.link.take(this.name, this.maxKeys, key, capacity, perMs, cost);
   }
 }
 
