@@ -1,7 +1,7 @@
 /**
  * The `api_gateway` input: a Tyk-compatible gateway's front door. It loads svc.conf, the API
  * definitions of `app_path` and the policies into a {@link GatewayState} (registered under the
- * gateway's name, replicated to worker threads), listens on `listen_address:listen_port`, and
+ * gateway's name for the processors, which run on the main thread), listens on `listen_address:listen_port`, and
  * makes every request for an API a one-message transaction:
  *
  * - `GATEWAY_REQUEST` in ctx (crosses threads): what processors read; `LIVE_EXCHANGE` (main
@@ -19,6 +19,10 @@
  * management API (`/hello`, `/svc/...`) is served on the same port, or on `control_api_port`.
  * Closing stops accepting and answers what is in flight as its transactions are acked; queued,
  * unread requests get 503.
+ *
+ * With `processes`, every process runs this input over the one listening socket: sessions kept
+ * in memory are a copy in each process written through the primary (`sessions/process-store.ts`),
+ * and a reload through the management API reloads every process before it answers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
@@ -34,7 +38,7 @@ import {
   type ComponentContext,
   type Logger,
 } from '@svc/engine';
-import { BodyError, PushInput, readBody } from '@svc/engine/kit';
+import { BodyError, PushInput, processLink, readBody } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
@@ -54,11 +58,11 @@ import { chainProblem, chainStages, type ChainStage } from './chain.js';
 import { StageGuard } from './stage-guard.js';
 import { EXPIRES_HEADER } from './version-check.js';
 import { GATEWAY_STAGES, answeredByStage } from './stages.js';
-import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
 import { gatewayTls } from './gateway-tls.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
 import { keepingPrevious } from '../sessions/load-policies.js';
+import { ProcessSessionStore } from '../sessions/process-store.js';
 import { algorithmOf } from '../ratelimit/limiter.js';
 import { sharedLiveInstances } from '../ratelimit/shared-table.js';
 import type { LiveInstances } from '../ratelimit/distributed-limiter.js';
@@ -92,7 +96,8 @@ export class ApiGatewayInput extends PushInput {
   private readonly metrics: GatewayMetrics;
   private readonly guard: StageGuard;
   private listener: HttpListener | undefined;
-  private publisher: StatePublisher | undefined;
+  /** With `processes`: stops reloading when another process's management API reloads. */
+  private unlinkReload: (() => void) | undefined;
   private management: ManagementApi | undefined;
   private readonly instances: LiveInstances;
   private rateLimiting: RateLimiting | undefined;
@@ -131,15 +136,20 @@ export class ApiGatewayInput extends PushInput {
     for (const w of warnings) this.log.warn(`svc.conf: ${w}`);
     this.rateLimiting ??= startRateLimiting(config, this.instances, (m) => this.log.info(m));
     this.log.info(`Rate limits: ${algorithmOf(config)} limiter, counted ${config.storage === undefined ? 'in memory' : 'in Redis'}`);
-    const [apis, policies, store] = await Promise.all([this.loadApis(config), this.loadPolicies(config), this.source.createSessions(config)]);
-    const sessions = new SyncedSessionStore(store);
+    // With processes, sessions in memory are one set for every process (kept by the primary).
+    const link = processLink();
+    const [apis, policies, sessions] = await Promise.all([
+      this.loadApis(config),
+      this.loadPolicies(config),
+      link !== undefined && config.storage === undefined ? ProcessSessionStore.open(link, this.name) : this.source.createSessions(config),
+    ]);
     const state = new GatewayState({ name: this.name, config, apis, policies, sessions });
     state.onChange((c) => {
       if (c.kind === 'apis') this.router = new ApiRouter(state.allApis());
     });
     this.router = new ApiRouter(state.allApis());
-    this.publisher = new StatePublisher(state, sessions, this.log);
-    this.management = new ManagementApi(state, this.checkedSource(), () => this.reload(), this.log);
+    this.management = new ManagementApi(state, this.checkedSource(), () => this.reloadEverywhere(), this.log);
+    this.unlinkReload = link?.on(this.reloadTopic(), () => this.reload());
     registerGatewayState(state);
     this.state = state;
     this.log.info(`Gateway ${this.name}: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
@@ -190,6 +200,17 @@ export class ApiGatewayInput extends PushInput {
       refused.push(`policy ${e.file}: ${e.message}`);
     }
     return policies;
+  }
+
+  private reloadTopic(): string {
+    return `svc.gateway.reload:${this.name}`;
+  }
+
+  /** A reload asked of this process's management API: every process of the gateway reloads before it answers. */
+  private async reloadEverywhere(): Promise<string[]> {
+    const refused = await this.reload();
+    await processLink()?.broadcast(this.reloadTopic(), null);
+    return refused;
   }
 
   /**
@@ -304,7 +325,6 @@ export class ApiGatewayInput extends PushInput {
     const { decodedPath, ...passed } = passedRequest(checked, target);
     const gr: GatewayRequest = {
       gateway: this.name,
-      version: state.version,
       apiId: served.api.id,
       method,
       ...passed,
@@ -362,7 +382,6 @@ export class ApiGatewayInput extends PushInput {
     const { decodedPath: _decoded, ...passed } = passedRequest(checked, target);
     const looped: GatewayRequest = {
       gateway: req.gateway,
-      version: state.version,
       apiId: served.api.id,
       method,
       ...passed,
@@ -435,7 +454,7 @@ export class ApiGatewayInput extends PushInput {
    * registered until then, as processors of requests in flight read it.
    */
   protected override async onDrained(): Promise<void> {
-    this.publisher?.close();
+    this.unlinkReload?.();
     await this.rateLimiting?.close();
     if (this.state) {
       unregisterGatewayState(this.state);

@@ -76,13 +76,19 @@ describe('fail closed at start-up: the chain against the definitions', () => {
     assert.equal(hits, before);
   });
 
-  it('engine -c refuses several gateway processes (their management writes, sessions and in-memory limits would not be shared)', async () => {
+  it('with processes: 2, engine -c refuses a chain without gateway_auth for a key API as one process does, before any process serves; a negative processes is refused naming the field', async () => {
     const dir = tempDir();
     const port = await freePort();
-    writeGateway(dir, gatewayConfig(port), [apiSpec('open', '/open', { targetUrl: target })]);
+    writeGateway(dir, gatewayConfig(port), [apiSpec('locked', '/locked', { targetUrl: target, keyless: false })]);
+    const before = hits;
     await assert.rejects(
-      runGateway(dir, port, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`, { input: 'processes: 2' }),
-      /api_gateway serves from one process for now[\s\S]*set processes: 1/,
+      runGateway(dir, port, `pipeline:\n  processors:\n    - gateway_url_rewrite: {}\n${PROXY}`, { input: 'processes: 2' }),
+      /the config has \d problem\(s\) and was not run:[\s\S]*API "locked"[\s\S]*needs gateway_auth/,
+    );
+    assert.equal(hits, before);
+    await assert.rejects(
+      runGateway(dir, port, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`, { input: 'processes: -1' }),
+      /processes must be 0 \(one per core\) or more/,
     );
   });
 

@@ -70,14 +70,11 @@ export abstract class GatewayMiddleware implements Processor {
     try {
       const state = gatewayState(req.gateway);
       if (state === undefined) {
-        return this.refuse(msg, `gateway "${req.gateway}" has no state on this thread (its api_gateway input is gone or not in this stream)`);
+        return this.refuse(msg, `gateway "${req.gateway}" has no state (its api_gateway input is gone or not in this stream)`);
       }
-      const waiting = state.atLeast(req.version);
-      if (waiting !== undefined) await waiting;
-      // On the main thread, the API the request was routed to (a reload meanwhile does not
-      // change a request in flight); on a worker, the replica's.
+      // The API the request was routed to (a reload meanwhile does not change a request in flight).
       api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.requestApi(req);
-      if (api === undefined) return this.refuse(msg, `API ${req.apiId} is not loaded in gateway "${req.gateway}" on this thread (removed by a reload?)`);
+      if (api === undefined) return this.refuse(msg, `API ${req.apiId} is not loaded in gateway "${req.gateway}" (removed by a reload?)`);
       await this.handle({ msg, req, state, api });
     } catch (err) {
       // Say nothing of the request's credentials: the error's own words only.

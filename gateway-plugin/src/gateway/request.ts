@@ -21,8 +21,6 @@ import type { SessionState } from '../sessions/session.js';
 export interface GatewayRequest {
   /** The gateway (state) this request belongs to: see `gateway/state.ts`. */
   gateway: string;
-  /** The gateway state's version when the request arrived: a worker waits until it has it. */
-  version: number;
   apiId: string;
   method: string;
   /** The path as received (undecoded), without the query. */
