@@ -212,7 +212,7 @@ export class HubStore {
           `insert into apis (id, agent_id, provider_name, api_id, provider_type, name, kind, version, base_path, definition, updated_at, synced_at)
            select ${apiIdSql('$1::uuid', 'r.provider_name', 'r.api_id')}, $1::uuid, r.provider_name, r.api_id, r.provider_type, r.name, r.kind, r.version,
              r.base_path, r.definition, r.updated_at, $3::timestamptz
-           from jsonb_to_recordset($2::jsonb) as r(provider_name text, api_id text, provider_type text, name text, kind text, version text,
+           from json_to_recordset($2::json) as r(provider_name text, api_id text, provider_type text, name text, kind text, version text,
              base_path text, definition text, updated_at timestamptz)
            on conflict (agent_id, provider_name, api_id) do update set provider_type = excluded.provider_type, name = excluded.name,
              kind = excluded.kind, version = excluded.version, base_path = excluded.base_path, definition = excluded.definition,
