@@ -19,6 +19,7 @@ import type {
 import { errorMessage } from '@svc/engine';
 import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
 import type { OasRequestBody } from '../transform/oas-request-validation.js';
+import { templateSource } from './body-templates.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
 import {
@@ -219,7 +220,10 @@ function pathOperations(root: Fields): Operation[] {
   return out;
 }
 
-interface Operations extends Pick<ApiSpec, 'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations' | 'oasMocks'> {
+interface Operations extends Pick<
+  ApiSpec,
+  'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations' | 'oasMocks' | 'bodyTransforms' | 'responseBodyTransforms'
+> {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
   splitToken: SplitTokenEndpoint[];
@@ -239,6 +243,8 @@ const LISTS: Array<[EndpointListEntry['kind'], string]> = [
 /** The operation fields Tyk extracts into lists compiled between the white list and the internal one, in its order. */
 const OTHER_FIELDS = [
   'cache',
+  'transformRequestBody',
+  'transformResponseBody',
   'transformRequestHeaders',
   'transformResponseHeaders',
   'urlRewrite',
@@ -288,6 +294,22 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
     if (request) (out.headerTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...request });
     const response = headerEdit(mw.obj('transformResponseHeaders'));
     if (response) (out.responseHeaderTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...response });
+    for (const [field, list] of [
+      ['transformRequestBody', 'bodyTransforms'],
+      ['transformResponseBody', 'responseBodyTransforms'],
+    ] as const) {
+      const t = mw.obj(field);
+      if (!t?.bool('enabled')) continue;
+      if (t.str('format') !== 'json')
+        t.fail('format', `not supported: ${JSON.stringify(t.str('format'))} (svc's body transforms read JSON bodies only): remove the field or turn it off`);
+      (out[list] ??= []).push({
+        path: checkedListPattern(configured, op.id, op.path),
+        method: op.method,
+        // Tyk: the base64 `body` when set, else the file at `path`; the session's metadata always offered.
+        template: t.str('body') !== '' ? templateSource(t, 'blob', 'body') : templateSource(t, 'file', 'path'),
+        enableSession: true,
+      });
+    }
     const validate = mw.obj('validateRequest');
     if (validate?.bool('enabled'))
       (out.requestValidations ??= []).push({
