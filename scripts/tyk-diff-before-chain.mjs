@@ -117,6 +117,21 @@ const transformEntry = (ext, path, method, text, more = {}) => ({
   template_data: { input_type: 'json', template_mode: 'blob', template_source: blob(ext, text), enable_session: false, ...more },
 });
 const defs = (ext) => ({
+  dom1: { ...classic('dom1', { domain: 'a.example' }), proxy: { listen_path: '/d/', target_url: `${target}/dom1`, strip_listen_path: true } },
+  dom2: { ...classic('dom2', { domain: '{sub}.b.example' }), proxy: { listen_path: '/d/', target_url: `${target}/dom2`, strip_listen_path: true } },
+  dom3: { ...classic('dom3'), proxy: { listen_path: '/d/', target_url: `${target}/dom3`, strip_listen_path: true } },
+  dom4: {
+    ...classic('dom4', { domain: 'off.example', domain_disabled: true }),
+    proxy: { listen_path: '/dd/', target_url: `${target}/dom4`, strip_listen_path: true },
+  },
+  dom5: { ...classic('dom5', { domain: 'p.example:8080' }), proxy: { listen_path: '/d/', target_url: `${target}/dom5`, strip_listen_path: true } },
+  dom6: { ...classic('dom6', { domain: '{n:[0-9]+}.c.example' }), proxy: { listen_path: '/d/', target_url: `${target}/dom6`, strip_listen_path: true } },
+  oasdom: (() => {
+    const d = oas(ext, 'oasdom', {}, { server: { customDomain: { enabled: true, name: 'o.example' } } });
+    d[ext].upstream.url = `${target}/oasdom`;
+    d[ext].server.listenPath = { value: '/d/', strip: true };
+    return d;
+  })(),
   tf: classic(
     'tf',
     { enable_context_vars: true },
@@ -879,6 +894,19 @@ const cases = [
   ['POST', '/tfnoctx/t', J, '{}'],
   ['POST', '/oastf/t', J, '{"name":"o"}'],
   ['GET', '/oastf/jsonr'],
+  ['GET', '/d/x', { host: 'a.example' }],
+  ['GET', '/d/x', { host: 'a.example:1234' }],
+  ['GET', '/d/x', { host: 'A.EXAMPLE' }],
+  ['GET', '/d/x', { host: 'x.b.example' }],
+  ['GET', '/d/x', { host: 'y.z.b.example' }],
+  ['GET', '/d/x', { host: 'p.example:8080' }],
+  ['GET', '/d/x', { host: 'p.example' }],
+  ['GET', '/d/x', { host: '12.c.example' }],
+  ['GET', '/d/x', { host: 'ab.c.example' }],
+  ['GET', '/d/x', { host: 'o.example' }],
+  ['GET', '/d/x'],
+  ['GET', '/dd/x', { host: 'elsewhere.example' }],
+  ['GET', '/allow/x', { host: 'a.example' }],
   ['GET', '/vbase/x'],
   ['GET', '/vbase/x', { 'x-api-version': 'v1' }],
   ['GET', '/vbase/x', { 'x-api-version': 'v2' }],
@@ -942,6 +970,7 @@ function folder(name, ext, conf) {
       app_path: join(dir, 'apps'),
       policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
       secrets: { mine: 'shh' },
+      enable_custom_domains: true,
       ...conf,
     }),
   );

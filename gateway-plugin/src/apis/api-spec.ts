@@ -313,6 +313,13 @@ export interface ApiSpec {
 
   /** `internal` (OAS `info.state.internal`): not routed by its listen path, reached only by a `svc://` loop or as a base API's version. */
   internal?: boolean;
+  /**
+   * `domain` (OAS `server.customDomain.name`), with svc.conf's `enable_custom_domains`: the API
+   * answers only on that host (a gorilla/mux host template: `{name}` or `{name:pattern}` parts).
+   * `domainOn` false: `domain_disabled` (Tyk still sorts the API among those with a domain).
+   */
+  domain?: string;
+  domainOn?: boolean;
   /** A base API whose versions are other APIs. */
   childVersions?: ChildVersioning;
 

@@ -23,6 +23,7 @@ import type {
 import { errorMessage, parseDuration } from '@svc/engine';
 import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
 import { templateSource } from './body-templates.js';
+import { checkedHost } from './host-template.js';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
 import {
@@ -58,6 +59,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     ...(file === undefined ? {} : { file }),
     definition,
     ...(root.bool('internal') ? { internal: true } : {}),
+    ...(root.str('domain') !== '' ? { domain: checkedHost(root, 'domain'), domainOn: !root.bool('domain_disabled') } : {}),
     ...optional('childVersions', childVersionsOf(root, versioned)),
     listenPath: listenPathOf(proxy, 'listen_path'),
     stripListenPath: proxy.bool('strip_listen_path'),

@@ -349,8 +349,8 @@ const CLASSIC: FieldTable = {
       debug: ignored('CORS debug logging'),
     },
   }),
-  domain: unsupported('a custom domain (domain: the API answers on that host only)', unlessOff('domain_disabled')),
-  domain_disabled: ignored('switch of domain'),
+  domain: implemented(),
+  domain_disabled: implemented(),
   certificates: unsupported('TLS certificates of the API'),
   do_not_track: ignored('analytics'),
   // The request's context variables exist only with it, as in Tyk: what rewrites and header values read.
@@ -545,7 +545,9 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
       }),
       clientCertificates: enabledOn('mutual TLS client certificates'),
       gatewayTags: ignored('segment tags'),
-      customDomain: enabledOn('a custom domain (the API answers on that host only)'),
+      customDomain: implemented({
+        fields: { enabled: implemented(), name: implemented(), certificates: unsupported('certificates of a custom domain (customDomain.certificates)') },
+      }),
       detailedActivityLogs: ignored('analytics'),
       detailedTracing: ignored('detailed tracing'),
       eventHandlers: ignored('event handlers (webhooks, logs of events)'),
@@ -703,8 +705,8 @@ const STORAGE: FieldTable = {
 
 const CONF: FieldTable = {
   storage: implemented({ fields: STORAGE }),
-  enable_custom_domains: unsupported('custom domains (enable_custom_domains: APIs answer on their domain only)'),
-  hostname: unsupported('a hostname the gateway answers on (hostname)'),
+  enable_custom_domains: implemented(),
+  hostname: implemented(),
   control_api_hostname: unsupported('a hostname the control API answers on'),
   http_server_options: implemented({
     fields: {

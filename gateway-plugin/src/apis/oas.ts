@@ -20,6 +20,7 @@ import { errorMessage } from '@svc/engine';
 import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
 import type { OasRequestBody } from '../transform/oas-request-validation.js';
 import { templateSource } from './body-templates.js';
+import { checkedHost } from './host-template.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
 import {
@@ -76,6 +77,7 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     ...(file === undefined ? {} : { file }),
     definition,
     ...(info?.obj('state')?.bool('internal') ? { internal: true } : {}),
+    ...customDomain(server.obj('customDomain')),
     ...childVersionsOf(info?.obj('versioning')),
     listenPath: listenPathOf(listen, 'value'),
     stripListenPath: listen.bool('strip'),
@@ -97,6 +99,12 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     globalSizeLimit: size?.bool('enabled') || anySizeLimit(ext) ? (size?.count('value') ?? 0) : 0,
     ...operations(root, ext, global?.obj('ignoreCase')?.bool('enabled') ?? false),
   };
+}
+
+/** `server.customDomain`: `name` is the domain, on when `enabled` (Tyk's Domain.ExtractTo). */
+function customDomain(d: Fields | undefined): Pick<ApiSpec, 'domain' | 'domainOn'> {
+  if (d === undefined || d.str('name') === '') return {};
+  return { domain: checkedHost(d, 'name'), domainOn: d.bool('enabled') };
 }
 
 /** `info.versioning` when enabled: versions as separate APIs (`versions[]`: name and API id). */
