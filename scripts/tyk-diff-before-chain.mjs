@@ -24,16 +24,23 @@ const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 14);
 const seen = [];
 /** Request headers the upstream reports back (x-up-* and those a case names), for cases that compare them. */
 const up = http.createServer((req, res) => {
-  req.resume();
+  const body = [];
+  req.on('data', (c) => body.push(c));
   req.on('end', () => {
     const shown = Object.entries(req.headers)
       .filter(([k]) => /^(x-ver|x-api-version|x-add|x-remove|x-keep|x-ctx|x-meta|x-secret|x-forwarded-proto)/.test(k))
       .map(([k, v]) => `${k}=${v}`)
       .sort()
       .join(' ');
-    seen.push(`${req.method} ${req.url}${shown ? ` [${shown}]` : ''}`);
+    const got = Buffer.concat(body).toString();
+    seen.push(`${req.method} ${req.url}${shown ? ` [${shown}]` : ''}${got ? ` body=${got}` : ''}`);
     res.setHeader('x-up', '1');
     res.setHeader('x-up2', '2');
+    // Paths with "json" answer JSON (for the response body transforms).
+    if (req.url.includes('json')) {
+      res.setHeader('content-type', 'application/json');
+      return res.end('{"a":"x<y","list":[1,2.5,"s"],"n":null,"big":1000000,"o":{"k":"v"}}');
+    }
     res.end('up');
   });
 });
@@ -94,7 +101,63 @@ const SCHEMA = {
     price: { type: 'number', maximum: 1000000 },
   },
 };
+/** A Go template as a classic blob (base64), its context and metadata fields named for the gateway (`_tyk_*` / `_svc_*`). */
+const blob = (ext, text) => {
+  const p = ext.includes('svc') ? 'svc' : 'tyk';
+  return Buffer.from(text.replaceAll('_P_', `_${p}_`).replaceAll('$P_', `$${p}_`)).toString('base64');
+};
+const REQUEST_TEMPLATE =
+  '{"user": "{{.name}}", "n": {{.n}}, "tags": [{{range $i, $t := .tags}}{{if $i}},{{end}}"{{$t}}"{{end}}], "path": "{{._P_context.path}}", ' +
+  '"arr": "{{.array}}", "meta": "{{._P_meta.who}}", "lit": "$P_context.path", "h": "$P_context.headers_X_Keep", {{- /* c */ -}} "m": "{{.m}}", "up": "{{upper (default "none" .name)}}"}';
+const RESPONSE_TEMPLATE =
+  '{{.a}}|{{len .list}}|{{.n}}|{{.missing}}|{{jsonMarshal .list}}|{{.big}}|{{range $k, $v := .o}}{{$k}}={{$v}}{{end}}|{{printf "%v-%d" .big (len .a)}}';
+const transformEntry = (ext, path, method, text, more = {}) => ({
+  path,
+  method,
+  template_data: { input_type: 'json', template_mode: 'blob', template_source: blob(ext, text), enable_session: false, ...more },
+});
 const defs = (ext) => ({
+  dom1: { ...classic('dom1', { domain: 'a.example' }), proxy: { listen_path: '/d/', target_url: `${target}/dom1`, strip_listen_path: true } },
+  dom2: { ...classic('dom2', { domain: '{sub}.b.example' }), proxy: { listen_path: '/d/', target_url: `${target}/dom2`, strip_listen_path: true } },
+  dom3: { ...classic('dom3'), proxy: { listen_path: '/d/', target_url: `${target}/dom3`, strip_listen_path: true } },
+  dom4: {
+    ...classic('dom4', { domain: 'off.example', domain_disabled: true }),
+    proxy: { listen_path: '/dd/', target_url: `${target}/dom4`, strip_listen_path: true },
+  },
+  dom5: { ...classic('dom5', { domain: 'p.example:8080' }), proxy: { listen_path: '/d/', target_url: `${target}/dom5`, strip_listen_path: true } },
+  dom6: { ...classic('dom6', { domain: '{n:[0-9]+}.c.example' }), proxy: { listen_path: '/d/', target_url: `${target}/dom6`, strip_listen_path: true } },
+  oasdom: (() => {
+    const d = oas(ext, 'oasdom', {}, { server: { customDomain: { enabled: true, name: 'o.example' } } });
+    d[ext].upstream.url = `${target}/oasdom`;
+    d[ext].server.listenPath = { value: '/d/', strip: true };
+    return d;
+  })(),
+  tf: classic(
+    'tf',
+    { enable_context_vars: true },
+    {
+      transform: [
+        transformEntry(ext, '/t', 'POST', REQUEST_TEMPLATE),
+        transformEntry(ext, '/bad', 'POST', 'x{{.a.b}}'),
+        { ...transformEntry(ext, '/off', 'POST', 'off'), disabled: true },
+      ],
+      transform_response: [transformEntry(ext, '/jsonr', 'GET', RESPONSE_TEMPLATE), transformEntry(ext, '/jsonbad', 'GET', 'x{{.a.b}}y')],
+    },
+  ),
+  tfnoctx: classic('tfnoctx', {}, { transform: [transformEntry(ext, '/t', 'POST', '[{{._P_context.path}}]')] }),
+  oastf: oas(
+    ext,
+    'oastf',
+    { '/t': { post: { operationId: 't' } }, '/jsonr': { get: { operationId: 'r' } } },
+    {
+      middleware: {
+        operations: {
+          t: { transformRequestBody: { enabled: true, format: 'json', body: blob(ext, '{"got": "{{.name}}"}') } },
+          r: { transformResponseBody: { enabled: true, format: 'json', body: blob(ext, '{{.a}}/{{len .list}}') } },
+        },
+      },
+    },
+  ),
   allow: classic('allow', { enable_ip_whitelisting: true, allowed_ips: ['10.9.9.9', '192.168.0.0/16'] }),
   quirk: classic('quirk', { enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'] }),
   off: classic('off', { enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'], ip_access_control_disabled: true }),
@@ -819,6 +882,31 @@ const cases = [
   ['POST', '/oasvr/t', J, '{"z":1,"a":1}'],
   ['POST', '/oasvr/t', J, '{"a":true,"z":1}'],
   ['POST', '/oasvr/t', J, 'null'],
+  ['POST', '/tf/t', { ...J, 'x-keep': 'a b&c' }, '{"name":"ann","n":1000000,"tags":["a","b"],"m":{"z":1,"a":[true,null]}}'],
+  ['POST', '/tf/t?q=1', J, '[1,2]'],
+  ['POST', '/tf/t', J, ''],
+  ['POST', '/tf/t', J, 'not json'],
+  ['GET', '/tf/t'],
+  ['POST', '/tf/bad', J, '{"a":"s"}'],
+  ['GET', '/tf/jsonr'],
+  ['GET', '/tf/jsonr', { 'accept-encoding': 'gzip' }],
+  ['GET', '/tf/jsonbad'],
+  ['POST', '/tfnoctx/t', J, '{}'],
+  ['POST', '/oastf/t', J, '{"name":"o"}'],
+  ['GET', '/oastf/jsonr'],
+  ['GET', '/d/x', { host: 'a.example' }],
+  ['GET', '/d/x', { host: 'a.example:1234' }],
+  ['GET', '/d/x', { host: 'A.EXAMPLE' }],
+  ['GET', '/d/x', { host: 'x.b.example' }],
+  ['GET', '/d/x', { host: 'y.z.b.example' }],
+  ['GET', '/d/x', { host: 'p.example:8080' }],
+  ['GET', '/d/x', { host: 'p.example' }],
+  ['GET', '/d/x', { host: '12.c.example' }],
+  ['GET', '/d/x', { host: 'ab.c.example' }],
+  ['GET', '/d/x', { host: 'o.example' }],
+  ['GET', '/d/x'],
+  ['GET', '/dd/x', { host: 'elsewhere.example' }],
+  ['GET', '/allow/x', { host: 'a.example' }],
   ['GET', '/vbase/x'],
   ['GET', '/vbase/x', { 'x-api-version': 'v1' }],
   ['GET', '/vbase/x', { 'x-api-version': 'v2' }],
@@ -845,7 +933,12 @@ function call(port, [method, path, headers = {}, body, chunked]) {
       const c = [];
       res.on('data', (d) => c.push(d));
       const shown = Object.entries(res.headers)
-        .filter(([k]) => SHOWN_RESPONSE.test(k) || ((k === 'content-type' || k.startsWith('x-ratelimit')) && path.startsWith('/mk')))
+        .filter(
+          ([k]) =>
+            SHOWN_RESPONSE.test(k) ||
+            ((k === 'content-type' || k.startsWith('x-ratelimit')) && path.startsWith('/mk')) ||
+            (['content-type', 'content-length', 'content-encoding'].includes(k) && /tf\//.test(path)),
+        )
         .map(([k, v]) => `${k.replace('x-svc-', 'x-tyk-')}=${v}`)
         .sort()
         .join(' ');
@@ -877,6 +970,7 @@ function folder(name, ext, conf) {
       app_path: join(dir, 'apps'),
       policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
       secrets: { mine: 'shh' },
+      enable_custom_domains: true,
       ...conf,
     }),
   );
@@ -1003,7 +1097,17 @@ const mgmt = (port, prefix, path) =>
     const req = http.request({ host: '127.0.0.1', port, method: 'GET', path, headers: { [`x-${prefix}-authorization`]: 's' } }, (res) => {
       let b = '';
       res.on('data', (c) => (b += c));
-      res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']} ${b.replaceAll('svc://', 'tyk://').replaceAll('$svc_', '$tyk_')}`));
+      // A blob template is base64 of its text, whose `_svc_` fields are Tyk's `_tyk_`.
+      const renamed = () =>
+        b
+          .replaceAll('svc://', 'tyk://')
+          .replaceAll('$svc_', '$tyk_')
+          .replace(
+            /"template_source":"([A-Za-z0-9+/=]*)"/g,
+            (_m, b64) =>
+              `"template_source":"${Buffer.from(Buffer.from(b64, 'base64').toString().replaceAll('_svc_', '_tyk_').replaceAll('$svc_', '$tyk_')).toString('base64')}"`,
+          );
+      res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']} ${renamed()}`));
     });
     req.on('error', (e) => resolve(e.message));
     req.end();

@@ -186,6 +186,21 @@ export interface EndpointRequestValidation {
   errorCode: number;
 }
 
+/**
+ * A body transform of an endpoint (classic `extended_paths.transform[]` / `transform_response[]`;
+ * OAS `transformRequestBody` / `transformResponseBody`): Tyk's TransformSpec, a Go text/template
+ * run on the JSON body (see transform/go-template.ts for the subset served).
+ */
+export interface EndpointBodyTransform {
+  path: string;
+  /** Tyk matches these only with a method. */
+  method: string;
+  /** The template's text (blob decoded, file read), checked at load. */
+  template: string;
+  /** `enable_session`: the session's metadata is `._svc_meta` (OAS: always). */
+  enableSession: boolean;
+}
+
 /** A request size limit of an endpoint (classic `extended_paths.size_limits[]`, OAS `requestSizeLimit`). */
 export interface EndpointSizeLimit {
   path: string;
@@ -298,6 +313,13 @@ export interface ApiSpec {
 
   /** `internal` (OAS `info.state.internal`): not routed by its listen path, reached only by a `svc://` loop or as a base API's version. */
   internal?: boolean;
+  /**
+   * `domain` (OAS `server.customDomain.name`), with svc.conf's `enable_custom_domains`: the API
+   * answers only on that host (a gorilla/mux host template: `{name}` or `{name:pattern}` parts).
+   * `domainOn` false: `domain_disabled` (Tyk still sorts the API among those with a domain).
+   */
+  domain?: string;
+  domainOn?: boolean;
   /** A base API whose versions are other APIs. */
   childVersions?: ChildVersioning;
 
@@ -394,6 +416,10 @@ export interface ApiSpec {
   oasMocks?: Array<{ path: string; method: string; reply: MockReply }>;
   /** OAS operations' `validateRequest` (enabled), in the document's order. */
   requestValidations?: EndpointRequestValidation[];
+  /** Request body transforms (Go templates), in the definition's order. */
+  bodyTransforms?: EndpointBodyTransform[];
+  /** Response body transforms (Go templates), in the definition's order. */
+  responseBodyTransforms?: EndpointBodyTransform[];
   /** CORS, when on. */
   cors?: CorsSettings;
   /** `enable_context_vars`: the request's context variables exist (else `$svc_context.*` is empty, as in Tyk). */

@@ -6,7 +6,7 @@
  * others): info (versioning too), state, upstream (url, rateLimit, preserveHostHeader), server (listenPath,
  * authentication with a key or a JWT, ipAccessControl), middleware.global (cors, header
  * transforms, requestSizeLimit, contextVariables, ignoreCase, skips) and the operations' allow,
- * block, ignoreAuthentication, internal, transformRequestMethod, header transforms, urlRewrite,
+ * block, ignoreAuthentication, internal, transformRequestMethod, body and header transforms, urlRewrite,
  * requestSizeLimit and rateLimit (Tyk leaves validateRequest and mockResponse out of the classic form).
  */
 import type { ApiSpec } from './api-spec.js';
@@ -110,6 +110,24 @@ function extendedPaths(doc: Obj, operations: Obj): Obj {
       if (isObj(o['internal'])) add('internal', { disabled: o['internal']['enabled'] !== true, ...at });
       if (isObj(o['transformRequestMethod']))
         add('method_transforms', { disabled: o['transformRequestMethod']['enabled'] !== true, ...at, to_method: o['transformRequestMethod']['toMethod'] });
+      for (const [field, list] of [
+        ['transformRequestBody', 'transform'],
+        ['transformResponseBody', 'transform_response'],
+      ] as const) {
+        const t = o[field];
+        if (!isObj(t)) continue;
+        const blob = typeof t['body'] === 'string' && t['body'] !== '';
+        add(list, {
+          disabled: t['enabled'] !== true,
+          template_data: {
+            input_type: t['format'],
+            template_mode: blob ? 'blob' : 'file',
+            enable_session: true,
+            template_source: blob ? t['body'] : t['path'],
+          },
+          ...at,
+        });
+      }
       if (isObj(o['transformRequestHeaders'])) add('transform_headers', { ...headerMeta(o['transformRequestHeaders']), ...at });
       if (isObj(o['transformResponseHeaders'])) add('transform_response_headers', { ...headerMeta(o['transformResponseHeaders']), ...at });
       if (isObj(o['urlRewrite'])) add('url_rewrites', { ...urlRewrite(o['urlRewrite']), ...at });
@@ -247,8 +265,9 @@ function oasExtract(doc: Obj): Obj {
     tags_disabled: true,
     upstream_certificates_disabled: true,
     certificate_pinning_disabled: true,
-    domain_disabled: true,
     custom_middleware_bundle_disabled: true,
+    domain: obj(server['customDomain'])['name'],
+    domain_disabled: obj(server['customDomain'])['enabled'] !== true,
     config_data_disabled: true,
     uptime_tests: { disabled: true, config: { service_discovery: { cache_disabled: true } } },
     do_not_track: true,

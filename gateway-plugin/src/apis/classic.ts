@@ -7,6 +7,7 @@ import type {
   ApiSpec,
   CacheOptions,
   ChildVersioning,
+  EndpointBodyTransform,
   CredentialSource,
   EndpointCache,
   EndpointListEntry,
@@ -21,6 +22,8 @@ import type {
 } from './api-spec.js';
 import { errorMessage, parseDuration } from '@svc/engine';
 import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
+import { templateSource } from './body-templates.js';
+import { checkedHost } from './host-template.js';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
 import {
@@ -56,6 +59,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     ...(file === undefined ? {} : { file }),
     definition,
     ...(root.bool('internal') ? { internal: true } : {}),
+    ...(root.str('domain') !== '' ? { domain: checkedHost(root, 'domain'), domainOn: !root.bool('domain_disabled') } : {}),
     ...optional('childVersions', childVersionsOf(root, versioned)),
     listenPath: listenPathOf(proxy, 'listen_path'),
     stripListenPath: proxy.bool('strip_listen_path'),
@@ -256,6 +260,8 @@ interface ExtendedPaths extends Pick<
   | 'circuitBreakers'
   | 'cachePaths'
   | 'jsonValidations'
+  | 'bodyTransforms'
+  | 'responseBodyTransforms'
 > {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
@@ -338,6 +344,10 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
     .filter((e) => !e.bool('disabled'))
     .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), schema: entrySchema(e), errorCode: e.count('error_response_code') }));
   if (validations.length > 0) out.jsonValidations = validations;
+  const transforms = bodyTransformsOf(paths, 'transform');
+  if (transforms.length > 0) out.bodyTransforms = transforms;
+  const responseTransforms = bodyTransformsOf(paths, 'transform_response');
+  if (responseTransforms.length > 0) out.responseBodyTransforms = responseTransforms;
   for (const e of paths.list('rate_limit')) {
     // Tyk's classic field is `disabled`; docs/spec/gateway.md says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
@@ -457,6 +467,8 @@ const LISTS: Array<[EndpointListEntry['kind'], string]> = [
 /** The lists Tyk compiles between the white list and the internal one, in its order (getExtendedPathSpecs; those refused at load are left out). */
 const OTHER_LISTS = [
   'advance_cache_config',
+  'transform',
+  'transform_response',
   'transform_headers',
   'transform_response_headers',
   'hard_timeouts',
@@ -468,6 +480,29 @@ const OTHER_LISTS = [
   'do_not_track_endpoints',
   'validate_json',
 ];
+
+/**
+ * `transform` / `transform_response` entries that are not disabled: `template_data` with
+ * `input_type` json, the template a base64 `blob` or a `file` (read now, from the working
+ * directory as Tyk reads it), checked now (transform/go-template.ts refuses what it does not run).
+ */
+function bodyTransformsOf(paths: Fields, field: string): EndpointBodyTransform[] {
+  return paths
+    .list(field)
+    .filter((e) => !e.bool('disabled'))
+    .map((e) => {
+      const data = e.obj('template_data') ?? e.fail('template_data', 'required (input_type, template_mode, template_source)');
+      const input = data.str('input_type');
+      if (input !== 'json')
+        data.fail('input_type', `not supported: ${JSON.stringify(input)} (svc's body transforms read JSON bodies only): remove the field or turn it off`);
+      return {
+        path: checkedListPattern(e, 'path'),
+        method: e.str('method'),
+        template: templateSource(data, data.str('template_mode'), 'template_source'),
+        enableSession: data.bool('enable_session'),
+      };
+    });
+}
 
 /** A version's global header fields: absent when switched off or empty (Tyk's GlobalHeadersEnabled). */
 function globalEdit(version: Fields, addField: string, removeField: string, offField: string): HeaderEdit | undefined {

@@ -19,6 +19,8 @@ import type {
 import { errorMessage } from '@svc/engine';
 import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
 import type { OasRequestBody } from '../transform/oas-request-validation.js';
+import { templateSource } from './body-templates.js';
+import { checkedHost } from './host-template.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
 import {
@@ -75,6 +77,7 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     ...(file === undefined ? {} : { file }),
     definition,
     ...(info?.obj('state')?.bool('internal') ? { internal: true } : {}),
+    ...customDomain(server.obj('customDomain')),
     ...childVersionsOf(info?.obj('versioning')),
     listenPath: listenPathOf(listen, 'value'),
     stripListenPath: listen.bool('strip'),
@@ -96,6 +99,12 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     globalSizeLimit: size?.bool('enabled') || anySizeLimit(ext) ? (size?.count('value') ?? 0) : 0,
     ...operations(root, ext, global?.obj('ignoreCase')?.bool('enabled') ?? false),
   };
+}
+
+/** `server.customDomain`: `name` is the domain, on when `enabled` (Tyk's Domain.ExtractTo). */
+function customDomain(d: Fields | undefined): Pick<ApiSpec, 'domain' | 'domainOn'> {
+  if (d === undefined || d.str('name') === '') return {};
+  return { domain: checkedHost(d, 'name'), domainOn: d.bool('enabled') };
 }
 
 /** `info.versioning` when enabled: versions as separate APIs (`versions[]`: name and API id). */
@@ -219,7 +228,10 @@ function pathOperations(root: Fields): Operation[] {
   return out;
 }
 
-interface Operations extends Pick<ApiSpec, 'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations' | 'oasMocks'> {
+interface Operations extends Pick<
+  ApiSpec,
+  'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations' | 'oasMocks' | 'bodyTransforms' | 'responseBodyTransforms'
+> {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
   splitToken: SplitTokenEndpoint[];
@@ -239,6 +251,8 @@ const LISTS: Array<[EndpointListEntry['kind'], string]> = [
 /** The operation fields Tyk extracts into lists compiled between the white list and the internal one, in its order. */
 const OTHER_FIELDS = [
   'cache',
+  'transformRequestBody',
+  'transformResponseBody',
   'transformRequestHeaders',
   'transformResponseHeaders',
   'urlRewrite',
@@ -288,6 +302,22 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
     if (request) (out.headerTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...request });
     const response = headerEdit(mw.obj('transformResponseHeaders'));
     if (response) (out.responseHeaderTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...response });
+    for (const [field, list] of [
+      ['transformRequestBody', 'bodyTransforms'],
+      ['transformResponseBody', 'responseBodyTransforms'],
+    ] as const) {
+      const t = mw.obj(field);
+      if (!t?.bool('enabled')) continue;
+      if (t.str('format') !== 'json')
+        t.fail('format', `not supported: ${JSON.stringify(t.str('format'))} (svc's body transforms read JSON bodies only): remove the field or turn it off`);
+      (out[list] ??= []).push({
+        path: checkedListPattern(configured, op.id, op.path),
+        method: op.method,
+        // Tyk: the base64 `body` when set, else the file at `path`; the session's metadata always offered.
+        template: t.str('body') !== '' ? templateSource(t, 'blob', 'body') : templateSource(t, 'file', 'path'),
+        enableSession: true,
+      });
+    }
     const validate = mw.obj('validateRequest');
     if (validate?.bool('enabled'))
       (out.requestValidations ??= []).push({

@@ -41,7 +41,7 @@ import {
 import { BodyError, PushInput, processLink, readBody } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
-import { ApiRouter, upstreamPathOf } from './api-router.js';
+import { ApiRouter, upstreamPathOf, type HostRouting } from './api-router.js';
 import { BAD_REQUEST, NOT_FOUND, TOO_MANY_HOSTS, answered, duplicateHost, redirect, writeAnswer } from './answers.js';
 import { checkServed, passedRequest, type CheckedRequest } from './before-chain.js';
 import { ClientPresence } from './client-presence.js';
@@ -68,6 +68,11 @@ import { sharedLiveInstances } from '../ratelimit/shared-table.js';
 import type { LiveInstances } from '../ratelimit/distributed-limiter.js';
 
 /** Tyk's answer when a transaction was not delivered (the proxy failed it). */
+/** svc.conf's routing by Host. */
+function hostRouting(config: GatewayConfig): HostRouting {
+  return { customDomains: config.enable_custom_domains, hostname: config.hostname };
+}
+
 const NOT_DELIVERED = tykError(500, 'There was a problem proxying the request');
 const SHUTTING_DOWN = tykError(503, 'Gateway is shutting down');
 const TOO_LARGE = tykError(413, 'Request is too large');
@@ -145,9 +150,9 @@ export class ApiGatewayInput extends PushInput {
     ]);
     const state = new GatewayState({ name: this.name, config, apis, policies, sessions });
     state.onChange((c) => {
-      if (c.kind === 'apis') this.router = new ApiRouter(state.allApis());
+      if (c.kind === 'apis') this.router = new ApiRouter(state.allApis(), hostRouting(state.config));
     });
-    this.router = new ApiRouter(state.allApis());
+    this.router = new ApiRouter(state.allApis(), hostRouting(state.config));
     this.management = new ManagementApi(state, this.checkedSource(), () => this.reloadEverywhere(), this.log);
     this.unlinkReload = link?.on(this.reloadTopic(), () => this.reload());
     registerGatewayState(state);
@@ -310,7 +315,7 @@ export class ApiGatewayInput extends PushInput {
     if (t.kind === 'bad') return this.answerSelf(req, res, BAD_REQUEST, started, '', true);
     if (t.kind === 'redirect') return this.answerSelf(req, res, redirect(t.location), started);
     if (withManagement && isManagementPath(t.path)) return this.manage(req, res, t, started);
-    const api = this.router.route(t.path);
+    const api = this.router.route(t.path, req.headers.host ?? '');
     if (api === undefined) return this.answerSelf(req, res, NOT_FOUND, started);
     if (this.closing) return this.answerSelf(req, res, SHUTTING_DOWN, started, api.id, true);
     const method = (req.method ?? 'GET').toUpperCase();
@@ -346,7 +351,8 @@ export class ApiGatewayInput extends PushInput {
       (checked.api.splitToken.length > 0 ||
         checked.api.urlRewrites.length > 0 ||
         checked.api.jsonValidations !== undefined ||
-        checked.api.requestValidations !== undefined) &&
+        checked.api.requestValidations !== undefined ||
+        checked.api.bodyTransforms !== undefined) &&
       needsBody(checked.api, method, upstreamPathOf({ ...checked.api, stripListenPath: true }, decodedPath, decodedPath))
     ) {
       void this.withBody(req, res, msg);
