@@ -37,7 +37,7 @@ import {
 } from './codec.js';
 import { expandGlobs } from './glob.js';
 import { LongLineLog } from './long-lines.js';
-import { parseScanner, type Scanner } from './scanner.js';
+import { parseScanner, scannerField, type Scanner } from './scanner.js';
 
 export const fileSpec = f.object({
   paths: f
@@ -45,17 +45,8 @@ export const fileSpec = f.object({
     .validate((v) => (v.length > 0 ? undefined : 'paths must list at least one file'))
     .describe('A list of paths to consume sequentially. Glob patterns are supported, including super globs (double star).'),
   codec: readCodecField(),
-  scanner: f
-    .any()
+  scanner: scannerField()
     .optional()
-    .validate((v) => {
-      try {
-        parseScanner(v);
-        return undefined;
-      } catch (err) {
-        return errorMessage(err);
-      }
-    })
     .describe(
       "How the bytes of a file are split into messages, as Benthos' scanners: `lines` (`custom_delimiter`, `max_buffer_size`, " +
         '`omit_empty`), `csv` (`custom_delimiter`, `parse_header_row`, `lazy_quotes`, `continue_on_error`; metadata `csv_row`), ' +

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { RE2JS } from 're2js';
-import { Message, type Batch } from '@svc/engine';
+import { Message, errorMessage, f, type Batch, type Field } from '@svc/engine';
 
 /** Turns one file's byte stream into batches of messages. */
 export type Scanner = (stream: Readable, path: string) => AsyncGenerator<Batch>;
@@ -18,6 +18,18 @@ export type Scanner = (stream: Readable, path: string) => AsyncGenerator<Batch>;
 const MAX_SCAN_TOKEN = 64 * 1024;
 
 type Conf = Record<string, unknown>;
+
+/** A `scanner` field: any scanner config, checked at lint with parseScanner's words. */
+export function scannerField(): Field<unknown> {
+  return f.any().validate((v) => {
+    try {
+      parseScanner(v);
+      return undefined;
+    } catch (err) {
+      return errorMessage(err);
+    }
+  });
+}
 
 /** Parses a scanner config (`{lines: {}}`, ...); throws a TypeError naming what is wrong. */
 export function parseScanner(conf: unknown, at = 'scanner'): Scanner {
