@@ -9,6 +9,7 @@ import './cache/index.js';
 import './redis/index.js';
 import './kafka/index.js';
 import './amqp/index.js';
+import './aws/index.js';
 import './avro/index.js';
 import './compress/index.js';
 import './jsonschema/index.js';
