@@ -15,3 +15,5 @@ export { readBody, BodyError, type BodyStatus, type BodyStream } from '../http/r
 export { Deadline } from '../http/deadline.js';
 export { Router, ANY_METHOD, type RouterOptions, type TrailingSlash, type RouteMatch, type MethodNotAllowed } from '../http/router.js';
 export { RoutePattern, safeDecode } from '../http/route-pattern.js';
+// Benthos' scanners, for inputs that read byte streams (files, objects).
+export { SCANNER_DESCRIPTION, parseScanner, scannerField, type Scanner } from '../components/io/scanner.js';

@@ -5,8 +5,8 @@ import type { ComponentKind } from '../config/component-config.js';
 export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<ComponentKind, readonly string[]>>>> = {
   '@svc/plugins': {
     cache: ['file', 'lru', 'memory', 'multilevel', 'redis', 'ttlru'],
-    input: ['amqp_0_9', 'kafka', 'logbus', 'redis_list', 'redis_pubsub', 'redis_streams', 'sql_raw', 'sql_select'],
-    output: ['amqp_0_9', 'cache', 'kafka', 'logbus', 'redis_hash', 'redis_list', 'redis_pubsub', 'redis_streams', 'sql_insert', 'sql_raw'],
+    input: ['amqp_0_9', 'aws_s3', 'aws_sqs', 'kafka', 'logbus', 'redis_list', 'redis_pubsub', 'redis_streams', 'sql_raw', 'sql_select'],
+    output: ['amqp_0_9', 'aws_s3', 'aws_sns', 'aws_sqs', 'cache', 'kafka', 'logbus', 'redis_hash', 'redis_list', 'redis_pubsub', 'redis_streams', 'sql_insert', 'sql_raw'],
     processor: ['avro', 'cache', 'cached', 'compress', 'decompress', 'dedupe', 'json_schema', 'rate_limit', 'redis', 'sql_insert', 'sql_raw', 'sql_select'],
     rate_limit: ['local', 'redis'],
     tracer: ['jaeger', 'open_telemetry_collector', 'tracer_a'],

@@ -37,7 +37,7 @@ import {
 } from './codec.js';
 import { expandGlobs } from './glob.js';
 import { LongLineLog } from './long-lines.js';
-import { parseScanner, scannerField, type Scanner } from './scanner.js';
+import { SCANNER_DESCRIPTION, parseScanner, scannerField, type Scanner } from './scanner.js';
 
 export const fileSpec = f.object({
   paths: f
@@ -45,16 +45,7 @@ export const fileSpec = f.object({
     .validate((v) => (v.length > 0 ? undefined : 'paths must list at least one file'))
     .describe('A list of paths to consume sequentially. Glob patterns are supported, including super globs (double star).'),
   codec: readCodecField(),
-  scanner: scannerField()
-    .optional()
-    .describe(
-      "How the bytes of a file are split into messages, as Benthos' scanners: `lines` (`custom_delimiter`, `max_buffer_size`, " +
-        '`omit_empty`), `csv` (`custom_delimiter`, `parse_header_row`, `lazy_quotes`, `continue_on_error`; metadata `csv_row`), ' +
-        '`json_documents`, `re_match` (`pattern`, `max_buffer_size`), `chunker` (`size`), `to_the_end`, `decompress` ' +
-        '(`algorithm`: gzip, zlib, flate; `into`), `skip_bom` (`into`), `tar` (metadata `tar_name`) and `switch` (a list of ' +
-        '`re_match_name`, `scanner`). ' +
-        'When set it replaces `codec`.',
-    ),
+  scanner: scannerField().optional().describe(`${SCANNER_DESCRIPTION} When set it replaces \`codec\`.`),
   max_buffer: maxBufferField(),
   skip_long_lines: skipLongLinesField(),
   delete_on_finish: f.bool().default(false).describe('Whether to delete a file once it was read to its end and every message from it was acknowledged.'),

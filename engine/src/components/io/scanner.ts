@@ -10,7 +10,11 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { RE2JS } from 're2js';
-import { Message, errorMessage, f, type Batch, type Field } from '@svc/engine';
+// Relative imports, not '@svc/engine': this module is exported by @svc/engine/kit, whose
+// declarations must not import the package by name from inside it.
+import { f, type Field } from '../../config/spec.js';
+import { errorMessage } from '../../errors.js';
+import { Message, type Batch } from '../../message/message.js';
 
 /** Turns one file's byte stream into batches of messages. */
 export type Scanner = (stream: Readable, path: string) => AsyncGenerator<Batch>;
@@ -19,9 +23,18 @@ const MAX_SCAN_TOKEN = 64 * 1024;
 
 type Conf = Record<string, unknown>;
 
-/** A `scanner` field: any scanner config, checked at lint with parseScanner's words. */
+/** What the `scanner` field of an input says, for its description. */
+export const SCANNER_DESCRIPTION =
+  "How the bytes of a file are split into messages, as Benthos' scanners: `lines` (`custom_delimiter`, `max_buffer_size`, " +
+  '`omit_empty`), `csv` (`custom_delimiter`, `parse_header_row`, `lazy_quotes`, `continue_on_error`; metadata `csv_row`), ' +
+  '`json_documents`, `re_match` (`pattern`, `max_buffer_size`), `chunker` (`size`), `to_the_end`, `decompress` ' +
+  '(`algorithm`: gzip, zlib, flate; `into`), `skip_bom` (`into`), `tar` (metadata `tar_name`) and `switch` (a list of ' +
+  '`re_match_name`, `scanner`).';
+
+/** An input's `scanner` field: any value, checked at lint by {@link parseScanner}. */
 export function scannerField(): Field<unknown> {
   return f.any().validate((v) => {
+    if (v === undefined) return undefined;
     try {
       parseScanner(v);
       return undefined;

@@ -1,0 +1,263 @@
+/**
+ * The `aws_s3` output: uploads each message as an object to an S3 bucket at the interpolated
+ * `path`; a write resolves only once S3 stored every object of the batch. To put a whole batch
+ * into one object, batch at the output and join the batch with an `archive` processor in the
+ * policy's `processors` (as Benthos documents): the batch then reaches the output as one message.
+ *
+ * An upload that fails, or outlasts `timeout`, fails the write with a BatchError naming its
+ * message; the objects stored are not uploaded again (the runtime writes only the failed ones).
+ */
+import type { PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
+import {
+  NotConnectedError,
+  batchPolicySpec,
+  compileInterpolation,
+  errorMessage,
+  f,
+  parseDuration,
+  registerOutput,
+  type Batch,
+  type ComponentContext,
+  type Infer,
+  type Interpolation,
+  type Logger,
+  type Output,
+} from '@svc/engine';
+import { metaText } from './attributes.js';
+import { throwFailures } from './batch-outcome.js';
+import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
+
+const STORAGE_CLASSES = ['STANDARD', 'REDUCED_REDUNDANCY', 'GLACIER', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'DEEP_ARCHIVE'] as const;
+const CANNED_ACLS = [
+  '',
+  'private',
+  'public-read',
+  'public-read-write',
+  'authenticated-read',
+  'aws-exec-read',
+  'bucket-owner-read',
+  'bucket-owner-full-control',
+] as const;
+
+const optionalText = (description: string) => f.string().interpolated().default('').advanced().describe(description);
+
+export const s3OutputSpec = f.object({
+  bucket: f
+    .string()
+    .validate((b) => (b !== '' ? undefined : 'bucket must name the bucket to upload to'))
+    .describe('The bucket to upload messages to.'),
+  path: f.string().interpolated().default('${!counter()}-${!timestamp_unix_nano()}.txt').describe('The path of each message to upload.'),
+  tags: f.map(f.string().interpolated()).default({}).advanced().describe('Key/value pairs to store with the object as tags; values are interpolated.'),
+  content_type: f.string().interpolated().default('application/octet-stream').describe('The content type to set for each object.'),
+  content_encoding: optionalText('An optional content encoding to set for each object.'),
+  cache_control: optionalText('The cache control to set for each object.'),
+  content_disposition: optionalText('The content disposition to set for each object.'),
+  content_language: optionalText('The content language to set for each object.'),
+  website_redirect_location: optionalText('The website redirect location to set for each object.'),
+  metadata: f
+    .object({
+      exclude_prefixes: f.array(f.string()).default([]).describe('Metadata keys starting with one of these are not attached.'),
+    })
+    .describe('Which metadata values are attached to objects as headers (user metadata): all except keys with these prefixes.'),
+  storage_class: f
+    .string()
+    .interpolated()
+    .default('STANDARD')
+    .validate((s) =>
+      s.includes('${!') || (STORAGE_CLASSES as readonly string[]).includes(s) ? undefined : `storage_class must be one of ${STORAGE_CLASSES.join(', ')}`,
+    )
+    .advanced()
+    .describe(`The storage class to set for each object: ${STORAGE_CLASSES.join(', ')}.`),
+  kms_key_id: f.string().default('').advanced().describe('An optional server side encryption key.'),
+  checksum_algorithm: f
+    .enum(['', 'CRC32', 'CRC32C', 'SHA1', 'SHA256'])
+    .default('')
+    .advanced()
+    .describe('The algorithm used to create the checksum for each object.'),
+  server_side_encryption: f.string().default('').advanced().describe('An optional server side encryption algorithm.'),
+  force_path_style_urls: f
+    .bool()
+    .default(false)
+    .advanced()
+    .describe('Forces the client API to use path style URLs, which helps when connecting to custom endpoints.'),
+  max_in_flight: f
+    .int()
+    .default(64)
+    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
+    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+  timeout: f.duration().default('5s').advanced().describe('The maximum period to wait on an upload before abandoning it and reattempting.'),
+  object_canned_acl: f
+    .enum(CANNED_ACLS)
+    .default('')
+    .advanced()
+    .describe('The object canned ACL value. Leave empty to omit the ACL from upload requests, which is required for buckets that have ACLs disabled.'),
+  batching: batchPolicySpec,
+  ...sessionFields,
+});
+
+export type S3OutputConfig = Infer<typeof s3OutputSpec>;
+
+interface Templates {
+  path: Interpolation;
+  contentType: Interpolation;
+  contentEncoding: Interpolation;
+  cacheControl: Interpolation;
+  contentDisposition: Interpolation;
+  contentLanguage: Interpolation;
+  websiteRedirectLocation: Interpolation;
+  storageClass: Interpolation;
+  tags: [string, Interpolation][];
+}
+
+export class S3Output implements Output {
+  private readonly log: Logger;
+  private readonly component: string;
+  private readonly opts: ClientOptions;
+  private readonly timeoutMs: number;
+  private readonly t: Templates;
+  private client: S3Client | undefined;
+  private sdk: typeof import('@aws-sdk/client-s3') | undefined;
+
+  constructor(
+    private readonly conf: S3OutputConfig,
+    ctx: ComponentContext,
+  ) {
+    this.log = ctx.logger;
+    this.component = `${ctx.type} output`;
+    this.timeoutMs = parseDuration(conf.timeout);
+    this.opts = clientOptions(conf, this.component, this.timeoutMs > 0 ? this.timeoutMs : undefined);
+    this.t = {
+      path: compileInterpolation(conf.path),
+      contentType: compileInterpolation(conf.content_type),
+      contentEncoding: compileInterpolation(conf.content_encoding),
+      cacheControl: compileInterpolation(conf.cache_control),
+      contentDisposition: compileInterpolation(conf.content_disposition),
+      contentLanguage: compileInterpolation(conf.content_language),
+      websiteRedirectLocation: compileInterpolation(conf.website_redirect_location),
+      storageClass: compileInterpolation(conf.storage_class),
+      tags: Object.entries(conf.tags).map(([k, v]) => [k, compileInterpolation(v)]),
+    };
+  }
+
+  async connect(): Promise<void> {
+    if (this.client) return;
+    const sdk = (this.sdk ??= await import('@aws-sdk/client-s3'));
+    this.client = new sdk.S3Client({ ...this.opts, forcePathStyle: this.conf.force_path_style_urls });
+    this.log.info(`Uploading message parts as objects to Amazon S3 bucket: ${this.conf.bucket}`);
+  }
+
+  async write(batch: Batch): Promise<void> {
+    const client = this.client;
+    const sdk = this.sdk;
+    if (!client || !sdk) throw new NotConnectedError(`${this.component}: not connected`);
+    const failures = new Map<number, Error>();
+    await Promise.all(
+      batch.map(async (_msg, i) => {
+        let input: PutObjectCommandInput;
+        try {
+          input = this.objectInput(batch, i);
+        } catch (err) {
+          failures.set(i, new Error(`${this.component}: ${errorMessage(err)}`));
+          return;
+        }
+        try {
+          await client.send(new sdk.PutObjectCommand(input), this.timeoutMs > 0 ? { abortSignal: AbortSignal.timeout(this.timeoutMs) } : {});
+        } catch (err) {
+          const why = `${this.component}: cannot upload s3://${this.conf.bucket}/${input.Key}: ${awsError(err)}`;
+          failures.set(i, isConnectionError(err) ? new NotConnectedError(why) : new Error(why));
+        }
+      }),
+    );
+    throwFailures(batch.length, failures);
+  }
+
+  private objectInput(batch: Batch, i: number): PutObjectCommandInput {
+    const msg = batch[i]!;
+    const ctx = { batch, index: i };
+    const t = this.t;
+    const text = (what: string, tpl: Interpolation) => {
+      try {
+        return tpl.value(msg, ctx);
+      } catch (err) {
+        throw new Error(`${what} interpolation: ${errorMessage(err)}`);
+      }
+    };
+    const input: PutObjectCommandInput = {
+      Bucket: this.conf.bucket,
+      Key: text('key', t.path),
+      Body: msg.content,
+      ContentType: text('content type', t.contentType),
+    };
+    const storage = text('storage class', t.storageClass);
+    if (!(STORAGE_CLASSES as readonly string[]).includes(storage)) throw new Error(`storage class "${storage}" is not one of ${STORAGE_CLASSES.join(', ')}`);
+    input.StorageClass = storage as PutObjectCommandInput['StorageClass'];
+    const set = (
+      name: 'ContentEncoding' | 'CacheControl' | 'ContentDisposition' | 'ContentLanguage' | 'WebsiteRedirectLocation',
+      what: string,
+      tpl: Interpolation,
+    ) => {
+      const v = text(what, tpl);
+      if (v !== '') input[name] = v;
+    };
+    set('ContentEncoding', 'content encoding', t.contentEncoding);
+    set('CacheControl', 'cache control', t.cacheControl);
+    set('ContentDisposition', 'content disposition', t.contentDisposition);
+    set('ContentLanguage', 'content language', t.contentLanguage);
+    set('WebsiteRedirectLocation', 'website redirect location', t.websiteRedirectLocation);
+    if (msg.hasMeta()) {
+      const meta: Record<string, string> = {};
+      outer: for (const [k, v] of msg.metaEntries()) {
+        for (const p of this.conf.metadata.exclude_prefixes) if (k.startsWith(p)) continue outer;
+        meta[k] = metaText(v);
+      }
+      input.Metadata = meta;
+    }
+    if (t.tags.length > 0) {
+      input.Tagging = t.tags.map(([k, tpl]) => `${encodeURIComponent(k)}=${encodeURIComponent(text(`tag ${k}`, tpl))}`).join('&');
+    }
+    if (this.conf.kms_key_id !== '') {
+      input.ServerSideEncryption = 'aws:kms';
+      input.SSEKMSKeyId = this.conf.kms_key_id;
+    }
+    if (this.conf.checksum_algorithm !== '') input.ChecksumAlgorithm = this.conf.checksum_algorithm;
+    if (this.conf.object_canned_acl !== '') input.ACL = this.conf.object_canned_acl;
+    if (this.conf.server_side_encryption !== '') input.ServerSideEncryption = this.conf.server_side_encryption as PutObjectCommandInput['ServerSideEncryption'];
+    return input;
+  }
+
+  async close(): Promise<void> {
+    this.client?.destroy();
+    this.client = undefined;
+  }
+}
+
+registerOutput('aws_s3', {
+  summary: 'Uploads messages as objects to an Amazon S3 bucket, at the interpolated `path`, each acknowledged once S3 stored it.',
+  description: [
+    'Each message of a batch becomes an object at `path` (interpolated per message, e.g. `${! meta("kafka_key") }.json`),',
+    'with `content_type`, the other headers and `tags` interpolated per message too, and the metadata (except keys',
+    'with one of `metadata.exclude_prefixes`) as user metadata.',
+    '',
+    "To upload a batch as one object, batch at the output and join the batch in the policy's `processors` with an",
+    '`archive` processor (`lines`, `json_array`, `tar`, ...), as the example does.',
+    '',
+    'A write succeeds only once S3 stored every object of it; an upload that fails or outlasts `timeout` is nacked',
+    'back to the input (only the failed ones: stored objects are not uploaded twice).',
+  ].join('\n'),
+  config: s3OutputSpec,
+  examples: [
+    `# Up to 1000 messages (or what came in 10 s) as one JSON array object per batch.
+output:
+  aws_s3:
+    bucket: events-archive
+    path: events/\${! timestamp_unix_nano() }-\${! counter() }.json
+    content_type: application/json
+    batching:
+      count: 1000
+      period: 10s
+      processors:
+        - archive:
+            format: json_array`,
+  ],
+  factory: (conf, ctx) => new S3Output(conf, ctx),
+});
