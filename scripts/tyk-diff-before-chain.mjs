@@ -65,6 +65,8 @@ const versioned = (id, definition, versions, more = {}, data = {}) => ({
   },
   ...more,
 });
+/** A path parameter. */
+const P = (name) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const R = { responses: { 200: { description: 'ok' } } };
 const oas = (ext, id, paths = {}, ops = {}) => ({
   openapi: '3.0.3',
@@ -422,6 +424,153 @@ const defs = (ext) => ({
       },
     },
   ),
+  oasjwt: {
+    ...oas(
+      ext,
+      'oasjwt',
+      { '/a': { get: { operationId: 'a' } } },
+      {
+        server: {
+          authentication: {
+            enabled: true,
+            stripAuthorizationData: true,
+            securitySchemes: {
+              jwt: {
+                enabled: true,
+                header: { enabled: true, name: 'Authorization' },
+                query: { enabled: true, name: 'jwt' },
+                source: Buffer.from('secret-secret-secret').toString('base64'),
+                signingMethod: 'hmac',
+                identityBaseField: 'sub',
+                policyFieldName: 'pol',
+                defaultPolicies: ['p1'],
+                issuedAtValidationSkew: 2,
+                scopes: { claimName: 'scope', scopeToPolicyMapping: [{ scope: 'read', policyId: 'p1' }] },
+              },
+            },
+          },
+        },
+      },
+    ),
+    security: [{ jwt: [] }],
+    components: { securitySchemes: { jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+  },
+  oaskey: {
+    ...oas(
+      ext,
+      'oaskey',
+      {},
+      {
+        server: {
+          authentication: {
+            enabled: true,
+            securitySchemes: { key: { enabled: true, query: { enabled: true, name: 'k' }, cookie: { enabled: false, name: 'c' } } },
+          },
+        },
+      },
+    ),
+    security: [{ key: [] }],
+  },
+  oasmix: oas(
+    ext,
+    'oasmix',
+    {
+      '/a': { get: { operationId: 'a' } },
+      '/a/{id}': { get: { operationId: 'aid', parameters: [P('id')] }, post: { operationId: 'aidpost', parameters: [P('id')] } },
+      '/b/c': { put: { operationId: 'bc' } },
+      '/a{x}': { get: { operationId: 'ax', parameters: [P('x')] } },
+    },
+    {
+      server: { listenPath: { value: '/oasmix/', strip: false } },
+      middleware: {
+        global: {
+          cors: { enabled: true, allowedOrigins: ['https://a.example'], allowedMethods: ['GET'], maxAge: 5, allowCredentials: true, exposedHeaders: ['x-e'] },
+          contextVariables: { enabled: true },
+          ignoreCase: { enabled: true },
+          skipRateLimit: true,
+          requestSizeLimit: { enabled: false, value: 100 },
+        },
+        operations: {
+          a: { rateLimit: { enabled: true, rate: 5, per: '1m30s' }, block: { enabled: false, ignoreCase: true } },
+          aid: {
+            urlRewrite: {
+              enabled: true,
+              pattern: '/a/(.*)',
+              rewriteTo: '/z/$1',
+              triggers: [
+                {
+                  condition: 'any',
+                  rewriteTo: '/t',
+                  rules: [
+                    { in: 'header', name: 'X-T', pattern: 'y', negate: false },
+                    { in: 'query', name: 'q', pattern: '1', negate: true },
+                  ],
+                },
+              ],
+            },
+          },
+          aidpost: { allow: { enabled: true } },
+          bc: { transformRequestMethod: { enabled: true, toMethod: 'POST' }, requestSizeLimit: { enabled: true, value: 7 } },
+          ax: { internal: { enabled: false } },
+        },
+      },
+    },
+  ),
+  oasrate: (() => {
+    const d = oas(ext, 'oasrate', {});
+    d[ext].upstream = { url: target, rateLimit: { enabled: true, rate: 100, per: '1s' }, preserveHostHeader: { enabled: true } };
+    d[ext].info.state.active = false;
+    return d;
+  })(),
+  vbase: {
+    ...classic('vbase'),
+    definition: {
+      enabled: true,
+      name: 'v1',
+      default: 'v1',
+      location: 'header',
+      key: 'x-api-version',
+      strip_versioning_data: true,
+      versions: { v2: 'vchild', v3: 'missing' },
+    },
+  },
+  vchild: {
+    ...classic('vchild', { internal: true }, { black_list: [{ path: '/blocked', method: 'GET' }] }),
+    proxy: { listen_path: '/vchild/', target_url: `${target}/child`, strip_listen_path: true },
+  },
+  vbaseu: {
+    ...classic('vbaseu'),
+    proxy: { listen_path: '/vbaseu/', target_url: target, strip_listen_path: false },
+    definition: {
+      enabled: true,
+      name: 'v1',
+      default: 'self',
+      location: 'url',
+      strip_versioning_data: true,
+      fallback_to_default: true,
+      versions: { v2: 'vchild', v9: 'nothing' },
+    },
+  },
+  vbasenodef: { ...classic('vbasenodef'), definition: { enabled: true, name: 'v1', location: 'header', key: 'x-api-version', versions: { v2: 'vchild' } } },
+  oasvbase: (() => {
+    const d = oas(ext, 'oasvbase', {});
+    d[ext].info.versioning = {
+      enabled: true,
+      name: 'v1',
+      default: 'v1',
+      location: 'url-param',
+      key: 'ver',
+      versions: [{ name: 'v2', id: 'oasvchild' }],
+      stripVersioningData: true,
+    };
+    return d;
+  })(),
+  oasvchild: (() => {
+    const d = oas(ext, 'oasvchild', {});
+    d[ext].info.state.internal = true;
+    d[ext].upstream.url = `${target}/oaschild`;
+    return d;
+  })(),
   oassize: oas(
     ext,
     'oassize',
@@ -670,6 +819,23 @@ const cases = [
   ['POST', '/oasvr/t', J, '{"z":1,"a":1}'],
   ['POST', '/oasvr/t', J, '{"a":true,"z":1}'],
   ['POST', '/oasvr/t', J, 'null'],
+  ['GET', '/vbase/x'],
+  ['GET', '/vbase/x', { 'x-api-version': 'v1' }],
+  ['GET', '/vbase/x', { 'x-api-version': 'v2' }],
+  ['GET', '/vbase/blocked', { 'x-api-version': 'v2' }],
+  ['GET', '/vbase/x', { 'x-api-version': 'v3' }],
+  ['GET', '/vbase/x', { 'x-api-version': 'v4' }],
+  ['GET', '/vchild/x'],
+  ['GET', '/vbaseu/v2/x'],
+  ['GET', '/vbaseu/v9/x'],
+  ['GET', '/vbaseu/x'],
+  ['GET', '/vbaseu/v1/x'],
+  ['GET', '/vbasenodef/x'],
+  ['GET', '/vbasenodef/x', { 'x-api-version': 'v2' }],
+  ['GET', '/oasvbase/x?ver=v2&a=1'],
+  ['GET', '/oasvbase/x?ver=v1'],
+  ['GET', '/oasvbase/x'],
+  ['GET', '/oasvchild/x'],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;
@@ -829,6 +995,69 @@ for (const c of cases) {
   if (ok) same++;
   console.log(
     `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit}${tSeen ? `: ${tSeen}` : ''})\n   svc: ${s} (upstream ${sHit}${sSeen ? `: ${sSeen}` : ''})`,
+  );
+}
+// The management API's classic form of every API (GET /tyk/apis/{id}, GET /tyk/apis), classic and OAS alike.
+const mgmt = (port, prefix, path) =>
+  new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'GET', path, headers: { [`x-${prefix}-authorization`]: 's' } }, (res) => {
+      let b = '';
+      res.on('data', (c) => (b += c));
+      res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']} ${b.replaceAll('svc://', 'tyk://').replaceAll('$svc_', '$tyk_')}`));
+    });
+    req.on('error', (e) => resolve(e.message));
+    req.end();
+  });
+/** Where two JSON texts differ: the paths of the first few differing values. */
+function jsonDiff(a, b, at = '', out = []) {
+  if (out.length > 8) return out;
+  if (JSON.stringify(a) === JSON.stringify(b)) return out;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    if (!Array.isArray(a) && ka.join() !== kb.join())
+      out.push(
+        `${at}: keys tyk [${ka.filter((k) => !kb.includes(k))}] svc [${kb.filter((k) => !ka.includes(k))}]${ka.filter((k) => kb.includes(k)).join() !== kb.filter((k) => ka.includes(k)).join() ? ' (order)' : ''}`,
+      );
+    for (const k of ka) if (k in b) jsonDiff(a[k], b[k], `${at}.${k}`, out);
+    return out;
+  }
+  out.push(`${at}: tyk ${JSON.stringify(a)?.slice(0, 200)} svc ${JSON.stringify(b)?.slice(0, 200)}`);
+  return out;
+}
+const mgmtCases = [...Object.keys(defs('x')).map((id) => `/apis/${id}`), '/apis'];
+for (const path of mgmtCases) {
+  let t = await mgmt(tykPort, 'tyk', `/tyk${path}`);
+  let s = await mgmt(svcPort, 'svc', `/svc${path}`);
+  if (path === '/apis') {
+    // Tyk lists its APIs in Go's map order: compare them by id.
+    const sorted = (text) => {
+      const [status, type, ...body] = text.split(' ');
+      const list = JSON.parse(body.join(' '));
+      return `${status} ${type} ${JSON.stringify(list.sort((x, y) => (x.api_id < y.api_id ? -1 : 1)))}`;
+    };
+    t = sorted(t);
+    s = sorted(s);
+  }
+  if (process.env.DUMP_MANAGEMENT) {
+    mkdirSync(process.env.DUMP_MANAGEMENT, { recursive: true });
+    writeFileSync(join(process.env.DUMP_MANAGEMENT, `${path.replaceAll('/', '_')}.tyk`), t);
+    writeFileSync(join(process.env.DUMP_MANAGEMENT, `${path.replaceAll('/', '_')}.svc`), s);
+  }
+  const ok = t === s;
+  cases.push(['GET', `(management) ${path}`]);
+  if (ok) same++;
+  const head = (x) => x.split(' ').slice(0, 2).join(' ');
+  let detail = '';
+  if (!ok) {
+    try {
+      detail = jsonDiff(JSON.parse(t.split(' ').slice(2).join(' ')), JSON.parse(s.split(' ').slice(2).join(' '))).join('\n     ');
+    } catch {
+      detail = `tyk ${t.slice(0, 300)}\n     svc ${s.slice(0, 300)}`;
+    }
+  }
+  console.log(
+    `${ok ? 'same' : 'DIFF'} GET (management) ${path}${ok ? '' : `\n   tyk: ${head(t)} svc: ${head(s)}${t.length === s.length ? '' : ` (${t.length} vs ${s.length} chars)`}\n     ${detail}`}`,
   );
 }
 console.log(`${same} of ${cases.length} alike`);

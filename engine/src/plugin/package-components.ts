@@ -5,9 +5,9 @@ import type { ComponentKind } from '../config/component-config.js';
 export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<ComponentKind, readonly string[]>>>> = {
   '@svc/plugins': {
     cache: ['file', 'lru', 'memory', 'multilevel', 'redis', 'ttlru'],
-    input: ['amqp_0_9', 'kafka', 'logbus'],
-    output: ['amqp_0_9', 'cache', 'kafka', 'logbus'],
-    processor: ['avro', 'cache', 'cached', 'compress', 'decompress', 'dedupe', 'json_schema', 'rate_limit'],
+    input: ['amqp_0_9', 'kafka', 'logbus', 'redis_list', 'redis_pubsub', 'redis_streams'],
+    output: ['amqp_0_9', 'cache', 'kafka', 'logbus', 'redis_hash', 'redis_list', 'redis_pubsub', 'redis_streams'],
+    processor: ['avro', 'cache', 'cached', 'compress', 'decompress', 'dedupe', 'json_schema', 'rate_limit', 'redis'],
     rate_limit: ['local', 'redis'],
     tracer: ['jaeger', 'open_telemetry_collector', 'tracer_a'],
   },

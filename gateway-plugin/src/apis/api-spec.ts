@@ -265,6 +265,26 @@ export interface ApiVersioning {
   versions: Record<string, ApiSpec>;
 }
 
+/**
+ * Versions as separate APIs (classic `definition.enabled` with `definition.versions`; OAS
+ * `info.versioning`): the base API reads the version where the classic versioning does, serves
+ * its own one (`name`, or `self`) itself and hands any other to the API that version names, as
+ * Tyk v5.14.0's VersionCheck does.
+ */
+export interface ChildVersioning {
+  /** The base API's own version name (`definition.name`, `versioning.name`). */
+  name: string;
+  /** The version served when the request names none (`self` or '' = the base). */
+  defaultVersion: string;
+  location: ApiVersioning['location'];
+  key: string;
+  strip: boolean;
+  urlPattern: string;
+  fallbackToDefault: boolean;
+  /** Version name → the id (or name) of the API serving it. */
+  versions: Record<string, string>;
+}
+
 export interface ApiSpec {
   id: string;
   name: string;
@@ -275,6 +295,11 @@ export interface ApiSpec {
   file?: string;
   /** The definition as written (external references unresolved), for the management API: it never shows a resolved secret. */
   definition: unknown;
+
+  /** `internal` (OAS `info.state.internal`): not routed by its listen path, reached only by a `svc://` loop or as a base API's version. */
+  internal?: boolean;
+  /** A base API whose versions are other APIs. */
+  childVersions?: ChildVersioning;
 
   /** The listen path, always starting with `/`. */
   listenPath: string;

@@ -6,6 +6,7 @@
 import type {
   ApiSpec,
   CacheOptions,
+  ChildVersioning,
   CredentialSource,
   EndpointCache,
   EndpointListEntry,
@@ -54,6 +55,8 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     format: 'classic',
     ...(file === undefined ? {} : { file }),
     definition,
+    ...(root.bool('internal') ? { internal: true } : {}),
+    ...optional('childVersions', childVersionsOf(root, versioned)),
     listenPath: listenPathOf(proxy, 'listen_path'),
     stripListenPath: proxy.bool('strip_listen_path'),
     targetUrl: targetUrlOf(proxy, 'target_url'),
@@ -104,6 +107,28 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     versions,
   };
   return base;
+}
+
+/** `definition.enabled`: versions as separate APIs (`definition.versions`: name → API id). */
+function childVersionsOf(root: Fields, versioned: boolean): ChildVersioning | undefined {
+  const d = root.obj('definition');
+  if (!d?.bool('enabled')) return undefined;
+  if (versioned)
+    d.fail(
+      'enabled',
+      'not supported: versions as separate APIs together with versions in version_data (not_versioned false): remove the field or turn it off, or set version_data.not_versioned true',
+    );
+  const location = d.str('location');
+  return {
+    name: d.str('name'),
+    defaultVersion: d.str('default'),
+    location: location === 'header' || location === 'url-param' || location === 'url' ? location : '',
+    key: d.str('key'),
+    strip: d.bool('strip_path') || d.bool('strip_versioning_data'),
+    urlPattern: checkedRegexp(d, 'url_versioning_pattern'),
+    fallbackToDefault: d.bool('fallback_to_default'),
+    versions: d.stringMap('versions'),
+  };
 }
 
 /**

@@ -47,11 +47,14 @@ const REFUSED: Array<[string, Def, Def]> = [
     classic({}, { paths: { ignored: [], white_list: ['/x'], black_list: [] } }),
     classic({}, { paths: { ignored: [], white_list: [], black_list: [] } }),
   ],
-  // Versions as separate APIs (a base API naming its child APIs) are Tyk's newer model, not served.
+  // Versions as separate APIs (a base API naming its child APIs) are served, but not mixed with versions in version_data.
   [
     'definition.enabled',
+    {
+      ...classic({ definition: { enabled: true, location: 'header', key: 'v', versions: { v2: 'child-api' } } }),
+      version_data: { not_versioned: false, versions: { v1: { name: 'v1' } } },
+    },
     classic({ definition: { enabled: true, location: 'header', key: 'v', versions: { v2: 'child-api' } } }),
-    classic({ definition: { enabled: false, location: 'header', key: 'v' } }),
   ],
   [
     'basic_auth.extract_from_body',
@@ -59,7 +62,6 @@ const REFUSED: Array<[string, Def, Def]> = [
     classic({ use_keyless: false, use_basic_auth: true }),
   ],
   ['domain', classic({ domain: 'api.example.com' }), classic({ domain: 'api.example.com', domain_disabled: true })],
-  ['internal', classic({ internal: true }), classic({ internal: false })],
   ['use_oauth2', classic({ use_oauth2: true }), classic({ use_oauth2: false })],
   [
     'custom_middleware',
@@ -68,7 +70,6 @@ const REFUSED: Array<[string, Def, Def]> = [
   ],
   ['version_data.versions.Default.extended_paths.virtual', classic({}, { extended_paths: { virtual: ep({ response_function_name: 'f' }) } }), classic()],
   ['x-svc-api-gateway.server.customDomain', oas({ server: { listenPath: { value: '/a/' }, customDomain: { enabled: true, name: 'api.example.com' } } }), oas()],
-  ['x-svc-api-gateway.info.versioning', oas({ info: { id: 'a', versioning: { enabled: true, location: 'url' } } }), oas()],
   [
     'x-svc-api-gateway.server.authentication.securitySchemes',
     oas(

@@ -268,16 +268,16 @@ const CLASSIC: FieldTable = {
   base_identity_provided_by: ignored('the identity of several auth methods (one method is served)'),
   definition: implemented({
     fields: {
-      enabled: unsupported('versions as separate APIs (definition.enabled: a base API and its child APIs)'),
-      name: ignored('the base version name (only with definition.enabled, which is refused)'),
-      default: ignored('the base default version (only with definition.enabled, which is refused; version_data.default_version is read)'),
+      enabled: implemented(),
+      name: implemented(),
+      default: implemented(),
       location: implemented(),
       key: implemented(),
       strip_path: implemented(),
       strip_versioning_data: implemented(),
       url_versioning_pattern: implemented(),
       fallback_to_default: implemented(),
-      versions: unsupported('versions as separate APIs (definition.versions)'),
+      versions: implemented(),
     },
   }),
   version_data: implemented({
@@ -315,7 +315,7 @@ const CLASSIC: FieldTable = {
   session_lifetime_respects_key_expiration: ignored('session lifetime (only with session_lifetime, which is refused)'),
   session_lifetime: unsupported('a session lifetime (keys removed after it)'),
   active: implemented(),
-  internal: unsupported('an internal API (reachable only by looping)'),
+  internal: implemented(),
   auth_provider: ignored('the auth provider (the default one is served)'),
   session_provider: ignored('the session provider (the default one is served)'),
   event_handlers: ignored('event handlers (webhooks, logs of events)'),
@@ -474,8 +474,18 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
       orgId: implemented(),
       name: implemented(),
       expiration: unsupported('API expiry (info.expiration)', expires),
-      state: implemented({ fields: { active: implemented(), internal: unsupported('an internal API (reachable only by looping)') } }),
-      versioning: enabledOn('versioning (info.versioning)'),
+      state: implemented({ fields: { active: implemented(), internal: implemented() } }),
+      versioning: implemented({
+        fields: {
+          ...Object.fromEntries(
+            ['enabled', 'name', 'default', 'location', 'key', 'stripVersioningData', 'urlVersioningPattern', 'fallbackToDefault'].map((k) => [
+              k,
+              implemented(),
+            ]),
+          ),
+          versions: implemented({ each: { name: implemented(), id: implemented() } }),
+        },
+      }),
     },
   }),
   upstream: implemented({

@@ -6,6 +6,7 @@
  */
 import type {
   ApiSpec,
+  ChildVersioning,
   CredentialSource,
   EndpointListEntry,
   EndpointRateLimit,
@@ -27,6 +28,7 @@ import {
   listenPathOf,
   checkedEndpointPattern,
   checkedListPattern,
+  checkedRegexp,
   signingMethodOf,
   targetUrlOf,
 } from './normalise.js';
@@ -72,6 +74,8 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     format: 'oas',
     ...(file === undefined ? {} : { file }),
     definition,
+    ...(info?.obj('state')?.bool('internal') ? { internal: true } : {}),
+    ...childVersionsOf(info?.obj('versioning')),
     listenPath: listenPathOf(listen, 'value'),
     stripListenPath: listen.bool('strip'),
     targetUrl: targetUrlOf(upstream, 'url'),
@@ -91,6 +95,24 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     // requestSizeLimit (even disabled) turns it on as an enabled global limit does.
     globalSizeLimit: size?.bool('enabled') || anySizeLimit(ext) ? (size?.count('value') ?? 0) : 0,
     ...operations(root, ext, global?.obj('ignoreCase')?.bool('enabled') ?? false),
+  };
+}
+
+/** `info.versioning` when enabled: versions as separate APIs (`versions[]`: name and API id). */
+function childVersionsOf(v: Fields | undefined): { childVersions?: ChildVersioning } {
+  if (!v?.bool('enabled')) return {};
+  const location = v.str('location');
+  return {
+    childVersions: {
+      name: v.str('name'),
+      defaultVersion: v.str('default'),
+      location: location === 'header' || location === 'url-param' || location === 'url' ? location : '',
+      key: v.str('key'),
+      strip: v.bool('stripVersioningData'),
+      urlPattern: checkedRegexp(v, 'urlVersioningPattern'),
+      fallbackToDefault: v.bool('fallbackToDefault'),
+      versions: Object.fromEntries(v.list('versions').map((e) => [e.str('name'), e.str('id')])),
+    },
   };
 }
 

@@ -43,7 +43,7 @@ import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf } from './api-router.js';
 import { BAD_REQUEST, NOT_FOUND, TOO_MANY_HOSTS, answered, duplicateHost, redirect, writeAnswer } from './answers.js';
-import { checkBeforeChain, passedRequest, type CheckedRequest } from './before-chain.js';
+import { checkServed, passedRequest, type CheckedRequest } from './before-chain.js';
 import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
@@ -315,17 +315,20 @@ export class ApiGatewayInput extends PushInput {
     if (this.closing) return this.answerSelf(req, res, SHUTTING_DOWN, started, api.id, true);
     const method = (req.method ?? 'GET').toUpperCase();
     const state = this.state!;
-    const target: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };
-    const checked = checkBeforeChain(api, target, state.config.http_server_options?.xff_depth ?? 0);
+    const routed: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };
+    // The API routed to, or the one it hands the request over to (a base API's version).
+    const served = checkServed(api, routed, state.config.http_server_options?.xff_depth ?? 0, (id) => findLoopTarget(state.allApis(), id));
+    const { checked, target } = served;
     if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) res.setHeader(k, v);
     if (checked.refusal) return this.answerSelf(req, res, checked.refusal, started, api.id, checked.refusal.status !== 403 && checked.keepAlive !== true);
     if (checked.expires !== undefined) res.setHeader(EXPIRES_HEADER, checked.expires);
     const { decodedPath, ...passed } = passedRequest(checked, target);
     const gr: GatewayRequest = {
       gateway: this.name,
-      apiId: api.id,
+      apiId: served.api.id,
       method,
       ...passed,
+      ...(served.upstreamPath !== undefined ? { upstreamPath: served.upstreamPath } : {}),
       remoteAddress: req.socket.remoteAddress ?? '',
       tls: (req.socket as { encrypted?: boolean }).encrypted === true,
     };
@@ -338,7 +341,7 @@ export class ApiGatewayInput extends PushInput {
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
     const parent = extractTraceHeaders(req.headers, true);
     if (parent) setTraceParent(msg, parent);
-    res.once('finish', () => this.metrics.answered(api.id, res.statusCode, started));
+    res.once('finish', () => this.metrics.answered(served.api.id, res.statusCode, started));
     if (
       (checked.api.splitToken.length > 0 ||
         checked.api.urlRewrites.length > 0 ||
@@ -370,19 +373,20 @@ export class ApiGatewayInput extends PushInput {
     const path = joinListenPath(api.listenPath, l.path);
     const method = l.method || req.method;
     // The target API's own checks, as Tyk runs its whole chain for a looped request (internal endpoints open to it).
-    const target: CheckedRequest = { req: from.req, method, path, rawPath: path, query: l.query, headers: req.headers, looped: true };
-    const checked = checkBeforeChain(api, target, state.config.http_server_options?.xff_depth ?? 0);
+    const looped0: CheckedRequest = { req: from.req, method, path, rawPath: path, query: l.query, headers: req.headers, looped: true };
+    const served = checkServed(api, looped0, state.config.http_server_options?.xff_depth ?? 0, (id) => findLoopTarget(state.allApis(), id));
+    const { checked, target } = served;
     if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) from.res.setHeader(k, v);
     if (checked.refusal) return writeAnswer(from.req, from.res, checked.refusal, this.closing);
     if (checked.expires !== undefined) from.res.setHeader(EXPIRES_HEADER, checked.expires);
     const { decodedPath: _decoded, ...passed } = passedRequest(checked, target);
     const looped: GatewayRequest = {
       gateway: req.gateway,
-      apiId: api.id,
+      apiId: served.api.id,
       method,
       ...passed,
       // A loop's target path is the rewrite's, without the listen path.
-      upstreamPath: checked.path === undefined ? l.path : passed.upstreamPath,
+      upstreamPath: served.upstreamPath ?? (checked.path === undefined ? l.path : passed.upstreamPath),
       remoteAddress: req.remoteAddress,
       tls: req.tls,
       loopLevel: level + 1,

@@ -43,6 +43,8 @@ export class ApiRouter {
 
   constructor(apis: readonly ApiSpec[]) {
     this.routes = apis
+      // An internal API is reached only by a loop or as a base API's version (Tyk does not route it).
+      .filter((api) => api.internal !== true)
       .map((api) => ({ api, length: listenPathLength(api.listenPath), pattern: patternOf(api.listenPath) }))
       // Stable: two APIs of one length keep their load order.
       .sort((a, b) => b.length - a.length);
