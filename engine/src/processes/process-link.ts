@@ -30,6 +30,7 @@ export class ProcessLink {
   private asked = 0;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly outbox: Array<{ id: number; ask: Ask }> = [];
 
   constructor() {
     process.on('message', (m: unknown) => {
@@ -48,9 +49,16 @@ export class ProcessLink {
       }, ASK_TIMEOUT_MS);
       timer.unref();
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      this.send({ svc: 'link', t: 'ask', id, ask });
+      this.outbox.push({ id, ask });
+      if (this.outbox.length === 1) setImmediate(this.flush);
     });
   }
+
+  /** Sends the asks of this turn as one message. */
+  private readonly flush = (): void => {
+    const asks = this.outbox.splice(0);
+    if (asks.length > 0) this.send({ svc: 'link', t: 'asks', asks });
+  };
 
   /** Counts one request of `cost` against `key` in the primary's window table `table` (see WindowTable.take). */
   take(table: string, maxKeys: number, key: string | undefined, capacity: number, perMs: number, cost = 1): Promise<TakeResult> {
@@ -83,13 +91,15 @@ export class ProcessLink {
   }
 
   private onMessage(m: LinkMessage): void {
-    if (m.t === 'reply') {
-      const p = this.pending.get(m.id);
-      if (p === undefined) return;
-      this.pending.delete(m.id);
-      clearTimeout(p.timer);
-      if (m.error !== undefined) p.reject(new Error(m.error));
-      else p.resolve(m.value);
+    if (m.t === 'replies') {
+      for (const r of m.replies) {
+        const p = this.pending.get(r.id);
+        if (p === undefined) continue;
+        this.pending.delete(r.id);
+        clearTimeout(p.timer);
+        if (r.error !== undefined) p.reject(new Error(r.error));
+        else p.resolve(r.value);
+      }
     } else if (m.t === 'event') {
       const set = this.handlers.get(m.topic);
       const runs = set === undefined ? [] : [...set].map((h) => h(m.payload));
