@@ -21,8 +21,8 @@ export interface Reply {
 
 /** What a child asks the primary. */
 export type Ask =
-  /** One request counted in the primary's window table `table` (see WindowTable.take). */
-  | { op: 'take'; table: string; maxKeys: number; key?: string; capacity: number; perMs: number; cost: number }
+  /** `units` (else, when they do not fit, `cost`) taken from `key`'s window in the primary's window table `table`. */
+  | { op: 'take'; table: string; maxKeys: number; key?: string; capacity: number; perMs: number; cost: number; units: number }
   /** Sets (value) or deletes (value null) `key` of map `map` in every process; answers whether it was there. */
   | { op: 'map-write'; map: string; key: string; value: unknown; expiresAt: number }
   /** Every live entry of map `map`. */

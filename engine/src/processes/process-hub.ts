@@ -3,7 +3,7 @@
  * is where the state every child must see alike is kept.
  *
  * - Window tables: the engine's WindowTable, one per name, so a rate limit or quota counted
- *   through the link is one counter for every process.
+ *   through the link is one counter for every process (children take leases of it).
  * - Replicated maps: the primary's copy is the truth (a child started later loads it); a write is
  *   applied here, handed to every child as an event, and answered once every child still alive
  *   acknowledged it. Events reach a child in the order the primary sent them.
@@ -19,6 +19,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { WindowTable, windowTableBytes } from '../kit/window-table.js';
+import type { TakeResult } from './process-link.js';
 import { type Ask, type LinkMessage, METRICS_TOPIC, type Reply, isLinkMessage, mapTopic, type MapEntry } from './link-messages.js';
 
 const EVENT_TIMEOUT_MS = 10_000;
@@ -95,11 +96,14 @@ export class ProcessHub {
     this.outbox.clear();
   };
 
-  private take(ask: Extract<Ask, { op: 'take' }>): { blocked: boolean; remaining: number; resetMs: number } {
+  /** A child's lease of `units` when they fit, else its request's `cost` alone (see process-window-table.ts). */
+  private take(ask: Extract<Ask, { op: 'take' }>): TakeResult {
     let t = this.tables.get(ask.table);
     if (t === undefined) this.tables.set(ask.table, (t = new WindowTable(new SharedArrayBuffer(windowTableBytes(ask.maxKeys)))));
-    const w = t.take(ask.key, ask.capacity, ask.perMs, ask.cost);
-    return { blocked: w.blocked, remaining: w.remaining, resetMs: w.resetMs };
+    let granted = ask.units;
+    let w = t.take(ask.key, ask.capacity, ask.perMs, granted);
+    if (w.blocked && granted > ask.cost) w = t.take(ask.key, ask.capacity, ask.perMs, (granted = ask.cost));
+    return { blocked: w.blocked, granted: w.blocked ? 0 : granted, remaining: w.remaining, resetMs: w.resetMs };
   }
 
   private async answer(from: Worker, ask: Ask): Promise<unknown> {

@@ -2,8 +2,8 @@
  * A child's line to the primary when a stream runs as several processes (`processes: N`): what
  * every process must see alike lives with the primary, and a child reaches it here.
  *
- * - `take`: a request counted in one of the primary's window tables (a rate limit or quota exact
- *   across processes: one counter, not one per process).
+ * - `take`: units taken from one of the primary's window tables (a rate limit or quota counted
+ *   once for every process; see `process-window-table.ts`).
  * - `ReplicatedMap`: a map every process holds a copy of (reads are local and synchronous); a
  *   write goes to the primary, which applies it and hands it to every child, and resolves once
  *   every live child applied it, so the next request in any process sees it.
@@ -20,8 +20,10 @@ const ASK_TIMEOUT_MS = 15_000;
 
 type Handler = (payload: unknown) => unknown;
 
+/** What the primary's window table granted: `granted` units (0 when blocked), what is left, when the window ends. */
 export interface TakeResult {
   blocked: boolean;
+  granted: number;
   remaining: number;
   resetMs: number;
 }
@@ -60,9 +62,12 @@ export class ProcessLink {
     if (asks.length > 0) this.send({ svc: 'link', t: 'asks', asks });
   };
 
-  /** Counts one request of `cost` against `key` in the primary's window table `table` (see WindowTable.take). */
-  take(table: string, maxKeys: number, key: string | undefined, capacity: number, perMs: number, cost = 1): Promise<TakeResult> {
-    return this.ask<TakeResult>({ op: 'take', table, maxKeys, key, capacity, perMs, cost });
+  /**
+   * Takes `units` (a lease, at least `cost`) from `key`'s window in the primary's window table
+   * `table`, or when they do not fit just `cost` (see WindowTable.take): what was granted.
+   */
+  take(table: string, maxKeys: number, key: string | undefined, capacity: number, perMs: number, cost: number, units: number): Promise<TakeResult> {
+    return this.ask<TakeResult>({ op: 'take', table, maxKeys, key, capacity, perMs, cost, units });
   }
 
   /** Runs `topic`'s handlers in every other child; resolves once each ran them. */
@@ -108,19 +113,6 @@ export class ProcessLink {
         this.send({ svc: 'link', t: 'ack', eid: m.eid, values: settled.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : [])) }),
       );
     }
-  }
-}
-
-/** A window table kept by the primary: WindowTable's `take`, counted once for every process. */
-export class ProcessWindowTable {
-  constructor(
-    private readonly link: ProcessLink,
-    readonly name: string,
-    private readonly maxKeys: number,
-  ) {}
-
-  take(key: string | undefined, capacity: number, perMs: number, cost = 1): Promise<TakeResult> {
-    return this.link.take(this.name, this.maxKeys, key, capacity, perMs, cost);
   }
 }
 
