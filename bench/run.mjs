@@ -33,6 +33,7 @@ const ALL = [
   'config-lint',
   'router',
   'gateway',
+  'gateway-processes',
   'gateway-origins',
   'gateway-checks',
   'gateway-traffic',

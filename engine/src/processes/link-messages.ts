@@ -3,17 +3,26 @@
  * `node:cluster`'s IPC channel (one ordered pipe per child). A child asks (`ask`, answered by one
  * `reply` with the same id); the primary tells every child of a change (`event`), and a child
  * acknowledges each event once it applied it (`ack`), so that the primary can answer the child that
- * made the change only once every process has it. Every message carries `svc: 'link'` so that other
+ * made the change only once every process has it. Asks and replies made in one turn of the event
+ * loop travel as one message (a request's rate limit is an ask: one IPC write per turn, not per
+ * request). Every message carries `svc: 'link'` so that other
  * users of the channel (the supervisor's ready message, prom-client's) pass by.
  */
 
 /** An entry of a replicated map as it travels: key, value, expiry (ms since the epoch; 0 never). */
 export type MapEntry = [key: string, value: unknown, expiresAt: number];
 
+/** The primary's answer to one ask. */
+export interface Reply {
+  id: number;
+  value?: unknown;
+  error?: string;
+}
+
 /** What a child asks the primary. */
 export type Ask =
-  /** One request counted in the primary's window table `table` (see WindowTable.take). */
-  | { op: 'take'; table: string; maxKeys: number; key?: string; capacity: number; perMs: number; cost: number }
+  /** `units` (else, when they do not fit, `cost`) taken from `key`'s window in the primary's window table `table`. */
+  | { op: 'take'; table: string; maxKeys: number; key?: string; capacity: number; perMs: number; cost: number; units: number }
   /** Sets (value) or deletes (value null) `key` of map `map` in every process; answers whether it was there. */
   | { op: 'map-write'; map: string; key: string; value: unknown; expiresAt: number }
   /** Every live entry of map `map`. */
@@ -24,8 +33,10 @@ export type Ask =
   | { op: 'metrics' };
 
 export type LinkMessage =
-  | { svc: 'link'; t: 'ask'; id: number; ask: Ask }
-  | { svc: 'link'; t: 'reply'; id: number; value?: unknown; error?: string }
+  /** The asks a child made in one turn of its event loop, sent together (one write, one parse). */
+  | { svc: 'link'; t: 'asks'; asks: Array<{ id: number; ask: Ask }> }
+  /** The answers the primary had for one child in one turn of its event loop. */
+  | { svc: 'link'; t: 'replies'; replies: Reply[] }
   | { svc: 'link'; t: 'event'; eid: number; topic: string; payload: unknown }
   /** What the handlers of the event returned (one entry per handler), e.g. a child's metrics. */
   | { svc: 'link'; t: 'ack'; eid: number; values: unknown[] }

@@ -3,7 +3,7 @@
  * is where the state every child must see alike is kept.
  *
  * - Window tables: the engine's WindowTable, one per name, so a rate limit or quota counted
- *   through the link is one counter for every process.
+ *   through the link is one counter for every process (children take leases of it).
  * - Replicated maps: the primary's copy is the truth (a child started later loads it); a write is
  *   applied here, handed to every child as an event, and answered once every child still alive
  *   acknowledged it. Events reach a child in the order the primary sent them.
@@ -19,7 +19,8 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { WindowTable, windowTableBytes } from '../kit/window-table.js';
-import { type Ask, type LinkMessage, METRICS_TOPIC, isLinkMessage, mapTopic, type MapEntry } from './link-messages.js';
+import type { TakeResult } from './process-link.js';
+import { type Ask, type LinkMessage, METRICS_TOPIC, type Reply, isLinkMessage, mapTopic, type MapEntry } from './link-messages.js';
 
 const EVENT_TIMEOUT_MS = 10_000;
 
@@ -35,6 +36,7 @@ export class ProcessHub {
   private readonly maps = new Map<string, Map<string, { value: unknown; expiresAt: number }>>();
   private readonly events = new Map<number, PendingEvent>();
   private eid = 0;
+  private readonly outbox = new Map<Worker, Reply[]>();
   /** The children whose link listens. */
   private readonly linked = new Set<number>();
 
@@ -42,11 +44,18 @@ export class ProcessHub {
     if (!isLinkMessage(m)) return;
     if (m.t === 'hello') {
       this.linked.add(w.id);
-    } else if (m.t === 'ask') {
-      this.answer(w, m.ask).then(
-        (value) => this.send(w, { svc: 'link', t: 'reply', id: m.id, value }),
-        (err: unknown) => this.send(w, { svc: 'link', t: 'reply', id: m.id, error: err instanceof Error ? err.message : String(err) }),
-      );
+    } else if (m.t === 'asks') {
+      for (const { id, ask } of m.asks) {
+        // A count is answered at once (the hot path: a request's rate limit); the rest when done.
+        if (ask.op === 'take') {
+          this.reply(w, { id, value: this.take(ask) });
+          continue;
+        }
+        this.answer(w, ask).then(
+          (value) => this.reply(w, { id, value }),
+          (err: unknown) => this.reply(w, { id, error: err instanceof Error ? err.message : String(err) }),
+        );
+      }
     } else if (m.t === 'ack') {
       this.acked(m.eid, w.id, m.values);
     }
@@ -72,14 +81,35 @@ export class ProcessHub {
     if (w.isConnected()) w.send(m);
   }
 
+  /** Queues a reply; the replies of one turn go to each child as one message. */
+  private reply(w: Worker, r: Reply): void {
+    let q = this.outbox.get(w);
+    if (q === undefined) {
+      this.outbox.set(w, (q = []));
+      if (this.outbox.size === 1) setImmediate(this.flush);
+    }
+    q.push(r);
+  }
+
+  private readonly flush = (): void => {
+    for (const [w, replies] of this.outbox) this.send(w, { svc: 'link', t: 'replies', replies });
+    this.outbox.clear();
+  };
+
+  /** A child's lease of `units` when they fit, else its request's `cost` alone (see process-window-table.ts). */
+  private take(ask: Extract<Ask, { op: 'take' }>): TakeResult {
+    let t = this.tables.get(ask.table);
+    if (t === undefined) this.tables.set(ask.table, (t = new WindowTable(new SharedArrayBuffer(windowTableBytes(ask.maxKeys)))));
+    let granted = ask.units;
+    let w = t.take(ask.key, ask.capacity, ask.perMs, granted);
+    if (w.blocked && granted > ask.cost) w = t.take(ask.key, ask.capacity, ask.perMs, (granted = ask.cost));
+    return { blocked: w.blocked, granted: w.blocked ? 0 : granted, remaining: w.remaining, resetMs: w.resetMs };
+  }
+
   private async answer(from: Worker, ask: Ask): Promise<unknown> {
     switch (ask.op) {
-      case 'take': {
-        let t = this.tables.get(ask.table);
-        if (t === undefined) this.tables.set(ask.table, (t = new WindowTable(new SharedArrayBuffer(windowTableBytes(ask.maxKeys)))));
-        const w = t.take(ask.key, ask.capacity, ask.perMs, ask.cost);
-        return { blocked: w.blocked, remaining: w.remaining, resetMs: w.resetMs };
-      }
+      case 'take':
+        return this.take(ask);
       case 'map-write': {
         const map = this.map(ask.map);
         const had = this.live(map, ask.key);

@@ -2,8 +2,8 @@
  * A child's line to the primary when a stream runs as several processes (`processes: N`): what
  * every process must see alike lives with the primary, and a child reaches it here.
  *
- * - `take`: a request counted in one of the primary's window tables (a rate limit or quota exact
- *   across processes: one counter, not one per process).
+ * - `take`: units taken from one of the primary's window tables (a rate limit or quota counted
+ *   once for every process; see `process-window-table.ts`).
  * - `ReplicatedMap`: a map every process holds a copy of (reads are local and synchronous); a
  *   write goes to the primary, which applies it and hands it to every child, and resolves once
  *   every live child applied it, so the next request in any process sees it.
@@ -20,8 +20,10 @@ const ASK_TIMEOUT_MS = 15_000;
 
 type Handler = (payload: unknown) => unknown;
 
+/** What the primary's window table granted: `granted` units (0 when blocked), what is left, when the window ends. */
 export interface TakeResult {
   blocked: boolean;
+  granted: number;
   remaining: number;
   resetMs: number;
 }
@@ -30,6 +32,7 @@ export class ProcessLink {
   private asked = 0;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly outbox: Array<{ id: number; ask: Ask }> = [];
 
   constructor() {
     process.on('message', (m: unknown) => {
@@ -48,13 +51,23 @@ export class ProcessLink {
       }, ASK_TIMEOUT_MS);
       timer.unref();
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      this.send({ svc: 'link', t: 'ask', id, ask });
+      this.outbox.push({ id, ask });
+      if (this.outbox.length === 1) setImmediate(this.flush);
     });
   }
 
-  /** Counts one request of `cost` against `key` in the primary's window table `table` (see WindowTable.take). */
-  take(table: string, maxKeys: number, key: string | undefined, capacity: number, perMs: number, cost = 1): Promise<TakeResult> {
-    return this.ask<TakeResult>({ op: 'take', table, maxKeys, key, capacity, perMs, cost });
+  /** Sends the asks of this turn as one message. */
+  private readonly flush = (): void => {
+    const asks = this.outbox.splice(0);
+    if (asks.length > 0) this.send({ svc: 'link', t: 'asks', asks });
+  };
+
+  /**
+   * Takes `units` (a lease, at least `cost`) from `key`'s window in the primary's window table
+   * `table`, or when they do not fit just `cost` (see WindowTable.take): what was granted.
+   */
+  take(table: string, maxKeys: number, key: string | undefined, capacity: number, perMs: number, cost: number, units: number): Promise<TakeResult> {
+    return this.ask<TakeResult>({ op: 'take', table, maxKeys, key, capacity, perMs, cost, units });
   }
 
   /** Runs `topic`'s handlers in every other child; resolves once each ran them. */
@@ -83,13 +96,15 @@ export class ProcessLink {
   }
 
   private onMessage(m: LinkMessage): void {
-    if (m.t === 'reply') {
-      const p = this.pending.get(m.id);
-      if (p === undefined) return;
-      this.pending.delete(m.id);
-      clearTimeout(p.timer);
-      if (m.error !== undefined) p.reject(new Error(m.error));
-      else p.resolve(m.value);
+    if (m.t === 'replies') {
+      for (const r of m.replies) {
+        const p = this.pending.get(r.id);
+        if (p === undefined) continue;
+        this.pending.delete(r.id);
+        clearTimeout(p.timer);
+        if (r.error !== undefined) p.reject(new Error(r.error));
+        else p.resolve(r.value);
+      }
     } else if (m.t === 'event') {
       const set = this.handlers.get(m.topic);
       const runs = set === undefined ? [] : [...set].map((h) => h(m.payload));
@@ -98,19 +113,6 @@ export class ProcessLink {
         this.send({ svc: 'link', t: 'ack', eid: m.eid, values: settled.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : [])) }),
       );
     }
-  }
-}
-
-/** A window table kept by the primary: WindowTable's `take`, counted once for every process. */
-export class ProcessWindowTable {
-  constructor(
-    private readonly link: ProcessLink,
-    readonly name: string,
-    private readonly maxKeys: number,
-  ) {}
-
-  take(key: string | undefined, capacity: number, perMs: number, cost = 1): Promise<TakeResult> {
-    return this.link.take(this.name, this.maxKeys, key, capacity, perMs, cost);
   }
 }
 

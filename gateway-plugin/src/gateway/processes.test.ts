@@ -100,6 +100,7 @@ describe('the gateway in several processes', () => {
     const dir = tempDir();
     writeGateway(dir, gatewayConfig(port), [
       apiSpec('open', '/open', { disableRateLimit: false, globalRateLimit: { rate: 5, per: 60 } }),
+      apiSpec('wide', '/wide', { disableRateLimit: false, globalRateLimit: { rate: 1024, per: 60 } }),
       apiSpec('k', '/k', { keyless: false, standardAuth: true }),
     ]);
     const engine = await runTwo(dir, port, PROBE, `127.0.0.1:${servicePort}`);
@@ -113,7 +114,14 @@ describe('the gateway in several processes', () => {
       const byQuota = await burst(12, port, '/k/x', { authorization: quota });
       assert.deepEqual([count(byQuota, 200), count(byQuota, 403)], [4, 8]);
       assert.equal(pids([...open, ...byRate, ...byQuota]).size, 2, 'both processes admitted requests');
-      // 20 + 20 + 12 requests to APIs, whichever child each scrape lands on.
+      // A limit of 256 or more is leased to the processes in 1/256 shares: never more than the
+      // limit, at most a share per process fewer (4 units each here).
+      const wide: Reply[] = [];
+      for (let i = 0; i < 22; i++) wide.push(...(await burst(50, port, '/wide/x')));
+      const admitted = count(wide, 200);
+      assert.ok(admitted <= 1024 && admitted >= 1024 - 2 * 4, `admitted ${admitted} of 1,100 under a limit of 1,024`);
+      assert.equal(pids(wide).size, 2, 'both processes admitted requests');
+      // 20 + 20 + 12 + 1,100 requests to APIs, whichever child each scrape lands on.
       for (let i = 0; i < 3; i++) {
         const m = await call(servicePort, 'GET', '/metrics');
         assert.equal(m.status, 200, m.body);
@@ -121,7 +129,7 @@ describe('the gateway in several processes', () => {
           .split('\n')
           .filter((l) => /^svc_input_received\{/.test(l))
           .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
-        assert.equal(sum, 52, m.body);
+        assert.equal(sum, 1152, m.body);
       }
     } finally {
       assert.equal(await engine.stop(), 0, engine.log());
