@@ -372,7 +372,15 @@ export async function openSqlConnection(conf: SqlConnectionConfig, what: string,
   const inits = initStatements(conf);
   let conn: SqlConnection;
   if (conf.driver === 'sqlite') {
-    const lib = await import('better-sqlite3');
+    // An optional dependency: it builds SQLite from source where no prebuilt binary can be had,
+    // so an install without a compiler goes on without it.
+    const lib = await import('better-sqlite3').catch((err: unknown) => {
+      throw new SvcError(
+        ErrorCode.ConfigLint,
+        `${what}: the sqlite driver needs better-sqlite3, an optional dependency of @svc/plugins that is not installed here (npm install better-sqlite3): ${errorMessage(err)}`,
+        { cause: err },
+      );
+    });
     try {
       conn = new SqliteConnection(lib.default, conf.dsn);
     } catch (err) {
