@@ -146,7 +146,12 @@ async function syncRow(n) {
     const { id } = (await rest(h.base, 'POST', '/api/sync/', { key: h.key })).body;
     let state;
     for (;;) {
-      state = Object.values((await rest(h.base, 'GET', `/api/sync/${id}/`, { key: h.key })).body.agents)[0];
+      // A kept-alive connection the hub closed while PGlite held its thread (a large apply) is reset: asked again.
+      const p = await rest(h.base, 'GET', `/api/sync/${id}/`, { key: h.key }).catch((err) => {
+        if (err?.cause?.code === 'ECONNRESET') return undefined;
+        throw err;
+      });
+      state = p && Object.values(p.body.agents)[0];
       if (state?.state === 'complete' || state?.state === 'failed') break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -221,7 +226,12 @@ async function timedResync(h) {
   if (agents !== 1) throw new Error(`the ReSync reached ${agents} agents, not the one started`);
   let state;
   for (;;) {
-    state = Object.values((await rest(h.base, 'GET', `/api/sync/${id}/`, { key: h.key })).body.agents)[0];
+    // A kept-alive connection the hub closed while PGlite held its thread (a large apply) is reset: asked again.
+    const p = await rest(h.base, 'GET', `/api/sync/${id}/`, { key: h.key }).catch((err) => {
+      if (err?.cause?.code === 'ECONNRESET') return undefined;
+      throw err;
+    });
+    state = p && Object.values(p.body.agents)[0];
     if (state?.state === 'complete' || state?.state === 'failed') break;
     if (Number(process.hrtime.bigint() - t0) > 600e9) throw new Error('the sync did not complete within 10 minutes');
     await new Promise((r) => setTimeout(r, 20));
@@ -286,7 +296,9 @@ export async function tykSyncRow(n) {
       if (a.status === 'ACTIVE') break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const seconds = await timedResync(h);
+    const seconds = await timedResync(h).catch((err) => {
+      throw new Error(`${err.message}; the hub said:\n${h.hub.out().slice(-3000)}\nthe agent said:\n${agent.out().slice(-3000)}`);
+    });
     if (process.env.BENCH_DEBUG) process.stderr.write(`${h.hub.out()}\n${agent.out()}\n`);
     const history = (await rest(h.base, 'GET', '/api/syncs/', { key: h.key })).body[0];
     if (history?.added !== n) throw new Error(`the hub did not record ${n} added APIs: ${JSON.stringify(history)}`);

@@ -11,7 +11,8 @@
  * stream it came on ends (RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED), so the agent stops waiting for
  * acks, reconnects and is asked again.
  * A database error is logged and answered UNAVAILABLE, so the agent retries; it is never
- * mistaken for a refused token.
+ * mistaken for a refused token. A sync the database could not store ends its stream the same way
+ * (the agent reconnects and runs it again). Every sync applied or failed goes to the history.
  */
 import { randomUUID } from 'node:crypto';
 import { grpc, LICENSE, AUTHORIZATION, type AgentMessage, type Heartbeat, type HeartbeatAck, type HubMessage } from '../wire/governance-wire.js';
@@ -248,6 +249,9 @@ export class AgentStreams {
         this.progress(sync_id, c, 'failed', 0, errorMessage(err));
         this.log.error(`agent ${c.name}: sync ${sync_id} could not be stored: ${errorMessage(err)}`);
         this.recordFailure(agent, meta, `the hub could not store the sync: ${errorMessage(err)}`);
+        // The agent would wait for this sync's ack for ever (and run no other, scheduled ones
+        // included): its stream ends, it reconnects and runs the sync again.
+        refuse(call, grpc.status.UNAVAILABLE, `sync ${sync_id} could not be stored (the hub's database failed): it runs again once the agent reconnects`);
       }
       return;
     }
