@@ -11,6 +11,7 @@
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are. --xff1 / --xff3 set
 // http_server_options.xff_depth in both configs.
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -132,6 +133,12 @@ const defs = (ext) => ({
     d[ext].server.listenPath = { value: '/d/', strip: true };
     return d;
   })(),
+  hm: classic('hm', {
+    use_keyless: false,
+    enable_signature_checking: true,
+    hmac_allowed_algorithms: ['hmac-sha1', 'hmac-sha256'],
+    hmac_allowed_clock_skew: 5000,
+  }),
   tf: classic(
     'tf',
     { enable_context_vars: true },
@@ -641,6 +648,25 @@ const defs = (ext) => ({
     { middleware: { global: { requestSizeLimit: { enabled: true, value: 5 } }, operations: { a: { requestSizeLimit: { enabled: true, value: 2 } } } } },
   ),
 });
+/**
+ * Headers of an HMAC-signed request (Tyk's HTTPSignatureValidationMiddleware), worked out when the
+ * request is sent (its Date is now): key `alice`, secret `sekret` unless told.
+ */
+const sign =
+  ({ alg = 'hmac-sha1', hs = ['date'], key = 'alice', secret = 'sekret', extra = {}, date, aux = false, lower = false, fields } = {}) =>
+  (method, path) => {
+    const h = { ...(date === null ? {} : { date: date ?? new Date().toUTCString() }), ...(aux ? { 'x-aux-date': new Date().toUTCString() } : {}), ...extra };
+    const line = (n) =>
+      n === '(request-target)'
+        ? `(request-target): ${method.toLowerCase()} ${path.split('?')[0]}`
+        : n === 'date' && h['x-aux-date']
+          ? `x-aux-date: ${h['x-aux-date']}`
+          : `${n}: ${h[n] ?? ''}`;
+    const algo = { 'hmac-sha256': 'sha256', 'hmac-sha512': 'sha512' }[alg] ?? 'sha1';
+    let sig = encodeURIComponent(createHmac(algo, secret).update(hs.map(line).join('\n')).digest('base64'));
+    if (lower) sig = sig.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
+    return { ...h, authorization: fields ?? `Signature keyId="${key}",algorithm="${alg}",headers="${hs.join(' ')}",signature="${sig}"` };
+  };
 const J = { 'content-type': 'application/json' };
 const cases = [
   ['GET', '/allow/x'],
@@ -907,6 +933,18 @@ const cases = [
   ['GET', '/d/x'],
   ['GET', '/dd/x', { host: 'elsewhere.example' }],
   ['GET', '/allow/x', { host: 'a.example' }],
+  ['GET', '/hm/x'],
+  ['GET', '/hm/x', sign()],
+  ['GET', '/hm/x?q=1', sign({ alg: 'hmac-sha256', hs: ['(request-target)', 'date', 'x-extra'], extra: { 'x-extra': 'v' } })],
+  ['GET', '/hm/x', sign({ secret: 'wrong' })],
+  ['GET', '/hm/x', sign({ key: 'nobody' })],
+  ['GET', '/hm/x', sign({ alg: 'hmac-sha512' })],
+  ['GET', '/hm/x', sign({ hs: ['x-extra'], extra: { 'x-extra': 'v' }, date: null })],
+  ['GET', '/hm/x', sign({ date: 'Mon, 01 Jan 2001 00:00:00 GMT' })],
+  ['GET', '/hm/x', sign({ date: 'garbage', aux: true })],
+  ['GET', '/hm/x', sign({ lower: true })],
+  ['GET', '/hm/x', sign({ fields: 'Signature keyId="alice",foo="x"' })],
+  ['GET', '/hm/x', sign({ fields: 'keyId="alice",signature="x' })],
   ['GET', '/vbase/x'],
   ['GET', '/vbase/x', { 'x-api-version': 'v1' }],
   ['GET', '/vbase/x', { 'x-api-version': 'v2' }],
@@ -927,7 +965,8 @@ const cases = [
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;
-function call(port, [method, path, headers = {}, body, chunked]) {
+function call(port, [method, path, given = {}, body, chunked]) {
+  const headers = typeof given === 'function' ? given(method, path) : given;
   return new Promise((resolve) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
       const c = [];
@@ -1069,7 +1108,12 @@ for (const [port, prefix] of [
         per: 1,
         quota_max: -1,
         basic_auth_data: { password: 'pw' },
-        access_rights: { basic: { api_id: 'basic', api_name: 'basic', versions: ['Default'] } },
+        hmac_enabled: true,
+        hmac_string: 'sekret',
+        access_rights: {
+          basic: { api_id: 'basic', api_name: 'basic', versions: ['Default'] },
+          hm: { api_id: 'hm', api_name: 'hm', versions: ['Default'] },
+        },
       }),
     );
   });
@@ -1088,7 +1132,7 @@ for (const c of cases) {
   const ok = t === s && tHit === sHit && tSeen === sSeen;
   if (ok) same++;
   console.log(
-    `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit}${tSeen ? `: ${tSeen}` : ''})\n   svc: ${s} (upstream ${sHit}${sSeen ? `: ${sSeen}` : ''})`,
+    `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${typeof c[2] === 'function' ? '(signed now)' : JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit}${tSeen ? `: ${tSeen}` : ''})\n   svc: ${s} (upstream ${sHit}${sSeen ? `: ${sSeen}` : ''})`,
   );
 }
 // The management API's classic form of every API (GET /tyk/apis/{id}, GET /tyk/apis), classic and OAS alike.

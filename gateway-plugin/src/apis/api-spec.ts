@@ -363,6 +363,8 @@ export interface ApiSpec {
    * the user a key of the session store; `basic_auth.disable_caching` / `cache_ttl` (seconds, 0: 60).
    */
   basicAuth?: { disableCaching: boolean; cacheTtl: number };
+  /** `enable_signature_checking`: HMAC request signatures (auth/hmac-auth.ts), `hmac_allowed_algorithms` ([] = any), `hmac_allowed_clock_skew` (ms; 0 = any). */
+  hmac?: { allowedAlgorithms: string[]; clockSkewMs: number };
   /** `enable_jwt` / `use_jwt` / an enabled OAS JWT scheme. */
   jwt?: JwtSettings;
   credential: CredentialSource;

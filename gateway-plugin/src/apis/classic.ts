@@ -43,6 +43,9 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
   const keyless = root.bool('use_keyless');
   const jwtOn = root.bool('enable_jwt') || root.bool('use_jwt');
   const basicOn = !keyless && root.bool('use_basic_auth');
+  const hmacOn = !keyless && root.bool('enable_signature_checking');
+  if (hmacOn && (jwtOn || basicOn || root.bool('use_standard_auth')))
+    root.fail('enable_signature_checking', 'not supported: HMAC signatures together with another authentication method: remove the field or turn it off');
   const jwt = jwtOn ? jwtSettings(root) : undefined;
   const id = root.str('api_id') || fallbackId;
   if (id === '') root.fail('api_id', 'required (a non-empty string)');
@@ -71,10 +74,11 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
     // Tyk falls back to the auth token check when no other method is on (api_loader.go).
-    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn && !basicOn),
+    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn && !basicOn && !hmacOn),
     ...(jwt ? { jwt } : {}),
     ...(basicOn ? { basicAuth: basicAuthOf(root) } : {}),
-    credential: credentialSource(root, jwtOn ? 'jwt' : basicOn ? 'basic' : 'authToken'),
+    ...(hmacOn ? { hmac: { allowedAlgorithms: root.strings('hmac_allowed_algorithms'), clockSkewMs: root.count('hmac_allowed_clock_skew') } } : {}),
+    credential: credentialSource(root, jwtOn ? 'jwt' : basicOn ? 'basic' : hmacOn ? 'hmac' : 'authToken'),
     stripAuthData: root.bool('strip_auth_data'),
     enableContextVars: root.bool('enable_context_vars'),
     ...optional('cors', corsOf(root.obj('CORS'), CLASSIC_CORS)),
@@ -216,7 +220,7 @@ function jwtSettings(root: Fields): JwtSettings {
  * `authToken` for keys), else the deprecated `auth`; the header defaults to Authorization, and
  * an enabled query parameter or cookie without a name takes the header's name.
  */
-export function credentialSource(root: Fields, authType: 'jwt' | 'authToken' | 'basic'): CredentialSource {
+export function credentialSource(root: Fields, authType: 'jwt' | 'authToken' | 'basic' | 'hmac'): CredentialSource {
   const configs = root.obj('auth_configs');
   const config = configs?.obj(authType) ?? root.obj('auth');
   if (!config) return { header: 'Authorization', query: '', cookie: '' };

@@ -272,9 +272,9 @@ const CLASSIC: FieldTable = {
   jwt_scope_to_policy_mapping: implemented(),
   jwt_scope_claim_name: implemented(),
   notifications: ignored('OAuth notifications'),
-  enable_signature_checking: unsupported('HMAC request signature authentication'),
-  hmac_allowed_clock_skew: ignored('HMAC settings (only with enable_signature_checking, which is refused)'),
-  hmac_allowed_algorithms: ignored('HMAC settings (only with enable_signature_checking, which is refused)'),
+  enable_signature_checking: implemented(),
+  hmac_allowed_clock_skew: implemented(),
+  hmac_allowed_algorithms: implemented(),
   request_signing: unsupported('signing requests to the upstream', (v) => isObject(v) && v['is_enabled'] === true),
   base_identity_provided_by: ignored('the identity of several auth methods (one method is served)'),
   definition: implemented({

@@ -288,10 +288,10 @@ describe('fields svc does not implement', () => {
       assert.match(engine.log(), /basic\.json: basic_auth\.extract_from_body: not supported: basic auth credentials read from the body/);
       const posted = await call(port, 'POST', '/svc/apis', {
         headers: AUTH,
-        body: JSON.stringify({ api_id: 'hmac', use_keyless: false, enable_signature_checking: true, proxy: { listen_path: '/hmac/', target_url: target } }),
+        body: JSON.stringify({ api_id: 'oauth', use_keyless: false, use_oauth2: true, proxy: { listen_path: '/oauth/', target_url: target } }),
       });
       assert.equal(posted.status, 400, posted.body);
-      assert.match(posted.body, /enable_signature_checking: not supported: HMAC request signature authentication/);
+      assert.match(posted.body, /use_oauth2: not supported: OAuth 2\.0 authentication \(use_oauth2\)/);
     } finally {
       await engine.stop();
     }

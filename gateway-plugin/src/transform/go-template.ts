@@ -18,6 +18,7 @@
  * `<no value>`). Anything else (`define`, `template`, `block`, `break`, other functions) is an
  * error at load (`parseTemplate` throws), never a template served differently.
  */
+import { goString } from '../apis/go-shape.js';
 import { goFloat } from './json-schema.js';
 
 type Value = unknown;
@@ -410,16 +411,12 @@ function goJsonMarshal(v: Value): string {
   if (isObj(v))
     return `{${Object.keys(v)
       .sort()
-      .map((k) => `${escapeJson(k)}:${goJsonMarshal(v[k])}`)
+      .map((k) => `${goString(k)}:${goJsonMarshal(v[k])}`)
       .join(',')}}`;
-  if (typeof v === 'string') return escapeJson(v);
+  if (typeof v === 'string') return goString(v);
   if (typeof v === 'number') return goJsonNumber(v);
   if (v instanceof GoInt) return String(v.n);
   return String(v);
-}
-
-function escapeJson(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** encoding/json's float64: 'f' form, 'e' below 1e-6 or from 1e21 (`1e-07`, `1e+21`). */
