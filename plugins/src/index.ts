@@ -10,6 +10,7 @@ import './redis/index.js';
 import './kafka/index.js';
 import './amqp/index.js';
 import './aws/index.js';
+import './nats/index.js';
 import './avro/index.js';
 import './compress/index.js';
 import './jsonschema/index.js';
