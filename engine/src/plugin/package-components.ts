@@ -5,8 +5,8 @@ import type { ComponentKind } from '../config/component-config.js';
 export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<ComponentKind, readonly string[]>>>> = {
   '@svc/plugins': {
     cache: ['file', 'lru', 'memory', 'multilevel', 'redis', 'ttlru'],
-    input: ['amqp_0_9', 'aws_s3', 'aws_sqs', 'kafka', 'logbus', 'nats', 'nats_jetstream'],
-    output: ['amqp_0_9', 'aws_s3', 'aws_sns', 'aws_sqs', 'cache', 'kafka', 'logbus', 'nats', 'nats_jetstream'],
+    input: ['amqp_0_9', 'aws_s3', 'aws_sqs', 'kafka', 'kafka_franz', 'logbus', 'nats', 'nats_jetstream', 'redpanda'],
+    output: ['amqp_0_9', 'aws_s3', 'aws_sns', 'aws_sqs', 'cache', 'kafka', 'kafka_franz', 'logbus', 'nats', 'nats_jetstream', 'redpanda'],
     processor: ['avro', 'cache', 'cached', 'compress', 'decompress', 'dedupe', 'json_schema', 'rate_limit'],
     rate_limit: ['local', 'redis'],
     tracer: ['jaeger', 'open_telemetry_collector', 'tracer_a'],
