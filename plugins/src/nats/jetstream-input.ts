@@ -189,42 +189,52 @@ export class JetStreamInput implements Input {
       if (this.closed) return END_OF_INPUT;
       const s = this.session;
       if (!s?.alive) throw new NotConnectedError(`${this.dialer.component}: ${s ? `lost the connection: ${s.reason}` : 'not connected'}`);
-      const m = this.buffer.shift();
-      if (m) {
+      if (this.buffer.length > 0) {
+        // Everything waiting goes as one transaction (as amqp_0_9 here): a transaction per message
+        // costs more than the pull itself.
+        const taken = this.buffer;
+        this.buffer = [];
         this.wakeConsumer?.();
-        return this.transaction(m);
+        return this.transaction(taken);
       }
       await new Promise<void>((r) => (this.wakeReader = r));
       this.wakeReader = undefined;
     }
   }
 
-  private transaction(m: JsMsg): Transaction {
-    const meta: Record<string, MetaValue> = {};
-    headerMetadata(m.headers, meta);
-    const i = m.info;
-    meta.nats_subject = m.subject;
-    meta.nats_sequence_stream = String(i.streamSequence);
-    meta.nats_sequence_consumer = String(i.deliverySequence);
-    meta.nats_num_delivered = String(i.deliveryCount);
-    meta.nats_num_pending = String(i.pending);
-    meta.nats_domain = i.domain;
-    meta.nats_consumer = i.consumer;
-    meta.nats_timestamp_unix_nano = String(i.timestampNanos);
+  private transaction(msgs: JsMsg[]): Transaction {
+    const batch = new Array<Message>(msgs.length);
+    for (let k = 0; k < msgs.length; k++) {
+      const m = msgs[k]!;
+      const meta: Record<string, MetaValue> = {};
+      headerMetadata(m.headers, meta);
+      const i = m.info;
+      meta.nats_subject = m.subject;
+      meta.nats_sequence_stream = String(i.streamSequence);
+      meta.nats_sequence_consumer = String(i.deliverySequence);
+      meta.nats_num_delivered = String(i.deliveryCount);
+      meta.nats_num_pending = String(i.pending);
+      meta.nats_domain = i.domain;
+      meta.nats_consumer = i.consumer;
+      meta.nats_timestamp_unix_nano = String(i.timestampNanos);
+      batch[k] = new Message(Buffer.from(m.data), meta);
+    }
     this.outstanding++;
     let settled = false;
     return {
-      batch: [new Message(Buffer.from(m.data), meta)],
+      batch,
       ack: (err?: Error) => {
         if (settled) return;
         settled = true;
         this.outstanding--;
         try {
-          if (err) m.nak();
-          else m.ack();
+          for (const m of msgs) {
+            if (err) m.nak();
+            else m.ack();
+          }
         } catch (e) {
-          // The connection is gone: the server delivers the message again after ack_wait.
-          this.log.debug(`${this.dialer.component}: could not ${err ? 'nak' : 'ack'} a message: ${this.dialer.scrub(errorMessage(e))}`);
+          // The connection is gone: the server delivers the messages again after ack_wait.
+          this.log.debug(`${this.dialer.component}: could not ${err ? 'nak' : 'ack'} ${msgs.length} message(s): ${this.dialer.scrub(errorMessage(e))}`);
         }
       },
     };
@@ -255,7 +265,8 @@ registerInput('nats_jetstream', {
     'filter), the one named `queue` (inputs sharing it share the messages), an existing one (`bind`), or else an',
     'ephemeral consumer. `create_stream` creates `stream` for `subject` when it does not exist.',
     '',
-    'A message is acked once the output delivered it; a nack asks the server to deliver it again at once, and a',
+    'The messages waiting when the pipeline asks for more are read as one batch (at most `max_ack_pending`). A',
+    'message is acked once the output delivered it; a nack asks the server to deliver it again at once, and a',
     'message not acked within `ack_wait` (the process died) is delivered again by the server.',
     '',
     'Metadata: `nats_subject`, `nats_sequence_stream`, `nats_sequence_consumer`, `nats_num_delivered`,',
