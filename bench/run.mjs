@@ -45,6 +45,7 @@ const ALL = [
   'sql',
   'socket',
   'aws',
+  'nats',
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The real servers the tests talk to, on loopback: Prometheus and its Pushgateway, RabbitMQ,
 # Redis and PostgreSQL (Debian's packages), Kafka in KRaft mode (the broker's jars from Maven
-# Central, through scripts/kafka/pom.xml), moto's AWS server (PyPI, in a venv of its own), and Debian's chromium for the
+# Central, through scripts/kafka/pom.xml), moto's AWS server (PyPI, in a venv of its own), NATS with
+# JetStream (nats-server built from its Go module with the machine's Go), and Debian's chromium for the
 # hub's web page test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs),
 # starts what is not running, and is quick when everything is up already.
 #
@@ -19,6 +20,7 @@
 #   where a test puts a TCP proxy it can cut, to take the broker away from one client only)
 #   SVC_KAFKA_CONTROLLER_PORT=19093  SVC_RABBITMQ_PORT=5672  SVC_REDIS_PORT=6379
 #   SVC_POSTGRES_PORT=15432 (user svc, trust auth on loopback)  SVC_MOTO_PORT=15000
+#   SVC_NATS_PORT=14222 (JetStream on, its store under .services/nats)
 # Config, data, logs and pid files live under .services/ (gitignored).
 set -euo pipefail
 
@@ -38,6 +40,8 @@ REDIS_PORT="${SVC_REDIS_PORT:-6379}"
 POSTGRES_PORT="${SVC_POSTGRES_PORT:-15432}"
 MOTO_PORT="${SVC_MOTO_PORT:-15000}"
 MOTO_VERSION=5.1.22
+NATS_PORT="${SVC_NATS_PORT:-14222}"
+NATS_VERSION=v2.15.3
 READY_TIMEOUT="${SVC_READY_TIMEOUT:-90}"
 
 log() { printf 'services: %s\n' "$*" >&2; }
@@ -90,6 +94,7 @@ install() {
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   kafka_jars
   moto_venv
+  nats_server
 }
 
 # PostgreSQL's server binaries (Debian puts them under /usr/lib/postgresql/<major>/bin).
@@ -110,6 +115,21 @@ moto_venv() {
     log "could not install moto; see $DIR/moto/pip.log"; tail -n 20 "$DIR/moto/pip.log" >&2; return 1
   fi
   echo "$MOTO_VERSION" >"$venv/.version"
+}
+
+# nats-server, pinned, built once from its Go module (the module proxy) into .services/nats/bin.
+# Its go.mod names a newer patch toolchain than may be installed: GOTOOLCHAIN=local builds with the
+# machine's Go, which satisfies its `go` line.
+nats_server() {
+  local bin="$DIR/nats/bin"
+  if [ -x "$bin/nats-server" ] && [ "$(cat "$bin/.version" 2>/dev/null)" = "$NATS_VERSION" ]; then return 0; fi
+  if ! command -v go >/dev/null 2>&1; then log "need Go to build nats-server $NATS_VERSION (go install)"; return 1; fi
+  log "building nats-server $NATS_VERSION from its Go module into $bin"
+  mkdir -p "$bin"
+  if ! GOTOOLCHAIN=local GOBIN="$bin" GOFLAGS=-mod=mod go install "github.com/nats-io/nats-server/v2@$NATS_VERSION" >"$DIR/nats/build.log" 2>&1; then
+    log "could not build nats-server; see $DIR/nats/build.log"; tail -n 20 "$DIR/nats/build.log" >&2; return 1
+  fi
+  echo "$NATS_VERSION" >"$bin/.version"
 }
 
 # The broker's jars, fetched once: a second run finds them in .services/kafka/libs.
@@ -225,6 +245,7 @@ SVC_RABBITMQ_URL=amqp://guest:guest@$HOST:$RABBITMQ_PORT/
 SVC_REDIS_URL=redis://$HOST:$REDIS_PORT
 SVC_POSTGRES_URL=postgres://svc@$HOST:$POSTGRES_PORT/postgres
 SVC_MOTO_URL=http://$HOST:$MOTO_PORT
+SVC_NATS_URL=nats://$HOST:$NATS_PORT
 EOF
 }
 
@@ -373,15 +394,17 @@ up() {
   kafka_up
   postgres_up
   start moto port_open "$MOTO_PORT" -- "$DIR/moto/venv/bin/moto_server" -H "$HOST" -p "$MOTO_PORT"
+  mkdir -p "$DIR/nats/data"
+  start nats port_open "$NATS_PORT" -- "$DIR/nats/bin/nats-server" -a "$HOST" -p "$NATS_PORT" -js -sd "$DIR/nats/data"
   write_env
-  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT"
+  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT"
 }
 
 status() {
   local name url
   for pair in "prometheus ready http://$HOST:$PROM_PORT/-/ready" "pushgateway ready http://$HOST:$PUSH_PORT/-/ready" \
       "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT" \
-      "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT"; do
+      "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT" "nats port_open $NATS_PORT"; do
     read -r name check arg <<<"$pair"
     if pid="$(pid_of "$name")" && $check "$arg"; then echo "$name: running (pid $pid) at $arg"
     else echo "$name: not running"
@@ -391,7 +414,7 @@ status() {
 
 case "${1:-}" in
   up) up ;;
-  down) stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
+  down) stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
   status) status ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

@@ -11,6 +11,7 @@ import './sql/index.js';
 import './kafka/index.js';
 import './amqp/index.js';
 import './aws/index.js';
+import './nats/index.js';
 import './avro/index.js';
 import './compress/index.js';
 import './jsonschema/index.js';

@@ -19,6 +19,7 @@ const DEFAULTS: Record<string, string> = {
   SVC_REDIS_URL: 'redis://127.0.0.1:6379',
   SVC_POSTGRES_URL: 'postgres://svc@127.0.0.1:15432/postgres',
   SVC_MOTO_URL: 'http://127.0.0.1:15000',
+  SVC_NATS_URL: 'nats://127.0.0.1:14222',
 };
 
 function fromFile(): Record<string, string> {

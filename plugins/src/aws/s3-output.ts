@@ -24,7 +24,7 @@ import {
   type Output,
 } from '@svc/engine';
 import { metaText } from './attributes.js';
-import { throwFailures } from './batch-outcome.js';
+import { throwFailures } from '../batch-outcome.js';
 import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
 
 const STORAGE_CLASSES = ['STANDARD', 'REDUCED_REDUNDANCY', 'GLACIER', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'DEEP_ARCHIVE'] as const;

@@ -20,7 +20,7 @@ import {
   type Output,
 } from '@svc/engine';
 import { messageAttributes, metadataField } from './attributes.js';
-import { throwFailures } from './batch-outcome.js';
+import { throwFailures } from '../batch-outcome.js';
 import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
 
 export const snsOutputSpec = f.object({

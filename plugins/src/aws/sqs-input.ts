@@ -91,8 +91,11 @@ interface Handle {
 const RECEIVERS = 4;
 /** SQS takes at most ten entries per batch request. */
 const SQS_BATCH = 10;
-/** How long acks and nacks wait to be grouped into one request. */
-const FLUSH_MS = 50;
+/**
+ * How long acks and nacks wait to be grouped into one request (ten fill one at once). One second, as
+ * Benthos: a slow stream then sends one request per ten messages rather than one per message.
+ */
+const FLUSH_MS = 1000;
 /** How long `close()` waits for transactions in flight to be acked. */
 const CLOSE_DRAIN_MS = 10_000;
 

@@ -25,7 +25,7 @@ import {
   type Output,
 } from '@svc/engine';
 import { messageAttributes, metadataField } from './attributes.js';
-import { throwFailures } from './batch-outcome.js';
+import { throwFailures } from '../batch-outcome.js';
 import { RetryBackoff, retryFields } from './retry-fields.js';
 import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
 

@@ -180,7 +180,7 @@ export function fifoOutput(url: string): string {
     url: ${url}
     message_group_id: g\${! json("id") % 8 }
     message_deduplication_id: \${! json("id") }
-    batching: { count: 10, period: 50ms }
+    batching: { count: 10, period: 500ms }
 ${sessionYaml('    ')}`;
 }
 

@@ -1,5 +1,5 @@
 /**
- * How an `aws_*` output reports a batch it wrote message by message: nothing when every message
+ * How an output (aws_*, nats*) reports a batch it wrote message by message: nothing when every message
  * was delivered, the first error when none was, else a BatchError naming the failed ones so that
  * the runtime writes only those again (the delivered ones are not sent twice).
  */
