@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Generates, from the component specs, the component reference (docs/components/) and the table
 // the engine uses to name the package a config needs (engine/src/plugin/package-components.ts).
-// Usage: node scripts/components.mjs           write both
-//        node scripts/components.mjs --check   exit 1, naming the files, when either is not current
+// It also writes the README's list of every component by kind, linked to the reference (between
+// the README's `<!-- components -->` and `<!-- /components -->` lines).
+// Usage: node scripts/components.mjs           write them
+//        node scripts/components.mjs --check   exit 1, naming the files, when one is not current
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,9 @@ const engine = join(root, 'engine/dist/cli/main.js');
 const check = process.argv.includes('--check');
 const DOCS = join(root, 'docs/components');
 const TABLE = join(root, 'engine/src/plugin/package-components.ts');
+const README = join(root, 'README.md');
+const BEGIN = '<!-- components -->';
+const END = '<!-- /components -->';
 
 function engineRun(args) {
   // Run from an empty folder so that no config or plugin of the working directory is picked up.
@@ -49,14 +54,31 @@ ${body}
 `;
 }
 
+/** The README with its component list made from a generated index (docs/components/README.md). */
+function readmeWithIndex(index) {
+  const lines = [];
+  for (const section of index.split(/\n## /).slice(1)) {
+    const kind = section.split('\n')[0];
+    const names = [...section.matchAll(/^\| \[([^\]]+)\]\(([^)]+)\)/gm)].map(([, name, target]) => `[${name}](docs/components/${target})`);
+    lines.push(`- **${kind}** (${names.length}): ${names.join(', ')}`);
+  }
+  const readme = readFileSync(README, 'utf8');
+  const from = readme.indexOf(BEGIN);
+  const to = readme.indexOf(END);
+  if (from < 0 || to < from) throw new Error(`README.md has no ${BEGIN} ... ${END} block for the component list`);
+  return `${readme.slice(0, from + BEGIN.length)}\n${lines.join('\n')}\n${readme.slice(to)}`;
+}
+
 const out = check ? mkdtempSync(join(tmpdir(), 'svc-docs-')) : DOCS;
 if (!check) for (const f of existsSync(DOCS) ? readdirSync(DOCS) : []) if (f.endsWith('.md')) rmSync(join(DOCS, f));
 engineRun(['list', '--format', 'markdown', '--out', out]);
 // Formatted as the repository's Prettier config would (lint checks it).
 const table = await prettier.format(tableSource(), { ...(await prettier.resolveConfig(TABLE)), filepath: TABLE });
+const readme = readmeWithIndex(readFileSync(join(out, 'README.md'), 'utf8'));
 if (!check) {
   writeFileSync(TABLE, table);
-  console.log(`wrote ${DOCS} and ${TABLE}`);
+  writeFileSync(README, readme);
+  console.log(`wrote ${DOCS}, ${TABLE} and the component list of README.md`);
   process.exit(0);
 }
 const stale = [];
@@ -72,6 +94,7 @@ for (const f of new Set([...want, ...have])) {
   if (a !== b) stale.push(`docs/components/${f}`);
 }
 if (readFileSync(TABLE, 'utf8') !== table) stale.push('engine/src/plugin/package-components.ts');
+if (readFileSync(README, 'utf8') !== readme) stale.push("README.md's component list");
 rmSync(out, { recursive: true, force: true });
 if (stale.length > 0) {
   console.error(`not current (run node scripts/components.mjs and commit): ${stale.join(', ')}`);

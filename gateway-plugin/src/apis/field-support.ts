@@ -812,7 +812,7 @@ export function isKnownConfField(path: string): boolean {
   return false;
 }
 
-/** One object of a definition in the README's field table: its path and its fields by support. */
+/** One object of a definition in the gateway guide's field table: its path and its fields by support. */
 interface FieldGroup {
   path: string;
   implemented: string[];
@@ -833,9 +833,9 @@ function groups(table: FieldTable, path: string, out: FieldGroup[]): FieldGroup[
 }
 
 /**
- * The README's table of every field of a classic definition, an OAS `x-svc-api-gateway` extension
+ * The gateway guide's (docs/guide/gateway.md) table of every field of a classic definition, an OAS `x-svc-api-gateway` extension
  * and svc.conf, by object: implemented, ignored (harmless; warned once) or refused at load when
- * turned on. The test of this file checks the README carries exactly this text.
+ * turned on. The test of this file checks the guide carries exactly this text.
  */
 export function fieldSupportTable(): string {
   const code = (names: string[]): string => names.map((n) => `\`${n}\``).join(', ');

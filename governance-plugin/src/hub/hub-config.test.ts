@@ -18,10 +18,10 @@ const write = (text: string) => {
 };
 
 describe('hub.yaml', () => {
-  it("loads the README's hub.yaml and configs/governance/hub.yaml, paths relative to the file", async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const block = /```yaml\n(# hub\.yaml\n[\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(block, "the README's hub.yaml block");
+  it("loads the governance guide's hub.yaml and configs/governance/hub.yaml, paths relative to the file", async () => {
+    const guide = readFileSync(join(ROOT, 'docs/guide/governance.md'), 'utf8');
+    const block = /```yaml\n(# hub\.yaml\n[\s\S]*?)```/.exec(guide)?.[1];
+    assert.ok(block, "the governance guide's hub.yaml block");
     const file = write(block);
     assert.deepEqual(await loadHubConfig(file), {
       httpAddress: '127.0.0.1:8181',
