@@ -19,7 +19,7 @@ import { tykPeer } from './peers.mjs';
 
 const CONNECTIONS = 32;
 const REPLY = JSON.stringify({ ok: true, service: 'upstream' });
-const HMAC_SECRET = 'svc-bench-hmac-secret';
+export const HMAC_SECRET = 'svc-bench-hmac-secret';
 /** The Redis databases Tyk's peers keep their keys in (Tyk cannot run without Redis), and svc's with the rolling limiter. */
 const TYK_REDIS_DB = 9;
 const TYK_ROLLING_REDIS_DB = 10;
@@ -69,7 +69,7 @@ const SHAPED_HEADERS = { 'X-Api-Version': 'v1', Origin: 'https://app.example' };
 
 const b64url = (v) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 
-function token(alg, key) {
+export function token(alg, key) {
   const head = `${b64url({ alg, typ: 'JWT' })}.${b64url({ sub: 'bench-user', exp: Math.floor(Date.now() / 1000) + 86400 })}`;
   const sig = alg === 'HS256' ? createHmac('sha256', key).update(head).digest() : createSign('RSA-SHA256').update(head).sign(key);
   return `${head}.${sig.toString('base64url')}`;
@@ -77,7 +77,7 @@ function token(alg, key) {
 
 /** The three APIs as classic definitions: Tyk and svc load the same files. */
 /** `context`: the context variable prefix, svc's `svc_context` or Tyk's `tyk_context` (svc's rename, docs/spec/gateway.md). */
-function apiDefinitions(upstream, rsaPublicPem, context) {
+export function apiDefinitions(upstream, rsaPublicPem, context) {
   const base = (id, extra) => ({
     api_id: id,
     name: id,
@@ -177,7 +177,7 @@ const POLICIES = {
 };
 
 /** A gateway's config folder: the gateway config file, apps/ and policies.json. */
-function gatewayFolder(name, conf, apis) {
+export function gatewayFolder(name, conf, apis) {
   const dir = join(DATA, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'apps'), { recursive: true });
@@ -294,7 +294,7 @@ export async function run({ quick = false } = {}) {
         `http: { enabled: false }
 logger: { level: WARN }
 input:
-  api_gateway: { conf: ${file} }
+  api_gateway: { conf: ${file}, processes: 1 }
 pipeline:
   threads: 1
   processors:

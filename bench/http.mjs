@@ -67,11 +67,12 @@ function start(args, bin = process.execPath, cwd = undefined) {
   return { child, stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGINT')))) };
 }
 
-/** CPU ms (user + system) a process has used so far (Linux; undefined elsewhere). */
+/** CPU ms (user + system) a process and its children (an engine's processes) have used so far (Linux; undefined elsewhere). */
 function cpuMs(pid) {
   try {
     const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    return (Number(f[11]) + Number(f[12])) * 10 + children.reduce((n, c) => n + (cpuMs(Number(c)) ?? 0), 0);
   } catch {
     return undefined;
   }
@@ -111,15 +112,18 @@ export async function run({ quick = false } = {}) {
   // 1. http_server → drop against a bare server (and Benthos on the same YAML), interleaved.
   const barePort = await freePort();
   const bare = start(['-e', BARE(barePort, '')]);
-  const dropYaml = (port) => `http: { address: 127.0.0.1:${port} }
+  const dropYaml = (port, processes) => `http: { address: 127.0.0.1:${port} }
 logger: { level: WARN }
 input:
-  http_server: { path: /post }
+  http_server: { path: /post${processes === undefined ? '' : `, processes: ${processes}`} }
 output:
   drop: {}
 `;
   const enginePort = await freePort();
   const drop = start([ENGINE, '-c', config('http-drop', dropYaml(enginePort))]);
+  // The same stream in one process per core (issue 26): Benthos uses every core too.
+  const perCorePort = await freePort();
+  const perCore = start([ENGINE, '-c', config('http-drop-per-core', dropYaml(perCorePort, 0))]);
   const benthosBin = benthosBinary();
   const benthosPort = benthosBin ? await freePort() : 0;
   const benthos = benthosBin ? start(['-c', config('http-drop-benthos', dropYaml(benthosPort))], benthosBin) : undefined;
@@ -129,12 +133,15 @@ output:
   ];
   await waitReady(`http://127.0.0.1:${barePort}/`, bare.child);
   await waitReady(`http://127.0.0.1:${enginePort}/ping`, drop.child);
+  await waitReady(`http://127.0.0.1:${perCorePort}/ping`, perCore.child);
+  await new Promise((r) => setTimeout(r, 2000)); // every child serving
+  servers.push([`http://127.0.0.1:${perCorePort}/post`, perCore.child]);
   if (benthos) {
     await waitReady(`http://127.0.0.1:${benthosPort}/ping`, benthos.child);
     servers.push([`http://127.0.0.1:${benthosPort}/post`, benthos.child]);
   }
-  const [base, eng, peer] = await interleaved(servers, seconds, rounds);
-  await Promise.all([bare.stop(), drop.stop(), benthos?.stop()]);
+  const [base, eng, engPerCore, peer] = await interleaved(servers, seconds, rounds);
+  await Promise.all([bare.stop(), drop.stop(), perCore.stop(), benthos?.stop()]);
   rows.push({
     bench: `http_server → drop, ${CONNECTIONS} keep-alive connections, ${BODY.length}-byte POSTs`,
     result: show(eng),
@@ -151,6 +158,14 @@ output:
       ratio: eng.rps / peer.rps,
       target: '≥ 1.00× req/s, p99 ≤ Benthos',
       pass: eng.rps / peer.rps >= 1 && eng.p99 <= peer.p99,
+    });
+    rows.push({
+      bench: `http_server → drop, processes: 0 (one per core) vs Benthos (same YAML otherwise), ${CONNECTIONS} connections`,
+      result: show(engPerCore),
+      baseline: `Benthos ${show(peer)}`,
+      ratio: engPerCore.rps / peer.rps,
+      target: '≥ 1.00× req/s, p99 ≤ 1.20× Benthos',
+      pass: engPerCore.rps / peer.rps >= 1 && engPerCore.p99 <= 1.2 * peer.p99,
     });
   }
 

@@ -4,7 +4,7 @@
 // hand from such files).
 //   npm run bench                 all of them
 //   node bench/run.mjs --quick    smaller inputs, for a quick look
-//   node bench/run.mjs NAME...    only these (generate-drop, stdin-stdout, threads-cpu, memory, mapping, http, metrics, kafka, amqp, avro, ratelimit, cache, flow, http-body-memory, streams, config-lint, router, gateway, gateway-origins, gateway-checks, gateway-traffic, gateway-validation, governance, file-scanners, aws, nats)
+//   node bench/run.mjs NAME...    only these (the names in ALL below)
 // generate-drop, stdin-stdout, threads-cpu, mapping and http also run Benthos on the same YAML
 // (bench/peers.mjs: built once with Go into $SVC_PEERS, default /tmp/peers; GO=none skips it).
 // gateway runs Tyk Gateway v5.14.0 beside the svc gateway (built the same way, once; needs Redis and wrk).
@@ -33,12 +33,17 @@ const ALL = [
   'config-lint',
   'router',
   'gateway',
+  'gateway-processes',
   'gateway-origins',
   'gateway-checks',
   'gateway-traffic',
   'gateway-validation',
   'governance',
+  'governance-tyk',
   'file-scanners',
+  'redis',
+  'sql',
+  'socket',
   'aws',
   'nats',
 ];

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as prettier from 'prettier';
 
 const root = new URL('..', import.meta.url).pathname;
 const engine = join(root, 'engine/dist/cli/main.js');
@@ -51,7 +52,8 @@ ${body}
 const out = check ? mkdtempSync(join(tmpdir(), 'svc-docs-')) : DOCS;
 if (!check) for (const f of existsSync(DOCS) ? readdirSync(DOCS) : []) if (f.endsWith('.md')) rmSync(join(DOCS, f));
 engineRun(['list', '--format', 'markdown', '--out', out]);
-const table = tableSource();
+// Formatted as the repository's Prettier config would (lint checks it).
+const table = await prettier.format(tableSource(), { ...(await prettier.resolveConfig(TABLE)), filepath: TABLE });
 if (!check) {
   writeFileSync(TABLE, table);
   console.log(`wrote ${DOCS} and ${TABLE}`);

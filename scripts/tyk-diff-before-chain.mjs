@@ -11,6 +11,7 @@
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are. --xff1 / --xff3 set
 // http_server_options.xff_depth in both configs.
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -24,16 +25,23 @@ const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 14);
 const seen = [];
 /** Request headers the upstream reports back (x-up-* and those a case names), for cases that compare them. */
 const up = http.createServer((req, res) => {
-  req.resume();
+  const body = [];
+  req.on('data', (c) => body.push(c));
   req.on('end', () => {
     const shown = Object.entries(req.headers)
       .filter(([k]) => /^(x-ver|x-api-version|x-add|x-remove|x-keep|x-ctx|x-meta|x-secret|x-forwarded-proto)/.test(k))
       .map(([k, v]) => `${k}=${v}`)
       .sort()
       .join(' ');
-    seen.push(`${req.method} ${req.url}${shown ? ` [${shown}]` : ''}`);
+    const got = Buffer.concat(body).toString();
+    seen.push(`${req.method} ${req.url}${shown ? ` [${shown}]` : ''}${got ? ` body=${got}` : ''}`);
     res.setHeader('x-up', '1');
     res.setHeader('x-up2', '2');
+    // Paths with "json" answer JSON (for the response body transforms).
+    if (req.url.includes('json')) {
+      res.setHeader('content-type', 'application/json');
+      return res.end('{"a":"x<y","list":[1,2.5,"s"],"n":null,"big":1000000,"o":{"k":"v"}}');
+    }
     res.end('up');
   });
 });
@@ -65,6 +73,8 @@ const versioned = (id, definition, versions, more = {}, data = {}) => ({
   },
   ...more,
 });
+/** A path parameter. */
+const P = (name) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const R = { responses: { 200: { description: 'ok' } } };
 const oas = (ext, id, paths = {}, ops = {}) => ({
   openapi: '3.0.3',
@@ -92,7 +102,69 @@ const SCHEMA = {
     price: { type: 'number', maximum: 1000000 },
   },
 };
+/** A Go template as a classic blob (base64), its context and metadata fields named for the gateway (`_tyk_*` / `_svc_*`). */
+const blob = (ext, text) => {
+  const p = ext.includes('svc') ? 'svc' : 'tyk';
+  return Buffer.from(text.replaceAll('_P_', `_${p}_`).replaceAll('$P_', `$${p}_`)).toString('base64');
+};
+const REQUEST_TEMPLATE =
+  '{"user": "{{.name}}", "n": {{.n}}, "tags": [{{range $i, $t := .tags}}{{if $i}},{{end}}"{{$t}}"{{end}}], "path": "{{._P_context.path}}", ' +
+  '"arr": "{{.array}}", "meta": "{{._P_meta.who}}", "lit": "$P_context.path", "h": "$P_context.headers_X_Keep", {{- /* c */ -}} "m": "{{.m}}", "up": "{{upper (default "none" .name)}}"}';
+const RESPONSE_TEMPLATE =
+  '{{.a}}|{{len .list}}|{{.n}}|{{.missing}}|{{jsonMarshal .list}}|{{.big}}|{{range $k, $v := .o}}{{$k}}={{$v}}{{end}}|{{printf "%v-%d" .big (len .a)}}';
+const transformEntry = (ext, path, method, text, more = {}) => ({
+  path,
+  method,
+  template_data: { input_type: 'json', template_mode: 'blob', template_source: blob(ext, text), enable_session: false, ...more },
+});
 const defs = (ext) => ({
+  dom1: { ...classic('dom1', { domain: 'a.example' }), proxy: { listen_path: '/d/', target_url: `${target}/dom1`, strip_listen_path: true } },
+  dom2: { ...classic('dom2', { domain: '{sub}.b.example' }), proxy: { listen_path: '/d/', target_url: `${target}/dom2`, strip_listen_path: true } },
+  dom3: { ...classic('dom3'), proxy: { listen_path: '/d/', target_url: `${target}/dom3`, strip_listen_path: true } },
+  dom4: {
+    ...classic('dom4', { domain: 'off.example', domain_disabled: true }),
+    proxy: { listen_path: '/dd/', target_url: `${target}/dom4`, strip_listen_path: true },
+  },
+  dom5: { ...classic('dom5', { domain: 'p.example:8080' }), proxy: { listen_path: '/d/', target_url: `${target}/dom5`, strip_listen_path: true } },
+  dom6: { ...classic('dom6', { domain: '{n:[0-9]+}.c.example' }), proxy: { listen_path: '/d/', target_url: `${target}/dom6`, strip_listen_path: true } },
+  oasdom: (() => {
+    const d = oas(ext, 'oasdom', {}, { server: { customDomain: { enabled: true, name: 'o.example' } } });
+    d[ext].upstream.url = `${target}/oasdom`;
+    d[ext].server.listenPath = { value: '/d/', strip: true };
+    return d;
+  })(),
+  hm: classic('hm', {
+    use_keyless: false,
+    enable_signature_checking: true,
+    hmac_allowed_algorithms: ['hmac-sha1', 'hmac-sha256'],
+    hmac_allowed_clock_skew: 5000,
+  }),
+  tf: classic(
+    'tf',
+    { enable_context_vars: true },
+    {
+      transform: [
+        transformEntry(ext, '/t', 'POST', REQUEST_TEMPLATE),
+        transformEntry(ext, '/bad', 'POST', 'x{{.a.b}}'),
+        { ...transformEntry(ext, '/off', 'POST', 'off'), disabled: true },
+      ],
+      transform_response: [transformEntry(ext, '/jsonr', 'GET', RESPONSE_TEMPLATE), transformEntry(ext, '/jsonbad', 'GET', 'x{{.a.b}}y')],
+    },
+  ),
+  tfnoctx: classic('tfnoctx', {}, { transform: [transformEntry(ext, '/t', 'POST', '[{{._P_context.path}}]')] }),
+  oastf: oas(
+    ext,
+    'oastf',
+    { '/t': { post: { operationId: 't' } }, '/jsonr': { get: { operationId: 'r' } } },
+    {
+      middleware: {
+        operations: {
+          t: { transformRequestBody: { enabled: true, format: 'json', body: blob(ext, '{"got": "{{.name}}"}') } },
+          r: { transformResponseBody: { enabled: true, format: 'json', body: blob(ext, '{{.a}}/{{len .list}}') } },
+        },
+      },
+    },
+  ),
   allow: classic('allow', { enable_ip_whitelisting: true, allowed_ips: ['10.9.9.9', '192.168.0.0/16'] }),
   quirk: classic('quirk', { enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'] }),
   off: classic('off', { enable_ip_whitelisting: false, allowed_ips: ['10.9.9.9'], ip_access_control_disabled: true }),
@@ -422,6 +494,153 @@ const defs = (ext) => ({
       },
     },
   ),
+  oasjwt: {
+    ...oas(
+      ext,
+      'oasjwt',
+      { '/a': { get: { operationId: 'a' } } },
+      {
+        server: {
+          authentication: {
+            enabled: true,
+            stripAuthorizationData: true,
+            securitySchemes: {
+              jwt: {
+                enabled: true,
+                header: { enabled: true, name: 'Authorization' },
+                query: { enabled: true, name: 'jwt' },
+                source: Buffer.from('secret-secret-secret').toString('base64'),
+                signingMethod: 'hmac',
+                identityBaseField: 'sub',
+                policyFieldName: 'pol',
+                defaultPolicies: ['p1'],
+                issuedAtValidationSkew: 2,
+                scopes: { claimName: 'scope', scopeToPolicyMapping: [{ scope: 'read', policyId: 'p1' }] },
+              },
+            },
+          },
+        },
+      },
+    ),
+    security: [{ jwt: [] }],
+    components: { securitySchemes: { jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+  },
+  oaskey: {
+    ...oas(
+      ext,
+      'oaskey',
+      {},
+      {
+        server: {
+          authentication: {
+            enabled: true,
+            securitySchemes: { key: { enabled: true, query: { enabled: true, name: 'k' }, cookie: { enabled: false, name: 'c' } } },
+          },
+        },
+      },
+    ),
+    security: [{ key: [] }],
+  },
+  oasmix: oas(
+    ext,
+    'oasmix',
+    {
+      '/a': { get: { operationId: 'a' } },
+      '/a/{id}': { get: { operationId: 'aid', parameters: [P('id')] }, post: { operationId: 'aidpost', parameters: [P('id')] } },
+      '/b/c': { put: { operationId: 'bc' } },
+      '/a{x}': { get: { operationId: 'ax', parameters: [P('x')] } },
+    },
+    {
+      server: { listenPath: { value: '/oasmix/', strip: false } },
+      middleware: {
+        global: {
+          cors: { enabled: true, allowedOrigins: ['https://a.example'], allowedMethods: ['GET'], maxAge: 5, allowCredentials: true, exposedHeaders: ['x-e'] },
+          contextVariables: { enabled: true },
+          ignoreCase: { enabled: true },
+          skipRateLimit: true,
+          requestSizeLimit: { enabled: false, value: 100 },
+        },
+        operations: {
+          a: { rateLimit: { enabled: true, rate: 5, per: '1m30s' }, block: { enabled: false, ignoreCase: true } },
+          aid: {
+            urlRewrite: {
+              enabled: true,
+              pattern: '/a/(.*)',
+              rewriteTo: '/z/$1',
+              triggers: [
+                {
+                  condition: 'any',
+                  rewriteTo: '/t',
+                  rules: [
+                    { in: 'header', name: 'X-T', pattern: 'y', negate: false },
+                    { in: 'query', name: 'q', pattern: '1', negate: true },
+                  ],
+                },
+              ],
+            },
+          },
+          aidpost: { allow: { enabled: true } },
+          bc: { transformRequestMethod: { enabled: true, toMethod: 'POST' }, requestSizeLimit: { enabled: true, value: 7 } },
+          ax: { internal: { enabled: false } },
+        },
+      },
+    },
+  ),
+  oasrate: (() => {
+    const d = oas(ext, 'oasrate', {});
+    d[ext].upstream = { url: target, rateLimit: { enabled: true, rate: 100, per: '1s' }, preserveHostHeader: { enabled: true } };
+    d[ext].info.state.active = false;
+    return d;
+  })(),
+  vbase: {
+    ...classic('vbase'),
+    definition: {
+      enabled: true,
+      name: 'v1',
+      default: 'v1',
+      location: 'header',
+      key: 'x-api-version',
+      strip_versioning_data: true,
+      versions: { v2: 'vchild', v3: 'missing' },
+    },
+  },
+  vchild: {
+    ...classic('vchild', { internal: true }, { black_list: [{ path: '/blocked', method: 'GET' }] }),
+    proxy: { listen_path: '/vchild/', target_url: `${target}/child`, strip_listen_path: true },
+  },
+  vbaseu: {
+    ...classic('vbaseu'),
+    proxy: { listen_path: '/vbaseu/', target_url: target, strip_listen_path: false },
+    definition: {
+      enabled: true,
+      name: 'v1',
+      default: 'self',
+      location: 'url',
+      strip_versioning_data: true,
+      fallback_to_default: true,
+      versions: { v2: 'vchild', v9: 'nothing' },
+    },
+  },
+  vbasenodef: { ...classic('vbasenodef'), definition: { enabled: true, name: 'v1', location: 'header', key: 'x-api-version', versions: { v2: 'vchild' } } },
+  oasvbase: (() => {
+    const d = oas(ext, 'oasvbase', {});
+    d[ext].info.versioning = {
+      enabled: true,
+      name: 'v1',
+      default: 'v1',
+      location: 'url-param',
+      key: 'ver',
+      versions: [{ name: 'v2', id: 'oasvchild' }],
+      stripVersioningData: true,
+    };
+    return d;
+  })(),
+  oasvchild: (() => {
+    const d = oas(ext, 'oasvchild', {});
+    d[ext].info.state.internal = true;
+    d[ext].upstream.url = `${target}/oaschild`;
+    return d;
+  })(),
   oassize: oas(
     ext,
     'oassize',
@@ -429,6 +648,25 @@ const defs = (ext) => ({
     { middleware: { global: { requestSizeLimit: { enabled: true, value: 5 } }, operations: { a: { requestSizeLimit: { enabled: true, value: 2 } } } } },
   ),
 });
+/**
+ * Headers of an HMAC-signed request (Tyk's HTTPSignatureValidationMiddleware), worked out when the
+ * request is sent (its Date is now): key `alice`, secret `sekret` unless told.
+ */
+const sign =
+  ({ alg = 'hmac-sha1', hs = ['date'], key = 'alice', secret = 'sekret', extra = {}, date, aux = false, lower = false, fields } = {}) =>
+  (method, path) => {
+    const h = { ...(date === null ? {} : { date: date ?? new Date().toUTCString() }), ...(aux ? { 'x-aux-date': new Date().toUTCString() } : {}), ...extra };
+    const line = (n) =>
+      n === '(request-target)'
+        ? `(request-target): ${method.toLowerCase()} ${path.split('?')[0]}`
+        : n === 'date' && h['x-aux-date']
+          ? `x-aux-date: ${h['x-aux-date']}`
+          : `${n}: ${h[n] ?? ''}`;
+    const algo = { 'hmac-sha256': 'sha256', 'hmac-sha512': 'sha512' }[alg] ?? 'sha1';
+    let sig = encodeURIComponent(createHmac(algo, secret).update(hs.map(line).join('\n')).digest('base64'));
+    if (lower) sig = sig.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
+    return { ...h, authorization: fields ?? `Signature keyId="${key}",algorithm="${alg}",headers="${hs.join(' ')}",signature="${sig}"` };
+  };
 const J = { 'content-type': 'application/json' };
 const cases = [
   ['GET', '/allow/x'],
@@ -670,16 +908,76 @@ const cases = [
   ['POST', '/oasvr/t', J, '{"z":1,"a":1}'],
   ['POST', '/oasvr/t', J, '{"a":true,"z":1}'],
   ['POST', '/oasvr/t', J, 'null'],
+  ['POST', '/tf/t', { ...J, 'x-keep': 'a b&c' }, '{"name":"ann","n":1000000,"tags":["a","b"],"m":{"z":1,"a":[true,null]}}'],
+  ['POST', '/tf/t?q=1', J, '[1,2]'],
+  ['POST', '/tf/t', J, ''],
+  ['POST', '/tf/t', J, 'not json'],
+  ['GET', '/tf/t'],
+  ['POST', '/tf/bad', J, '{"a":"s"}'],
+  ['GET', '/tf/jsonr'],
+  ['GET', '/tf/jsonr', { 'accept-encoding': 'gzip' }],
+  ['GET', '/tf/jsonbad'],
+  ['POST', '/tfnoctx/t', J, '{}'],
+  ['POST', '/oastf/t', J, '{"name":"o"}'],
+  ['GET', '/oastf/jsonr'],
+  ['GET', '/d/x', { host: 'a.example' }],
+  ['GET', '/d/x', { host: 'a.example:1234' }],
+  ['GET', '/d/x', { host: 'A.EXAMPLE' }],
+  ['GET', '/d/x', { host: 'x.b.example' }],
+  ['GET', '/d/x', { host: 'y.z.b.example' }],
+  ['GET', '/d/x', { host: 'p.example:8080' }],
+  ['GET', '/d/x', { host: 'p.example' }],
+  ['GET', '/d/x', { host: '12.c.example' }],
+  ['GET', '/d/x', { host: 'ab.c.example' }],
+  ['GET', '/d/x', { host: 'o.example' }],
+  ['GET', '/d/x'],
+  ['GET', '/dd/x', { host: 'elsewhere.example' }],
+  ['GET', '/allow/x', { host: 'a.example' }],
+  ['GET', '/hm/x'],
+  ['GET', '/hm/x', sign()],
+  ['GET', '/hm/x?q=1', sign({ alg: 'hmac-sha256', hs: ['(request-target)', 'date', 'x-extra'], extra: { 'x-extra': 'v' } })],
+  ['GET', '/hm/x', sign({ secret: 'wrong' })],
+  ['GET', '/hm/x', sign({ key: 'nobody' })],
+  ['GET', '/hm/x', sign({ alg: 'hmac-sha512' })],
+  ['GET', '/hm/x', sign({ hs: ['x-extra'], extra: { 'x-extra': 'v' }, date: null })],
+  ['GET', '/hm/x', sign({ date: 'Mon, 01 Jan 2001 00:00:00 GMT' })],
+  ['GET', '/hm/x', sign({ date: 'garbage', aux: true })],
+  ['GET', '/hm/x', sign({ lower: true })],
+  ['GET', '/hm/x', sign({ fields: 'Signature keyId="alice",foo="x"' })],
+  ['GET', '/hm/x', sign({ fields: 'keyId="alice",signature="x' })],
+  ['GET', '/vbase/x'],
+  ['GET', '/vbase/x', { 'x-api-version': 'v1' }],
+  ['GET', '/vbase/x', { 'x-api-version': 'v2' }],
+  ['GET', '/vbase/blocked', { 'x-api-version': 'v2' }],
+  ['GET', '/vbase/x', { 'x-api-version': 'v3' }],
+  ['GET', '/vbase/x', { 'x-api-version': 'v4' }],
+  ['GET', '/vchild/x'],
+  ['GET', '/vbaseu/v2/x'],
+  ['GET', '/vbaseu/v9/x'],
+  ['GET', '/vbaseu/x'],
+  ['GET', '/vbaseu/v1/x'],
+  ['GET', '/vbasenodef/x'],
+  ['GET', '/vbasenodef/x', { 'x-api-version': 'v2' }],
+  ['GET', '/oasvbase/x?ver=v2&a=1'],
+  ['GET', '/oasvbase/x?ver=v1'],
+  ['GET', '/oasvbase/x'],
+  ['GET', '/oasvchild/x'],
 ];
 /** Response headers compared (Tyk's names; svc's are the same with tyk → svc). */
 const SHOWN_RESPONSE = /^(x-tyk-api-expires|x-svc-api-expires|access-control-|vary|www-authenticate|x-mock|x-resp|x-up)/;
-function call(port, [method, path, headers = {}, body, chunked]) {
+function call(port, [method, path, given = {}, body, chunked]) {
+  const headers = typeof given === 'function' ? given(method, path) : given;
   return new Promise((resolve) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
       const c = [];
       res.on('data', (d) => c.push(d));
       const shown = Object.entries(res.headers)
-        .filter(([k]) => SHOWN_RESPONSE.test(k) || ((k === 'content-type' || k.startsWith('x-ratelimit')) && path.startsWith('/mk')))
+        .filter(
+          ([k]) =>
+            SHOWN_RESPONSE.test(k) ||
+            ((k === 'content-type' || k.startsWith('x-ratelimit')) && path.startsWith('/mk')) ||
+            (['content-type', 'content-length', 'content-encoding'].includes(k) && /tf\//.test(path)),
+        )
         .map(([k, v]) => `${k.replace('x-svc-', 'x-tyk-')}=${v}`)
         .sort()
         .join(' ');
@@ -711,6 +1009,7 @@ function folder(name, ext, conf) {
       app_path: join(dir, 'apps'),
       policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
       secrets: { mine: 'shh' },
+      enable_custom_domains: true,
       ...conf,
     }),
   );
@@ -809,7 +1108,12 @@ for (const [port, prefix] of [
         per: 1,
         quota_max: -1,
         basic_auth_data: { password: 'pw' },
-        access_rights: { basic: { api_id: 'basic', api_name: 'basic', versions: ['Default'] } },
+        hmac_enabled: true,
+        hmac_string: 'sekret',
+        access_rights: {
+          basic: { api_id: 'basic', api_name: 'basic', versions: ['Default'] },
+          hm: { api_id: 'hm', api_name: 'hm', versions: ['Default'] },
+        },
       }),
     );
   });
@@ -828,7 +1132,80 @@ for (const c of cases) {
   const ok = t === s && tHit === sHit && tSeen === sSeen;
   if (ok) same++;
   console.log(
-    `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit}${tSeen ? `: ${tSeen}` : ''})\n   svc: ${s} (upstream ${sHit}${sSeen ? `: ${sSeen}` : ''})`,
+    `${ok ? 'same' : 'DIFF'} ${c[0]} ${c[1]} ${typeof c[2] === 'function' ? '(signed now)' : JSON.stringify(c[2] ?? {})}${c[4] ? ' chunked' : ''}\n   tyk: ${t} (upstream ${tHit}${tSeen ? `: ${tSeen}` : ''})\n   svc: ${s} (upstream ${sHit}${sSeen ? `: ${sSeen}` : ''})`,
+  );
+}
+// The management API's classic form of every API (GET /tyk/apis/{id}, GET /tyk/apis), classic and OAS alike.
+const mgmt = (port, prefix, path) =>
+  new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'GET', path, headers: { [`x-${prefix}-authorization`]: 's' } }, (res) => {
+      let b = '';
+      res.on('data', (c) => (b += c));
+      // A blob template is base64 of its text, whose `_svc_` fields are Tyk's `_tyk_`.
+      const renamed = () =>
+        b
+          .replaceAll('svc://', 'tyk://')
+          .replaceAll('$svc_', '$tyk_')
+          .replace(
+            /"template_source":"([A-Za-z0-9+/=]*)"/g,
+            (_m, b64) =>
+              `"template_source":"${Buffer.from(Buffer.from(b64, 'base64').toString().replaceAll('_svc_', '_tyk_').replaceAll('$svc_', '$tyk_')).toString('base64')}"`,
+          );
+      res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']} ${renamed()}`));
+    });
+    req.on('error', (e) => resolve(e.message));
+    req.end();
+  });
+/** Where two JSON texts differ: the paths of the first few differing values. */
+function jsonDiff(a, b, at = '', out = []) {
+  if (out.length > 8) return out;
+  if (JSON.stringify(a) === JSON.stringify(b)) return out;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    if (!Array.isArray(a) && ka.join() !== kb.join())
+      out.push(
+        `${at}: keys tyk [${ka.filter((k) => !kb.includes(k))}] svc [${kb.filter((k) => !ka.includes(k))}]${ka.filter((k) => kb.includes(k)).join() !== kb.filter((k) => ka.includes(k)).join() ? ' (order)' : ''}`,
+      );
+    for (const k of ka) if (k in b) jsonDiff(a[k], b[k], `${at}.${k}`, out);
+    return out;
+  }
+  out.push(`${at}: tyk ${JSON.stringify(a)?.slice(0, 200)} svc ${JSON.stringify(b)?.slice(0, 200)}`);
+  return out;
+}
+const mgmtCases = [...Object.keys(defs('x')).map((id) => `/apis/${id}`), '/apis'];
+for (const path of mgmtCases) {
+  let t = await mgmt(tykPort, 'tyk', `/tyk${path}`);
+  let s = await mgmt(svcPort, 'svc', `/svc${path}`);
+  if (path === '/apis') {
+    // Tyk lists its APIs in Go's map order: compare them by id.
+    const sorted = (text) => {
+      const [status, type, ...body] = text.split(' ');
+      const list = JSON.parse(body.join(' '));
+      return `${status} ${type} ${JSON.stringify(list.sort((x, y) => (x.api_id < y.api_id ? -1 : 1)))}`;
+    };
+    t = sorted(t);
+    s = sorted(s);
+  }
+  if (process.env.DUMP_MANAGEMENT) {
+    mkdirSync(process.env.DUMP_MANAGEMENT, { recursive: true });
+    writeFileSync(join(process.env.DUMP_MANAGEMENT, `${path.replaceAll('/', '_')}.tyk`), t);
+    writeFileSync(join(process.env.DUMP_MANAGEMENT, `${path.replaceAll('/', '_')}.svc`), s);
+  }
+  const ok = t === s;
+  cases.push(['GET', `(management) ${path}`]);
+  if (ok) same++;
+  const head = (x) => x.split(' ').slice(0, 2).join(' ');
+  let detail = '';
+  if (!ok) {
+    try {
+      detail = jsonDiff(JSON.parse(t.split(' ').slice(2).join(' ')), JSON.parse(s.split(' ').slice(2).join(' '))).join('\n     ');
+    } catch {
+      detail = `tyk ${t.slice(0, 300)}\n     svc ${s.slice(0, 300)}`;
+    }
+  }
+  console.log(
+    `${ok ? 'same' : 'DIFF'} GET (management) ${path}${ok ? '' : `\n   tyk: ${head(t)} svc: ${head(s)}${t.length === s.length ? '' : ` (${t.length} vs ${s.length} chars)`}\n     ${detail}`}`,
   );
 }
 console.log(`${same} of ${cases.length} alike`);

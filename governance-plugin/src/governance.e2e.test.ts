@@ -10,39 +10,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { freePort, serviceAddress, waitFor } from '@svc/engine/testing';
+import { freePort, waitFor } from '@svc/engine/testing';
 import { startGateway, svcInstance, writeAgentYaml, writeHubYaml } from './testing/fixtures.js';
 import { adminKey, rest } from './testing/hub-client.js';
+import { cloudgwInstance, motoAccount, motoUrl, seedMoto } from './testing/moto.js';
 import { engine, type Proc } from './testing/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-governance-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const MOTO = serviceAddress('SVC_MOTO_URL');
-const REGION = 'eu-west-1';
-/** moto keeps accounts apart by access key id (12 digits): one of this run's own. */
-const ACCOUNT = String(100_000_000_000 + Math.floor(Math.random() * 800_000_000_000));
-
-async function seedMoto(): Promise<{ rest: string[]; http: string[] }> {
-  const [v1, v2] = await Promise.all([import('@aws-sdk/client-api-gateway'), import('@aws-sdk/client-apigatewayv2')]);
-  const conf = { region: REGION, endpoint: MOTO, credentials: { accessKeyId: ACCOUNT, secretAccessKey: 'moto-secret' } };
-  const restClient = new v1.APIGatewayClient(conf);
-  const httpClient = new v2.ApiGatewayV2Client(conf);
-  const out = { rest: [] as string[], http: [] as string[] };
-  for (const name of ['orders', 'billing', 'inventory']) {
-    const api = await restClient.send(new v1.CreateRestApiCommand({ name, description: `${name} REST API` }));
-    const root = (await restClient.send(new v1.GetResourcesCommand({ restApiId: api.id! }))).items![0]!;
-    const res = await restClient.send(new v1.CreateResourceCommand({ restApiId: api.id!, parentId: root.id!, pathPart: name }));
-    await restClient.send(new v1.PutMethodCommand({ restApiId: api.id!, resourceId: res.id!, httpMethod: 'GET', authorizationType: 'NONE' }));
-    await restClient.send(new v1.PutIntegrationCommand({ restApiId: api.id!, resourceId: res.id!, httpMethod: 'GET', type: 'MOCK' }));
-    await restClient.send(new v1.CreateDeploymentCommand({ restApiId: api.id!, stageName: 'prod' }));
-    out.rest.push(api.id!);
-  }
-  for (const name of ['events', 'webhooks']) out.http.push((await httpClient.send(new v2.CreateApiCommand({ Name: name, ProtocolType: 'HTTP' }))).ApiId!);
-  restClient.destroy();
-  httpClient.destroy();
-  return out;
-}
+const MOTO = motoUrl();
+const ACCOUNT = motoAccount();
 
 describe('governance end to end: hub, an svc agent and a cloudgw agent', () => {
   it('syncs every API into the repository, tracks agent status, and survives kill -9 of the hub', { timeout: 240_000 }, async () => {
@@ -50,7 +28,7 @@ describe('governance end to end: hub, an svc agent and a cloudgw agent', () => {
     const base = `http://127.0.0.1:${httpPort}`;
     const hubFile = writeHubYaml(dir, httpPort, grpcPort);
     const gateway = await startGateway(dir, gwPort);
-    const seeded = await seedMoto();
+    const seeded = await seedMoto(ACCOUNT, { rest: ['orders', 'billing', 'inventory'], http: ['events', 'webhooks'] });
 
     let hub: Proc = engine(['hub', '-c', hubFile], { cwd: dir });
     const oneTime = (await hub.waitFor(/admin password \(shown once; change it at first login\): (\S+)/))[1]!;
@@ -83,14 +61,9 @@ describe('governance end to end: hub, an svc agent and a cloudgw agent', () => {
     const agent = (name: string, probePort: number, instance: string, env?: NodeJS.ProcessEnv) =>
       engine(['agent', '-c', writeAgentYaml(dir, name, { grpcPort, token: agents[name]!.token, license, probePort, instance })], { cwd: dir, env });
     const a = agent('gateway-agent', probeA, svcInstance('local-gateway', gwPort));
-    const b = agent(
-      'aws-agent',
-      probeB,
-      `  - name: aws\n    type: cloudgw\n    config:\n      accessKeyId: "${ACCOUNT}"\n      accessKeySecret: moto-secret\n      region: ${REGION}`,
-      {
-        SVC_CLOUDGW_ENDPOINT: MOTO,
-      },
-    );
+    const b = agent('aws-agent', probeB, cloudgwInstance('aws', ACCOUNT), {
+      SVC_CLOUDGW_ENDPOINT: MOTO,
+    });
     for (const agent of [a, b]) await agent.waitFor(/waiting for sync requests/);
     // The governance spec's healthy start, in its order.
     const order = [

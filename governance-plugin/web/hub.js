@@ -31,18 +31,89 @@ async function loadApis() {
   $('apis').innerHTML = apis
     .map(
       (a) =>
-        `<tr><td>${text(a.name)}</td><td>${text(a.provider_name)} (${text(a.provider_type)})</td><td>${text(a.kind)}</td><td>${text(a.base_path)}</td><td>${text(agentNames[a.agent_id] || a.agent_id)}</td><td>${text(a.synced_at)}</td></tr>`,
+        `<tr><td><button class="link" data-api="${text(a.id)}">${text(a.name)}</button></td><td>${text(a.provider_name)} (${text(a.provider_type)})</td><td>${text(a.kind)}</td><td>${text(a.base_path)}</td><td>${text(agentNames[a.agent_id] || a.agent_id)}</td><td>${text(a.synced_at)}</td></tr>`,
     )
     .join('');
+}
+
+async function loadSyncs() {
+  const syncs = await api('GET', '/api/syncs/?limit=50');
+  $('syncs').innerHTML = syncs
+    .map(
+      (h) =>
+        `<tr><td>${text(h.finished_at)}</td><td>${text(h.agent_name)}</td><td>${text(h.trigger)}</td><td class="${h.status === 'failed' ? 'failed' : ''}">${text(h.status)}</td><td>${h.api_count}</td><td>${h.added}</td><td>${h.changed}</td><td>${h.removed}</td><td class="failed">${text(h.errors.map((e) => (e.provider ? `${e.provider}: ${e.error}` : e.error)).join('; '))}</td></tr>`,
+    )
+    .join('');
+}
+
+let shownApi = '';
+
+async function showApi(id) {
+  const a = await api('GET', `/api/apis/${encodeURIComponent(id)}/`);
+  shownApi = id;
+  $('api-title').textContent = `${a.name} (${a.kind})`;
+  $('api-summary').textContent =
+    `${a.provider_name} (${a.provider_type}) · API id ${a.api_id} · base path ${a.base_path || '-'} · agent ${agentNames[a.agent_id] || a.agent_id} · last synced ${a.synced_at}`;
+  $('api-changes').innerHTML = a.changes
+    .map(
+      (c) =>
+        `<tr><td>${text(c.at)}</td><td>${text(c.trigger)}</td><td>${text(c.change)}</td><td>${text(c.fields.map((f) => `${f.path} (${f.op})`).join(', '))}</td></tr>`,
+    )
+    .join('');
+  $('api-definition').textContent = JSON.stringify(a.definition, null, 2);
+  $('api-detail').classList.remove('hidden');
+}
+
+async function refresh() {
+  await loadAgents();
+  await loadApis();
+  await loadSyncs();
+  if (shownApi) await showApi(shownApi).catch(() => {});
 }
 
 async function enter(username) {
   $('who').textContent = username;
   show('app');
-  await loadAgents();
-  await loadApis();
-  setInterval(() => loadAgents().catch(() => {}), 5000);
+  await refresh();
+  // Scheduled syncs arrive without anyone asking: the page follows them.
+  setInterval(() => refresh().catch(() => {}), 5000);
 }
+
+$('apis').addEventListener('click', (e) => {
+  const id = e.target instanceof HTMLElement ? e.target.dataset.api : undefined;
+  if (id) showApi(id).catch((err) => ($('api-title').textContent = err.message));
+});
+
+$('onboard-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  $('onboard-error').textContent = '';
+  try {
+    const out = await api('POST', '/api/onboarding/', {
+      name: $('onboard-name').value,
+      provider: { type: $('onboard-type').value, address: $('onboard-address').value.trim() },
+      sync_interval: $('onboard-interval').value.trim(),
+    });
+    $('onboard-token').textContent = out.token;
+    $('onboard-license').textContent = out.license;
+    $('onboard-env').textContent = out.secrets_from_environment.join(', ');
+    $('agent-config').value = out.agent_config;
+    $('onboard-result').classList.remove('hidden');
+    $('onboard-form').reset();
+    await loadAgents();
+  } catch (err) {
+    $('onboard-error').textContent = err.message;
+  }
+});
+
+$('onboard-copy').addEventListener('click', async () => {
+  try {
+    await navigator.clipboard.writeText($('agent-config').value);
+    $('onboard-copied').textContent = 'copied';
+  } catch {
+    $('agent-config').select();
+    $('onboard-copied').textContent = 'selected: press Ctrl+C';
+  }
+});
 
 $('login-form').addEventListener('submit', async (e) => {
   e.preventDefault();
@@ -79,8 +150,7 @@ $('resync').addEventListener('click', async () => {
     $('progress').textContent = `${done}/${states.length} agent(s) done, ${states.reduce((n, s) => n + s.apis, 0)} API(s)`;
     if (done === states.length) break;
   }
-  await loadApis();
-  await loadAgents();
+  await refresh();
 });
 
 api('GET', '/api/users/me/').then(

@@ -7,6 +7,7 @@
 import './ratelimit/index.js';
 import './cache/index.js';
 import './redis/index.js';
+import './sql/index.js';
 import './kafka/index.js';
 import './amqp/index.js';
 import './aws/index.js';

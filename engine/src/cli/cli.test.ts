@@ -37,6 +37,14 @@ function until(cond: () => boolean, child: ReturnType<typeof spawn>): Promise<vo
   });
 }
 
+/** The markdown files under a folder of the checkout, as paths relative to it. */
+function markdownUnder(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(folder, f))
+    .sort();
+}
+
 /** Removes the common indentation of a block (README examples inside list items are indented). */
 function dedent(text: string): string {
   const lines = text.split('\n');
@@ -266,18 +274,31 @@ describe('engine CLI', () => {
     assert.match(r.stderr, /lang2\.yaml:5:\d+ .*\(root\.input\.broker\.batching\.check\)/);
   });
 
-  it('every YAML example in the README passes lint (the README stays true)', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => dedent(m[1]!));
-    assert.ok(blocks.length >= 8, `only ${blocks.length} YAML blocks found`);
+  it('every YAML example in the README and in docs/ passes lint (the docs stay true)', () => {
+    const docs = ['README.md', ...markdownUnder('docs')];
+    const text = docs.map((d) => readFileSync(join(ROOT, d), 'utf8')).join('\n');
+    const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => dedent(m[1]!));
+    assert.ok(blocks.length >= 100, `only ${blocks.length} YAML blocks found`);
     // The plugin walkthrough names a module the reader writes first, and the hub's own config
     // (`# hub.yaml`) is not a stream's (the hub's tests load it); the rest must lint as is.
-    const files = blocks.filter((b) => !/^plugins:/m.test(b) && !b.startsWith('# hub.yaml')).map((b, i) => file(`readme-${i}.yaml`, b));
+    const files = blocks.filter((b) => !/^plugins:/m.test(b) && !b.startsWith('# hub.yaml')).map((b, i) => file(`doc-${i}.yaml`, b));
     // Secrets come from the environment in the examples, as they should: give them values.
     const env: Record<string, string> = { ...process.env } as Record<string, string>;
-    for (const [, name] of readme.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)) env[name!] = 'set-by-test';
-    const r = spawnSync(process.execPath, [ENGINE, 'lint', ...files], { encoding: 'utf8', timeout: 60_000, cwd: dir, env });
+    for (const [, name] of text.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)) env[name!] = 'set-by-test';
+    const r = spawnSync(process.execPath, [ENGINE, 'lint', ...files], { encoding: 'utf8', timeout: 120_000, cwd: dir, env });
     assert.equal(r.status, 0, r.stderr);
+  });
+
+  it('the component reference shows every component (but the `none`s) with an example', () => {
+    const missing: string[] = [];
+    for (const page of markdownUnder('docs/components').filter((p) => !p.endsWith('README.md'))) {
+      for (const section of readFileSync(join(ROOT, page), 'utf8').split(/\n## /).slice(1)) {
+        const name = section.split('\n')[0]!;
+        const covered = name === 'none' || section.includes('```yaml') || section.includes('Another name of');
+        if (!covered) missing.push(`${page}: ${name}`);
+      }
+    }
+    assert.deepEqual(missing, [], "give these components an example in their spec's examples, then run node scripts/components.mjs");
   });
 
   it('the README plugin walkthrough runs as written, on two threads', () => {

@@ -13,6 +13,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../observability/logger.js';
+import { ProcessHub } from '../processes/process-hub.js';
 
 /** The message a child sends once its stream started. */
 const READY = 'svc:process-ready';
@@ -45,11 +46,15 @@ export function superviseProcesses(opts: SupervisorOptions): Promise<number> {
   let uncleanStops = 0;
   let signals = 0;
   let killer: NodeJS.Timeout | undefined;
+  // What every child must see alike (shared limits, replicated maps, metrics): see process-link.ts.
+  const hub = new ProcessHub();
+  hub.start();
 
   return new Promise<number>((resolve) => {
     const finish = (): void => {
       if (Object.keys(cluster.workers ?? {}).length > 0) return;
       clearTimeout(killer);
+      hub.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       const code = crashes > 0 || failedToStart || uncleanStops > 0 ? 1 : 0;

@@ -40,11 +40,25 @@ interface Line {
   pid?: number;
 }
 
-function start(name: string, port: number, out: string) {
+function get(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+function start(name: string, port: number, out: string, servicePort?: number) {
   const cfg = join(dir, `${name}.yaml`);
+  const service = servicePort === undefined ? '{ enabled: false }' : `{ address: 127.0.0.1:${servicePort} }`;
   writeFileSync(
     cfg,
-    `http: { enabled: false }\nlogger: { level: INFO, format: json }\ninput:\n  http_server: { address: 127.0.0.1:${port}, processes: 2 }\noutput:\n  file: { path: ${out}, codec: lines }\n`,
+    `http: ${service}\nlogger: { level: INFO, format: json }\ninput:\n  http_server: { address: 127.0.0.1:${port}, processes: 2 }\noutput:\n  file: { path: ${out}, codec: lines }\n`,
   );
   const child = spawn(process.execPath, [ENGINE, '-c', cfg], { cwd: dir });
   let err = '';
@@ -133,5 +147,27 @@ describe('a stream in several processes (processes: 2)', () => {
     // Every child wrote the log lines of its own stream, marked with its process.
     const marked = new Set(e.lines().map((l) => (l as { process?: string }).process));
     assert.ok(marked.has('1') && marked.has('2') && marked.has('primary'), e.stderr());
+  });
+
+  it('/metrics on the service port counts the requests of every child, whichever child the scrape lands on', async () => {
+    const [port, servicePort] = [await freePort(), await freePort()];
+    const e = start('metrics', port, join(dir, 'metrics.txt'), servicePort);
+    const serving = (): Line[] => e.lines().filter((l) => /^Child process \d+ is serving$/.test(l.msg));
+    await e.until(() => serving().length === 2);
+    // Each request on its own connection: the primary hands connections to the children in turn.
+    const codes = await Promise.all(Array.from({ length: 100 }, (_, i) => post(port, `n${i}`)));
+    assert.deepEqual(new Set(codes), new Set([200]));
+    const received = (text: string): number => {
+      const line = text.split('\n').find((l) => l.startsWith('svc_input_received{'));
+      return Number(line?.split(' ').pop());
+    };
+    // Scrapes land on either child (connections are handed round): every one counts all 100.
+    for (let i = 0; i < 4; i++) {
+      const m = await get(servicePort, '/metrics');
+      assert.equal(m.status, 200, m.body);
+      assert.equal(received(m.body), 100, m.body);
+    }
+    e.child.kill('SIGTERM');
+    assert.equal(await e.exited, 0, e.stderr());
   });
 });

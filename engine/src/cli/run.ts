@@ -11,6 +11,7 @@ import type { Args } from './args.js';
 import { processCount } from './process-count.js';
 import { announceReady, processName, superviseProcesses } from './process-supervisor.js';
 import { printIssues } from './setup.js';
+import { processLink } from '../processes/process-link.js';
 import { WatchedStream } from './watched-stream.js';
 
 export function engineVersion(): string {
@@ -57,6 +58,8 @@ export async function run(args: Args): Promise<number> {
   if (processes > 1 && cluster.isPrimary) {
     return superviseProcesses({ processes, logger: createLogger(loggerConf).child({ process: 'primary' }), timeoutMs });
   }
+  // A child listens to the primary before its stream starts (it must acknowledge what every process applies).
+  processLink();
   const root = createLogger(loggerConf);
   const logger = cluster.isWorker ? root.child({ process: processName() }) : root;
   for (const lint of def.lints ?? []) logger.warn(`Config lint error: ${formatIssue(lint)}`);

@@ -11,3 +11,4 @@ import './mapping/index.js';
 import './flow/index.js';
 import './batch/index.js';
 import './http/index.js';
+import './socket/index.js';

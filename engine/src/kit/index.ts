@@ -6,6 +6,9 @@
  *   import { PushInput, readBody, BodyError, Router } from '@svc/engine/kit';
  */
 export { FOREVER, WindowTable, windowTableBytes, type WindowState } from './window-table.js';
+// State every process of a multi-process stream sees alike, kept by the primary.
+export { ProcessLink, ReplicatedMap, processLink, type TakeResult } from '../processes/process-link.js';
+export { ProcessWindowTable } from '../processes/process-window-table.js';
 export { ConfigDocument, parseConfigDocument, readConfigDocument, type DocumentFormat, type DocumentOptions } from '../config/config-document.js';
 // What an input that is pushed to (a server, an agent) and a plugin that serves HTTP build on.
 export { PushInput, type Pushed } from '../runtime/push-input.js';

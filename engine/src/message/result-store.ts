@@ -63,6 +63,14 @@ export function answerMessage(msg: Message, value: unknown): void {
   answered++;
 }
 
+/**
+ * Counts answers a processor made elsewhere and that arrived with `msg`'s ctx (a main-thread
+ * component's, through its stand-in on a worker), so the chain here sees them as answered.
+ */
+export function answeredElsewhere(msg: Message): void {
+  if (isAnswered(msg)) answered++;
+}
+
 /** True when a processor answered the message ({@link answerMessage}): it skips the rest. */
 export function isAnswered(msg: Message): boolean {
   return msg.hasCtx() && msg.ctx.get(RESULT)?.answered === true;

@@ -17,6 +17,8 @@ import type { ComponentContext } from '../plugin/types.js';
 import type { ChildFactory, Counter, Gauge, MetricsExporter, Timer } from './metrics.js';
 import { CounterFamily, GaugeFamily, HistogramFamily, NanosecondView, SummaryFamily } from './prometheus-families.js';
 import { ThrottledLog } from './throttled-log.js';
+import { METRICS_TOPIC } from '../processes/link-messages.js';
+import { processLink } from '../processes/process-link.js';
 
 /** prom-client's default gauges whose names end in _total: left out (sum their siblings instead). */
 const MISNAMED_PROCESS_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
@@ -62,6 +64,7 @@ const SUMMARY_WINDOW_MS = 60_000;
 interface PromRegistry {
   registerMetric(m: unknown): void;
   metrics(): Promise<string>;
+  getMetricsAsJSON(): Promise<unknown>;
   readonly contentType: string;
 }
 
@@ -74,6 +77,8 @@ export class PrometheusExporter implements MetricsExporter {
   private readonly pushFailures: ThrottledLog;
   private readonly mounted: string[] = [];
   private closed = false;
+  /** In a child of a multi-process stream: stops answering the primary's metrics event. */
+  private readonly unlink: (() => void) | undefined;
 
   constructor(
     private readonly conf: PrometheusConfig,
@@ -86,6 +91,7 @@ export class PrometheusExporter implements MetricsExporter {
       for (const s of this.summaries) s.rotate();
     }, SUMMARY_WINDOW_MS);
     this.rotation.unref();
+    this.unlink = processLink()?.on(METRICS_TOPIC, () => this.registry.getMetricsAsJSON());
     this.mount();
   }
 
@@ -127,6 +133,11 @@ export class PrometheusExporter implements MetricsExporter {
     return this.registry.metrics();
   }
 
+  /** What `/metrics` answers: in a multi-process stream, every process's metrics summed (the primary gathers them). */
+  private served(): Promise<string> {
+    return processLink()?.metrics() ?? this.text();
+  }
+
   private mount(): void {
     const service = this.ctx.service;
     if (!service) return;
@@ -136,7 +147,7 @@ export class PrometheusExporter implements MetricsExporter {
         res.end('method not allowed\n');
         return;
       }
-      this.text().then(
+      this.served().then(
         (body) => {
           res.writeHead(200, { 'Content-Type': this.registry.contentType, 'Content-Length': Buffer.byteLength(body) });
           res.end(req.method === 'HEAD' ? undefined : body);
@@ -202,6 +213,7 @@ export class PrometheusExporter implements MetricsExporter {
       }
     }
     for (const path of this.mounted.splice(0)) this.ctx.service?.unmount(path);
+    this.unlink?.();
   }
 }
 

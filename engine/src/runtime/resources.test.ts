@@ -80,6 +80,25 @@ output: { test_ctx_sink: { name: mtctx } }
   });
 });
 
+describe('main-thread affinity and answers', () => {
+  it('a message a mainThread processor answers from a worker skips the processors after it and the output, as on one thread', async () => {
+    const s = streamOf(`
+input: { test_source: { name: mtans, count: 30, batch_size: 3 } }
+pipeline:
+  threads: 2
+  dispatch: pool
+  processors: [ { test_main_answer: {} }, { test_upper: {} } ]
+output: { test_sink: { name: mtans } }
+`);
+    await s.run();
+    const out = all('mtans').map((t) => Number(t.split('@')[0]));
+    assert.deepEqual(
+      out.sort((a, b) => a - b),
+      Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 3 !== 0),
+    );
+  });
+});
+
 describe('main-thread affinity through a resource', () => {
   it('a mainThread processor resource named from the pipeline is the one main-thread instance on every worker', async () => {
     const s = streamOf(`

@@ -423,6 +423,18 @@ registerProcessor('test_main_thread', {
   },
 });
 
+registerProcessor('test_main_answer', {
+  summary: 'Test processor (mainThread): answers (201) every message whose number is a multiple of 3; the others go on.',
+  config: f.object({}),
+  mainThread: true,
+  factory: () => ({
+    process(batch) {
+      for (const m of batch) if (Number(m.text()) % 3 === 0) answerMessage(m, { status: 201 });
+      return [batch];
+    },
+  }),
+});
+
 registerCache('test_map', {
   summary: 'Test cache (mainThread): a plain Map.',
   config: f.object({}),

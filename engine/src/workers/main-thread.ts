@@ -16,6 +16,7 @@ import type { Cache, Processor } from '../plugin/types.js';
 import type { CtxWrites } from '../message/context.js';
 import { crossingCtxOf, decodeBatch, encodeBatch, type EncodedBatch } from './batch-codec.js';
 import { ORIGIN_KEY, originOf } from './origin.js';
+import { answeredElsewhere } from '../message/result-store.js';
 
 type Handler = (op: string, args: unknown[]) => unknown;
 
@@ -160,7 +161,10 @@ export function processorStandIn(key: string): Processor {
       if (ctx) call.ctx = ctx;
       const result = (await callMain(key, 'process', [call])) as ProcessResult;
       result.writes?.forEach((w, i) => {
-        if (w !== undefined && i < batch.length) batch[i]!.ctx.applyCrossing(w);
+        if (w === undefined || i >= batch.length) return;
+        batch[i]!.ctx.applyCrossing(w);
+        // An answer made on the main thread stops the message here too (the chain counts answers).
+        answeredElsewhere(batch[i]!);
       });
       return result.batches.map((e) => {
         const b = decodeBatch(e);

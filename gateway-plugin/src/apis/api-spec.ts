@@ -186,6 +186,21 @@ export interface EndpointRequestValidation {
   errorCode: number;
 }
 
+/**
+ * A body transform of an endpoint (classic `extended_paths.transform[]` / `transform_response[]`;
+ * OAS `transformRequestBody` / `transformResponseBody`): Tyk's TransformSpec, a Go text/template
+ * run on the JSON body (see transform/go-template.ts for the subset served).
+ */
+export interface EndpointBodyTransform {
+  path: string;
+  /** Tyk matches these only with a method. */
+  method: string;
+  /** The template's text (blob decoded, file read), checked at load. */
+  template: string;
+  /** `enable_session`: the session's metadata is `._svc_meta` (OAS: always). */
+  enableSession: boolean;
+}
+
 /** A request size limit of an endpoint (classic `extended_paths.size_limits[]`, OAS `requestSizeLimit`). */
 export interface EndpointSizeLimit {
   path: string;
@@ -265,6 +280,26 @@ export interface ApiVersioning {
   versions: Record<string, ApiSpec>;
 }
 
+/**
+ * Versions as separate APIs (classic `definition.enabled` with `definition.versions`; OAS
+ * `info.versioning`): the base API reads the version where the classic versioning does, serves
+ * its own one (`name`, or `self`) itself and hands any other to the API that version names, as
+ * Tyk v5.14.0's VersionCheck does.
+ */
+export interface ChildVersioning {
+  /** The base API's own version name (`definition.name`, `versioning.name`). */
+  name: string;
+  /** The version served when the request names none (`self` or '' = the base). */
+  defaultVersion: string;
+  location: ApiVersioning['location'];
+  key: string;
+  strip: boolean;
+  urlPattern: string;
+  fallbackToDefault: boolean;
+  /** Version name → the id (or name) of the API serving it. */
+  versions: Record<string, string>;
+}
+
 export interface ApiSpec {
   id: string;
   name: string;
@@ -275,6 +310,18 @@ export interface ApiSpec {
   file?: string;
   /** The definition as written (external references unresolved), for the management API: it never shows a resolved secret. */
   definition: unknown;
+
+  /** `internal` (OAS `info.state.internal`): not routed by its listen path, reached only by a `svc://` loop or as a base API's version. */
+  internal?: boolean;
+  /**
+   * `domain` (OAS `server.customDomain.name`), with svc.conf's `enable_custom_domains`: the API
+   * answers only on that host (a gorilla/mux host template: `{name}` or `{name:pattern}` parts).
+   * `domainOn` false: `domain_disabled` (Tyk still sorts the API among those with a domain).
+   */
+  domain?: string;
+  domainOn?: boolean;
+  /** A base API whose versions are other APIs. */
+  childVersions?: ChildVersioning;
 
   /** The listen path, always starting with `/`. */
   listenPath: string;
@@ -316,6 +363,8 @@ export interface ApiSpec {
    * the user a key of the session store; `basic_auth.disable_caching` / `cache_ttl` (seconds, 0: 60).
    */
   basicAuth?: { disableCaching: boolean; cacheTtl: number };
+  /** `enable_signature_checking`: HMAC request signatures (auth/hmac-auth.ts), `hmac_allowed_algorithms` ([] = any), `hmac_allowed_clock_skew` (ms; 0 = any). */
+  hmac?: { allowedAlgorithms: string[]; clockSkewMs: number };
   /** `enable_jwt` / `use_jwt` / an enabled OAS JWT scheme. */
   jwt?: JwtSettings;
   credential: CredentialSource;
@@ -369,6 +418,10 @@ export interface ApiSpec {
   oasMocks?: Array<{ path: string; method: string; reply: MockReply }>;
   /** OAS operations' `validateRequest` (enabled), in the document's order. */
   requestValidations?: EndpointRequestValidation[];
+  /** Request body transforms (Go templates), in the definition's order. */
+  bodyTransforms?: EndpointBodyTransform[];
+  /** Response body transforms (Go templates), in the definition's order. */
+  responseBodyTransforms?: EndpointBodyTransform[];
   /** CORS, when on. */
   cors?: CorsSettings;
   /** `enable_context_vars`: the request's context variables exist (else `$svc_context.*` is empty, as in Tyk). */

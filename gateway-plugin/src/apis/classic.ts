@@ -6,6 +6,8 @@
 import type {
   ApiSpec,
   CacheOptions,
+  ChildVersioning,
+  EndpointBodyTransform,
   CredentialSource,
   EndpointCache,
   EndpointListEntry,
@@ -20,6 +22,8 @@ import type {
 } from './api-spec.js';
 import { errorMessage, parseDuration } from '@svc/engine';
 import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
+import { templateSource } from './body-templates.js';
+import { checkedHost } from './host-template.js';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
 import {
@@ -39,6 +43,9 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
   const keyless = root.bool('use_keyless');
   const jwtOn = root.bool('enable_jwt') || root.bool('use_jwt');
   const basicOn = !keyless && root.bool('use_basic_auth');
+  const hmacOn = !keyless && root.bool('enable_signature_checking');
+  if (hmacOn && (jwtOn || basicOn || root.bool('use_standard_auth')))
+    root.fail('enable_signature_checking', 'not supported: HMAC signatures together with another authentication method: remove the field or turn it off');
   const jwt = jwtOn ? jwtSettings(root) : undefined;
   const id = root.str('api_id') || fallbackId;
   if (id === '') root.fail('api_id', 'required (a non-empty string)');
@@ -54,6 +61,9 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     format: 'classic',
     ...(file === undefined ? {} : { file }),
     definition,
+    ...(root.bool('internal') ? { internal: true } : {}),
+    ...(root.str('domain') !== '' ? { domain: checkedHost(root, 'domain'), domainOn: !root.bool('domain_disabled') } : {}),
+    ...optional('childVersions', childVersionsOf(root, versioned)),
     listenPath: listenPathOf(proxy, 'listen_path'),
     stripListenPath: proxy.bool('strip_listen_path'),
     targetUrl: targetUrlOf(proxy, 'target_url'),
@@ -64,10 +74,11 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
     // Tyk falls back to the auth token check when no other method is on (api_loader.go).
-    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn && !basicOn),
+    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn && !basicOn && !hmacOn),
     ...(jwt ? { jwt } : {}),
     ...(basicOn ? { basicAuth: basicAuthOf(root) } : {}),
-    credential: credentialSource(root, jwtOn ? 'jwt' : basicOn ? 'basic' : 'authToken'),
+    ...(hmacOn ? { hmac: { allowedAlgorithms: root.strings('hmac_allowed_algorithms'), clockSkewMs: root.count('hmac_allowed_clock_skew') } } : {}),
+    credential: credentialSource(root, jwtOn ? 'jwt' : basicOn ? 'basic' : hmacOn ? 'hmac' : 'authToken'),
     stripAuthData: root.bool('strip_auth_data'),
     enableContextVars: root.bool('enable_context_vars'),
     ...optional('cors', corsOf(root.obj('CORS'), CLASSIC_CORS)),
@@ -104,6 +115,28 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     versions,
   };
   return base;
+}
+
+/** `definition.enabled`: versions as separate APIs (`definition.versions`: name → API id). */
+function childVersionsOf(root: Fields, versioned: boolean): ChildVersioning | undefined {
+  const d = root.obj('definition');
+  if (!d?.bool('enabled')) return undefined;
+  if (versioned)
+    d.fail(
+      'enabled',
+      'not supported: versions as separate APIs together with versions in version_data (not_versioned false): remove the field or turn it off, or set version_data.not_versioned true',
+    );
+  const location = d.str('location');
+  return {
+    name: d.str('name'),
+    defaultVersion: d.str('default'),
+    location: location === 'header' || location === 'url-param' || location === 'url' ? location : '',
+    key: d.str('key'),
+    strip: d.bool('strip_path') || d.bool('strip_versioning_data'),
+    urlPattern: checkedRegexp(d, 'url_versioning_pattern'),
+    fallbackToDefault: d.bool('fallback_to_default'),
+    versions: d.stringMap('versions'),
+  };
 }
 
 /**
@@ -187,7 +220,7 @@ function jwtSettings(root: Fields): JwtSettings {
  * `authToken` for keys), else the deprecated `auth`; the header defaults to Authorization, and
  * an enabled query parameter or cookie without a name takes the header's name.
  */
-export function credentialSource(root: Fields, authType: 'jwt' | 'authToken' | 'basic'): CredentialSource {
+export function credentialSource(root: Fields, authType: 'jwt' | 'authToken' | 'basic' | 'hmac'): CredentialSource {
   const configs = root.obj('auth_configs');
   const config = configs?.obj(authType) ?? root.obj('auth');
   if (!config) return { header: 'Authorization', query: '', cookie: '' };
@@ -231,6 +264,8 @@ interface ExtendedPaths extends Pick<
   | 'circuitBreakers'
   | 'cachePaths'
   | 'jsonValidations'
+  | 'bodyTransforms'
+  | 'responseBodyTransforms'
 > {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
@@ -313,6 +348,10 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
     .filter((e) => !e.bool('disabled'))
     .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), schema: entrySchema(e), errorCode: e.count('error_response_code') }));
   if (validations.length > 0) out.jsonValidations = validations;
+  const transforms = bodyTransformsOf(paths, 'transform');
+  if (transforms.length > 0) out.bodyTransforms = transforms;
+  const responseTransforms = bodyTransformsOf(paths, 'transform_response');
+  if (responseTransforms.length > 0) out.responseBodyTransforms = responseTransforms;
   for (const e of paths.list('rate_limit')) {
     // Tyk's classic field is `disabled`; docs/spec/gateway.md says `enabled`: either turns it off.
     if (e.bool('disabled') || !e.bool('enabled', true)) continue;
@@ -432,6 +471,8 @@ const LISTS: Array<[EndpointListEntry['kind'], string]> = [
 /** The lists Tyk compiles between the white list and the internal one, in its order (getExtendedPathSpecs; those refused at load are left out). */
 const OTHER_LISTS = [
   'advance_cache_config',
+  'transform',
+  'transform_response',
   'transform_headers',
   'transform_response_headers',
   'hard_timeouts',
@@ -443,6 +484,29 @@ const OTHER_LISTS = [
   'do_not_track_endpoints',
   'validate_json',
 ];
+
+/**
+ * `transform` / `transform_response` entries that are not disabled: `template_data` with
+ * `input_type` json, the template a base64 `blob` or a `file` (read now, from the working
+ * directory as Tyk reads it), checked now (transform/go-template.ts refuses what it does not run).
+ */
+function bodyTransformsOf(paths: Fields, field: string): EndpointBodyTransform[] {
+  return paths
+    .list(field)
+    .filter((e) => !e.bool('disabled'))
+    .map((e) => {
+      const data = e.obj('template_data') ?? e.fail('template_data', 'required (input_type, template_mode, template_source)');
+      const input = data.str('input_type');
+      if (input !== 'json')
+        data.fail('input_type', `not supported: ${JSON.stringify(input)} (svc's body transforms read JSON bodies only): remove the field or turn it off`);
+      return {
+        path: checkedListPattern(e, 'path'),
+        method: e.str('method'),
+        template: templateSource(data, data.str('template_mode'), 'template_source'),
+        enableSession: data.bool('enable_session'),
+      };
+    });
+}
 
 /** A version's global header fields: absent when switched off or empty (Tyk's GlobalHeadersEnabled). */
 function globalEdit(version: Fields, addField: string, removeField: string, offField: string): HeaderEdit | undefined {

@@ -47,19 +47,20 @@ const REFUSED: Array<[string, Def, Def]> = [
     classic({}, { paths: { ignored: [], white_list: ['/x'], black_list: [] } }),
     classic({}, { paths: { ignored: [], white_list: [], black_list: [] } }),
   ],
-  // Versions as separate APIs (a base API naming its child APIs) are Tyk's newer model, not served.
+  // Versions as separate APIs (a base API naming its child APIs) are served, but not mixed with versions in version_data.
   [
     'definition.enabled',
+    {
+      ...classic({ definition: { enabled: true, location: 'header', key: 'v', versions: { v2: 'child-api' } } }),
+      version_data: { not_versioned: false, versions: { v1: { name: 'v1' } } },
+    },
     classic({ definition: { enabled: true, location: 'header', key: 'v', versions: { v2: 'child-api' } } }),
-    classic({ definition: { enabled: false, location: 'header', key: 'v' } }),
   ],
   [
     'basic_auth.extract_from_body',
     classic({ use_keyless: false, use_basic_auth: true, basic_auth: { extract_from_body: true } }),
     classic({ use_keyless: false, use_basic_auth: true }),
   ],
-  ['domain', classic({ domain: 'api.example.com' }), classic({ domain: 'api.example.com', domain_disabled: true })],
-  ['internal', classic({ internal: true }), classic({ internal: false })],
   ['use_oauth2', classic({ use_oauth2: true }), classic({ use_oauth2: false })],
   [
     'custom_middleware',
@@ -67,8 +68,11 @@ const REFUSED: Array<[string, Def, Def]> = [
     classic({ custom_middleware: { pre: [], post: [], driver: 'otto', auth_check: { name: '' } } }),
   ],
   ['version_data.versions.Default.extended_paths.virtual', classic({}, { extended_paths: { virtual: ep({ response_function_name: 'f' }) } }), classic()],
-  ['x-svc-api-gateway.server.customDomain', oas({ server: { listenPath: { value: '/a/' }, customDomain: { enabled: true, name: 'api.example.com' } } }), oas()],
-  ['x-svc-api-gateway.info.versioning', oas({ info: { id: 'a', versioning: { enabled: true, location: 'url' } } }), oas()],
+  [
+    'x-svc-api-gateway.server.customDomain.certificates',
+    oas({ server: { listenPath: { value: '/a/' }, customDomain: { enabled: true, name: 'api.example.com', certificates: ['c'] } } }),
+    oas({ server: { listenPath: { value: '/a/' }, customDomain: { enabled: true, name: 'api.example.com' } } }),
+  ],
   [
     'x-svc-api-gateway.server.authentication.securitySchemes',
     oas(
@@ -131,12 +135,12 @@ test("svc.conf: an unsupported switch refuses the config; Tyk's enable_redis_rol
   const dir = mkdtempSync(join(tmpdir(), 'svc-conf-support-'));
   try {
     const file = join(dir, 'svc.conf');
-    writeFileSync(file, JSON.stringify({ enable_custom_domains: true }));
+    writeFileSync(file, JSON.stringify({ control_api_hostname: 'admin.example' }));
     await assert.rejects(
       loadGatewayConfig(file, { env: {} }),
       (err: Error) =>
         err.message ===
-        `${file}: enable_custom_domains: not supported: custom domains (enable_custom_domains: APIs answer on their domain only); svc does not implement it: remove the field or turn it off`,
+        `${file}: control_api_hostname: not supported: a hostname the control API answers on; svc does not implement it: remove the field or turn it off`,
     );
     writeFileSync(file, JSON.stringify({ storage: { host: '127.0.0.1', use_ssl: true } }));
     await assert.rejects(loadGatewayConfig(file, { env: {} }), (err: Error) => err.message.startsWith(`${file}: storage.use_ssl: not supported: TLS to Redis`));

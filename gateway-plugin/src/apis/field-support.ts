@@ -121,6 +121,16 @@ const ENDPOINT_META: FieldTable = {
   method_actions: implemented(),
 };
 
+/** A `transform` / `transform_response` entry (Tyk's TemplateMeta). */
+const TEMPLATE_META: FieldTable = {
+  disabled: implemented(),
+  path: implemented(),
+  method: implemented(),
+  template_data: implemented({
+    fields: { input_type: implemented(), template_mode: implemented(), enable_session: implemented(), template_source: implemented() },
+  }),
+};
+
 const EXTENDED_PATHS: FieldTable = {
   rate_limit: implemented(),
   url_rewrites: implemented(),
@@ -136,8 +146,9 @@ const EXTENDED_PATHS: FieldTable = {
   mock_response: implemented({
     each: Object.fromEntries(['path', 'method', 'ignore_case', 'disabled', 'code', 'body', 'headers'].map((k) => [k, implemented()])),
   }),
-  transform: endpointList('request body transforms'),
-  transform_response: endpointList('response body transforms'),
+  // The template is checked at load (transform/go-template.ts refuses what it does not run; input_type xml is refused).
+  transform: implemented({ each: TEMPLATE_META }),
+  transform_response: implemented({ each: TEMPLATE_META }),
   transform_jq: endpointList('request jq transforms'),
   transform_jq_response: endpointList('response jq transforms'),
   transform_headers: implemented({
@@ -261,23 +272,23 @@ const CLASSIC: FieldTable = {
   jwt_scope_to_policy_mapping: implemented(),
   jwt_scope_claim_name: implemented(),
   notifications: ignored('OAuth notifications'),
-  enable_signature_checking: unsupported('HMAC request signature authentication'),
-  hmac_allowed_clock_skew: ignored('HMAC settings (only with enable_signature_checking, which is refused)'),
-  hmac_allowed_algorithms: ignored('HMAC settings (only with enable_signature_checking, which is refused)'),
+  enable_signature_checking: implemented(),
+  hmac_allowed_clock_skew: implemented(),
+  hmac_allowed_algorithms: implemented(),
   request_signing: unsupported('signing requests to the upstream', (v) => isObject(v) && v['is_enabled'] === true),
   base_identity_provided_by: ignored('the identity of several auth methods (one method is served)'),
   definition: implemented({
     fields: {
-      enabled: unsupported('versions as separate APIs (definition.enabled: a base API and its child APIs)'),
-      name: ignored('the base version name (only with definition.enabled, which is refused)'),
-      default: ignored('the base default version (only with definition.enabled, which is refused; version_data.default_version is read)'),
+      enabled: implemented(),
+      name: implemented(),
+      default: implemented(),
       location: implemented(),
       key: implemented(),
       strip_path: implemented(),
       strip_versioning_data: implemented(),
       url_versioning_pattern: implemented(),
       fallback_to_default: implemented(),
-      versions: unsupported('versions as separate APIs (definition.versions)'),
+      versions: implemented(),
     },
   }),
   version_data: implemented({
@@ -315,7 +326,7 @@ const CLASSIC: FieldTable = {
   session_lifetime_respects_key_expiration: ignored('session lifetime (only with session_lifetime, which is refused)'),
   session_lifetime: unsupported('a session lifetime (keys removed after it)'),
   active: implemented(),
-  internal: unsupported('an internal API (reachable only by looping)'),
+  internal: implemented(),
   auth_provider: ignored('the auth provider (the default one is served)'),
   session_provider: ignored('the session provider (the default one is served)'),
   event_handlers: ignored('event handlers (webhooks, logs of events)'),
@@ -338,8 +349,8 @@ const CLASSIC: FieldTable = {
       debug: ignored('CORS debug logging'),
     },
   }),
-  domain: unsupported('a custom domain (domain: the API answers on that host only)', unlessOff('domain_disabled')),
-  domain_disabled: ignored('switch of domain'),
+  domain: implemented(),
+  domain_disabled: implemented(),
   certificates: unsupported('TLS certificates of the API'),
   do_not_track: ignored('analytics'),
   // The request's context variables exist only with it, as in Tyk: what rewrites and header values read.
@@ -426,6 +437,9 @@ const ALLOWANCE: FieldTable = { enabled: implemented(), ignoreCase: implemented(
 /** OAS `requestSizeLimit` (operation and global). */
 const SIZE_LIMIT: FieldTable = { enabled: implemented(), value: implemented() };
 
+/** OAS `transformRequestBody` / `transformResponseBody` (Tyk's TransformBody): JSON only, checked at load. */
+const BODY_TRANSFORM: FieldTable = { enabled: implemented(), format: implemented(), body: implemented(), path: implemented() };
+
 const OAS_OPERATION: FieldTable = {
   rateLimit: implemented(),
   urlRewrite: implemented(),
@@ -435,8 +449,8 @@ const OAS_OPERATION: FieldTable = {
   ignoreAuthentication: implemented({ fields: ALLOWANCE }),
   internal: implemented({ fields: { enabled: implemented() } }),
   transformRequestMethod: implemented({ fields: { enabled: implemented(), toMethod: implemented() } }),
-  transformRequestBody: enabledOn('request body transforms'),
-  transformResponseBody: enabledOn('response body transforms'),
+  transformRequestBody: implemented({ fields: BODY_TRANSFORM }),
+  transformResponseBody: implemented({ fields: BODY_TRANSFORM }),
   transformRequestHeaders: implemented({
     fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
   }),
@@ -474,8 +488,18 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
       orgId: implemented(),
       name: implemented(),
       expiration: unsupported('API expiry (info.expiration)', expires),
-      state: implemented({ fields: { active: implemented(), internal: unsupported('an internal API (reachable only by looping)') } }),
-      versioning: enabledOn('versioning (info.versioning)'),
+      state: implemented({ fields: { active: implemented(), internal: implemented() } }),
+      versioning: implemented({
+        fields: {
+          ...Object.fromEntries(
+            ['enabled', 'name', 'default', 'location', 'key', 'stripVersioningData', 'urlVersioningPattern', 'fallbackToDefault'].map((k) => [
+              k,
+              implemented(),
+            ]),
+          ),
+          versions: implemented({ each: { name: implemented(), id: implemented() } }),
+        },
+      }),
     },
   }),
   upstream: implemented({
@@ -521,7 +545,9 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
       }),
       clientCertificates: enabledOn('mutual TLS client certificates'),
       gatewayTags: ignored('segment tags'),
-      customDomain: enabledOn('a custom domain (the API answers on that host only)'),
+      customDomain: implemented({
+        fields: { enabled: implemented(), name: implemented(), certificates: unsupported('certificates of a custom domain (customDomain.certificates)') },
+      }),
       detailedActivityLogs: ignored('analytics'),
       detailedTracing: ignored('detailed tracing'),
       eventHandlers: ignored('event handlers (webhooks, logs of events)'),
@@ -679,8 +705,8 @@ const STORAGE: FieldTable = {
 
 const CONF: FieldTable = {
   storage: implemented({ fields: STORAGE }),
-  enable_custom_domains: unsupported('custom domains (enable_custom_domains: APIs answer on their domain only)'),
-  hostname: unsupported('a hostname the gateway answers on (hostname)'),
+  enable_custom_domains: implemented(),
+  hostname: implemented(),
   control_api_hostname: unsupported('a hostname the control API answers on'),
   http_server_options: implemented({
     fields: {

@@ -46,7 +46,7 @@ export async function loadApis(dir: string, refs: References): Promise<{ apis: A
 }
 
 /**
- * Keeps the first API of each listen path and each id (in the order given) and names every
+ * Keeps the first API of each listen path (on its domain) and each id (in the order given) and names every
  * later one as an error: the loader uses it on the folder, the management API on a new set.
  */
 export function checkCollisions(apis: ApiSpec[]): { apis: ApiSpec[]; errors: ApiLoadError[] } {
@@ -57,7 +57,9 @@ export function checkCollisions(apis: ApiSpec[]): { apis: ApiSpec[]; errors: Api
   for (const api of apis) {
     const file = api.file ?? `api ${api.id}`;
     const sameId = byId.get(api.id);
-    const samePath = byPath.get(api.listenPath);
+    // Tyk counts a listen path per domain (generateDomainPath: the domain unless switched off, then the path).
+    const route = `${api.domainOn === true ? api.domain : ''}${api.listenPath}`;
+    const samePath = byPath.get(route);
     if (sameId) {
       errors.push({
         file,
@@ -70,7 +72,7 @@ export function checkCollisions(apis: ApiSpec[]): { apis: ApiSpec[]; errors: Api
       });
     } else {
       byId.set(api.id, api);
-      byPath.set(api.listenPath, api);
+      byPath.set(route, api);
       kept.push(api);
     }
   }

@@ -6,6 +6,7 @@
  */
 import type {
   ApiSpec,
+  ChildVersioning,
   CredentialSource,
   EndpointListEntry,
   EndpointRateLimit,
@@ -18,6 +19,8 @@ import type {
 import { errorMessage } from '@svc/engine';
 import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
 import type { OasRequestBody } from '../transform/oas-request-validation.js';
+import { templateSource } from './body-templates.js';
+import { checkedHost } from './host-template.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
 import {
@@ -27,6 +30,7 @@ import {
   listenPathOf,
   checkedEndpointPattern,
   checkedListPattern,
+  checkedRegexp,
   signingMethodOf,
   targetUrlOf,
 } from './normalise.js';
@@ -72,6 +76,9 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     format: 'oas',
     ...(file === undefined ? {} : { file }),
     definition,
+    ...(info?.obj('state')?.bool('internal') ? { internal: true } : {}),
+    ...customDomain(server.obj('customDomain')),
+    ...childVersionsOf(info?.obj('versioning')),
     listenPath: listenPathOf(listen, 'value'),
     stripListenPath: listen.bool('strip'),
     targetUrl: targetUrlOf(upstream, 'url'),
@@ -91,6 +98,30 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     // requestSizeLimit (even disabled) turns it on as an enabled global limit does.
     globalSizeLimit: size?.bool('enabled') || anySizeLimit(ext) ? (size?.count('value') ?? 0) : 0,
     ...operations(root, ext, global?.obj('ignoreCase')?.bool('enabled') ?? false),
+  };
+}
+
+/** `server.customDomain`: `name` is the domain, on when `enabled` (Tyk's Domain.ExtractTo). */
+function customDomain(d: Fields | undefined): Pick<ApiSpec, 'domain' | 'domainOn'> {
+  if (d === undefined || d.str('name') === '') return {};
+  return { domain: checkedHost(d, 'name'), domainOn: d.bool('enabled') };
+}
+
+/** `info.versioning` when enabled: versions as separate APIs (`versions[]`: name and API id). */
+function childVersionsOf(v: Fields | undefined): { childVersions?: ChildVersioning } {
+  if (!v?.bool('enabled')) return {};
+  const location = v.str('location');
+  return {
+    childVersions: {
+      name: v.str('name'),
+      defaultVersion: v.str('default'),
+      location: location === 'header' || location === 'url-param' || location === 'url' ? location : '',
+      key: v.str('key'),
+      strip: v.bool('stripVersioningData'),
+      urlPattern: checkedRegexp(v, 'urlVersioningPattern'),
+      fallbackToDefault: v.bool('fallbackToDefault'),
+      versions: Object.fromEntries(v.list('versions').map((e) => [e.str('name'), e.str('id')])),
+    },
   };
 }
 
@@ -197,7 +228,10 @@ function pathOperations(root: Fields): Operation[] {
   return out;
 }
 
-interface Operations extends Pick<ApiSpec, 'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations' | 'oasMocks'> {
+interface Operations extends Pick<
+  ApiSpec,
+  'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations' | 'oasMocks' | 'bodyTransforms' | 'responseBodyTransforms'
+> {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
   splitToken: SplitTokenEndpoint[];
@@ -217,6 +251,8 @@ const LISTS: Array<[EndpointListEntry['kind'], string]> = [
 /** The operation fields Tyk extracts into lists compiled between the white list and the internal one, in its order. */
 const OTHER_FIELDS = [
   'cache',
+  'transformRequestBody',
+  'transformResponseBody',
   'transformRequestHeaders',
   'transformResponseHeaders',
   'urlRewrite',
@@ -266,6 +302,22 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
     if (request) (out.headerTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...request });
     const response = headerEdit(mw.obj('transformResponseHeaders'));
     if (response) (out.responseHeaderTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, ...response });
+    for (const [field, list] of [
+      ['transformRequestBody', 'bodyTransforms'],
+      ['transformResponseBody', 'responseBodyTransforms'],
+    ] as const) {
+      const t = mw.obj(field);
+      if (!t?.bool('enabled')) continue;
+      if (t.str('format') !== 'json')
+        t.fail('format', `not supported: ${JSON.stringify(t.str('format'))} (svc's body transforms read JSON bodies only): remove the field or turn it off`);
+      (out[list] ??= []).push({
+        path: checkedListPattern(configured, op.id, op.path),
+        method: op.method,
+        // Tyk: the base64 `body` when set, else the file at `path`; the session's metadata always offered.
+        template: t.str('body') !== '' ? templateSource(t, 'blob', 'body') : templateSource(t, 'file', 'path'),
+        enableSession: true,
+      });
+    }
     const validate = mw.obj('validateRequest');
     if (validate?.bool('enabled'))
       (out.requestValidations ??= []).push({

@@ -1,6 +1,6 @@
 /**
  * The `gateway_auth` processor: authenticates each gateway request as Tyk's middleware chain does
- * for its API (keyless, an auth key, a JWT), then checks the session (inactive, expired, access
+ * for its API (keyless, an auth key, a JWT, basic auth, an HMAC signature), then checks the session (inactive, expired, access
  * rights, allowed URLs), and either answers with Tyk's refusal or puts the session on the request
  * (`req.session`) for the processors after it. Split-token endpoints are answered here too. A
  * request it cannot decide (no gateway state or API, an unexpected error) is refused with 500
@@ -15,6 +15,7 @@ import { markAnsweredByStage, markStage } from '../gateway/stages.js';
 import type { GatewayState } from '../gateway/state.js';
 import { checkSession } from '../sessions/access-check.js';
 import { authenticateBasic } from './basic-auth.js';
+import { authenticateHmac } from './hmac-auth.js';
 import { readCredential, stripBearer, stripCredential } from './credential.js';
 import { authenticateJwt, type AuthOutcome } from './jwt-auth.js';
 import { findKey } from './key-lookup.js';
@@ -28,6 +29,7 @@ const KEY_NOT_FOUND: AuthOutcome = { ok: false, status: 403, message: 'Access to
 async function authenticate(state: GatewayState, api: ApiSpec, req: GatewayRequest, log: (m: string) => void): Promise<AuthOutcome> {
   const credential = readCredential(req, api.credential);
   if (api.basicAuth !== undefined) return authenticateBasic(state, { ...api, basicAuth: api.basicAuth }, req);
+  if (api.hmac !== undefined) return authenticateHmac(state, { ...api, hmac: api.hmac }, req);
   if (api.jwt !== undefined) {
     if (credential === '') return { ok: false, ...JWT_FIELD_MISSING };
     return authenticateJwt({ state, api, jwt: api.jwt, log }, stripBearer(credential));

@@ -6,8 +6,8 @@ import { createHash, generateKeyPairSync, randomBytes, type KeyObject } from 'no
 import type { JwtSettings } from '../apis/api-spec.js';
 import { generateToken } from '../sessions/key-hash.js';
 import { MemorySessionStore } from '../sessions/memory-store.js';
-import { SyncedSessionStore } from '../gateway/state-publisher.js';
-import type { Policy } from '../sessions/session.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import type { Policy, SessionState } from '../sessions/session.js';
 import { REFETCH_INTERVAL_MS } from './jwks.js';
 import { nowS, signJwt } from './jwt-support.test-helpers.js';
 import { api, jwtSettings, makeState, run, tykBody } from './test-support.js';
@@ -271,12 +271,13 @@ test('JWKS: concurrent tokens with unknown kids share one fetch', async () => {
   assert.equal(idp.fetches, 1);
 });
 
-test('in memory, a JWT identity’s session is derived on the thread and never written: the gateway state (and its thread replicas) do not churn per request', async () => {
+test('in memory, a JWT identity’s session is derived per process and never written: the session store (a copy in every process with processes) does not churn per request', async () => {
   const a = jwtApi({ signingMethod: 'hmac', source: b64(secret) });
-  // The store the api_gateway input gives processors: the memory store behind the publisher's wrapper.
-  const sessions = new SyncedSessionStore(new MemorySessionStore());
+  const inner = new MemorySessionStore();
   let writes = 0;
-  sessions.onWrite = () => ++writes;
+  const sessions: SessionStore = Object.assign(Object.create(inner) as MemorySessionStore, {
+    set: (k: string, s: SessionState, ttl?: number) => (++writes, inner.set(k, s, ttl)),
+  });
   const state = makeState([a], POLICIES, {}, sessions);
   const version = state.version;
   for (let i = 0; i < 20; i++) assert.equal((await run(state, a, bearer(signJwt('HS256', claims(), secret)))).answer, undefined);

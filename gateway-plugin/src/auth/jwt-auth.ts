@@ -229,12 +229,8 @@ async function centralSession(ctx: JwtContext, token: ParsedJwt): Promise<AuthOu
   const keyId = entry.keyId;
   if (fresh && state.sessions.shared) {
     const ttl = typeof exp === 'number' ? Math.max(1, Math.trunc(exp - Date.now() / 1000)) : 0;
-    const before = state.version;
     try {
       await state.sessions.set(keyId, session, ttl);
-      // The write itself moved the state's version by one: the entry is still current (else
-      // every request would derive and write the session again).
-      if (state.version === before + 1 && derived.get(derivedKey) === entry) entry.version = state.version;
     } catch (err) {
       ctx.log?.(`cannot store the session derived from a JWT: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -2,6 +2,8 @@
 import { f, registerProcessor } from '@svc/engine';
 
 registerProcessor('gateway_auth', {
+  // The gateway's state (APIs, sessions, live requests) is on the main thread: workers hand their batches here.
+  mainThread: true,
   summary: "Authenticates gateway requests as Tyk does (auth keys, JWT, policies) and answers refusals with Tyk's words.",
   description: [
     'For each request of an `api_gateway` input: keyless APIs pass; `use_standard_auth` APIs look the key up',

@@ -44,7 +44,6 @@ export function gatewayMessage(state: GatewayState, a: ApiSpec, init: RequestIni
   const msg = new Message(Buffer.from(init.body ?? ''));
   const req: GatewayRequest = {
     gateway: state.name,
-    version: state.version,
     apiId: a.id,
     method: init.method ?? 'GET',
     path: init.path ?? `${a.listenPath}anything`,

@@ -26,6 +26,8 @@ const spec = f.object({
 });
 
 registerProcessor('gateway', {
+  // The gateway's state (APIs, sessions, live requests) is on the main thread: workers hand their batches here.
+  mainThread: true,
   summary:
     "Tyk's chain in one processor: API-level rate limit, auth, key-level rate limit and quota, header and method transforms, URL rewrite, in that order.",
   description: [

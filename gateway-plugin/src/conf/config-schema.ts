@@ -53,6 +53,9 @@ export const GATEWAY_CONFIG_SPEC = f.object({
   rate_limit_response_headers: str('quotas'),
   // svc's own: what a request gets while the shared store cannot count it (false: 429, as Tyk).
   rate_limit_fail_open: bool(),
+  // Tyk's routing by Host: an API's `domain` (and `hostname`, for the APIs without one) only with it.
+  enable_custom_domains: bool(),
+  hostname: str(),
   // Tyk's server options read here: xff_depth (the client address of the IP lists) and HTTPS
   // (gateway/gateway-tls.ts); the others are in field-support.ts.
   http_server_options: f.object({

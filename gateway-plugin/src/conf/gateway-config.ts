@@ -65,6 +65,10 @@ export interface GatewayConfig {
   rate_limit_response_headers: string;
   /** While the shared store (Redis) cannot count a request: true admits it, false (default) answers 429 as Tyk does. */
   rate_limit_fail_open: boolean;
+  /** APIs answer on their `domain` only (Tyk's custom domains); the others on `hostname` when set. */
+  enable_custom_domains: boolean;
+  /** The host every API without a domain answers on ('' = any), as Tyk's `hostname`. */
+  hostname: string;
   /** Tyk's `http_server_options` the gateway reads: `xff_depth`, which X-Forwarded-For entry is the client (0: the leftmost). Absent: 0. */
   http_server_options?: {
     xff_depth: number;

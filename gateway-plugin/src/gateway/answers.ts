@@ -61,3 +61,8 @@ export function redirect(location: string): Answer {
 export function jsonAnswer(status: number, value: unknown, headers: Record<string, string> = {}): Answer {
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify(value) + '\n') };
 }
+
+/** JSON text already written as Go writes it, answered as Tyk's json.Encoder does (a final newline). */
+export function jsonText(text: string): Answer {
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(`${text}\n`) };
+}

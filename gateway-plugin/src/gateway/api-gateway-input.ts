@@ -1,7 +1,7 @@
 /**
  * The `api_gateway` input: a Tyk-compatible gateway's front door. It loads svc.conf, the API
  * definitions of `app_path` and the policies into a {@link GatewayState} (registered under the
- * gateway's name, replicated to worker threads), listens on `listen_address:listen_port`, and
+ * gateway's name for the processors, which run on the main thread), listens on `listen_address:listen_port`, and
  * makes every request for an API a one-message transaction:
  *
  * - `GATEWAY_REQUEST` in ctx (crosses threads): what processors read; `LIVE_EXCHANGE` (main
@@ -19,6 +19,10 @@
  * management API (`/hello`, `/svc/...`) is served on the same port, or on `control_api_port`.
  * Closing stops accepting and answers what is in flight as its transactions are acked; queued,
  * unread requests get 503.
+ *
+ * With `processes`, every process runs this input over the one listening socket: sessions kept
+ * in memory are a copy in each process written through the primary (`sessions/process-store.ts`),
+ * and a reload through the management API reloads every process before it answers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
@@ -34,12 +38,12 @@ import {
   type ComponentContext,
   type Logger,
 } from '@svc/engine';
-import { BodyError, PushInput, readBody } from '@svc/engine/kit';
+import { BodyError, PushInput, processLink, readBody } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
-import { ApiRouter, upstreamPathOf } from './api-router.js';
+import { ApiRouter, upstreamPathOf, type HostRouting } from './api-router.js';
 import { BAD_REQUEST, NOT_FOUND, TOO_MANY_HOSTS, answered, duplicateHost, redirect, writeAnswer } from './answers.js';
-import { checkBeforeChain, passedRequest, type CheckedRequest } from './before-chain.js';
+import { checkServed, passedRequest, type CheckedRequest } from './before-chain.js';
 import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
@@ -54,16 +58,21 @@ import { chainProblem, chainStages, type ChainStage } from './chain.js';
 import { StageGuard } from './stage-guard.js';
 import { EXPIRES_HEADER } from './version-check.js';
 import { GATEWAY_STAGES, answeredByStage } from './stages.js';
-import { StatePublisher, SyncedSessionStore } from './state-publisher.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
 import { gatewayTls } from './gateway-tls.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
 import { keepingPrevious } from '../sessions/load-policies.js';
+import { ProcessSessionStore } from '../sessions/process-store.js';
 import { algorithmOf } from '../ratelimit/limiter.js';
 import { sharedLiveInstances } from '../ratelimit/shared-table.js';
 import type { LiveInstances } from '../ratelimit/distributed-limiter.js';
 
 /** Tyk's answer when a transaction was not delivered (the proxy failed it). */
+/** svc.conf's routing by Host. */
+function hostRouting(config: GatewayConfig): HostRouting {
+  return { customDomains: config.enable_custom_domains, hostname: config.hostname };
+}
+
 const NOT_DELIVERED = tykError(500, 'There was a problem proxying the request');
 const SHUTTING_DOWN = tykError(503, 'Gateway is shutting down');
 const TOO_LARGE = tykError(413, 'Request is too large');
@@ -92,7 +101,8 @@ export class ApiGatewayInput extends PushInput {
   private readonly metrics: GatewayMetrics;
   private readonly guard: StageGuard;
   private listener: HttpListener | undefined;
-  private publisher: StatePublisher | undefined;
+  /** With `processes`: stops reloading when another process's management API reloads. */
+  private unlinkReload: (() => void) | undefined;
   private management: ManagementApi | undefined;
   private readonly instances: LiveInstances;
   private rateLimiting: RateLimiting | undefined;
@@ -131,15 +141,20 @@ export class ApiGatewayInput extends PushInput {
     for (const w of warnings) this.log.warn(`svc.conf: ${w}`);
     this.rateLimiting ??= startRateLimiting(config, this.instances, (m) => this.log.info(m));
     this.log.info(`Rate limits: ${algorithmOf(config)} limiter, counted ${config.storage === undefined ? 'in memory' : 'in Redis'}`);
-    const [apis, policies, store] = await Promise.all([this.loadApis(config), this.loadPolicies(config), this.source.createSessions(config)]);
-    const sessions = new SyncedSessionStore(store);
+    // With processes, sessions in memory are one set for every process (kept by the primary).
+    const link = processLink();
+    const [apis, policies, sessions] = await Promise.all([
+      this.loadApis(config),
+      this.loadPolicies(config),
+      link !== undefined && config.storage === undefined ? ProcessSessionStore.open(link, this.name) : this.source.createSessions(config),
+    ]);
     const state = new GatewayState({ name: this.name, config, apis, policies, sessions });
     state.onChange((c) => {
-      if (c.kind === 'apis') this.router = new ApiRouter(state.allApis());
+      if (c.kind === 'apis') this.router = new ApiRouter(state.allApis(), hostRouting(state.config));
     });
-    this.router = new ApiRouter(state.allApis());
-    this.publisher = new StatePublisher(state, sessions, this.log);
-    this.management = new ManagementApi(state, this.checkedSource(), () => this.reload(), this.log);
+    this.router = new ApiRouter(state.allApis(), hostRouting(state.config));
+    this.management = new ManagementApi(state, this.checkedSource(), () => this.reloadEverywhere(), this.log);
+    this.unlinkReload = link?.on(this.reloadTopic(), () => this.reload());
     registerGatewayState(state);
     this.state = state;
     this.log.info(`Gateway ${this.name}: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
@@ -190,6 +205,17 @@ export class ApiGatewayInput extends PushInput {
       refused.push(`policy ${e.file}: ${e.message}`);
     }
     return policies;
+  }
+
+  private reloadTopic(): string {
+    return `svc.gateway.reload:${this.name}`;
+  }
+
+  /** A reload asked of this process's management API: every process of the gateway reloads before it answers. */
+  private async reloadEverywhere(): Promise<string[]> {
+    const refused = await this.reload();
+    await processLink()?.broadcast(this.reloadTopic(), null);
+    return refused;
   }
 
   /**
@@ -289,23 +315,25 @@ export class ApiGatewayInput extends PushInput {
     if (t.kind === 'bad') return this.answerSelf(req, res, BAD_REQUEST, started, '', true);
     if (t.kind === 'redirect') return this.answerSelf(req, res, redirect(t.location), started);
     if (withManagement && isManagementPath(t.path)) return this.manage(req, res, t, started);
-    const api = this.router.route(t.path);
+    const api = this.router.route(t.path, req.headers.host ?? '');
     if (api === undefined) return this.answerSelf(req, res, NOT_FOUND, started);
     if (this.closing) return this.answerSelf(req, res, SHUTTING_DOWN, started, api.id, true);
     const method = (req.method ?? 'GET').toUpperCase();
     const state = this.state!;
-    const target: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };
-    const checked = checkBeforeChain(api, target, state.config.http_server_options?.xff_depth ?? 0);
+    const routed: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };
+    // The API routed to, or the one it hands the request over to (a base API's version).
+    const served = checkServed(api, routed, state.config.http_server_options?.xff_depth ?? 0, (id) => findLoopTarget(state.allApis(), id));
+    const { checked, target } = served;
     if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) res.setHeader(k, v);
     if (checked.refusal) return this.answerSelf(req, res, checked.refusal, started, api.id, checked.refusal.status !== 403 && checked.keepAlive !== true);
     if (checked.expires !== undefined) res.setHeader(EXPIRES_HEADER, checked.expires);
     const { decodedPath, ...passed } = passedRequest(checked, target);
     const gr: GatewayRequest = {
       gateway: this.name,
-      version: state.version,
-      apiId: api.id,
+      apiId: served.api.id,
       method,
       ...passed,
+      ...(served.upstreamPath !== undefined ? { upstreamPath: served.upstreamPath } : {}),
       remoteAddress: req.socket.remoteAddress ?? '',
       tls: (req.socket as { encrypted?: boolean }).encrypted === true,
     };
@@ -318,12 +346,13 @@ export class ApiGatewayInput extends PushInput {
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
     const parent = extractTraceHeaders(req.headers, true);
     if (parent) setTraceParent(msg, parent);
-    res.once('finish', () => this.metrics.answered(api.id, res.statusCode, started));
+    res.once('finish', () => this.metrics.answered(served.api.id, res.statusCode, started));
     if (
       (checked.api.splitToken.length > 0 ||
         checked.api.urlRewrites.length > 0 ||
         checked.api.jsonValidations !== undefined ||
-        checked.api.requestValidations !== undefined) &&
+        checked.api.requestValidations !== undefined ||
+        checked.api.bodyTransforms !== undefined) &&
       needsBody(checked.api, method, upstreamPathOf({ ...checked.api, stripListenPath: true }, decodedPath, decodedPath))
     ) {
       void this.withBody(req, res, msg);
@@ -350,20 +379,20 @@ export class ApiGatewayInput extends PushInput {
     const path = joinListenPath(api.listenPath, l.path);
     const method = l.method || req.method;
     // The target API's own checks, as Tyk runs its whole chain for a looped request (internal endpoints open to it).
-    const target: CheckedRequest = { req: from.req, method, path, rawPath: path, query: l.query, headers: req.headers, looped: true };
-    const checked = checkBeforeChain(api, target, state.config.http_server_options?.xff_depth ?? 0);
+    const looped0: CheckedRequest = { req: from.req, method, path, rawPath: path, query: l.query, headers: req.headers, looped: true };
+    const served = checkServed(api, looped0, state.config.http_server_options?.xff_depth ?? 0, (id) => findLoopTarget(state.allApis(), id));
+    const { checked, target } = served;
     if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) from.res.setHeader(k, v);
     if (checked.refusal) return writeAnswer(from.req, from.res, checked.refusal, this.closing);
     if (checked.expires !== undefined) from.res.setHeader(EXPIRES_HEADER, checked.expires);
     const { decodedPath: _decoded, ...passed } = passedRequest(checked, target);
     const looped: GatewayRequest = {
       gateway: req.gateway,
-      version: state.version,
-      apiId: api.id,
+      apiId: served.api.id,
       method,
       ...passed,
       // A loop's target path is the rewrite's, without the listen path.
-      upstreamPath: checked.path === undefined ? l.path : passed.upstreamPath,
+      upstreamPath: served.upstreamPath ?? (checked.path === undefined ? l.path : passed.upstreamPath),
       remoteAddress: req.remoteAddress,
       tls: req.tls,
       loopLevel: level + 1,
@@ -431,7 +460,7 @@ export class ApiGatewayInput extends PushInput {
    * registered until then, as processors of requests in flight read it.
    */
   protected override async onDrained(): Promise<void> {
-    this.publisher?.close();
+    this.unlinkReload?.();
     await this.rateLimiting?.close();
     if (this.state) {
       unregisterGatewayState(this.state);

@@ -5,14 +5,10 @@ export const apiGatewaySpec = f.object({
   conf: f.string().describe("The gateway config file (svc.conf: JSON with Tyk's field names); relative paths in it resolve against its folder."),
   processes: f
     .int()
-    .default(1)
-    .validate((n) =>
-      n === 1
-        ? undefined
-        : 'api_gateway serves from one process for now: with several, management API writes, in-memory sessions, rate limits and quotas would each stay in the process that took them; set processes: 1',
-    )
+    .default(0)
+    .validate((n) => (n >= 0 ? undefined : 'processes must be 0 (one per core) or more'))
     .describe(
-      'How many gateway processes serve under `engine -c`. Only 1 for now: several processes sharing the socket exist in the engine (`http_server` uses them), but the gateway does not yet carry management writes, sessions and in-memory limits across processes, so more is refused at load rather than served wrong.',
+      'How many gateway processes serve under `engine -c`, sharing the listening socket; 0 (the default): one per core, as Tyk uses every core. Management API writes and reloads reach every process before the call answers; sessions kept in memory are one set for all; in-memory rate limits and quotas are one counter for all (kept by the primary process).',
     ),
   max_body_size: f
     .int()

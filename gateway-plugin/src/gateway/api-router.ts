@@ -4,16 +4,27 @@
  * counting as its slash only). A listen path covers a path equal to it or under it (`/foo`
  * covers `/foo` and `/foo/...`, not `/foobar`; `/foo/` covers `/foo/...`; `/` covers all).
  * An API with `active: false` is routed too: Tyk v5.14.0 serves a definition file whatever its
- * `active` says (only its mutual TLS setup reads it). A router is immutable: a reload builds
- * a new one, and a request keeps the API it was routed to.
+ * `active` says (only its mutual TLS setup reads it). With svc.conf's `enable_custom_domains`, an
+ * API with a `domain` answers only on that host (Tyk's gorilla/mux Host route), and svc.conf's
+ * `hostname` restricts the others. A router is immutable: a reload builds a new one, and a
+ * request keeps the API it was routed to.
  */
 import type { ApiSpec } from '../apis/api-spec.js';
+import { hostMatches, hostPattern } from '../apis/host-template.js';
 
 interface Route {
   api: ApiSpec;
   length: number;
   /** Set when the listen path has `{name}` segments. */
   pattern?: RegExp;
+  /** Set when the API answers on one host only (its domain, or svc.conf's `hostname`). */
+  host?: ReturnType<typeof hostPattern>;
+}
+
+/** svc.conf's routing by Host: `enable_custom_domains` and `hostname`. */
+export interface HostRouting {
+  customDomains: boolean;
+  hostname: string;
 }
 
 /** Tyk's `listenPathLength`: a `{name}` segment counts for nothing but its slash. */
@@ -41,16 +52,32 @@ function patternOf(lp: string): RegExp | undefined {
 export class ApiRouter {
   private readonly routes: Route[];
 
-  constructor(apis: readonly ApiSpec[]) {
+  constructor(apis: readonly ApiSpec[], hosts: HostRouting = { customDomains: false, hostname: '' }) {
+    const byDomain = hosts.customDomains;
     this.routes = apis
-      .map((api) => ({ api, length: listenPathLength(api.listenPath), pattern: patternOf(api.listenPath) }))
-      // Stable: two APIs of one length keep their load order.
-      .sort((a, b) => b.length - a.length);
+      // An internal API is reached only by a loop or as a base API's version (Tyk does not route it).
+      .filter((api) => api.internal !== true)
+      .map((api) => {
+        // Tyk: with custom domains an API with a domain answers on it ('' when domain_disabled:
+        // any host); every other API on `hostname` when set.
+        const host = byDomain && api.domain !== undefined ? (api.domainOn === true ? api.domain : '') : hosts.hostname;
+        return {
+          api,
+          length: listenPathLength(api.listenPath),
+          pattern: patternOf(api.listenPath),
+          ...(host !== '' ? { host: hostPattern(host) } : {}),
+        };
+      })
+      // Stable: two APIs of one length keep their load order. With custom domains, the APIs with
+      // a domain (switched off or not) come first, as Tyk's sortSpecsByListenPath puts them.
+      .sort((a, b) =>
+        byDomain && (a.api.domain === undefined) !== (b.api.domain === undefined) ? (a.api.domain !== undefined ? -1 : 1) : b.length - a.length,
+      );
   }
 
-  /** The API serving `path` (decoded and clean), or undefined (Tyk's 404). */
-  route(path: string): ApiSpec | undefined {
-    for (const r of this.routes) if (covers(r, path)) return r.api;
+  /** The API serving `path` (decoded and clean) on `host` (the Host header), or undefined (Tyk's 404). */
+  route(path: string, host = ''): ApiSpec | undefined {
+    for (const r of this.routes) if ((r.host === undefined || hostMatches(r.host, host)) && covers(r, path)) return r.api;
     return undefined;
   }
 

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Answer } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { upstreamPathOf } from './api-router.js';
+import { joinListenPath } from './loop-target.js';
 import { clientIp, firstHeader, headerLines, ipListed } from './client-ip.js';
 import { corsOutcome, skipsEndpointLists } from './cors.js';
 import { ENDPOINT_FORBIDDEN, endpointStatus } from './endpoint-lists.js';
@@ -17,7 +18,7 @@ import { tykError } from './errors.js';
 import type { GatewayRequest } from './request.js';
 import { mockAnswer } from './mock-reply.js';
 import { sizeRefusal } from './size-limits.js';
-import { chooseVersion, type VersionChoice } from './version-check.js';
+import { chooseVersion, versionApi, type VersionChoice } from './version-check.js';
 
 const FORBIDDEN_ENDPOINT = tykError(403, ENDPOINT_FORBIDDEN);
 const FORBIDDEN_IP = tykError(403, 'access from this IP has been disallowed');
@@ -45,6 +46,8 @@ export interface BeforeChain extends VersionChoice {
   corsHeaders?: Record<string, string>;
   /** An ignored endpoint: served without authentication (and without key-level limits), as Tyk does. */
   authIgnored: boolean;
+  /** A base API's version that is another API: the request goes on as that API's (its own checks), with the base's listen path stripped as the base strips it. */
+  handOver?: ApiSpec;
 }
 
 /** The first value of a header: the live request's first line (Go's Header.Get), else the headers given. */
@@ -66,11 +69,16 @@ function linesOf(r: CheckedRequest): (name: string) => string[] {
 }
 
 /** Tyk's checks of `r` for `api` (the API it was routed to): which version serves it, and whether it may go on. */
-export function checkBeforeChain(api: ApiSpec, r: CheckedRequest, xffDepth: number): BeforeChain {
+export function checkBeforeChain(api: ApiSpec, r: CheckedRequest, xffDepth: number, findApi: (nameOrId: string) => ApiSpec | undefined): BeforeChain {
   const version = chooseVersion(api, { path: r.path, rawPath: r.rawPath, query: r.query, header: headerOf(r) });
   let corsHeaders: Record<string, string> | undefined;
   const refused = (refusal: Answer): BeforeChain => ({ api: version.api, refusal, authIgnored: false, ...(corsHeaders ? { corsHeaders } : {}) });
   if (version.refusal) return refused(version.refusal);
+  if (version.childVersion !== undefined) {
+    const routed = versionApi(api, version.childVersion, findApi);
+    if ('refusal' in routed) return refused(routed.refusal);
+    if ('api' in routed) return { ...version, authIgnored: false, handOver: routed.api };
+  }
   const served = version.api;
   // With options_passthrough Tyk's every middleware steps aside for OPTIONS (middleware.go):
   // no lists, no IP check, no size limit, no authentication; the upstream answers.
@@ -122,4 +130,51 @@ export function passedRequest(
     ...(checked.api.versionName !== undefined ? { apiVersion: checked.api.versionName } : {}),
     ...(checked.authIgnored ? { authIgnored: true } : {}),
   };
+}
+
+/** A request as it goes on after the checks: the API serving it, its target, what the checks said. */
+export interface ServedRequest {
+  api: ApiSpec;
+  target: CheckedRequest;
+  checked: BeforeChain;
+  /** The upstream path when the request was handed over to another API (Tyk's handler gets the base's stripped path as it is). */
+  upstreamPath?: string;
+}
+
+/** Versions handed over this many times in a row are Tyk's 500 (a base naming itself through another). */
+const MAX_HAND_OVERS = 5;
+const HAND_OVER_LOOP = tykError(500, 'Internal Server Error');
+
+/**
+ * {@link checkBeforeChain}, following a base API's hand-over to the API serving the version asked
+ * for: that API's own checks then run on the request, whose path is what the base leaves of it
+ * (its listen path stripped when it strips it, the version taken out when it strips that), as
+ * Tyk's VersionCheck calls the version API's handler with the request.
+ */
+export function checkServed(api: ApiSpec, target: CheckedRequest, xffDepth: number, findApi: (nameOrId: string) => ApiSpec | undefined): ServedRequest {
+  let served: ServedRequest = { api, target, checked: checkBeforeChain(api, target, xffDepth, findApi) };
+  for (let hops = 0; served.checked.handOver !== undefined; hops++) {
+    const { api: base, target: t, checked } = served;
+    const next = checked.handOver!;
+    if (hops >= MAX_HAND_OVERS) return { api: base, target: t, checked: { api: base, refusal: HAND_OVER_LOOP, authIgnored: false } };
+    const decoded = checked.path ?? t.path;
+    const raw = upstreamPathOf(base, checked.rawPath ?? t.rawPath, decoded);
+    const rest = upstreamPathOf(base, decoded, decoded);
+    let headers = t.headers;
+    if (checked.dropHeader !== undefined && headers[checked.dropHeader] !== undefined) {
+      headers = { ...headers };
+      delete headers[checked.dropHeader];
+    }
+    const handed: CheckedRequest = {
+      ...t,
+      path: joinListenPath(next.listenPath, rest),
+      rawPath: joinListenPath(next.listenPath, raw),
+      query: checked.query ?? t.query,
+      headers,
+    };
+    served = { api: next, target: handed, checked: checkBeforeChain(next, handed, xffDepth, findApi), upstreamPath: raw };
+  }
+  // The served API's own version check changed the path: its upstream path is its own.
+  if (served.checked.path !== undefined) delete served.upstreamPath;
+  return served;
 }

@@ -1,7 +1,7 @@
 /**
  * Whether a request's body must be read into the message (a rule of its API reads it) or left to
  * stream through the proxy: a split-token endpoint (its POST form is sent to the identity provider
- * by a processor), a URL rewrite with a payload trigger, or a JSON Schema check (`validate_json`, OAS `validateRequest`). The body is then bounded as every
+ * by a processor), a URL rewrite with a payload trigger, a JSON Schema check (`validate_json`, OAS `validateRequest`), or a body transform. The body is then bounded as every
  * read body is (`max_body_size`: 413).
  */
 import type { ApiSpec } from '../apis/api-spec.js';
@@ -36,6 +36,7 @@ export function needsBody(api: ApiSpec, method: string, apiPath: string): boolea
   // with and without the listen path, as Tyk); the body is read for any path of that method.
   if (api.jsonValidations?.some((v) => v.method === method) === true) return true;
   if (api.requestValidations?.some((v) => v.method === method) === true) return true;
+  if (api.bodyTransforms?.some((v) => v.method === method) === true) return true;
   if (api.urlRewrites.length === 0) return false;
   // The first rule for the endpoint is the one that applies: only its triggers count.
   const rule = api.urlRewrites.find((r) => endpointMatches(r, method, apiPath));

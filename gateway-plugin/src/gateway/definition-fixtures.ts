@@ -14,27 +14,31 @@ import { freePort, gatewayConfig } from './test-support.js';
 
 export type Def = Record<string, unknown>;
 
-/** What the upstream got: `METHOD url` and the request's headers. */
+/** What the upstream got: `METHOD url`, the request's headers and its body. */
 export interface Seen {
   line: string;
   headers: http.IncomingHttpHeaders;
+  body: string;
 }
 
 /**
- * An upstream on loopback for the test file that answers `up` (with `x-up: yes`, and the headers a
- * request's `x-up-answer` names as JSON) and records every request.
+ * An upstream on loopback for the test file that answers `up` (or the request's `x-up-body`; with
+ * `x-up: yes`, and the headers a request's `x-up-answer` names as JSON) and records every request.
  */
 export function recordingUpstream(): { target: () => string; seen: Seen[] } {
   const seen: Seen[] = [];
   let base = '';
   const server = http.createServer((req, res) => {
-    req.resume();
+    const body: Buffer[] = [];
+    req.on('data', (c: Buffer) => body.push(c));
     req.on('end', () => {
-      seen.push({ line: `${req.method} ${req.url}`, headers: req.headers });
+      seen.push({ line: `${req.method} ${req.url}`, headers: req.headers, body: Buffer.concat(body).toString() });
       res.setHeader('x-up', 'yes');
       const extra = req.headers['x-up-answer'];
       if (typeof extra === 'string') for (const [k, v] of Object.entries(JSON.parse(extra) as Record<string, string>)) res.setHeader(k, v);
-      res.end('up');
+      // `x-up-body`: the answer's body (else `up`).
+      const answer = req.headers['x-up-body'];
+      res.end(typeof answer === 'string' ? answer : 'up');
     });
   });
   before(async () => {

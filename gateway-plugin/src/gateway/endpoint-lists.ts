@@ -65,7 +65,11 @@ function testOf(path: string): PathTest {
   return t;
 }
 
-/** The first entry for `method` (exactly) whose path matches, as Tyk's CheckSpecMatchesStatus. */
+/**
+ * The first entry for `method` (exactly) whose path matches, as Tyk's CheckSpecMatchesStatus:
+ * its getMatchPathAndMethod takes the listen path off, then matchesPath tries the path without
+ * the listen path (taken off once more) and that path; never the path with the listen path.
+ */
 export function firstEndpointFor<T extends { path: string; method: string }>(
   entries: readonly T[] | undefined,
   api: ApiSpec,
@@ -73,8 +77,9 @@ export function firstEndpointFor<T extends { path: string; method: string }>(
   path: string,
 ): T | undefined {
   if (entries === undefined) return undefined;
-  const stripped = endpointPath(api, path);
-  return entries.find((e) => e.method === method && matches(testOf(e.path), stripped, path));
+  const matchPath = endpointPath(api, path);
+  const clean = endpointPath(api, matchPath);
+  return entries.find((e) => e.method === method && matches(testOf(e.path), clean, matchPath));
 }
 
 interface Compiled {

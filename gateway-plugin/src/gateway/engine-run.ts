@@ -1,7 +1,8 @@
 /**
  * End-to-end helpers of the gateway's tests: a real `engine` process running `api_gateway` over a
  * real svc.conf and classic API definition files (written from the test's ApiSpec objects), with
- * a plugin module of the test's own whose `test_thread_probe` answers with the thread it ran on.
+ * a plugin module of the test's own whose `test_thread_probe` answers with the process and thread it ran on.
+ * The gateway runs in one process unless `opts.input` sets `processes`.
  * Every process is killed when the test file ends.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -25,17 +26,15 @@ const PLUGIN = `
 import { threadId } from 'node:worker_threads';
 import { registerProcessor, answerMessage, f } from ${JSON.stringify(join(root, 'engine/dist/index.js'))};
 import { GATEWAY_REQUEST } from ${JSON.stringify(join(here, 'request.js'))};
-import { gatewayState } from ${JSON.stringify(join(here, 'state.js'))};
 
 registerProcessor('test_thread_probe', {
-  summary: 'answers with the thread it ran on and what the gateway state there says (tests)',
+  summary: 'answers with the process and thread it ran on and the request key (tests)',
   config: f.object({}),
   factory: () => ({
     async process(batch) {
       for (const msg of batch) {
         const req = msg.ctx.get(GATEWAY_REQUEST);
-        const state = gatewayState(req.gateway);
-        answerMessage(msg, { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ thread: threadId, version: state.version, seen: req.version, key: req.session?.keyId ?? null })) });
+        answerMessage(msg, { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ pid: process.pid, thread: threadId, key: req.session?.keyId ?? null })) });
       }
       return [batch];
     },
@@ -144,7 +143,7 @@ function engineConfig(dir: string, rest: string, httpAddress?: string, input?: s
     `http: ${httpAddress ? `{ address: ${httpAddress} }` : '{ enabled: false }'}
 plugins: [ ${JSON.stringify(join(dir, 'plugin.mjs'))} ]
 input:
-  api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))}${input ? `, ${input}` : ''} }
+  api_gateway: { conf: ${JSON.stringify(join(dir, 'svc.conf'))}${input?.includes('processes:') ? '' : ', processes: 1'}${input ? `, ${input}` : ''} }
 ${rest}
 shutdown_timeout: 10s
 `,

@@ -76,13 +76,19 @@ describe('fail closed at start-up: the chain against the definitions', () => {
     assert.equal(hits, before);
   });
 
-  it('engine -c refuses several gateway processes (their management writes, sessions and in-memory limits would not be shared)', async () => {
+  it('with processes: 2, engine -c refuses a chain without gateway_auth for a key API as one process does, before any process serves; a negative processes is refused naming the field', async () => {
     const dir = tempDir();
     const port = await freePort();
-    writeGateway(dir, gatewayConfig(port), [apiSpec('open', '/open', { targetUrl: target })]);
+    writeGateway(dir, gatewayConfig(port), [apiSpec('locked', '/locked', { targetUrl: target, keyless: false })]);
+    const before = hits;
     await assert.rejects(
-      runGateway(dir, port, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`, { input: 'processes: 2' }),
-      /api_gateway serves from one process for now[\s\S]*set processes: 1/,
+      runGateway(dir, port, `pipeline:\n  processors:\n    - gateway_url_rewrite: {}\n${PROXY}`, { input: 'processes: 2' }),
+      /the config has \d problem\(s\) and was not run:[\s\S]*API "locked"[\s\S]*needs gateway_auth/,
+    );
+    assert.equal(hits, before);
+    await assert.rejects(
+      runGateway(dir, port, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`, { input: 'processes: -1' }),
+      /processes must be 0 \(one per core\) or more/,
     );
   });
 
@@ -282,10 +288,10 @@ describe('fields svc does not implement', () => {
       assert.match(engine.log(), /basic\.json: basic_auth\.extract_from_body: not supported: basic auth credentials read from the body/);
       const posted = await call(port, 'POST', '/svc/apis', {
         headers: AUTH,
-        body: JSON.stringify({ api_id: 'hmac', use_keyless: false, enable_signature_checking: true, proxy: { listen_path: '/hmac/', target_url: target } }),
+        body: JSON.stringify({ api_id: 'oauth', use_keyless: false, use_oauth2: true, proxy: { listen_path: '/oauth/', target_url: target } }),
       });
       assert.equal(posted.status, 400, posted.body);
-      assert.match(posted.body, /enable_signature_checking: not supported: HMAC request signature authentication/);
+      assert.match(posted.body, /use_oauth2: not supported: OAuth 2\.0 authentication \(use_oauth2\)/);
     } finally {
       await engine.stop();
     }

@@ -1,8 +1,4 @@
-/**
- * The gateway's front door: the `api_gateway` input, and on worker threads the replicas of its
- * state. Importing this module registers them.
- */
-import './state-replica.js';
+/** The gateway's front door: the `api_gateway` input. Importing this module registers it. */
 import './register.js';
 import './chain-check.js';
 

@@ -29,7 +29,6 @@ function request(gateway: string, apiId: string): Message {
   const msg = new Message(Buffer.alloc(0));
   const req: GatewayRequest = {
     gateway,
-    version: 0,
     apiId,
     method: 'GET',
     path: `/${apiId}/x`,

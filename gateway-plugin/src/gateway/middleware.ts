@@ -72,13 +72,13 @@ export abstract class GatewayMiddleware implements Processor {
       if (state === undefined) {
         return this.refuse(msg, `gateway "${req.gateway}" has no state on this thread (its api_gateway input is gone or not in this stream)`);
       }
-      const waiting = state.atLeast(req.version);
-      if (waiting !== undefined) await waiting;
-      // On the main thread, the API the request was routed to (a reload meanwhile does not
-      // change a request in flight); on a worker, the replica's.
+      // The API the request was routed to (a reload meanwhile does not change a request in flight).
       api = msg.ctx.get(LIVE_EXCHANGE)?.api ?? state.requestApi(req);
       if (api === undefined) return this.refuse(msg, `API ${req.apiId} is not loaded in gateway "${req.gateway}" on this thread (removed by a reload?)`);
       await this.handle({ msg, req, state, api });
+      // Stages change the request in place (its session, upstream path): set again, so the change
+      // crosses back when a worker's stand-in handed this batch to the main thread.
+      msg.ctx.set(GATEWAY_REQUEST, req);
     } catch (err) {
       // Say nothing of the request's credentials: the error's own words only.
       this.refuse(msg, `${api === undefined ? `gateway "${req.gateway}"` : `API ${api.id}`}: ${errorMessage(err)}`);

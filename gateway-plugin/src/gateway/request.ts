@@ -21,8 +21,6 @@ import type { SessionState } from '../sessions/session.js';
 export interface GatewayRequest {
   /** The gateway (state) this request belongs to: see `gateway/state.ts`. */
   gateway: string;
-  /** The gateway state's version when the request arrived: a worker waits until it has it. */
-  version: number;
   apiId: string;
   method: string;
   /** The path as received (undecoded), without the query. */
@@ -71,6 +69,13 @@ export interface GatewayRequest {
    * filled in), applied by `gateway_proxy` in order: `remove`, then `set`.
    */
   responseHeaders?: { remove: string[]; set: Array<[string, string]> };
+  /** Set by `gateway_transform` (a body transform): the message's content is the upstream's body, even when empty. */
+  bodyReplaced?: boolean;
+  /**
+   * Set by `gateway_transform` (a `transform_response` entry): the template `gateway_proxy` runs on
+   * the upstream's answer body, with what it adds to the body's fields.
+   */
+  responseTransform?: { template: string; context?: Record<string, unknown>; meta?: Record<string, unknown> };
   /** How many loops brought this request here (0 or absent: it came from a client). */
   loopLevel?: number;
   /** A looped request's `loop_limit` (0: Tyk's default, 5). */

@@ -105,7 +105,9 @@ export function shapes(api: ApiSpec): boolean {
     api.methodTransforms !== undefined ||
     api.jsonValidations !== undefined ||
     api.requestValidations !== undefined ||
-    api.oasMocks !== undefined
+    api.oasMocks !== undefined ||
+    api.bodyTransforms !== undefined ||
+    api.responseBodyTransforms !== undefined
   );
 }
 

@@ -1,7 +1,10 @@
 /**
- * A gateway's state on this thread: its config, its APIs, its policies and its session store,
- * under a version that grows with every change (a reload, a key created). The `api_gateway`
- * input owns the state on the main thread; processors find it by name with {@link gatewayState}.
+ * A gateway's state: its config, its APIs, its policies and its session store, under a version
+ * that grows with every change (a reload). The `api_gateway` input owns the state on the main
+ * thread, where every gateway processor runs (they are `mainThread` components); processors find
+ * it by name with {@link gatewayState}. A gateway scales out by processes (`processes`), each with
+ * its own state: what they must share (sessions in memory, reloads, in-memory limits) goes through
+ * the primary (see `sessions/process-store.ts`, `ratelimit/shared-table.ts`).
  */
 import type { GatewayRequest } from './request.js';
 import type { ApiSpec } from '../apis/api-spec.js';
@@ -22,8 +25,7 @@ export type StateChange = { kind: 'apis' } | { kind: 'policies' };
 
 export class GatewayState {
   readonly name: string;
-  /** Not readonly only so that a worker's replica can take it from the main thread's snapshot. */
-  config: GatewayConfig;
+  readonly config: GatewayConfig;
   readonly sessions: SessionStore;
   version = 0;
   private readonly listeners: Array<(change: StateChange) => void> = [];
@@ -76,24 +78,13 @@ export class GatewayState {
     this.notify({ kind: 'policies' });
   }
 
-  /** Counts a change made elsewhere (a session written): the new version. */
-  bump(): number {
-    return ++this.version;
-  }
-
-  /** Calls `listener` after every change of APIs or policies (the main thread publishes them to workers). */
+  /** Calls `listener` after every change of APIs or policies. */
   onChange(listener: (change: StateChange) => void): void {
     this.listeners.push(listener);
   }
 
   private notify(change: StateChange): void {
     for (const l of this.listeners) l(change);
-  }
-
-  /** Resolves once this thread has applied changes up to `version` (at once on the main thread). */
-  atLeast(version: number): Promise<void> | undefined {
-    void version;
-    return undefined;
   }
 }
 
@@ -108,24 +99,7 @@ export function unregisterGatewayState(state: GatewayState): void {
   if (states.get(state.name) === state) states.delete(state.name);
 }
 
-/** Makes the state of a gateway owned by another thread (see `state-replica.ts`, on workers). */
-let replicaFactory: ((name: string) => GatewayState) | undefined;
-
-/** Set on worker threads: {@link gatewayState} then makes a replica of a gateway it does not own. */
-export function setReplicaFactory(factory: ((name: string) => GatewayState) | undefined): void {
-  replicaFactory = factory;
-}
-
-/**
- * The state of gateway `name` on this thread, or undefined when none is registered. On a worker
- * thread, the first call makes a replica fed by the main thread: await `atLeast(req.version)`
- * before reading it.
- */
+/** The state of gateway `name`, or undefined when none is registered (its input is gone or in another stream). */
 export function gatewayState(name: string): GatewayState | undefined {
-  let s = states.get(name);
-  if (s === undefined && replicaFactory !== undefined) {
-    s = replicaFactory(name);
-    states.set(name, s);
-  }
-  return s;
+  return states.get(name);
 }

@@ -26,6 +26,9 @@ import { tykError } from './errors.js';
 const VERSION_NOT_FOUND = tykError(403, 'Version information not found');
 const VERSION_DOES_NOT_EXIST = tykError(403, 'This API version does not seem to exist');
 const VERSION_EXPIRED = tykError(403, 'Api Version has expired, please check documentation or contact administrator');
+/** A base API's version that names no API: Tyk answers its "does not exist" text with 404 there. */
+const VERSION_NOT_AN_API = tykError(404, 'This API version does not seem to exist');
+const INTERNAL_ERROR = tykError(500, 'Internal Server Error');
 const API_EXPIRED = tykError(403, 'API has expired, please check documentation or contact administrator');
 
 /** The header Tyk names X-Tyk-Api-Expires. */
@@ -61,6 +64,8 @@ export interface VersionChoice {
    * default one too).
    */
   accessVersions?: string[];
+  /** A base API's request for another of its versions (a separate API): the version's name, resolved by {@link versionApi}. */
+  childVersion?: string;
 }
 
 const patterns = new Map<string, RE2JS>();
@@ -120,7 +125,12 @@ function encodeQuery(values: Map<string, string[]>): string {
 }
 
 /** The version the request names ('' for none), and the request without it when the API strips it. */
-function requestedVersion(v: ApiVersioning, listenPath: string, r: VersionedRequest, out: VersionChoice): string {
+function requestedVersion(
+  v: Pick<ApiVersioning, 'location' | 'key' | 'strip' | 'urlPattern'>,
+  listenPath: string,
+  r: VersionedRequest,
+  out: VersionChoice,
+): string {
   switch (v.location) {
     case 'header': {
       const name = r.header(v.key.toLowerCase()) ?? '';
@@ -169,6 +179,16 @@ function rfc1123(ms: number): string {
 export function chooseVersion(api: ApiSpec, r: VersionedRequest, now = Date.now()): VersionChoice {
   if (api.versionProblem !== undefined) return { api, refusal: tykError(403, api.versionProblem) };
   const out: VersionChoice = { api };
+  const child = api.childVersions;
+  if (child !== undefined) {
+    // Tyk: the version asked for, else the default; the base's own name (or `self`) is the base.
+    const name = requestedVersion(child, api.listenPath, r, out) || child.defaultVersion;
+    if (name !== 'self' && name !== child.name) {
+      if (name === '') return { api, refusal: VERSION_NOT_FOUND };
+      out.childVersion = name;
+      return out;
+    }
+  }
   const v = api.versioning;
   if (v !== undefined) {
     let name = requestedVersion(v, api.listenPath, r, out);
@@ -192,4 +212,25 @@ export function chooseVersion(api: ApiSpec, r: VersionedRequest, now = Date.now(
     else if (e.version !== undefined && !expired(e.version, now)) out.expires = rfc1123(e.version);
   }
   return out;
+}
+
+/**
+ * The API serving a base API's version `name` (found by id or name, as a `svc://` loop's target):
+ * with `fallback_to_default`, a version that names no API is the default one (`base` when that is
+ * the base itself); else Tyk's 404. A default that names no API is Tyk's 500.
+ */
+export function versionApi(
+  base: ApiSpec,
+  name: string,
+  find: (nameOrId: string) => ApiSpec | undefined,
+): { api: ApiSpec } | { base: true } | { refusal: Answer } {
+  const v = base.childVersions!;
+  const id = v.versions[name];
+  const api = id === undefined || id === '' ? undefined : find(id);
+  if (api !== undefined) return { api };
+  if (!v.fallbackToDefault) return { refusal: VERSION_NOT_AN_API };
+  if (v.defaultVersion === 'self' || v.defaultVersion === v.name) return { base: true };
+  const defaultId = v.versions[v.defaultVersion];
+  const fallback = defaultId === undefined || defaultId === '' ? undefined : find(defaultId);
+  return fallback === undefined ? { refusal: INTERNAL_ERROR } : { api: fallback };
 }

@@ -1,5 +1,5 @@
 /**
- * Versioned classic APIs (issue 25, part 3) against a real gateway process and a real upstream
+ * Versioned APIs (issue 25, part 3; versions as separate APIs too, classic and OAS) against a real gateway process and a real upstream
  * that records what reaches it: the version read from a header, a query parameter or the path,
  * stripped from what the upstream gets, `default_version`, `fallback_to_default`, each version's
  * own extended paths and `override_target`, expiry (Tyk's three 403 texts and X-Svc-Api-Expires),
@@ -149,6 +149,103 @@ describe('versioned classic APIs (Tyk: mw_version_check.go, api_definition.go ge
       assert.deepEqual([r.status, r.body], [403, tykBody('No default API version for this non-versioned API found')]);
       r = await send(port, '/amb/x');
       assert.deepEqual([r.status, r.body], [403, tykBody('Ambiguous default API version for this non-versioned API')]);
+    } finally {
+      await engine.stop();
+    }
+  });
+
+  it('versions as separate APIs (definition.enabled, OAS info.versioning): the base hands a version to its API, which runs its own checks', async () => {
+    const child = (id: string, more: Def = {}, paths: Def = {}): Def => ({
+      ...classicDef(id, `${up.target()}/child`, { internal: true, ...more }, paths),
+    });
+    const oasDef = (id: string, ext: Def): Def => ({
+      openapi: '3.0.3',
+      info: { title: id, version: '1' },
+      paths: {},
+      'x-svc-api-gateway': {
+        info: { id, name: id, state: { active: true } },
+        upstream: { url: up.target() },
+        server: { listenPath: { value: `/${id}/`, strip: true } },
+        ...ext,
+      },
+    });
+    const { port, engine } = await definitionGateway({
+      'base.json': classicDef('base', up.target(), {
+        definition: {
+          enabled: true,
+          name: 'v1',
+          default: 'v1',
+          location: 'header',
+          key: 'x-api-version',
+          strip_versioning_data: true,
+          versions: { v2: 'kid', v3: 'missing' },
+        },
+      }),
+      'kid.json': child('kid', {}, { black_list: [{ path: '/blocked', method: 'GET' }] }),
+      'baseu.json': {
+        ...classicDef('baseu', up.target(), {
+          definition: {
+            enabled: true,
+            name: 'v1',
+            default: 'self',
+            location: 'url',
+            strip_versioning_data: true,
+            fallback_to_default: true,
+            versions: { v2: 'kid', v9: 'nothing' },
+          },
+        }),
+        proxy: { listen_path: '/baseu/', target_url: up.target(), strip_listen_path: false },
+      },
+      'nodef.json': classicDef('nodef', up.target(), {
+        definition: { enabled: true, name: 'v1', location: 'header', key: 'x-api-version', versions: { v2: 'kid' } },
+      }),
+      'ob-oas.json': oasDef('ob', {
+        info: {
+          id: 'ob',
+          name: 'ob',
+          state: { active: true },
+          versioning: {
+            enabled: true,
+            name: 'v1',
+            default: 'v1',
+            location: 'url-param',
+            key: 'ver',
+            versions: [{ name: 'v2', id: 'oc' }],
+            stripVersioningData: true,
+          },
+        },
+      }),
+      'oc-oas.json': oasDef('oc', { info: { id: 'oc', name: 'oc', state: { active: true, internal: true } }, upstream: { url: `${up.target()}/oaschild` } }),
+    });
+    try {
+      let r = await send(port, '/base/x');
+      assert.deepEqual([r.status, r.upstream?.line], [200, 'GET /x'], 'the default is the base itself');
+      r = await send(port, '/base/x', { 'x-api-version': 'v2' });
+      assert.deepEqual([r.status, r.upstream?.line, r.upstream?.headers['x-api-version']], [200, 'GET /child/x', undefined], "v2's API, the version stripped");
+      r = await send(port, '/base/blocked', { 'x-api-version': 'v2' });
+      assert.deepEqual([r.status, r.body], [403, tykBody('Requested endpoint is forbidden')], "v2's API's own black list");
+      for (const v of ['v3', 'v4']) {
+        r = await send(port, '/base/x', { 'x-api-version': v });
+        assert.deepEqual([r.status, r.body, r.upstream], [404, NO_SUCH, undefined], `${v}: no such API (Tyk's 404 here)`);
+      }
+      r = await send(port, '/kid/x');
+      assert.deepEqual([r.status, r.body], [404, 'Not Found'], 'an internal API is not routed by its listen path');
+      r = await send(port, '/baseu/v2/x');
+      assert.deepEqual(
+        [r.status, r.upstream?.line],
+        [200, 'GET /child/baseu/x'],
+        'the base keeps its listen path (strip_listen_path false), the version segment goes',
+      );
+      r = await send(port, '/baseu/v9/x');
+      assert.deepEqual([r.status, r.upstream?.line], [200, 'GET /baseu/x'], 'fallback_to_default to the base (self)');
+      r = await send(port, '/nodef/x');
+      assert.deepEqual([r.status, r.body], [403, NOT_FOUND]);
+      r = await send(port, '/ob/x?ver=v2&a=1');
+      assert.deepEqual([r.status, r.upstream?.line], [200, 'GET /oaschild/x?a=1']);
+      r = await send(port, '/ob/x');
+      assert.deepEqual([r.status, r.upstream?.line], [200, 'GET /x']);
+      r = await send(port, '/oc/x');
+      assert.equal(r.status, 404);
     } finally {
       await engine.stop();
     }

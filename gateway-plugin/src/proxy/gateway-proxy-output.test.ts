@@ -142,7 +142,6 @@ function frontHandler(req: IncomingMessage, res: ServerResponse): void {
   const msg = new Message();
   msg.ctx.set(GATEWAY_REQUEST, {
     gateway: GATEWAY,
-    version: state.version,
     apiId: spec.id,
     method: req.method!,
     path,

@@ -28,6 +28,7 @@ import {
   type Output,
 } from '@svc/engine';
 import type { ApiSpec, EndpointCircuitBreaker } from '../apis/api-spec.js';
+import { transformAnswer } from '../transform/body-transform.js';
 import { firstEndpointFor } from '../gateway/endpoint-lists.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from '../gateway/request.js';
 import { StageGuard } from '../gateway/stage-guard.js';
@@ -193,7 +194,7 @@ export class GatewayProxyOutput implements Output {
       const pool = this.pools.get(origin, at.target.origin.startsWith('https:') ? upstreamTls(api, at.target.host) : undefined);
       const headers = this.headers(req, api, at.target.host, exchange);
       let body: LiveExchange['req'] | Buffer | undefined;
-      if (content.length > 0) {
+      if (content.length > 0 || req.bodyReplaced === true) {
         // The input read the body for a rule: it is the message now (a processor may have changed it).
         headers['content-length'] = String(content.length);
         body = content;
@@ -216,6 +217,17 @@ export class GatewayProxyOutput implements Output {
         extras.record = (status, answerHeaders, body) => {
           const ttl = keepFor(api, plan, status, answerHeaders);
           if (ttl !== undefined) cache.set(plan.key, { status, headers: answerHeaders, body }, ttl);
+        };
+      }
+      const answerTransform = req.responseTransform;
+      if (answerTransform !== undefined) {
+        const accepts = exchange.req.headers['accept-encoding'] !== undefined;
+        const { context, meta } = answerTransform;
+        extras ??= {};
+        extras.transformBody = (body, encoding) => {
+          const out = transformAnswer(answerTransform, body, encoding, accepts, { ...(context ? { context } : {}), ...(meta ? { meta } : {}) });
+          if (out.error !== undefined) this.logger.error(`Failed to apply template to request: ${out.error}`);
+          return out.body;
         };
       }
       if (extras?.breaker?.ready() === false) {

@@ -68,7 +68,16 @@ export interface ExchangeExtras {
   onOutcome?: (failed: boolean) => void;
   /** Given the whole answer as the client got it (its body up to {@link MAX_ENTRY_BYTES}): the response cache. */
   record?: (status: number, headers: Record<string, string | string[]>, body: Buffer) => void;
+  /**
+   * A response body transform (Tyk's ResponseTransformMiddleware): the whole answer body is held
+   * (up to {@link MAX_TRANSFORMED_BYTES}: more is Tyk's 500 "Response body too large"), given with
+   * its Content-Encoding, and what it returns is sent with its length.
+   */
+  transformBody?: (body: Buffer, encoding: string) => Buffer;
 }
+
+/** The most of an answer body a response transform holds. */
+const MAX_TRANSFORMED_BYTES = 16 * 1024 * 1024;
 
 /**
  * A cached answer (response-cache.ts) for the client, as Tyk's RedisCacheMiddleware sends one:
@@ -139,6 +148,8 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
    * type from them (`content-sniff.ts`) before the head goes out.
    */
   private pendingHead: Record<string, string | string[]> | undefined;
+  /** The answer held for a response transform: its head, and its body so far. */
+  private held: { headers: Record<string, string | string[]>; chunks: Buffer[]; bytes: number } | undefined;
   private readonly onClose = (): void => this.closeNow();
   private onDrain: (() => void) | undefined;
 
@@ -232,6 +243,10 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     if (this.res.getHeaderNames().length > 0) ontoPreset(this.res, headers);
     this.status = statusCode;
     if (this.extras?.record !== undefined) this.recording = { headers: headers as Record<string, string | string[]>, chunks: [], bytes: 0 };
+    if (this.extras?.transformBody !== undefined && this.res.req.method !== 'HEAD') {
+      this.held = { headers: headers as Record<string, string | string[]>, chunks: [], bytes: 0 };
+      return;
+    }
     if (headers['content-type'] === undefined && statusCode !== 204 && statusCode !== 304 && this.res.req.method !== 'HEAD') {
       this.pendingHead = headers as Record<string, string | string[]>;
       return;
@@ -261,6 +276,18 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.closed || this.expired) return;
+    const held = this.held;
+    if (held !== undefined) {
+      held.bytes += chunk.length;
+      if (held.bytes > MAX_TRANSFORMED_BYTES) {
+        this.held = undefined;
+        this.answer(500, 'Response body too large');
+        controller.abort(new Error('the answer is larger than a response transform holds'));
+        return;
+      }
+      held.chunks.push(chunk);
+      return;
+    }
     if (this.pendingHead !== undefined && !this.flushHead(controller, chunk)) return;
     const rec = this.recording;
     if (rec !== undefined) {
@@ -284,6 +311,19 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
 
   onResponseEnd(controller: Dispatcher.DispatchController): void {
     if (this.closed || this.expired) return;
+    const held = this.held;
+    if (held !== undefined) {
+      this.held = undefined;
+      const encoding = held.headers['content-encoding'];
+      const body = this.extras!.transformBody!(Buffer.concat(held.chunks), (Array.isArray(encoding) ? encoding[0] : encoding) ?? '');
+      const headers = held.headers;
+      delete headers['transfer-encoding'];
+      headers['content-length'] = String(body.length);
+      if (headers['content-type'] === undefined && body.length > 0) headers['content-type'] = detectContentType(body);
+      if (!this.writeHead(controller, headers)) return;
+      this.res.end(body);
+      return;
+    }
     if (this.pendingHead !== undefined && !this.flushHead(controller)) return;
     this.res.end();
     const rec = this.recording;

@@ -16,7 +16,6 @@ test("singleJoiningSlash joins with exactly one slash, as Tyk's does", () => {
 
 const req = (upstreamPath: string, query = '', upstreamUrl?: string): GatewayRequest => ({
   gateway: 'g',
-  version: 0,
   apiId: 'a',
   method: 'GET',
   path: upstreamPath,

@@ -55,6 +55,8 @@ async function startGroup(name: string, conf: Partial<GatewayConfig>): Promise<G
         dir,
         port,
         'pipeline:\n  processors:\n    - gateway_auth: {}\n    - gateway_rate_limit: {}\n    - test_thread_probe: {}\noutput:\n  drop: {}',
+        // Twelve engines start at once: on a busy machine that takes longer than one alone.
+        { waitMs: 90_000 },
       );
     }),
   );

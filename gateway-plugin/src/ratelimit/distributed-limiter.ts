@@ -1,7 +1,8 @@
 /**
- * The distributed rate limiter (Tyk's DRL, the default): no shared counter; each gateway process
- * keeps its own bucket per key in memory (exact across its threads: the engine's WindowTable) and
- * admits its share, `rate / instances`. The processes find each other through the shared store:
+ * The distributed rate limiter (Tyk's DRL, the default): no shared counter; each gateway (an
+ * engine, whatever its `processes`) keeps its own bucket per key in memory (exact across its
+ * threads and processes: the engine's WindowTable, the primary's with processes) and admits its
+ * share, `rate / instances`. The processes find each other through the shared store:
  * each writes a heartbeat every second to one sorted set; those heard from in the last few
  * seconds are the live instances. Without storage there is one instance and the bucket is the
  * whole limit.
@@ -10,12 +11,14 @@
  * is too small to split evenly, so it goes to the rolling log in Redis instead
  * (session_manager.go: `n <= 1 || n*c < cost` keeps the DRL).
  */
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { RedisConnection } from '../sessions/redis-connection.js';
 import type { Limit, Limiter, Verdict } from './limiter.js';
 import type { RedisLimiter } from './redis-limiter.js';
-import type { WindowTable } from '@svc/engine/kit';
+import type { WindowState } from '@svc/engine/kit';
+import type { Windows } from './shared-table.js';
 
 /** The sorted set of heartbeats: member = instance id, score = ms of its last heartbeat. */
 export const INSTANCES_KEY = 'svc-drl-instances';
@@ -41,9 +44,18 @@ export class LiveInstances {
   }
 }
 
+/**
+ * This gateway's name among the instances: one per engine. The children of an engine run with
+ * `processes` count in the primary's one table, so they are one instance (they all beat under the
+ * primary's pid); a gateway in one process is its own.
+ */
+function instanceId(): string {
+  return cluster.isWorker ? `${hostname()}-${process.ppid}` : `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
 /** Keeps this process's heartbeat in Redis and the live instance count shared by the threads (main thread only). */
 export class InstanceRegistry {
-  private readonly id = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  private readonly id = instanceId();
   private readonly timer: NodeJS.Timeout;
   private beating: Promise<void> | undefined;
 
@@ -94,7 +106,7 @@ export class InstanceRegistry {
 
 export class DistributedLimiter implements Limiter {
   constructor(
-    private readonly table: WindowTable,
+    private readonly table: Windows,
     private readonly instances: LiveInstances,
     private readonly threshold: number,
     /** The rolling log for limits too small to split; absent without storage. */
@@ -106,8 +118,14 @@ export class DistributedLimiter implements Limiter {
     const perSecond = limit.per > 0 ? limit.rate / limit.per : 0;
     if (this.rolling !== undefined && n > 1 && n * (this.threshold || 5) >= perSecond) return this.rolling.check(limit);
     // Each request costs n units of a bucket of `rate` units: this instance admits rate / n.
+    const verdict = (w: WindowState): Verdict => ({
+      blocked: w.blocked,
+      limit: limit.rate,
+      remaining: Math.floor(w.remaining / n),
+      resetMs: w.blocked ? w.resetMs : 0,
+    });
     const w = this.table.take(limit.key, limit.rate, limit.per * 1000, n);
-    return { blocked: w.blocked, limit: limit.rate, remaining: Math.floor(w.remaining / n), resetMs: w.blocked ? w.resetMs : 0 };
+    return w instanceof Promise ? w.then(verdict) : verdict(w);
   }
 
   async close(): Promise<void> {}

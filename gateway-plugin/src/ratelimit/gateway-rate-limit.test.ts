@@ -1,7 +1,7 @@
 /**
  * gateway_rate_limit in a real engine process over real svc.conf and API files: the scopes and
- * their order, Tyk's answers, quotas and the X-RateLimit-* headers, exact counting across worker
- * threads in memory, and what happens when Redis goes away.
+ * their order, Tyk's answers, quotas and the X-RateLimit-* headers, exact counting across
+ * processes in memory, and what happens when Redis goes away.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import { RedisServer } from '@svc/engine/testing';
 import { runGateway, writeGateway } from '../gateway/engine-run.js';
 import { tykErrorBody } from '../gateway/errors.js';
-import { apiSpec, call, freePort, gatewayConfig, type Reply } from '../gateway/test-support.js';
+import { apiSpec, call, freePort, gatewayConfig, waitFor, type Reply } from '../gateway/test-support.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -26,8 +26,6 @@ after(() => {
 
 const AUTH = { 'x-svc-authorization': 'test-secret' };
 const CHAIN = `pipeline:
-  threads: 2
-  dispatch: pool
   processors:
     - gateway_rate_limit: { scope: api }
     - gateway_auth: {}
@@ -45,8 +43,8 @@ async function createKey(port: number, session: Record<string, unknown>): Promis
 const statuses = (rs: Reply[]) => rs.map((r) => r.status).sort((a, b) => a - b);
 const count = (rs: Reply[], status: number) => rs.filter((r) => r.status === status).length;
 
-describe('gateway_rate_limit, in memory, threads 2', () => {
-  it("counts exactly across worker threads at every scope, in Tyk's order, with Tyk answers", async () => {
+describe('gateway_rate_limit, in memory, processes 2', () => {
+  it("counts exactly across processes (one counter, the primary's) at every scope, in Tyk's order, with Tyk answers", async () => {
     const port = await freePort();
     const dir = tempDir();
     writeGateway(dir, gatewayConfig(port), [
@@ -63,9 +61,10 @@ describe('gateway_rate_limit, in memory, threads 2', () => {
       apiSpec('k', '/k', { keyless: false, standardAuth: true }),
       apiSpec('k2', '/k2', { keyless: false, standardAuth: true }),
     ]);
-    const engine = await runGateway(dir, port, CHAIN);
+    const engine = await runGateway(dir, port, CHAIN, { input: 'processes: 2' });
     try {
-      // API level, keyless: 5 of 20 parallel requests, whichever worker runs them.
+      await waitFor(() => (engine.log().match(/Child process \d+ is serving/g) ?? []).length === 2, 'both processes to serve', 30_000);
+      // API level, keyless: 5 of 20 parallel requests, whichever process takes them.
       const open = await Promise.all(Array.from({ length: 20 }, () => call(port, 'GET', '/open/x')));
       assert.deepEqual([count(open, 200), count(open, 429)], [5, 15]);
       const refused = open.find((r) => r.status === 429)!;
@@ -91,8 +90,8 @@ describe('gateway_rate_limit, in memory, threads 2', () => {
       const mixed = await Promise.all(Array.from({ length: 30 }, (_, i) => call(port, 'GET', i % 2 ? '/k/x' : '/k2/x', { headers: { authorization: key } })));
       assert.deepEqual([count(mixed, 200), count(mixed, 429)], [10, 20]);
       assert.equal(mixed.find((r) => r.status === 429)!.body, tykErrorBody('Rate Limit Exceeded'));
-      const threads = new Set(mixed.filter((r) => r.status === 200).map((r) => (JSON.parse(r.body) as { thread: number }).thread));
-      assert.ok(!threads.has(0), 'the limits were counted on worker threads');
+      const pids = new Set(mixed.filter((r) => r.status === 200).map((r) => (JSON.parse(r.body) as { pid: number }).pid));
+      assert.equal(pids.size, 2, 'both processes admitted requests');
 
       // Key level per API: each API has its own allowance (allowance_scope), apart from the other's.
       const perApi = await createKey(port, {

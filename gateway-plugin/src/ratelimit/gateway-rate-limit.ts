@@ -12,7 +12,7 @@
  * logged when it starts and when it ends.
  */
 import { answerMessage, errorMessage, type Logger } from '@svc/engine';
-import type { WindowTable } from '@svc/engine/kit';
+import type { Windows } from './shared-table.js';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { tykError } from '../gateway/errors.js';
 import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
@@ -48,7 +48,7 @@ export class GatewayRateLimit extends GatewayMiddleware {
 
   constructor(
     private readonly scope: RateLimitScope,
-    private readonly table: WindowTable,
+    private readonly table: Windows,
     private readonly instances: LiveInstances,
     log: Logger,
     private readonly onSmoothing: (change: SmoothingChange) => void,

@@ -6,7 +6,8 @@
  */
 import type { RedisConnection } from '../sessions/redis-connection.js';
 import { runScript } from './redis-scripts.js';
-import { FOREVER, type WindowTable } from '@svc/engine/kit';
+import { FOREVER } from '@svc/engine/kit';
+import type { Windows } from './shared-table.js';
 
 export interface QuotaState {
   blocked: boolean;
@@ -22,14 +23,14 @@ return {n, ttl}`;
 
 export class Quotas {
   constructor(
-    private readonly table: WindowTable,
+    private readonly table: Windows,
     private readonly connection: RedisConnection | undefined,
   ) {}
 
   async take(key: string, max: number, renewalSeconds: number): Promise<QuotaState> {
     const now = Math.floor(Date.now() / 1000);
     if (this.connection === undefined) {
-      const w = this.table.take(key, max, renewalSeconds > 0 ? renewalSeconds * 1000 : FOREVER);
+      const w = await this.table.take(key, max, renewalSeconds > 0 ? renewalSeconds * 1000 : FOREVER);
       return { blocked: w.blocked, remaining: w.remaining, renews: w.resetMs === FOREVER ? 0 : now + Math.ceil(w.resetMs / 1000) };
     }
     const r = await this.connection.redis();

@@ -1,5 +1,4 @@
 /** Registers the `gateway_rate_limit` processor; its implementation loads when one is built. */
-import { BroadcastChannel } from 'node:worker_threads';
 import { Message, f, registerProcessor, type ComponentConfig, type ComponentContext, type Output } from '@svc/engine';
 import type { SmoothingChange } from './redis-limiter.js';
 
@@ -18,30 +17,19 @@ const spec = f.object({
     ),
 });
 
-/** Smoothing events from worker threads travel to the main thread's output on this channel. */
-function eventChannel(ctx: ComponentContext): BroadcastChannel {
-  return new BroadcastChannel(`svc.gateway.smoothing-events:${ctx.path}`);
-}
-
 async function eventSink(conf: ComponentConfig | undefined, ctx: ComponentContext): Promise<((change: SmoothingChange) => void) | undefined> {
   if (conf === undefined) return undefined;
-  if (ctx.isWorker) {
-    const channel = eventChannel(ctx);
-    channel.unref();
-    return (change) => channel.postMessage(change);
-  }
   const output: Output = await ctx.buildOutput(conf);
   const write = (change: SmoothingChange) =>
     void output
       .write([new Message(Buffer.from(JSON.stringify({ ...change, at: new Date().toISOString() })))])
       .catch((err: unknown) => ctx.logger.warn(`smoothing event not delivered: ${String(err)}`));
-  const channel = eventChannel(ctx);
-  channel.unref();
-  channel.onmessage = (e) => write((e as { data: SmoothingChange }).data);
   return write;
 }
 
 registerProcessor('gateway_rate_limit', {
+  // The gateway's state (APIs, sessions, live requests) is on the main thread: workers hand their batches here.
+  mainThread: true,
   summary: 'Rate limits and quotas of gateway requests at the five scopes Tyk has, with its algorithms, bodies and headers.',
   description: [
     'Limits come from the API definitions (`global_rate_limit`, per-endpoint `extended_paths.rate_limit` or OAS',

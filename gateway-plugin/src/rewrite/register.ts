@@ -2,6 +2,8 @@
 import { f, registerProcessor } from '@svc/engine';
 
 registerProcessor('gateway_url_rewrite', {
+  // The gateway's state (APIs, sessions, live requests) is on the main thread: workers hand their batches here.
+  mainThread: true,
   summary: 'Rewrites gateway requests’ URLs as Tyk’s URL rewrite middleware: basic and advanced triggers, a new host, or a loop to another API.',
   description: [
     'For each request of an `api_gateway` input, the first URL rewrite rule of its API for the request’s method',

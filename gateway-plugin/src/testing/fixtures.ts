@@ -23,6 +23,8 @@ export function gatewayConfig(over: Partial<GatewayConfig> = {}): GatewayConfig 
     drl_threshold: 0,
     rate_limit_response_headers: 'quotas',
     rate_limit_fail_open: false,
+    enable_custom_domains: false,
+    hostname: '',
     proxy_default_timeout: 0,
     secrets: {},
     kv: {},

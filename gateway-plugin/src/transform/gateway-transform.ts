@@ -19,6 +19,10 @@
  * then OAS `validateRequest` (ValidateRequest, next in Tyk's chain): the operation's request body
  * as kin-openapi checks it (oas-request-validation.ts).
  *
+ * Then the body transform (TransformMiddleware, `mw_transform.go`; body-transform.ts): the first
+ * `transform` entry (OAS `transformRequestBody`) for the method and path runs its Go template on
+ * the JSON body; a `transform_response` entry's template is handed to the proxy for the answer.
+ *
  * Last, an OAS `mockResponse` (MockResponseMiddleware, after Tyk's transforms): the operation's
  * `code` (200 when 0), `body` and `headers`, with X-RateLimit-* and the response header edits.
  *
@@ -26,7 +30,7 @@
  * compare without case, as Go's Header.Del and Header.Set do.
  */
 import { answerMessage, type Answer, type Logger } from '@svc/engine';
-import type { EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
+import type { EndpointBodyTransform, EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
 import { mockAnswer } from '../gateway/mock-reply.js';
 import { limitHeaders } from '../ratelimit/limit-headers.js';
 import { canonicalHeader } from '../rewrite/context-data.js';
@@ -38,6 +42,7 @@ import { markAnsweredByStage, markStage, shapes } from '../gateway/stages.js';
 import { resolverFor } from '../refs/resolver.js';
 import { contextData, type ContextData } from '../rewrite/context-data.js';
 import { fillVariables, type VariableSource } from './variables.js';
+import { runBodyTransform, templateData } from './body-transform.js';
 import { decodeBody } from './go-json-decode.js';
 import { schemaFailures } from './json-schema.js';
 import { requestBodyFailure } from './oas-request-validation.js';
@@ -107,6 +112,16 @@ export class GatewayTransform extends GatewayMiddleware {
       refs: resolverFor(state.config, this.logger),
     };
     const method = req.method;
+    // Tyk's TransformMiddleware, after the validations and before the header transforms.
+    const transform = firstEndpointFor(api.bodyTransforms, api, method, req.path);
+    if (transform !== undefined) await this.transformBody(msg, req, transform, from, api.enableContextVars === true);
+    const answerTransform = firstEndpointFor(api.responseBodyTransforms, api, method, req.path);
+    if (answerTransform !== undefined)
+      req.responseTransform = {
+        template: answerTransform.template,
+        ...(api.enableContextVars === true ? { context: from.context() } : {}),
+        ...(answerTransform.enableSession && req.session !== undefined ? { meta: req.session.state.meta_data ?? {} } : {}),
+      };
     const moved = firstEndpointFor(api.methodTransforms, api, method, req.path);
     if (moved !== undefined) {
       const to = moved.toMethod.toUpperCase();
@@ -130,5 +145,22 @@ export class GatewayTransform extends GatewayMiddleware {
     }
     msg.ctx.set(GATEWAY_REQUEST, req);
     markStage(msg, 'transform');
+  }
+
+  /** The request body through its template; a body that is not JSON or a template that fails leaves it as it was (logged, as Tyk). */
+  private async transformBody(
+    msg: MiddlewareCall['msg'],
+    req: GatewayRequest,
+    t: EndpointBodyTransform,
+    from: VariableSource,
+    contextVars: boolean,
+  ): Promise<void> {
+    const data = templateData(msg.content);
+    if (data === undefined) return void this.logger.error(`Body transform failure: the body of ${req.method} ${req.path} is not JSON`);
+    const meta = t.enableSession ? req.session?.state.meta_data : undefined;
+    const r = runBodyTransform(t, data, { ...(contextVars ? { context: from.context() } : {}), ...(meta !== undefined ? { meta } : {}) });
+    if (r.error !== undefined) return void this.logger.error(`Body transform failure: failed to apply template to request: ${r.error}`);
+    msg.content = Buffer.from(await fillVariables(r.text, from, true));
+    req.bodyReplaced = true;
   }
 }

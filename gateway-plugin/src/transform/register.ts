@@ -2,6 +2,8 @@
 import { f, registerProcessor } from '@svc/engine';
 
 registerProcessor('gateway_transform', {
+  // The gateway's state (APIs, sessions, live requests) is on the main thread: workers hand their batches here.
+  mainThread: true,
   summary: "Shapes gateway requests as Tyk's header and method transforms: request and response headers, the upstream method.",
   description: [
     'For each request of an `api_gateway` input (after `gateway_auth` and the key-level `gateway_rate_limit`,',

@@ -45,11 +45,16 @@ export interface VariableSource {
   refs: References;
 }
 
-/** `template` with its variables filled in. */
-export async function fillVariables(template: string, from: VariableSource): Promise<string> {
+/**
+ * `template` with its variables filled in; `escape` (a body transform's output, Tyk's
+ * ReplaceTykVariables with escaping): context and metadata values query-escaped unless they start
+ * with `http`.
+ */
+export async function fillVariables(template: string, from: VariableSource, escape = false): Promise<string> {
   if (!template.includes('$') && !template.includes('env://')) return template;
+  const escaped = (v: string): string => (escape && !v.startsWith('http') ? queryEscape(v) : v);
   let out = await from.refs.resolveInline(template);
-  if (out.includes('$svc_context.')) out = out.replace(CONTEXT, (_all, key: string) => valueText(from.context()[key], true));
-  if (out.includes('$svc_meta.')) out = out.replace(META, (_all, key: string) => valueText(from.meta?.[key], false));
+  if (out.includes('$svc_context.')) out = out.replace(CONTEXT, (_all, key: string) => escaped(valueText(from.context()[key], true)));
+  if (out.includes('$svc_meta.')) out = out.replace(META, (_all, key: string) => escaped(valueText(from.meta?.[key], false)));
   return out;
 }

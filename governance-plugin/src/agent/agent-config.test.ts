@@ -23,6 +23,7 @@ instances:
       region: eu-west-1
       sessionToken: a-session-token
 logLevel: debug
+syncInterval: 5m
 healthProbe:
   server:
     port: 5959
@@ -54,6 +55,7 @@ describe('agent-config.yaml', () => {
       ],
       logLevel: 'DEBUG',
       probePort: 5959,
+      syncIntervalMs: 300_000,
     });
   });
 
@@ -63,6 +65,7 @@ describe('agent-config.yaml', () => {
     assert.equal(c.licenseKey, 'svclic1.from.env');
     assert.equal(c.logLevel, 'INFO');
     assert.equal(c.probePort, 5959);
+    assert.equal(c.syncIntervalMs, 0, 'no syncInterval: only when the hub asks');
     assert.match(problems(text), /^agent\.yaml:1:1 licenseKey is required \(or set SVC_AGENT_LICENSEKEY\)$/);
   });
 
@@ -78,15 +81,27 @@ describe('agent-config.yaml', () => {
     const bad = SEED.replace('grpc-hub.example.com:443', 'https://grpc-hub.example.com')
       .replace('type: cloudgw', 'type: azure')
       .replace('      auth: gateway-secret\n', '')
-      .replace('port: 5959', 'port: 70000');
+      .replace('port: 5959', 'port: 70000')
+      .replace('syncInterval: 5m', 'syncInterval: 500ms');
     const msg = problems(bad);
     assert.deepEqual(msg.split('\n'), [
       'agent.yaml:4:10 governanceDashboard.server.url must be host:port with no protocol, such as grpc-hub.example.com:443 (got "https://grpc-hub.example.com")',
       'agent.yaml:11:7 instances[0].config.auth is required',
-      'agent.yaml:13:11 instances[1].type must be svc or cloudgw, not "azure"',
-      'agent.yaml:22:11 healthProbe.server.port must be a port number (0-65535)',
+      'agent.yaml:13:11 instances[1].type must be svc, tyk or cloudgw, not "azure"',
+      'agent.yaml:20:15 syncInterval must be a duration of at least 1s, such as 5m or 1h30m (got "500ms")',
+      'agent.yaml:23:11 healthProbe.server.port must be a port number (0-65535)',
     ]);
+    assert.match(problems(SEED.replace('syncInterval: 5m', 'syncInterval: soon')), /^agent\.yaml:21:15 syncInterval must be a duration of at least 1s/);
     for (const secret of ['an-agent-token', 'the-secret-key', 'a-session-token', 'svclic1.payload.signature']) assert.ok(!msg.includes(secret));
+  });
+
+  it('reads a tyk instance as an svc one (host and auth)', () => {
+    const c = parseAgentConfig(SEED.replace('type: svc', 'type: tyk'), 'agent.yaml', {});
+    assert.deepEqual(c.instances[0], { name: 'local-gateway', type: 'tyk', config: { host: 'http://gateway:8080', auth: 'gateway-secret' } });
+    assert.match(
+      problems(SEED.replace('type: svc', 'type: tyk').replace('http://gateway:8080', 'gateway')),
+      /instances\[0\]\.config\.host must be the gateway's URL/,
+    );
   });
 
   it('reports a YAML syntax error and a missing list with positions', () => {

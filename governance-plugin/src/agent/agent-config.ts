@@ -1,17 +1,19 @@
 /**
  * agent-config.yaml as the governance spec (docs/spec/governance.md) has it, unchanged: `licenseKey` (or SVC_AGENT_LICENSEKEY),
  * `governanceDashboard.server.url` (`host:port`, no scheme), `governanceDashboard.auth.token`,
- * `instances[]` (`name`, `type: svc | cloudgw`, `config`), `logLevel`, `healthProbe.server.port`;
+ * `instances[]` (`name`, `type: svc | tyk | cloudgw`, `config`), `logLevel`, `healthProbe.server.port`,
+ * and one svc extension: `syncInterval` (a duration such as `5m`: the agent also syncs on that
+ * schedule, not only when the hub asks);
  * `${VAR}` / `${VAR:default}` references to the environment, as in the engine's configs.
  * Read by the engine's config-document loader: every problem is a ConfigError line
  * `file:line:col what`; no secret is ever quoted.
  */
-import { f, type Infer } from '@svc/engine';
+import { f, parseDuration, type Infer } from '@svc/engine';
 import { parseConfigDocument, readConfigDocument, type ConfigDocument } from '@svc/engine/kit';
 import type { CloudGwConfig } from '../providers/cloudgw-provider.js';
-import type { SvcProviderConfig } from '../providers/svc-provider.js';
+import type { GatewayProviderConfig } from '../providers/gateway-provider.js';
 
-export type Instance = { name: string; type: 'svc'; config: SvcProviderConfig } | { name: string; type: 'cloudgw'; config: CloudGwConfig };
+export type Instance = { name: string; type: 'svc' | 'tyk'; config: GatewayProviderConfig } | { name: string; type: 'cloudgw'; config: CloudGwConfig };
 
 export interface AgentConfig {
   licenseKey: string;
@@ -20,7 +22,12 @@ export interface AgentConfig {
   instances: Instance[];
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   probePort: number;
+  /** `syncInterval` in ms (an svc extension); 0: sync only when the hub asks. */
+  syncIntervalMs: number;
 }
+
+/** The shortest syncInterval: a sync lists every provider, so a tighter loop only loads them. */
+const MIN_SYNC_INTERVAL_MS = 1000;
 
 const text = () => f.string().default('');
 
@@ -33,12 +40,14 @@ const spec = f.object({
       f.object({
         name: text(),
         type: text(),
-        // svc: host, auth; cloudgw: accessKeyId, accessKeySecret, region, sessionToken.
+        // svc, tyk: host, auth; cloudgw: accessKeyId, accessKeySecret, region, sessionToken.
         config: f.object({ host: text(), auth: text(), accessKeyId: text(), accessKeySecret: text(), region: text(), sessionToken: text() }).optional(),
       }),
     )
     .optional(),
   logLevel: text(),
+  // An svc extension (not in the governance spec): sync on this schedule too.
+  syncInterval: text(),
   healthProbe: f.object({ server: f.object({ port: f.int().default(5959) }) }),
 });
 
@@ -94,7 +103,7 @@ function agentConfigOf(doc: ConfigDocument<Infer<typeof spec>>, env: NodeJS.Proc
     const conf = item.config;
     if (conf === undefined) return void doc.problem(at('config'), `${path}.config: expected a mapping`);
     const field = (key: keyof typeof conf) => required(conf[key], at('config', key), `${path}.config.${key}`);
-    if (type === 'svc') {
+    if (type === 'svc' || type === 'tyk') {
       const host = field('host');
       if (host !== '' && !/^https?:\/\/[^\s]+$/.test(host))
         doc.problem(at('config', 'host'), `${path}.config.host must be the gateway's URL, such as http://gateway:8080`);
@@ -103,13 +112,23 @@ function agentConfigOf(doc: ConfigDocument<Infer<typeof spec>>, env: NodeJS.Proc
       const config: CloudGwConfig = { accessKeyId: field('accessKeyId'), accessKeySecret: field('accessKeySecret'), region: field('region') };
       if (conf.sessionToken) config.sessionToken = conf.sessionToken;
       instances.push({ name, type, config });
-    } else if (type !== '') doc.problem(at('type'), `${path}.type must be svc or cloudgw, not "${type}"`);
+    } else if (type !== '') doc.problem(at('type'), `${path}.type must be svc, tyk or cloudgw, not "${type}"`);
   });
   const level = (c.logLevel || 'info').toLowerCase();
   if (!['debug', 'info', 'warn', 'error'].includes(level)) doc.problem(['logLevel'], `logLevel must be debug, info, warn or error, not "${level}"`);
   const port = c.healthProbe?.server?.port;
   if (port !== undefined && (port < 0 || port > 65535))
     doc.problem(['healthProbe', 'server', 'port'], 'healthProbe.server.port must be a port number (0-65535)');
+  let syncIntervalMs = 0;
+  if (c.syncInterval) {
+    try {
+      syncIntervalMs = parseDuration(c.syncInterval);
+    } catch {
+      syncIntervalMs = -1;
+    }
+    if (syncIntervalMs < MIN_SYNC_INTERVAL_MS)
+      doc.problem(['syncInterval'], `syncInterval must be a duration of at least 1s, such as 5m or 1h30m (got "${c.syncInterval}")`);
+  }
   doc.result();
-  return { licenseKey, hubAddress: url, token, instances, logLevel: level.toUpperCase() as AgentConfig['logLevel'], probePort: port };
+  return { licenseKey, hubAddress: url, token, instances, logLevel: level.toUpperCase() as AgentConfig['logLevel'], probePort: port, syncIntervalMs };
 }

@@ -48,7 +48,9 @@ registerCommand('agent', {
       logger.error(`license invalid: ${err.message}`);
       return 1;
     }
-    logger.info(`agent started (${config.instances.length} provider instance(s), hub ${config.hubAddress})`);
+    logger.info(
+      `agent started (${config.instances.length} provider instance(s), hub ${config.hubAddress}${config.syncIntervalMs ? `, syncing every ${config.syncIntervalMs / 1000} s` : ''})`,
+    );
     const def = await defineStream({
       config: {
         http: { enabled: false },
@@ -59,6 +61,7 @@ registerCommand('agent', {
             token: config.token,
             license_key: config.licenseKey,
             connection: 'agent',
+            sync_interval: `${config.syncIntervalMs}ms`,
             instances: config.instances.map((x) => ({ name: x.name, type: x.type, config: { ...x.config } })),
           },
         },

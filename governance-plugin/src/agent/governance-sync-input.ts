@@ -6,7 +6,9 @@
  * still sync. Once every message of a sync was delivered (the `governance_hub` output has the
  * hub's ack for each), the input completes the sync with the hub. A sync cut off by a lost
  * connection is dropped here (its messages are acked without being sent) and run again from the
- * start once the agent is registered again, whether or not the hub asks for it.
+ * start once the agent is registered again, whether or not the hub asks for it. With
+ * `sync_interval` the agent also syncs on its own: once it is first registered, then every
+ * interval (a tick while a sync is unfinished or the hub is away is skipped).
  */
 import { Message, type Logger } from '@svc/engine';
 import { PushInput } from '@svc/engine/kit';
@@ -27,6 +29,8 @@ export interface GovernanceSyncOptions {
   agentVersion: string;
   providers: ApiProvider[];
   log: Logger;
+  /** 0: only when the hub asks. */
+  syncIntervalMs: number;
 }
 
 /** APIs per transaction. */
@@ -38,6 +42,7 @@ export class GovernanceSyncInput extends PushInput {
   private readonly hub: HubConnection;
   private readonly status = new Map<string, Provider>();
   private running: Promise<void> = Promise.resolve();
+  private schedule: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: GovernanceSyncOptions) {
     super(QUEUE);
@@ -54,6 +59,17 @@ export class GovernanceSyncInput extends PushInput {
     this.hub.on('sync', (id: string, run: number) => {
       this.running = this.running.then(() => this.sync(id, run));
     });
+    if (opts.syncIntervalMs > 0) {
+      const every = opts.syncIntervalMs;
+      this.hub.once('up', () => {
+        this.scheduled();
+        this.schedule = setInterval(() => this.scheduled(), every);
+      });
+    }
+  }
+
+  private scheduled(): void {
+    if (this.hub.scheduledSync()) this.opts.log.info(`sync ${this.hub.currentSync}: scheduled (syncInterval ${this.opts.syncIntervalMs} ms)`);
   }
 
   /** True while both streams to the hub are up (the probe's readiness). */
@@ -121,6 +137,7 @@ export class GovernanceSyncInput extends PushInput {
 
   /** Closing (once the base ended the reads and woke the waiting providers): the hub and the providers go. */
   protected override onClose(): void {
+    clearInterval(this.schedule);
     unregisterConnection(this.opts.connection, this.hub);
     this.hub.close();
     for (const p of this.opts.providers) p.close?.();

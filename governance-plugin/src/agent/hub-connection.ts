@@ -4,8 +4,11 @@
  * Heartbeats go out every interval on the Health stream; the Sync stream registers the agent and
  * then delivers the hub's sync requests. Lost (the hub restarted, the network went away, the
  * token was refused), both streams are opened again with capped, jittered exponential back-off,
- * and the log says what the agent is waiting for.
+ * and the log says what the agent is waiting for. Besides the hub's requests, the agent may start
+ * a sync of its own ({@link HubConnection.scheduledSync}, its syncInterval): the hub's history
+ * tells the two apart by the trigger sent with the completion.
  */
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from '@svc/engine';
 import {
@@ -31,6 +34,8 @@ export interface HubConnectionOptions {
   log: Logger;
 }
 
+export type SyncTrigger = 'resync' | 'schedule';
+
 interface Pending {
   resolve(): void;
   reject(err: Error): void;
@@ -54,6 +59,8 @@ export class HubConnection extends EventEmitter {
   syncRun = 0;
   /** A sync asked for and not yet acked by the hub: redone once the agent is registered again. */
   private unfinished = '';
+  /** What started the unfinished sync: `resync` (the hub asked) or `schedule` (the agent's syncInterval). */
+  private unfinishedTrigger: SyncTrigger = 'resync';
   private answerTimer: NodeJS.Timeout | undefined;
   private readonly acks = new Map<string, Pending>();
   private heartbeatMs: number;
@@ -146,16 +153,18 @@ export class HubConnection extends EventEmitter {
       this.attempt = 0;
       this.opts.log.info(`agent registered with sync stream established (agent ${m.registered.agent_name}, ${m.registered.agent_id})`);
       this.opts.log.info('waiting for sync requests');
-      this.emit('up');
-      if (this.unfinished !== '') {
-        this.opts.log.info(`sync ${this.unfinished} was cut short when the hub went away: running it again`);
-        this.startSync(this.unfinished);
+      // A sync cut short is redone; one the 'up' listeners start now (a first scheduled sync) is not.
+      const cut = this.unfinished;
+      if (cut !== '') {
+        this.opts.log.info(`sync ${cut} was cut short when the hub went away: running it again`);
+        this.startSync(cut, this.unfinishedTrigger);
       }
+      this.emit('up');
       return;
     }
     if (m.sync_request) {
       // The hub asks again for a sync this agent is already redoing: one run is enough.
-      if (m.sync_request.sync_id !== this.currentSync) this.startSync(m.sync_request.sync_id);
+      if (m.sync_request.sync_id !== this.currentSync) this.startSync(m.sync_request.sync_id, 'resync');
       return;
     }
     if (m.sync_ack && m.sync_ack.sync_id === this.unfinished) this.unfinished = '';
@@ -166,10 +175,21 @@ export class HubConnection extends EventEmitter {
     p?.resolve();
   }
 
-  private startSync(id: string): void {
+  private startSync(id: string, trigger: SyncTrigger): void {
     this.currentSync = id;
     this.unfinished = id;
+    this.unfinishedTrigger = trigger;
     this.emit('sync', id, ++this.syncRun);
+  }
+
+  /**
+   * Starts a sync of the agent's own (its syncInterval), under a new sync id; false when the
+   * hub is away or a sync is still unfinished (it is not queued: the next tick tries again).
+   */
+  scheduledSync(): boolean {
+    if (!this.up || this.unfinished !== '') return false;
+    this.startSync(randomUUID(), 'schedule');
+    return true;
   }
 
   private waitAck(key: string, send: () => void): Promise<void> {
@@ -188,7 +208,8 @@ export class HubConnection extends EventEmitter {
 
   /** Ends a sync; resolves when the hub applied it. */
   complete(syncId: string, apiCount: number, providers: ProviderResult[]): Promise<void> {
-    return this.waitAck(`sync:${syncId}`, () => this.sync!.write({ complete: { sync_id: syncId, api_count: apiCount, providers } }));
+    const trigger = syncId === this.unfinished ? this.unfinishedTrigger : 'resync';
+    return this.waitAck(`sync:${syncId}`, () => this.sync!.write({ complete: { sync_id: syncId, api_count: apiCount, providers, trigger } }));
   }
 
   private lost(err: Error | grpc.ServiceError): void {

@@ -11,13 +11,14 @@
  * stream it came on ends (RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED), so the agent stops waiting for
  * acks, reconnects and is asked again.
  * A database error is logged and answered UNAVAILABLE, so the agent retries; it is never
- * mistaken for a refused token.
+ * mistaken for a refused token. A sync the database could not store ends its stream the same way
+ * (the agent reconnects and runs it again). Every sync applied or failed goes to the history.
  */
 import { randomUUID } from 'node:crypto';
 import { grpc, LICENSE, AUTHORIZATION, type AgentMessage, type Heartbeat, type HeartbeatAck, type HubMessage } from '../wire/governance-wire.js';
 import { verifyLicense } from '../license/license.js';
 import { storedApi, type StoredApi } from '../wire/api-record.js';
-import type { HubStore } from './hub-store.js';
+import type { HubStore, SyncMeta } from './hub-store.js';
 import { errorMessage, type Logger } from '@svc/engine';
 
 type SyncCall = grpc.ServerDuplexStream<AgentMessage, HubMessage>;
@@ -37,6 +38,8 @@ interface Connected {
 interface Staging {
   apis: StoredApi[];
   bytes: number;
+  /** When its first API arrived. */
+  startedAt: Date;
   /** When its last API arrived (epoch ms). */
   lastAt: number;
 }
@@ -194,7 +197,7 @@ export class AgentStreams {
       let staged = c.staged.get(a.sync_id);
       if (staged === undefined) {
         for (const [id] of c.staged) if (c.staged.size >= MAX_STAGED_SYNCS) this.drop(c, id, 'a newer sync of this agent started');
-        c.staged.set(a.sync_id, (staged = { apis: [], bytes: 0, lastAt: Date.now() }));
+        c.staged.set(a.sync_id, (staged = { apis: [], bytes: 0, lastAt: Date.now(), startedAt: new Date() }));
       }
       staged.lastAt = Date.now();
       staged.bytes += a.definition_json.length + a.name.length + a.api_id.length + a.base_path.length + a.provider_name.length + 64;
@@ -217,38 +220,67 @@ export class AgentStreams {
     }
     if (m.complete) {
       const { sync_id, providers } = m.complete;
+      const trigger = m.complete.trigger || 'resync';
       if (c.dropped.has(sync_id)) {
         this.log.warn(`agent ${c.name}: sync ${sync_id} completed after it was dropped: not applied (it is asked for again)`);
         return;
       }
-      const staged = c.staged.get(sync_id)?.apis ?? [];
+      const staging = c.staged.get(sync_id);
       c.staged.delete(sync_id);
       const ok = (providers ?? []).filter((p) => !p.error).map((p) => p.provider_name);
+      const failed = (providers ?? []).filter((p) => p.error);
+      const meta: SyncMeta = {
+        syncId: sync_id,
+        trigger,
+        startedAt: staging?.startedAt ?? new Date(),
+        errors: failed.map((p) => ({ provider: p.provider_name, error: p.error })),
+      };
+      const agent = { id: c.agentId, name: c.name };
       try {
         const started = Date.now();
-        const stored = await this.store.applySync(c.agentId, staged, ok);
-        this.owed.delete(c.agentId);
-        this.progress(sync_id, c, 'complete', stored);
-        call.write({ sync_ack: { sync_id, stored } });
-        const failed = (providers ?? []).filter((p) => p.error);
+        const out = await this.store.applySync(agent, staging?.apis ?? [], ok, meta);
+        if (trigger === 'resync') this.owed.delete(c.agentId);
+        this.progress(sync_id, c, 'complete', out.stored);
+        call.write({ sync_ack: { sync_id, stored: out.stored } });
         this.log.info(
-          `agent ${c.name}: sync ${sync_id} applied, ${stored} API(s) in ${Date.now() - started} ms${failed.length ? `; ${failed.map((p) => `${p.provider_name} failed: ${p.error}`).join('; ')}` : ''}`,
+          `agent ${c.name}: sync ${sync_id} (${trigger}) applied, ${out.stored} API(s) (${out.added} added, ${out.changed} changed, ${out.removed} removed) in ${Date.now() - started} ms${failed.length ? `; ${failed.map((p) => `${p.provider_name} failed: ${p.error}`).join('; ')}` : ''}`,
         );
       } catch (err) {
-        this.progress(sync_id, c, 'failed', 0, err instanceof Error ? err.message : String(err));
-        this.log.error(`agent ${c.name}: sync ${sync_id} could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+        this.progress(sync_id, c, 'failed', 0, errorMessage(err));
+        this.log.error(`agent ${c.name}: sync ${sync_id} could not be stored: ${errorMessage(err)}`);
+        this.recordFailure(agent, meta, `the hub could not store the sync: ${errorMessage(err)}`);
+        // The agent would wait for this sync's ack for ever (and run no other, scheduled ones
+        // included): its stream ends, it reconnects and runs the sync again.
+        refuse(call, grpc.status.UNAVAILABLE, `sync ${sync_id} could not be stored (the hub's database failed): it runs again once the agent reconnects`);
       }
       return;
     }
     if (m.failed) {
+      const staging = c.staged.get(m.failed.sync_id);
       c.staged.delete(m.failed.sync_id);
       this.progress(m.failed.sync_id, c, 'failed', 0, m.failed.error);
+      this.recordFailure(
+        { id: c.agentId, name: c.name },
+        { syncId: m.failed.sync_id, trigger: m.failed.trigger || 'resync', startedAt: staging?.startedAt ?? new Date(), errors: [] },
+        m.failed.error,
+      );
     }
+  }
+
+  /** A failed sync goes to the history; a database that cannot take it is logged, not fatal. */
+  private recordFailure(agent: { id: string; name: string }, meta: SyncMeta, error: string): void {
+    this.store.syncFailed(agent, meta, error).catch((err: unknown) => this.log.warn(`sync ${meta.syncId}: its failure was not recorded: ${errorMessage(err)}`));
   }
 
   /** Drops an unfinished sync: its APIs are let go, it is marked failed, and it stays owed. */
   private drop(c: Connected, syncId: string, why: string): void {
+    const staging = c.staged.get(syncId);
     c.staged.delete(syncId);
+    this.recordFailure(
+      { id: c.agentId, name: c.name },
+      { syncId, trigger: this.syncs.has(syncId) ? 'resync' : 'schedule', startedAt: staging?.startedAt ?? new Date(), errors: [] },
+      `dropped unfinished: ${why}`,
+    );
     c.dropped.add(syncId);
     if (c.dropped.size > MAX_DROPPED) c.dropped.delete(c.dropped.values().next().value as string);
     this.progress(syncId, c, 'failed', 0, `dropped unfinished: ${why}`);

@@ -205,6 +205,65 @@ describe('the hub under hostile input and broken parts', () => {
     }
   });
 
+  it('a sync the database cannot store: recorded as failed, the stream ends UNAVAILABLE, and it is asked for again once the agent is back', async () => {
+    const admin = new pg.Client({ connectionString: serviceAddress('SVC_POSTGRES_URL') });
+    await admin.connect();
+    const db = `svc_hub_store_${process.pid}_${Date.now()}`;
+    await admin.query(`create database ${db}`);
+    const url = new URL(serviceAddress('SVC_POSTGRES_URL'));
+    url.pathname = `/${db}`;
+    const { hub, base, grpcPort, oneTime } = await startHub('pgstore', `storage: { postgres: { url: "${url.href}" } }\n`);
+    const owner = new pg.Client({ connectionString: url.href });
+    await owner.connect();
+    try {
+      const key = await adminKey(base, oneTime);
+      const { token, license } = await agentCredentials(base, key, 'stored-later');
+      // A column the hub does not fill: every insert into apis fails.
+      await owner.query('alter table apis add column blocker text not null');
+      const s = syncStream(grpcPort, token, license);
+      s.call.write({ register: { agent_version: 't', providers: [] } });
+      await until(() => s.got.some((m) => m.registered), 'registered');
+      const sync = await rest<{ id: string }>(base, 'POST', '/api/sync/', { key });
+      await until(() => s.got.some((m) => m.sync_request), 'the sync request');
+      s.call.write({
+        api: {
+          sync_id: sync.body.id,
+          provider_name: 'gw',
+          provider_type: 'svc',
+          api_id: 'a',
+          name: 'A',
+          kind: 'classic',
+          version: '',
+          base_path: '/a/',
+          definition_json: '{}',
+          updated_at_unix_ms: 0,
+        },
+      });
+      s.call.write({ complete: { sync_id: sync.body.id, api_count: 1, providers: [{ provider_name: 'gw', api_count: 1, error: '' }], trigger: 'resync' } });
+      const err = await s.ended;
+      s.close();
+      assert.equal(err?.code, grpc.status.UNAVAILABLE, String(err?.message));
+      assert.match(err!.details, /could not be stored .* runs again once the agent reconnects/);
+      const history = (await rest<Array<{ sync_id: string; status: string; errors: Array<{ error: string }> }>>(base, 'GET', '/api/syncs/', { key })).body;
+      assert.deepEqual(
+        history.map((h) => [h.sync_id, h.status]),
+        [[sync.body.id, 'failed']],
+      );
+      assert.match(history[0]!.errors[0]!.error, /the hub could not store the sync: .*blocker/);
+      // The database is fixed; the agent comes back and is asked for the same sync.
+      await owner.query('alter table apis drop column blocker');
+      const again = syncStream(grpcPort, token, license);
+      again.call.write({ register: { agent_version: 't', providers: [] } });
+      await until(() => again.got.some((m) => m.sync_request?.sync_id === sync.body.id), 'the same sync asked again');
+      again.close();
+    } finally {
+      await owner.end();
+      await hub.stop();
+      await admin.query(`drop database if exists ${db} with (force)`);
+      await admin.end();
+    }
+  });
+
   it('a database that fails: the REST 500 and the agent refusal are logged with the cause, and agents are told UNAVAILABLE', async () => {
     const admin = new pg.Client({ connectionString: serviceAddress('SVC_POSTGRES_URL') });
     await admin.connect();

@@ -65,6 +65,8 @@ const backends: Backend[] = [
   },
 ];
 
+const meta = (syncId: string = randomUUID()) => ({ syncId, trigger: 'resync', startedAt: new Date(), errors: [] });
+
 for (const backend of backends) {
   describe(`hub store on ${backend.name}`, () => {
     let store: HubStore;
@@ -105,28 +107,92 @@ for (const backend of backends) {
 
     it('applies a sync whole: a provider that synced is replaced, one that failed keeps its APIs, a failing write applies nothing', async () => {
       const agent = await store.createAgent('syncer');
-      assert.equal(await store.applySync(agent.id, [api('gw', 'a'), api('gw', 'b'), api('aws', 'x')], ['gw', 'aws']), 3);
+      const sync = async (apis: StoredApi[], ok: string[]) => (await store.applySync(agent, apis, ok, meta())).stored;
+      assert.equal(await sync([api('gw', 'a'), api('gw', 'b'), api('aws', 'x')], ['gw', 'aws']), 3);
       // gw synced again with one API; aws failed this time: its API stays.
-      assert.equal(await store.applySync(agent.id, [api('gw', 'b', 'b renamed')], ['gw']), 1);
+      assert.equal(await sync([api('gw', 'b', 'b renamed')], ['gw']), 1);
       const rows = await store.apis({ agentId: agent.id, limit: 100, offset: 0 });
       assert.deepEqual(
         rows.map((r) => `${r.provider_name}/${r.api_id}:${r.name}`),
         ['gw/b:b renamed', 'aws/x:x API'],
       );
       // The same API twice in one sync: the last one counts.
-      assert.equal(await store.applySync(agent.id, [api('gw', 'b', 'first'), api('gw', 'b', 'b renamed')], ['gw']), 1);
+      assert.equal(await sync([api('gw', 'b', 'first'), api('gw', 'b', 'b renamed')], ['gw']), 1);
       // A write that fails half-way (a name the schema refuses) leaves the repository as it was.
       const broken = { ...api('gw', 'c'), name: null as unknown as string };
-      await assert.rejects(store.applySync(agent.id, [api('gw', 'new'), broken], ['gw']));
+      await assert.rejects(sync([api('gw', 'new'), broken], ['gw']));
       assert.deepEqual(
         (await store.apis({ agentId: agent.id, limit: 100, offset: 0 })).map((r) => r.api_id),
         ['b', 'x'],
       );
     });
 
+    it('records each sync in the history with what it added, changed and removed, and per API which fields changed', async () => {
+      const agent = await store.createAgent('history');
+      const def = (id: string, target: string, extra: Record<string, unknown> = {}) => ({
+        ...api('gw', id),
+        definition: `{"big":12345678901234567890,${JSON.stringify({ api_id: id, proxy: { target_url: target }, ...extra }).slice(1)}`,
+      });
+      const first = await store.applySync(agent, [def('a', 'http://one/'), def('b', 'http://one/')], ['gw'], { ...meta('s1'), trigger: 'schedule' });
+      assert.deepEqual([first.stored, first.added, first.changed, first.removed], [2, 2, 0, 0]);
+      // b's target changes, a is gone, c is new; the 64-bit number is unchanged (compared as written).
+      const second = await store.applySync(agent, [def('b', 'http://two/', { tags: ['x'] }), def('c', 'http://one/')], ['gw'], {
+        ...meta('s2'),
+        errors: [{ provider: 'aws', error: 'aws: unreachable' }],
+      });
+      assert.deepEqual([second.stored, second.added, second.changed, second.removed], [2, 1, 1, 1]);
+      // Nothing changed: only seen.
+      const third = await store.applySync(agent, [def('b', 'http://two/', { tags: ['x'] }), def('c', 'http://one/')], ['gw'], meta('s3'));
+      assert.deepEqual([third.added, third.changed, third.removed], [0, 0, 0]);
+      await store.syncFailed(agent, meta('s4'), 'the agent lost its providers');
+
+      const history = await store.syncHistory({ agentId: agent.id, limit: 10, offset: 0 });
+      assert.deepEqual(
+        history.map((h) => [h.sync_id, h.trigger, h.status, h.api_count, h.added, h.changed, h.removed, h.agent_name]),
+        [
+          ['s4', 'resync', 'failed', 0, 0, 0, 0, 'history'],
+          ['s3', 'resync', 'complete', 2, 0, 0, 0, 'history'],
+          ['s2', 'resync', 'complete', 2, 1, 1, 1, 'history'],
+          ['s1', 'schedule', 'complete', 2, 2, 0, 0, 'history'],
+        ],
+      );
+      assert.deepEqual(history[2]!.errors, [{ provider: 'aws', error: 'aws: unreachable' }]);
+      assert.deepEqual(history[0]!.errors, [{ provider: '', error: 'the agent lost its providers' }]);
+
+      const rows = await store.apis({ agentId: agent.id, limit: 10, offset: 0 });
+      const b = rows.find((r) => r.api_id === 'b')!;
+      assert.match(b.id, /^[0-9a-f]{32}$/);
+      const detail = (await store.api(b.id))!;
+      assert.equal(JSON.parse(detail.definition).proxy.target_url, 'http://two/');
+      assert.deepEqual(
+        (await store.apiChanges(b.id, 10)).map((c) => [c.sync_id, c.change, c.fields]),
+        [
+          [
+            's2',
+            'changed',
+            [
+              { path: 'proxy.target_url', op: 'changed' },
+              { path: 'tags', op: 'added' },
+            ],
+          ],
+          ['s1', 'added', []],
+        ],
+      );
+      // A removed API keeps its id and its changes, and gets them back when it returns.
+      const aId = (await store.apis({ agentId: agent.id, limit: 10, offset: 0, q: 'a API' })).length;
+      assert.equal(aId, 0);
+      await store.applySync(agent, [def('a', 'http://one/'), def('b', 'http://two/', { tags: ['x'] }), def('c', 'http://one/')], ['gw'], meta('s5'));
+      const a = (await store.apis({ agentId: agent.id, limit: 10, offset: 0 })).find((r) => r.api_id === 'a')!;
+      assert.deepEqual(
+        (await store.apiChanges(a.id, 10)).map((c) => `${c.sync_id}:${c.change}`),
+        ['s5:added', 's2:removed', 's1:added'],
+      );
+      assert.equal(await store.api('not-an-id'), undefined);
+    });
+
     it('searches the repository by text (wildcards literal), provider and agent, with paging', async () => {
       const agent = await store.createAgent('search');
-      await store.applySync(agent.id, [api('p1', 'orders'), api('p1', 'billing'), api('p2', 'odd_100%', 'Odd 100%')], ['p1', 'p2']);
+      await store.applySync(agent, [api('p1', 'orders'), api('p1', 'billing'), api('p2', 'odd_100%', 'Odd 100%')], ['p1', 'p2'], meta());
       const names = async (f: { q?: string; provider?: string; limit?: number; offset?: number }) =>
         (await store.apis({ agentId: agent.id, limit: 100, offset: 0, ...f })).map((r) => r.name);
       assert.deepEqual(await names({ q: 'ORD' }), ['orders API']);

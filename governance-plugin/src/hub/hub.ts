@@ -94,6 +94,13 @@ export class Hub implements Lifecycle {
         syncProgress: (id) => streams.syncProgress(id),
         disconnect: (id) => streams.disconnect(id),
         license: (sub, seconds) => issueLicense(issuerKey, sub, seconds),
+        agentAddress: (requestHost) => {
+          const host = hostOf(config.grpcAddress);
+          // Listening on every address: agents reach it by the name the caller reached the hub by.
+          const wildcard = host === '' || host === '0.0.0.0' || host === '[::]' || host === '::';
+          const shown = wildcard && requestHost ? hostOf(requestHost.includes(':') ? requestHost : `${requestHost}:0`) : host;
+          return `${shown}:${this.grpcPort}`;
+        },
       },
       log,
       !isLoopbackHost(hostOf(config.httpAddress)),

@@ -2,16 +2,23 @@
  * The hub's REST API (JSON). The two calls of the governance spec (docs/spec/governance.md) exactly, `POST /api/agents/` and
  * `POST /api/auth/token/`, and the rest of what a hub needs: agents (list, get, delete: its
  * tokens stop working and its streams close), the API repository (search `q`, `provider`,
- * `agent_id`), ReSync, licenses for agents, login with the forced first password change, and users' access keys.
+ * `agent_id`; one API with its definition, secrets masked, and what each sync changed of it),
+ * ReSync and the sync history, onboarding (an agent, its token, a license and its
+ * agent-config.yaml in one call), licenses for agents, login with the forced first password
+ * change, and users' access keys.
  * Management calls need `X-API-Key` (a user's access key) or the session cookie of a login;
  * a missing or wrong one is 401. Errors are `{"status": <code>, "message": "..."}`. Bodies are
  * bounded (1 MiB) and so is the time to send them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { errorMessage, ThrottledLog, type Logger } from '@svc/engine';
+import { errorMessage, parseDuration, stringifyJson, ThrottledLog, type Logger } from '@svc/engine';
 import { BodyError, Router, readBody, type BodyStatus } from '@svc/engine/kit';
-import { agentRecord } from './agent-view.js';
+import type { ProviderType } from '../providers/provider.js';
+import { agentConfigYaml, SECRET_VARIABLES } from './agent-config-template.js';
+import { agentRecord, rfc3339 } from './agent-view.js';
+import { parsedDefinition } from './definition-changes.js';
+import { maskedDefinition } from './masked-definition.js';
 import { sha256, type HubStore } from './hub-store.js';
 import { LoginThrottle } from './login-throttle.js';
 import { checkPassword, hashPassword, newSecret, passwordProblem } from './passwords.js';
@@ -72,7 +79,11 @@ export interface HubActions {
   disconnect(agentId: string): void;
   /** A governance license signed by this hub's issuer key. */
   license(sub: string, validForSeconds: number): string;
+  /** The gRPC address agents dial, `host:port` (a wildcard listen address takes the host the caller reached the hub by). */
+  agentAddress(requestHost: string | undefined): string;
 }
+
+const iso = (d: Date | string | null) => (d === null ? null : rfc3339(new Date(d)));
 
 /** A call to a route: its request, the parameters of its path, and the user calling (empty on an open route). */
 interface HubCall {
@@ -129,10 +140,16 @@ function requiredText(value: unknown, field: string): string {
   return value.trim();
 }
 
+/** JSON out; numbers held as written (a definition's 64-bit integers) are written as they were read. */
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  const text = stringifyJson(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
   res.end(text);
+}
+
+/** A JWT-like bearer credential: `svcagent.<agent id>.<32 random bytes>`; only its hash is kept. */
+function newAgentToken(agentId: string): string {
+  return `svcagent.${Buffer.from(agentId).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
 }
 
 function cookie(req: IncomingMessage, name: string): string | undefined {
@@ -273,8 +290,7 @@ export class RestApi {
           const body = await readJson(req);
           const id = body.agent_id;
           if (typeof id !== 'string' || (await store.agent(id)) === undefined) throw new HttpError(404, 'agent_id names no agent');
-          // A JWT-like bearer credential: `svcagent.<agent id>.<32 random bytes>`; only its hash is kept.
-          const token = `svcagent.${Buffer.from(id).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+          const token = newAgentToken(id);
           await store.addToken(id, token);
           send(res, 201, { token });
         }),
@@ -295,11 +311,85 @@ export class RestApi {
             200,
             rows.map((r) => ({
               ...r,
-              definition: undefined,
               updated_at: r.updated_at && new Date(r.updated_at).toISOString(),
               synced_at: new Date(r.synced_at).toISOString(),
             })),
           );
+        }),
+      )
+      .add(
+        'GET',
+        '/api/apis/{id}/',
+        authed(async ({ res, params, url }) => {
+          const id = segment(params['id']!);
+          const row = await store.api(id);
+          if (row === undefined) throw new HttpError(404, `no API ${id}`);
+          const changes = await store.apiChanges(id, queryInt(url, 'changes', 20, 1, 500));
+          send(res, 200, {
+            ...row,
+            updated_at: row.updated_at && new Date(row.updated_at).toISOString(),
+            synced_at: new Date(row.synced_at).toISOString(),
+            // As the provider described it, with its secrets masked.
+            definition: maskedDefinition(parsedDefinition(row.definition)),
+            changes: changes.map((c) => ({ ...c, at: iso(c.at) })),
+          });
+        }),
+      )
+      .add(
+        'GET',
+        '/api/syncs/',
+        authed(async ({ res, url }) => {
+          const rows = await store.syncHistory({
+            agentId: queryText(url, 'agent_id'),
+            limit: queryInt(url, 'limit', 50, 1, 1000),
+            offset: queryInt(url, 'offset', 0, 0, 2 ** 31 - 1),
+          });
+          send(
+            res,
+            200,
+            rows.map((h) => ({ ...h, started_at: iso(h.started_at), finished_at: iso(h.finished_at) })),
+          );
+        }),
+      )
+      .add(
+        'POST',
+        '/api/onboarding/',
+        authed(async ({ req, res }) => {
+          const body = await readJson(req);
+          const name = requiredText(body.name, 'name');
+          const p = (body.provider ?? {}) as Record<string, unknown>;
+          const type = p.type as ProviderType;
+          if (!(type in SECRET_VARIABLES)) throw new HttpError(400, 'provider.type must be svc, tyk or cloudgw');
+          const address = requiredText(p.address, 'provider.address');
+          if (type !== 'cloudgw' && !/^https?:\/\/[^\s"]+$/.test(address))
+            throw new HttpError(400, "provider.address must be the gateway's URL, such as http://gateway:8080");
+          if (type === 'cloudgw' && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(address))
+            throw new HttpError(400, 'provider.address must be an AWS region, such as eu-west-1');
+          const providerName = p.name === undefined || p.name === '' ? (type === 'cloudgw' ? 'aws' : `${type}-gateway`) : requiredText(p.name, 'provider.name');
+          const syncInterval = body.sync_interval === undefined || body.sync_interval === '' ? '' : requiredText(body.sync_interval, 'sync_interval');
+          if (syncInterval !== '' && (!/^(\d+(ms|s|m|h))+$/.test(syncInterval) || parseDuration(syncInterval) < 1000))
+            throw new HttpError(400, 'sync_interval must be a duration of at least 1s, such as 5m');
+          const days = body.days ?? 365;
+          if (typeof days !== 'number' || !(days > 0 && days <= 36500)) throw new HttpError(400, 'days must be a number above 0 and at most 36500');
+          const row = await store.createAgent(name);
+          const token = newAgentToken(row.id);
+          await store.addToken(row.id, token);
+          const license = hub.license(name, Math.round(days * 86400));
+          send(res, 201, {
+            agent: record(row),
+            token,
+            license,
+            secrets_from_environment: SECRET_VARIABLES[type],
+            agent_config: agentConfigYaml({
+              agentName: name,
+              hubAddress: hub.agentAddress(req.headers.host),
+              token,
+              license,
+              provider: { type, name: providerName, address },
+              syncInterval,
+            }),
+            note: 'the token and license are shown once: store agent_config now',
+          });
         }),
       )
       .add(

@@ -1,11 +1,12 @@
 /**
  * The hub's web page in a real headless Chromium (Debian's chromium, installed by
  * scripts/services.sh, driven by playwright-core): log in with the one-time password, change it,
- * see two agents go ACTIVE, press ReSync, watch the progress, see the APIs appear, search them.
+ * make one agent with the page's onboarding (its agent-config.yaml run as handed out) and one
+ * over REST, see both go ACTIVE, press ReSync, watch the progress, see the APIs appear, search them.
  * SVC_HUB_SCREENSHOT=path keeps the screenshot (the README's docs/hub.png is made so).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -77,15 +78,25 @@ describe('the hub web page in headless Chromium', () => {
       const key = await accessKey(base, await login(base, newPassword));
       const license = (await rest<{ license: string }>(base, 'POST', '/api/licenses/', { key, body: { sub: 'page', days: 1 } })).body.license;
       const agents = [];
-      for (const [name, probePort] of [
-        ['edge-agent', probeA],
-        ['core-agent', probeB],
-      ] as const) {
+      {
+        const name = 'core-agent';
         const { id } = (await rest<{ id: string }>(base, 'POST', '/api/agents/', { key, body: { name } })).body;
         const { token } = (await rest<{ token: string }>(base, 'POST', '/api/auth/token/', { key, body: { agent_id: id } })).body;
-        const file = writeAgentYaml(dir, name, { grpcPort, token, license, probePort, instance: svcInstance(`${name}-gw`, gwPort) });
+        const file = writeAgentYaml(dir, name, { grpcPort, token, license, probePort: probeB, instance: svcInstance(`${name}-gw`, gwPort) });
         agents.push(engine(['agent', '-c', file], { cwd: dir }));
       }
+      // The other from the page's onboarding: the file it hands out runs as it is (the gateway's secret from the environment).
+      await page.fill('#onboard-name', 'edge-agent');
+      await page.selectOption('#onboard-type', 'svc');
+      await page.fill('#onboard-address', `http://127.0.0.1:${gwPort}`);
+      await page.fill('#onboard-interval', '');
+      await page.click('#onboard-form button');
+      await page.waitForSelector('#onboard-result', { state: 'visible' });
+      const yaml = await page.inputValue('#agent-config');
+      assert.doesNotMatch(yaml, /syncInterval|gw-secret/);
+      const onboarded = join(dir, 'edge-agent.yaml');
+      writeFileSync(onboarded, yaml.replace('port: 5959', `port: ${probeA}`));
+      agents.push(engine(['agent', '-c', onboarded], { cwd: dir, env: { GATEWAY_SECRET: 'gw-secret' } }));
       for (const a of agents) await a.waitFor(/waiting for sync requests/);
 
       // The page refreshes its agents: both rows, ACTIVE.

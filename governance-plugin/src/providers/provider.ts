@@ -5,9 +5,12 @@
  */
 import type { ProvidedApi } from '../wire/api-record.js';
 
+/** `svc`: an svc gateway; `tyk`: a Tyk Gateway; `cloudgw`: an AWS API Gateway account. */
+export type ProviderType = 'svc' | 'tyk' | 'cloudgw';
+
 export interface ApiProvider {
   readonly name: string;
-  readonly type: 'svc' | 'cloudgw';
+  readonly type: ProviderType;
   /** Lists every API, awaiting `emit` for each (back-pressure); resolves with how many. */
   list(emit: (api: ProvidedApi) => Promise<void>): Promise<number>;
   close?(): void;

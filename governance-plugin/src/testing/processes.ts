@@ -1,6 +1,6 @@
 /**
  * The governance tests' real processes: `engine hub`, `engine agent` and a gateway, started with
- * node_modules/.bin/engine, their output kept, every one killed when the test file ends.
+ * node_modules/.bin/engine (and peers such as Tyk), their output kept, every one killed when the test file ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -25,7 +25,12 @@ export interface Proc {
 }
 
 export function engine(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Proc {
-  const child = spawn(ENGINE, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return started(ENGINE, args, opts);
+}
+
+/** Any program (a peer such as Tyk), kept and killed as the engine's processes are. */
+export function started(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Proc {
+  const child = spawn(command, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';
   const waiters = new Set<() => void>();

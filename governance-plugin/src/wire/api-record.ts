@@ -42,6 +42,8 @@ export interface StoredApi extends ApiDescription {
 
 /** A row of the hub's `apis` table. */
 export interface ApiRow extends StoredApi {
+  /** The hub's id of the API (from its agent, provider and API id): GET /api/apis/{id}/. */
+  id: string;
   agent_id: string;
   synced_at: Date;
 }

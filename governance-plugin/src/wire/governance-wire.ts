@@ -34,8 +34,8 @@ export interface ProviderResult {
 export interface AgentMessage {
   register?: { agent_version: string; providers: Provider[] };
   api?: WireApi;
-  complete?: { sync_id: string; api_count: number; providers: ProviderResult[] };
-  failed?: { sync_id: string; error: string };
+  complete?: { sync_id: string; api_count: number; providers: ProviderResult[]; trigger?: string };
+  failed?: { sync_id: string; error: string; trigger?: string };
 }
 export interface HubMessage {
   registered?: { agent_id: string; agent_name: string; heartbeat_interval_ms?: string | number };

@@ -9,7 +9,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
 import type { ApiSpec } from '../../apis/api-spec.js';
-import { jsonAnswer } from '../answers.js';
+import { classicForm } from '../../apis/classic-form.js';
+import { jsonAnswer, jsonText } from '../answers.js';
 import type { GatewaySource } from '../gateway-source.js';
 import type { GatewayState } from '../state.js';
 import type { ManagementRequest, ManagementRoutes } from './management-api.js';
@@ -78,18 +79,24 @@ export class ApiEndpoints {
       .add('DELETE', '/svc/apis/oas/{id}', (_r, p) => this.remove(p['id']!));
   }
 
+  /** `/svc/apis`: every API in Tyk's classic form (OAS ones too); `/svc/apis/oas`: the OAS documents. */
   private list(oas: boolean): Answer {
-    const apis = this.state.allApis().filter((a) => !oas || a.format === 'oas');
-    return jsonAnswer(
-      200,
-      apis.map((a) => a.definition),
-    );
+    if (oas)
+      return jsonAnswer(
+        200,
+        this.state
+          .allApis()
+          .filter((a) => a.format === 'oas')
+          .map((a) => a.definition),
+      );
+    return jsonText(`[${this.state.allApis().map(classicForm).join(',')}]`);
   }
 
   private get(id: string, oas: boolean): Answer {
     const api = this.state.api(id);
     if (!api) return API_NOT_FOUND;
-    if (oas && api.format !== 'oas') return OAS_GET_FOR_OLD;
+    if (!oas) return jsonText(classicForm(api));
+    if (api.format !== 'oas') return OAS_GET_FOR_OLD;
     return jsonAnswer(200, api.definition);
   }
 

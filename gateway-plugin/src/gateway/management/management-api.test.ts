@@ -11,6 +11,7 @@ import { END_OF_INPUT } from '@svc/engine';
 import { ApiGatewayInput } from '../api-gateway-input.js';
 import { hashKey } from '../../sessions/key-hash.js';
 import { gatewayState } from '../state.js';
+import { CLASSIC_DEFINITION, OAS_DEFINITION, TYK_CLASSIC_FORM, TYK_OAS_CLASSIC_FORM } from './test-fixtures.js';
 import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, inputConfig, type Reply } from '../test-support.js';
 
 const SECRET = 'test-secret';
@@ -150,7 +151,10 @@ describe('management API', () => {
     const reload = await call(port, 'GET', '/svc/reload', { headers: AUTH });
     assert.equal(reload.body, '{"status":"ok","message":""}\n');
     assert.equal((await call(port, 'GET', '/new1/x')).status, 200);
-    assert.deepEqual(json(await call(port, 'GET', '/svc/apis/new1', { headers: AUTH })), def);
+    // Tyk's classic form: the definition's fields, every other one at its zero value.
+    const got = json(await call(port, 'GET', '/svc/apis/new1', { headers: AUTH })) as Record<string, unknown>;
+    assert.deepEqual([got['api_id'], got['name'], got['proxy'] && (got['proxy'] as Record<string, unknown>)['listen_path']], ['new1', 'New', '/new1']);
+    assert.equal(got['use_keyless'], false);
     const all = json(await call(port, 'GET', '/svc/apis', { headers: AUTH })) as Array<{ api_id: string }>;
     assert.deepEqual(all.map((a) => a.api_id).sort(), ['a1', 'new1']);
 
@@ -205,6 +209,24 @@ describe('management API', () => {
     );
     const del = await call(port, 'DELETE', `/svc/apis/oas/${key}`, { headers: AUTH });
     assert.equal(del.body, `{"key":"${key}","status":"ok","action":"deleted"}\n`);
+  });
+
+  it("GET /svc/apis answers Tyk's classic form, OAS APIs included, word for word as Tyk v5.14.0", async () => {
+    const saved = source.apis;
+    source.apis = [apiSpec('new1', '/new1', { definition: CLASSIC_DEFINITION }), apiSpec('o2', '/o2/', { format: 'oas', definition: OAS_DEFINITION })];
+    await call(port, 'GET', '/svc/reload', { headers: AUTH });
+    try {
+      const classic = await call(port, 'GET', '/svc/apis/new1', { headers: AUTH });
+      assert.equal(classic.headers['content-type'], 'application/json');
+      assert.equal(classic.body, `${TYK_CLASSIC_FORM}\n`);
+      assert.equal((await call(port, 'GET', '/svc/apis/o2', { headers: AUTH })).body, `${TYK_OAS_CLASSIC_FORM}\n`);
+      assert.equal((await call(port, 'GET', '/svc/apis', { headers: AUTH })).body, `[${TYK_CLASSIC_FORM},${TYK_OAS_CLASSIC_FORM}]\n`);
+      // The OAS endpoint still answers the OAS document.
+      assert.deepEqual(json(await call(port, 'GET', '/svc/apis/oas/o2', { headers: AUTH })), OAS_DEFINITION);
+    } finally {
+      source.apis = saved;
+      await call(port, 'GET', '/svc/reload', { headers: AUTH });
+    }
   });
 
   it('policies: written to policy_path, listed from the state', async () => {

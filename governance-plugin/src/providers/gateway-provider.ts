@@ -1,8 +1,10 @@
 /**
- * The `svc` provider: an svc gateway's management API (`config.host`, its URL; `config.auth`,
- * its secret, sent as `x-svc-authorization`). APIs come from `GET /svc/apis` (classic and OAS
- * definitions as written) and policies from `GET /svc/policies`. Answers are bounded in size and
- * time; garbage is an error for this provider only.
+ * The `svc` and `tyk` providers: a gateway's management API (`config.host`, its URL;
+ * `config.auth`, its secret, sent as `x-svc-authorization` or `x-tyk-authorization`). APIs come
+ * from `GET /svc/apis` or `GET /tyk/apis` (Tyk's classic form of every API), an OAS API's own
+ * document from `GET /svc/apis/oas` or `GET /tyk/apis/oas` (with its gateway extension), and
+ * policies from `GET /svc/policies` or `GET /tyk/policies`. Answers are bounded in size and time;
+ * garbage is an error for this provider only.
  */
 import { redactUrl, scrubSecrets } from '@svc/engine';
 import { request } from 'undici';
@@ -12,20 +14,23 @@ import { ProviderError, type ApiProvider } from './provider.js';
 const MAX_BYTES = 256 * 1024 * 1024;
 const TIMEOUT_MS = 30_000;
 
-export interface SvcProviderConfig {
+export interface GatewayProviderConfig {
   host: string;
   auth: string;
 }
+
+/** Which gateway's management API: its path prefix, credential header and OAS extension are named after it. */
+export type GatewayKind = 'svc' | 'tyk';
 
 function obj(v: unknown): Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 
-/** One definition as the wire's fields: classic (`api_id`, `proxy.listen_path`) or OAS (`x-svc-api-gateway`). */
-export function normaliseSvcApi(def: unknown): ProvidedApi | undefined {
+/** One definition as the wire's fields: classic (`api_id`, `proxy.listen_path`) or OAS (`x-svc-api-gateway` / `x-tyk-api-gateway`). */
+export function normaliseGatewayApi(def: unknown, kind: GatewayKind): ProvidedApi | undefined {
   const d = obj(def);
-  const ext = obj(d['x-svc-api-gateway']);
+  const ext = obj(d[`x-${kind}-api-gateway`]);
   if (Object.keys(ext).length > 0) {
     const info = obj(ext.info);
     const id = str(info.id);
@@ -44,13 +49,13 @@ export function normaliseSvcApi(def: unknown): ProvidedApi | undefined {
   return providedApi({ api_id: id, name: str(d.name), kind: 'classic', base_path: str(obj(d.proxy).listen_path), definition: def });
 }
 
-export class SvcProvider implements ApiProvider {
-  readonly type = 'svc' as const;
+export class GatewayProvider implements ApiProvider {
   private readonly base: string;
 
   constructor(
     readonly name: string,
-    private readonly config: SvcProviderConfig,
+    readonly type: GatewayKind,
+    private readonly config: GatewayProviderConfig,
   ) {
     this.base = config.host.replace(/\/+$/, '');
   }
@@ -59,7 +64,7 @@ export class SvcProvider implements ApiProvider {
     let res;
     try {
       res = await request(`${this.base}${path}`, {
-        headers: { 'x-svc-authorization': this.config.auth, accept: 'application/json' },
+        headers: { [`x-${this.type}-authorization`]: this.config.auth, accept: 'application/json' },
         headersTimeout: TIMEOUT_MS,
         bodyTimeout: TIMEOUT_MS,
       });
@@ -91,15 +96,27 @@ export class SvcProvider implements ApiProvider {
     } catch {
       throw new ProviderError(`${this.name}: ${path} did not answer JSON`);
     }
+    // Tyk answers an empty list as `null`.
+    if (v === null && this.type === 'tyk') return [];
     if (!Array.isArray(v)) throw new ProviderError(`${this.name}: ${path} did not answer a JSON array`);
     return v;
   }
 
   async list(emit: (api: ProvidedApi) => Promise<void>): Promise<number> {
-    const [apis, policies] = await Promise.all([this.get('/svc/apis'), this.get('/svc/policies')]);
+    const prefix = `/${this.type}`;
+    const [apis, policies] = await Promise.all([this.get(`${prefix}/apis`), this.get(`${prefix}/policies`)]);
+    // Both list an OAS API as the classic definition made of it (`is_oas`): its own document,
+    // from /apis/oas (read only when there is one), is sent instead.
+    const oas = apis.some((d) => obj(d).is_oas === true) ? await this.get(`${prefix}/apis/oas`) : [];
+    const oasById = new Map<string, ProvidedApi>();
+    for (const def of oas) {
+      const api = normaliseGatewayApi(def, this.type);
+      if (api?.kind === 'oas') oasById.set(api.api_id, api);
+    }
     let n = 0;
     for (const def of apis) {
-      const api = normaliseSvcApi(def);
+      // An OAS API missing from /apis/oas was deleted between the two reads.
+      const api = obj(def).is_oas === true ? oasById.get(str(obj(def).api_id)) : normaliseGatewayApi(def, this.type);
       if (api === undefined) continue;
       await emit(api);
       n++;

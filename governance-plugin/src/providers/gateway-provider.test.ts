@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '@svc/engine/testing';
 import type { ProvidedApi } from '../wire/api-record.js';
 import { ProviderError } from './provider.js';
-import { SvcProvider } from './svc-provider.js';
+import { GatewayProvider } from './gateway-provider.js';
 
 const SECRET = 'gateway-secret-value';
 let server: Server;
@@ -28,7 +28,7 @@ after(() => server.close());
 
 async function list(host = base, auth = SECRET): Promise<ProvidedApi[]> {
   const out: ProvidedApi[] = [];
-  await new SvcProvider('edge', { host, auth }).list(async (a) => void out.push(a));
+  await new GatewayProvider('edge', 'svc', { host, auth }).list(async (a) => void out.push(a));
   return out;
 }
 
@@ -43,6 +43,30 @@ describe('svc provider', () => {
       (await list()).map((a) => `${a.kind}:${a.api_id}`),
       ['classic:a', 'policy:policy:gold'],
     );
+  });
+
+  it('takes an OAS API (is_oas in the classic form /svc/apis answers) as its document from /svc/apis/oas', async () => {
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'O', version: '2' },
+      'x-svc-api-gateway': { info: { id: 'o', name: 'O' }, server: { listenPath: { value: '/o/' } } },
+    };
+    answers['/svc/apis'] = {
+      status: 200,
+      body: JSON.stringify([
+        { api_id: 'a', name: 'A', proxy: { listen_path: '/a/' } },
+        { api_id: 'o', name: 'O', is_oas: true, proxy: { listen_path: '/o/' } },
+        { api_id: 'gone', is_oas: true },
+      ]),
+    };
+    answers['/svc/apis/oas'] = { status: 200, body: JSON.stringify([doc]) };
+    answers['/svc/policies'] = { status: 200, body: '[]' };
+    const got = await list();
+    assert.deepEqual(
+      got.map((a) => `${a.kind}:${a.api_id}:${a.base_path}`),
+      ['classic:a:/a/', 'oas:o:/o/'],
+    );
+    assert.deepEqual(JSON.parse(got[1]!.definition_json), doc);
   });
 
   for (const [what, answer, message] of [

@@ -1,0 +1,409 @@
+/**
+ * The connection fields every SQL component shares (Redpanda Connect's `driver`, `dsn`,
+ * `init_files`, `init_statement`, `conn_max_*`) and one connection type over two databases:
+ *
+ * - PostgreSQL (`postgres`, `pgx`) through a pg pool: `conn_max_open` caps it (0: pg's 10),
+ *   `conn_max_idle_time` and `conn_max_life_time` close idle and old connections, and
+ *   `conn_max_idle: 0` keeps none idle. Rows are read with pg's text results, converted as the Go
+ *   drivers give them (values.ts), and a large select is read through a cursor, 1,000 rows a fetch.
+ * - SQLite (`sqlite`) through better-sqlite3 (native SQLite with its own file locking, so several
+ *   processes may share a database; a process killed mid-write leaves it consistent, which a
+ *   WebAssembly port with a lock directory would not). Calls are synchronous and short: they run
+ *   on the main thread. A busy database is waited on for up to 5 s (`busy_timeout`).
+ *
+ * `init_files` then `init_statement` run once, on the first connection; a failure is a warning,
+ * as in Benthos. Other drivers are refused at start, saying which are implemented.
+ */
+import { readFileSync } from 'node:fs';
+import { ErrorCode, SvcError, errorMessage, f, parseDuration, scrubSecrets, type Infer, type Logger } from '@svc/engine';
+import { exactInt, rfc3339, type Dialect } from './values.js';
+
+const DRIVERS = ['mysql', 'postgres', 'pgx', 'clickhouse', 'mssql', 'sqlite', 'oracle', 'snowflake', 'trino', 'gocosmos', 'spanner', 'databricks'] as const;
+const IMPLEMENTED = new Set(['postgres', 'pgx', 'sqlite']);
+
+export const sqlConnectionFields = {
+  driver: f.enum(DRIVERS).describe('A database driver to use (implemented here: `postgres`, `pgx` and `sqlite`; the others are refused at start).'),
+  dsn: f
+    .string()
+    .describe(
+      'A Data Source Name to identify the target database: `postgres://[user[:password]@][netloc][:port][/dbname][?param1=value1&...]` for `postgres` and `pgx`, `file:/path/to/filename.db[?_pragma=name(value)&mode=ro]` (or a plain path) for `sqlite`.',
+    ),
+  init_files: f
+    .array(f.string())
+    .optional()
+    .advanced()
+    .describe(
+      'An optional list of file paths containing SQL statements to execute immediately upon the first connection to the target database. If both `init_statement` and `init_files` are specified the `init_statement` is executed _after_ the `init_files`. A failing statement is logged as a warning.',
+    ),
+  init_statement: f
+    .string()
+    .optional()
+    .advanced()
+    .describe(
+      'An optional SQL statement to execute immediately upon the first connection to the target database. This is a useful way to initialise tables before processing data. Care should be taken to ensure that the statement is idempotent. A failure is logged as a warning.',
+    ),
+  conn_max_idle_time: f
+    .duration()
+    .optional()
+    .advanced()
+    .describe('An optional maximum amount of time a connection may be idle. If `value <= 0`, connections are not closed due to a connections idle time.'),
+  conn_max_life_time: f
+    .duration()
+    .optional()
+    .advanced()
+    .describe('An optional maximum amount of time a connection may be reused. If `value <= 0`, connections are not closed due to a connections age.'),
+  conn_max_idle: f
+    .int()
+    .default(2)
+    .advanced()
+    .describe('An optional maximum number of connections in the idle connection pool. If `value <= 0`, no idle connections are retained.'),
+  conn_max_open: f
+    .int()
+    .optional()
+    .advanced()
+    .describe('An optional maximum number of open connections to the database. If `value <= 0`, then there is no limit (here: pg’s default of 10).'),
+};
+
+export type SqlConnectionConfig = Infer<ReturnType<typeof f.object<typeof sqlConnectionFields>>>;
+
+export type Row = Record<string, unknown>;
+
+/** What runs statements: a connection, or a transaction on one. */
+export interface Queryable {
+  /** Runs a statement; its rows (none for a statement that returns none). */
+  query(sql: string, args?: unknown[]): Promise<Row[]>;
+}
+
+export interface SqlConnection extends Queryable {
+  readonly dialect: Dialect;
+  /** Runs a text of one or more statements without arguments (an init file). */
+  script(sql: string): Promise<void>;
+  /** Runs `f` in a transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(f: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** The rows of a select, `size` at a time, without holding the whole result. */
+  pages(sql: string, args: unknown[], size: number): AsyncIterable<Row[]>;
+  /** An error's text, the DSN's password taken out. */
+  scrub(err: unknown): string;
+  close(): Promise<void>;
+}
+
+/** The placeholder of the n-th argument (1-based) in the driver's style. */
+export function placeholder(dialect: Dialect, n: number): string {
+  return dialect === 'postgres' ? `$${n}` : '?';
+}
+
+/** `?` placeholders turned into `$1, $2, ...` for PostgreSQL (`??` is a literal `?`), as squirrel does. */
+export function dollarPlaceholders(sql: string, dialect: Dialect, first = 1): string {
+  if (dialect !== 'postgres') return sql.replace(/\?\?/g, '?');
+  let n = first;
+  return sql.replace(/\?\??/g, (m) => (m === '??' ? '?' : `$${n++}`));
+}
+
+function initStatements(conf: SqlConnectionConfig): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const file of conf.init_files ?? []) {
+    try {
+      out.push([`init_file '${file}'`, readFileSync(file, 'utf8')]);
+    } catch (err) {
+      throw new SvcError(ErrorCode.ConfigFile, `init_files: cannot read "${file}": ${errorMessage(err)}`, { cause: err });
+    }
+  }
+  if (conf.init_statement) out.push(['init_statement', conf.init_statement]);
+  return out;
+}
+
+// ---- PostgreSQL ----
+
+type PgLib = (typeof import('pg'))['default'];
+
+/** Rows per FETCH of a cursor. */
+const FETCH_ROWS = 1_000;
+
+/** pg's text-format parsers, set as the Go drivers convert (values.ts). */
+function pgTypes(lib: PgLib): { getTypeParser: (oid: number, format?: string) => (v: string) => unknown } {
+  const T = lib.types.builtins;
+  const asText = (v: string) => v;
+  const overrides = new Map<number, (v: string) => unknown>([
+    [T.INT8, exactInt],
+    [T.NUMERIC, asText],
+    [T.JSON, asText],
+    [T.JSONB, asText],
+    [T.TIMESTAMP, rfc3339],
+    [T.TIMESTAMPTZ, rfc3339],
+    [T.DATE, rfc3339],
+    [T.BYTEA, (v: string) => (lib.types.getTypeParser(T.BYTEA, 'text')(v) as Buffer).toString()],
+  ]);
+  return {
+    getTypeParser: (oid, format) => overrides.get(oid) ?? (lib.types.getTypeParser(oid, (format ?? 'text') as 'text') as (v: string) => unknown),
+  };
+}
+
+class PostgresConnection implements SqlConnection {
+  readonly dialect = 'postgres' as const;
+  private readonly pool;
+  private readonly types;
+
+  constructor(
+    lib: PgLib,
+    private readonly conf: SqlConnectionConfig,
+  ) {
+    this.types = pgTypes(lib);
+    const idle = conf.conn_max_idle_time ? parseDuration(conf.conn_max_idle_time) : 0;
+    const life = conf.conn_max_life_time ? parseDuration(conf.conn_max_life_time) : 0;
+    this.pool = new lib.Pool({
+      connectionString: conf.dsn,
+      ...(conf.conn_max_open && conf.conn_max_open > 0 ? { max: conf.conn_max_open } : {}),
+      // No idle connection kept (conn_max_idle <= 0), else until conn_max_idle_time (pg's 10 s when unset).
+      ...(conf.conn_max_idle <= 0 ? { idleTimeoutMillis: 1 } : idle > 0 ? { idleTimeoutMillis: idle } : {}),
+      ...(life > 0 ? { maxLifetimeSeconds: Math.max(1, Math.round(life / 1000)) } : {}),
+      connectionTimeoutMillis: 10_000,
+    });
+    this.pool.on('error', () => undefined);
+  }
+
+  scrub(err: unknown): string {
+    return scrubSecrets(errorMessage(err), [], [this.conf.dsn]);
+  }
+
+  async query(sql: string, args: unknown[] = []): Promise<Row[]> {
+    const r = await this.pool.query({ text: sql, values: args, types: this.types });
+    return lastRows(r);
+  }
+
+  async script(sql: string): Promise<void> {
+    // Without values pg sends the simple query protocol, which runs several statements.
+    await this.pool.query(sql);
+  }
+
+  async transaction<T>(f: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const tx: Queryable = { query: async (sql, args = []) => lastRows(await client.query({ text: sql, values: args, types: this.types })) };
+      const out = await f(tx);
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async *pages(sql: string, args: unknown[], size: number): AsyncIterable<Row[]> {
+    const client = await this.pool.connect();
+    let broken = true;
+    // Pages of `size` cut from fetches of FETCH_ROWS; the next fetch travels while these are handed out.
+    const fetch = () => client.query({ text: `FETCH ${FETCH_ROWS} FROM svc_rows`, types: this.types });
+    let next: ReturnType<typeof fetch> | undefined;
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query({ text: `DECLARE svc_rows NO SCROLL CURSOR FOR ${sql}`, values: args });
+      next = fetch();
+      for (;;) {
+        const r: { rows: unknown[] } = await next;
+        next = r.rows.length === FETCH_ROWS ? fetch() : undefined;
+        for (let i = 0; i < r.rows.length; i += size) yield r.rows.slice(i, i + size) as Row[];
+        if (!next) break;
+      }
+      await client.query('COMMIT');
+      broken = false;
+    } finally {
+      if (next) await next.catch(() => undefined);
+      if (broken) await client.query('ROLLBACK').catch(() => undefined);
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+/** The rows of a result; of several statements' results (a multi-statement text), the last one's. */
+function lastRows(r: unknown): Row[] {
+  const last = Array.isArray(r) ? (r[r.length - 1] as { rows?: Row[] } | undefined) : (r as { rows?: Row[] });
+  return last?.rows ?? [];
+}
+
+// ---- SQLite ----
+
+type SqliteLib = typeof import('better-sqlite3');
+type SqliteDatabase = InstanceType<SqliteLib['default']>;
+type SqliteStatement = ReturnType<SqliteDatabase['prepare']>;
+
+/** The file and options of a Go-style SQLite DSN (`file:/path.db?_pragma=journal_mode(WAL)&mode=ro`). */
+function sqliteDsn(dsn: string): { file: string; readonly: boolean; mustExist: boolean; pragmas: string[] } {
+  const noScheme = dsn.replace(/^file:(\/\/)?/, '');
+  const q = noScheme.indexOf('?');
+  const file = decodeURIComponent(q < 0 ? noScheme : noScheme.slice(0, q));
+  const params = new URLSearchParams(q < 0 ? '' : noScheme.slice(q + 1));
+  const pragmas: string[] = [];
+  let readonly = false;
+  let mustExist = false;
+  for (const [k, v] of params) {
+    if (k === '_pragma') {
+      const m = /^(\w+)\((.*)\)$/.exec(v) ?? /^(\w+)=(.*)$/.exec(v);
+      if (!m) throw new SvcError(ErrorCode.ConfigLint, `sqlite dsn: _pragma=${v}: write name(value)`);
+      pragmas.push(`${m[1]} = ${m[2]}`);
+    } else if (k === 'mode') {
+      if (v === 'ro') readonly = true;
+      else if (v === 'rw') mustExist = true;
+      else if (v !== 'rwc' && v !== 'memory') throw new SvcError(ErrorCode.ConfigLint, `sqlite dsn: mode=${v}: use ro, rw, rwc or memory`);
+    } else if (k === 'cache') {
+      // shared or private: one connection per component, so either reads the same.
+    } else if (k === '_journal_mode' || k === '_busy_timeout' || k === '_foreign_keys' || k === '_synchronous') {
+      pragmas.push(`${k.slice(1)} = ${v}`);
+    } else {
+      throw new SvcError(
+        ErrorCode.ConfigLint,
+        `sqlite dsn: parameter ${k} is not implemented here: use _pragma=name(value), mode, cache, _journal_mode, _busy_timeout, _foreign_keys or _synchronous`,
+      );
+    }
+  }
+  return { file: file === '' ? ':memory:' : file, readonly, mustExist, pragmas };
+}
+
+/** A SQLite value as the Go driver gives it: integers exact, blobs as text. */
+function sqliteValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return exactInt(v);
+  if (Buffer.isBuffer(v)) return v.toString();
+  return v;
+}
+
+function sqliteRow(r: Row): Row {
+  for (const k of Object.keys(r)) r[k] = sqliteValue(r[k]);
+  return r;
+}
+
+class SqliteConnection implements SqlConnection {
+  readonly dialect = 'sqlite' as const;
+  private readonly db: SqliteDatabase;
+  private readonly statements = new Map<string, SqliteStatement>();
+  /** Transactions wait their turn: SQLite has one per connection. */
+  private turn: Promise<unknown> = Promise.resolve();
+
+  constructor(Database: SqliteLib['default'], dsn: string) {
+    const d = sqliteDsn(dsn);
+    this.db = new Database(d.file, { readonly: d.readonly, fileMustExist: d.mustExist, timeout: 5_000 });
+    for (const p of d.pragmas) this.db.pragma(p);
+  }
+
+  scrub(err: unknown): string {
+    return errorMessage(err);
+  }
+
+  private statement(sql: string): SqliteStatement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      if (s.reader) s.safeIntegers(true);
+      // A bounded cache: statements built per message (unsafe_dynamic_query) must not pile up.
+      if (this.statements.size >= 256) this.statements.clear();
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  private run(sql: string, args: unknown[]): Row[] {
+    const s = this.statement(sql);
+    if (s.reader) return s.all(...args).map(sqliteRow);
+    s.run(...args);
+    return [];
+  }
+
+  query(sql: string, args: unknown[] = []): Promise<Row[]> {
+    return this.queued(() => this.run(sql, args));
+  }
+
+  script(sql: string): Promise<void> {
+    return this.queued(() => void this.db.exec(sql));
+  }
+
+  private queued<T>(f: () => T | Promise<T>): Promise<T> {
+    const next = this.turn.then(f);
+    this.turn = next.catch(() => undefined);
+    return next;
+  }
+
+  transaction<T>(f: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.queued(async () => {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await f({ query: async (sql, args = []) => this.run(sql, args) });
+        this.db.exec('COMMIT');
+        return out;
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
+    });
+  }
+
+  async *pages(sql: string, args: unknown[], size: number): AsyncIterable<Row[]> {
+    const it = this.statement(sql).iterate(...args);
+    let page: Row[] = [];
+    for (const r of it) {
+      page.push(sqliteRow(r));
+      if (page.length >= size) {
+        yield page;
+        page = [];
+      }
+    }
+    if (page.length > 0) yield page;
+  }
+
+  async close(): Promise<void> {
+    await this.turn;
+    this.db.close();
+  }
+}
+
+/**
+ * Opens a connection for a component (the database library loads only then) and runs the init
+ * statements, warning on a failure. A driver not implemented here is refused, saying which are.
+ */
+export async function openSqlConnection(conf: SqlConnectionConfig, what: string, logger: Logger): Promise<SqlConnection> {
+  if (!IMPLEMENTED.has(conf.driver)) {
+    throw new SvcError(ErrorCode.ConfigLint, `${what}: driver ${conf.driver} is not implemented here: use postgres (or pgx) or sqlite`);
+  }
+  const inits = initStatements(conf);
+  let conn: SqlConnection;
+  if (conf.driver === 'sqlite') {
+    // An optional dependency: it builds SQLite from source where no prebuilt binary can be had,
+    // so an install without a compiler goes on without it.
+    const lib = await import('better-sqlite3').catch((err: unknown) => {
+      throw new SvcError(
+        ErrorCode.ConfigLint,
+        `${what}: the sqlite driver needs better-sqlite3, an optional dependency of @svc/plugins that is not installed here (npm install better-sqlite3): ${errorMessage(err)}`,
+        { cause: err },
+      );
+    });
+    try {
+      conn = new SqliteConnection(lib.default, conf.dsn);
+    } catch (err) {
+      if (err instanceof SvcError) throw new SvcError(err.code, `${what}: ${err.message}`);
+      throw new SvcError(ErrorCode.ConfigLint, `${what}: cannot open the SQLite database of dsn "${conf.dsn}": ${errorMessage(err)}`, { cause: err });
+    }
+  } else {
+    conn = new PostgresConnection((await import('pg')).default, conf);
+  }
+  for (const [name, sql] of inits) {
+    try {
+      await conn.script(sql);
+      logger.debug(`${what}: ran ${name}`);
+    } catch (err) {
+      logger.warn(`${what}: failed to execute ${name}: ${conn.scrub(err)}`);
+    }
+  }
+  return conn;
+}
+
+/** True when `err` says the database could not be reached (retried as a reconnect), not that it refused a statement. */
+export function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && (/^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)$/.test(code) || /^(08|57P0)/.test(code))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(errorMessage(err));
+}
