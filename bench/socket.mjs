@@ -9,10 +9,15 @@
 //   drained and closed by the server's reads (the engine answers nothing, so the client ends the
 //   connection and waits for the engine to close its side, which socket_server does at EOF after
 //   it has scanned every line).
+// - generate → http_server output: each engine serves N lines at `stream_path` (a batch of 100 per
+//   chunk) and at `ws_path` (a binary frame per message); a raw client here (fetch, then ws) times
+//   from the first byte to the N-th line or frame.
 // Target (issue 28): ≥ 1× Benthos.
 import { spawn } from 'node:child_process';
 import { createServer, connect } from 'node:net';
-import { ENGINE, config, fmt, freePort } from './lib.mjs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
 import { benthosBinary, peerCells } from './peers.mjs';
 
 const LINE = `${'x'.repeat(99)}\n`;
@@ -105,6 +110,66 @@ output:
   }
 }
 
+const WebSocket = createRequire(join(ROOT, 'engine', 'package.json'))('ws');
+
+/** Lines/s a client here takes from an engine's http_server output, over `stream_path` or `ws_path`. */
+async function serveRate(bin, n, how) {
+  const port = await freePort();
+  const cfg = config(
+    `http-server-out-${how}`,
+    `http: { enabled: false }
+logger: { level: WARN }
+input:
+  generate: { mapping: 'root = "${'x'.repeat(99)}"', interval: '', count: ${n}, batch_size: 100 }
+output:
+  http_server: { address: "127.0.0.1:${port}", path: /get, stream_path: /get/stream, ws_path: /get/ws }
+`,
+  );
+  const p = bin ? runProcess(bin, ['-c', cfg]) : runProcess(process.execPath, [ENGINE, '-c', cfg]);
+  try {
+    for (let i = 0; i < 200; i++) {
+      const up = await new Promise((r) => {
+        const c = connect(port, '127.0.0.1', () => {
+          c.destroy();
+          r(true);
+        });
+        c.once('error', () => r(false));
+      });
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    let seen = 0;
+    let t0;
+    if (how === 'stream') {
+      const res = await fetch(`http://127.0.0.1:${port}/get/stream`);
+      const reader = res.body.getReader();
+      while (seen < n) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended after ${seen} lines`);
+        t0 ??= performance.now();
+        for (let i = value.indexOf(10); i >= 0; i = value.indexOf(10, i + 1)) if (value[i - 1] !== 10) seen++;
+      }
+      await reader.cancel();
+    } else {
+      await new Promise((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/get/ws`);
+        ws.on('message', () => {
+          t0 ??= performance.now();
+          if (++seen >= n) {
+            ws.terminate();
+            resolve();
+          }
+        });
+        ws.on('error', reject);
+      });
+    }
+    return n / ((performance.now() - t0) / 1000);
+  } finally {
+    p.child.kill('SIGKILL');
+    await p.exited;
+  }
+}
+
 export async function run({ quick = false } = {}) {
   const n = quick ? 200_000 : 1_000_000;
   const bin = benthosBinary();
@@ -112,6 +177,8 @@ export async function run({ quick = false } = {}) {
   for (const [label, rate] of [
     ['generate → socket output (tcp), 100-byte lines, to a counting node:net server', sendRate],
     ['socket_server input (tcp) → drop, 100-byte lines from a node:net client', receiveRate],
+    ['generate → http_server output, stream_path read by fetch, 100-byte lines', (bin, count) => serveRate(bin, count, 'stream')],
+    ['generate → http_server output, ws_path read by a ws client, a frame per 100-byte message', (bin, count) => serveRate(bin, count, 'ws')],
   ]) {
     let svc = 0;
     let benthos;

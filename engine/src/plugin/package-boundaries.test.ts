@@ -23,6 +23,7 @@ interface Manifest {
   version: string;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
 }
 
@@ -60,7 +61,8 @@ function undeclared(dir: string): string[] {
   const m = manifest(dir);
   const root = manifest('.');
   // A package may import itself by name (the engine's own components import `@svc/engine` as a plugin does).
-  const deps = new Set([m.name, ...Object.keys(m.dependencies ?? {}), ...Object.keys(m.peerDependencies ?? {})]);
+  // An optional dependency (a native driver that may not build) is imported where its feature is used.
+  const deps = new Set([m.name, ...Object.keys(m.dependencies ?? {}), ...Object.keys(m.peerDependencies ?? {}), ...Object.keys(m.optionalDependencies ?? {})]);
   const testDeps = new Set([...deps, ...Object.keys(m.devDependencies ?? {}), ...Object.keys(root.devDependencies ?? {})]);
   const out: string[] = [];
   for (const file of sources(join(ROOT, dir, 'src'))) {

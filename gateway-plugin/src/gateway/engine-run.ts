@@ -191,7 +191,8 @@ export async function runGateway(
           () => false,
         )),
     'the gateway to listen',
-    opts.waitMs ?? 20_000,
+    // Start-up on a busy machine (several processes, other test files beside it) can take a while.
+    opts.waitMs ?? 60_000,
   )
     .then(() => {
       if (failed()) throw new Error('the gateway did not start');

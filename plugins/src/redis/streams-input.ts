@@ -140,6 +140,8 @@ class RedisStreamsInput implements Input {
         reply = await this.reader.send<RawReply>(this.readCommand());
       } catch (err) {
         if (this.closed) return END_OF_INPUT;
+        // The group is gone (a Redis restarted without persistence, a stream deleted): connect() makes it again.
+        if (/NOGROUP/.test(errorMessage(err))) this.grouped = false;
         throw new NotConnectedError(`redis_streams: reading ${this.conf.streams.join(', ')}: ${this.reader.scrub(err)}`, { cause: err });
       }
       // Read after the stop began: the entries stay pending under this consumer and are read first next time.

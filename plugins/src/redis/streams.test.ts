@@ -140,4 +140,28 @@ describe('redis_streams (real Redis)', () => {
       await missing.close?.();
     }
   });
+
+  it('the stream and its group deleted under it (a Redis restarted empty): the group is made again and reading goes on', async () => {
+    const s = tempKey('stream-nogroup');
+    const r = await redis();
+    await r.send(['XADD', s, '*', 'body', 'before']);
+    const input = await buildInput('redis_streams', { streams: [s], consumer_group: 'g', client_id: 'c1', timeout: '50ms', commit_period: '20ms' });
+    try {
+      await input.connect?.();
+      const t = await readTx(input);
+      t.ack();
+      await r.send(['DEL', s]);
+      await assert.rejects(Promise.resolve(input.read()), /NOGROUP/);
+      await input.connect?.();
+      await r.send(['XADD', s, '*', 'body', 'after']);
+      const again = await readTx(input);
+      assert.deepEqual(
+        again.batch.map((m) => m.content.toString()),
+        ['after'],
+      );
+      again.ack();
+    } finally {
+      await input.close?.();
+    }
+  });
 });

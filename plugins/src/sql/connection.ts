@@ -6,7 +6,8 @@
  *   `conn_max_idle_time` and `conn_max_life_time` close idle and old connections, and
  *   `conn_max_idle: 0` keeps none idle. Rows are read with pg's text results, converted as the Go
  *   drivers give them (values.ts), and a large select is read through a cursor, 1,000 rows a fetch.
- * - SQLite (`sqlite`) through better-sqlite3 (native SQLite with its own file locking, so several
+ * - SQLite (`sqlite`) through better-sqlite3, an optional peer dependency installed by those who use
+ *   it (native SQLite with its own file locking, so several
  *   processes may share a database; a process killed mid-write leaves it consistent, which a
  *   WebAssembly port with a lock directory would not). Calls are synchronous and short: they run
  *   on the main thread. A busy database is waited on for up to 5 s (`busy_timeout`).
@@ -22,7 +23,11 @@ const DRIVERS = ['mysql', 'postgres', 'pgx', 'clickhouse', 'mssql', 'sqlite', 'o
 const IMPLEMENTED = new Set(['postgres', 'pgx', 'sqlite']);
 
 export const sqlConnectionFields = {
-  driver: f.enum(DRIVERS).describe('A database driver to use (implemented here: `postgres`, `pgx` and `sqlite`; the others are refused at start).'),
+  driver: f
+    .enum(DRIVERS)
+    .describe(
+      'A database driver to use (implemented here: `postgres`, `pgx` and `sqlite`, the last with the `better-sqlite3` package installed beside @svc/plugins; the others are refused at start).',
+    ),
   dsn: f
     .string()
     .describe(
@@ -372,12 +377,10 @@ export async function openSqlConnection(conf: SqlConnectionConfig, what: string,
   const inits = initStatements(conf);
   let conn: SqlConnection;
   if (conf.driver === 'sqlite') {
-    // An optional dependency: it builds SQLite from source where no prebuilt binary can be had,
-    // so an install without a compiler goes on without it.
     const lib = await import('better-sqlite3').catch((err: unknown) => {
       throw new SvcError(
-        ErrorCode.ConfigLint,
-        `${what}: the sqlite driver needs better-sqlite3, an optional dependency of @svc/plugins that is not installed here (npm install better-sqlite3): ${errorMessage(err)}`,
+        ErrorCode.PluginLoad,
+        `${what}: driver sqlite needs the better-sqlite3 package, an optional peer of @svc/plugins: npm install better-sqlite3@12 (it builds SQLite from source, a few minutes): ${errorMessage(err)}`,
         { cause: err },
       );
     });

@@ -5,20 +5,19 @@
  * when the server closes; both sides interoperate with Benthos v4.51 (when it is built).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { END_OF_INPUT, Message, type Cache, type Input, type Transaction } from '@svc/engine';
-import { EngineProcess, freePort, testContext } from '@svc/engine/testing';
+import { freePort, testContext } from '@svc/engine/testing';
 import { buildInput, buildOutput } from '../io/test-context.js';
 import './index.js';
+import { benthosMissing, linesOf, peerProcess, waitListening, type Running } from './test-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-socket-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-const BENTHOS = process.env.SVC_BENTHOS ?? '/tmp/peers/bin/benthos';
 
 /** Reads transactions until `n` messages arrived; their contents. */
 async function readN(input: Input, n: number): Promise<string[]> {
@@ -105,8 +104,8 @@ describe('socket components (loopback)', () => {
 
   it('two engines over tcp, and each against Benthos v4.51: 1,000 lines, each once', async (t) => {
     const pairs: Array<['svc' | 'benthos', 'svc' | 'benthos']> = [['svc', 'svc']];
-    if (existsSync(BENTHOS)) pairs.push(['svc', 'benthos'], ['benthos', 'svc']);
-    else t.diagnostic(`Benthos is not built at ${BENTHOS}: only svc to svc`);
+    if (!benthosMissing) pairs.push(['svc', 'benthos'], ['benthos', 'svc']);
+    else t.diagnostic(`${benthosMissing}: only svc to svc`);
     for (const [sender, receiver] of pairs) {
       const address = `127.0.0.1:${await freePort()}`;
       const recv = receiverProcess(receiver, address);
@@ -127,23 +126,6 @@ describe('socket components (loopback)', () => {
   });
 });
 
-/** Resolves once something accepts connections at `address`. */
-async function waitListening(address: string): Promise<void> {
-  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
-  for (let i = 0; i < 200; i++) {
-    const ok = await new Promise<boolean>((r) => {
-      const s = connect(port, host, () => {
-        s.destroy();
-        r(true);
-      });
-      s.once('error', () => r(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing listens at ${address}`);
-}
-
 const SEND = (address: string) => `http: { enabled: false }
 logger: { level: WARN }
 input:
@@ -160,40 +142,10 @@ output:
   stdout: {}
 `;
 
-interface Running {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  output(): string;
-}
-
 function senderProcess(which: 'svc' | 'benthos', address: string): Running {
-  if (which === 'svc') return new EngineProcess(SEND(address));
-  return benthosProcess(SEND(address));
+  return peerProcess(which, SEND(address));
 }
 
 function receiverProcess(which: 'svc' | 'benthos', address: string): { lines(n: number): Promise<string[]>; stop(): void } {
-  const p = which === 'svc' ? new EngineProcess(RECEIVE(address)) : benthosProcess(RECEIVE(address));
-  let out = '';
-  p.child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  return {
-    lines: async (n) => {
-      for (let i = 0; i < 600; i++) {
-        const l = out.split('\n').filter((x) => x !== '');
-        if (l.length >= n) return l;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return out.split('\n').filter((x) => x !== '');
-    },
-    stop: () => p.child.kill('SIGKILL'),
-  };
-}
-
-/** Benthos v4.51 (the core build) on a config; killed when the test ends. */
-function benthosProcess(yaml: string): Running {
-  const file = join(dir, `benthos-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, yaml);
-  const child = spawn(BENTHOS, ['-c', file]);
-  let text = '';
-  child.stderr!.on('data', (d: Buffer) => (text += d.toString()));
-  return { child, exited: new Promise((r) => child.once('exit', (c) => r(c))), output: () => text };
+  return linesOf(peerProcess(which, RECEIVE(address)));
 }
