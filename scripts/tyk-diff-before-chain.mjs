@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Issue 25, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
 // definitions (IP lists, endpoint lists, size limits, versions, mock replies, header and method
-// transforms, CORS, basic auth, validate_json, OAS validateRequest; classic files, and OAS ones, which Tyk takes through its management
+// transforms, CORS, basic auth, validate_json, OAS validateRequest (body and parameters); classic files, and OAS ones, which Tyk takes through its management
 // API) in front of one upstream that records what reaches it, get the same requests (a basic auth
 // user is created on each through its management API first), and every answer is compared: status,
 // body, the answer's CORS / expiry / mock / x-resp / x-up headers, and what the upstream got (method,
@@ -79,7 +79,9 @@ const R = { responses: { 200: { description: 'ok' } } };
 const oas = (ext, id, paths = {}, ops = {}) => ({
   openapi: '3.0.3',
   info: { title: id, version: '1' },
-  paths: Object.fromEntries(Object.entries(paths).map(([p, item]) => [p, Object.fromEntries(Object.entries(item).map(([m, op]) => [m, { ...op, ...R }]))])),
+  paths: Object.fromEntries(
+    Object.entries(paths).map(([p, item]) => [p, Object.fromEntries(Object.entries(item).map(([m, op]) => [m, m === 'parameters' ? op : { ...op, ...R }]))]),
+  ),
   components: {
     securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'Authorization' } },
     schemas: { Pet: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, kind: { type: 'string', enum: ['cat', 'dog'] } } } },
@@ -451,6 +453,37 @@ const defs = (ext) => ({
         },
       },
     },
+  ),
+  oasprm: oas(
+    ext,
+    'oasprm',
+    {
+      '/p/{id}/{name}': {
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+          { name: 'name', in: 'path', required: true, schema: { type: 'string', maxLength: 3 } },
+          { name: 'lim', in: 'query', required: true, schema: { type: 'string' } },
+        ],
+        get: {
+          operationId: 'pget',
+          parameters: [
+            { name: 'lim', in: 'query', required: false, schema: { type: 'integer', maximum: 10 } },
+            { name: 'on', in: 'query', schema: { type: 'boolean' } },
+            { name: 'f', in: 'query', schema: { type: 'number', minimum: 0.5 } },
+            { name: 'kind', in: 'query', schema: { type: 'string', enum: ['a', 'b'], minLength: 1 } },
+            { name: 'X-Num', in: 'header', required: true, schema: { type: 'integer' } },
+          ],
+        },
+      },
+      '/b': {
+        post: {
+          operationId: 'pbody',
+          parameters: [{ name: 'q', in: 'query', required: true, schema: { type: 'string' } }],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+        },
+      },
+    },
+    { middleware: { operations: { pget: { validateRequest: { enabled: true } }, pbody: { validateRequest: { enabled: true, errorResponseCode: 400 } } } } },
   ),
   mkoas: oas(
     ext,
@@ -908,6 +941,47 @@ const cases = [
   ['POST', '/oasvr/t', J, '{"z":1,"a":1}'],
   ['POST', '/oasvr/t', J, '{"a":true,"z":1}'],
   ['POST', '/oasvr/t', J, 'null'],
+  ['GET', '/oasprm/p/1/ab', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?lim=3', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/0/ab', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/x/ab', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/abcd', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/a%62', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/99999999999999999999/ab', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/0x1F/ab', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1_0/ab', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/-1/ab', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?lim=', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?lim', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?lim=11', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?lim=1.5', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?lim=a&lim=2', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?lim=2&lim=a', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?lim=%zz', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?lim=1;x', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?on=yes', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?on=T', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?on=', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?f=0.1', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?f=NaN', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?f=inf', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?f=1e400', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?f=1_0', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?f=0x1p-2', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?f=.5', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?kind=c', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?kind=a', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?kind=+', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?kind=%20', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/017/ab', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab?x=1', { 'x-num': '1' }],
+  ['GET', '/oasprm/p/1/ab', {}],
+  ['GET', '/oasprm/p/1/ab', { 'x-num': '' }],
+  ['GET', '/oasprm/p/1/ab', { 'x-num': 'z' }],
+  ['GET', '/oasprm/p/1/ab', { 'x-num': ' 7 ' }],
+  ['POST', '/oasprm/b', J, '{}'],
+  ['POST', '/oasprm/b?q=1', J, '[]'],
+  ['POST', '/oasprm/b?q=1', J, '{}'],
   ['POST', '/tf/t', { ...J, 'x-keep': 'a b&c' }, '{"name":"ann","n":1000000,"tags":["a","b"],"m":{"z":1,"a":[true,null]}}'],
   ['POST', '/tf/t?q=1', J, '[1,2]'],
   ['POST', '/tf/t', J, ''],

@@ -13,8 +13,7 @@
  *   [Error at "/a/0": ]<reason>`, with kin-openapi's order (enum before type; an object's
  *   properties by sorted key, then `required`).
  *
- * Operations with `parameters` are refused at load (oas.ts): kin-openapi checks them too and svc
- * does not.
+ * Parameters are checked before the body (oas-parameters.ts).
  */
 import type { JsonSchemaNode } from './json-schema.js';
 import { decodeBody } from './go-json-decode.js';
@@ -53,6 +52,11 @@ export function requestBodyFailure(spec: OasRequestBody, contentType: string, bo
   if ('error' in decoded) return failed(`failed to decode request body: ${decoded.error}`);
   const reason = firstFailure(media.schema, decoded.value, []);
   return reason === undefined ? undefined : failed(`doesn't match schema${media.id ? ` ${media.id}` : ''}: ${reason}`);
+}
+
+/** kin-openapi's schema failure for a decoded value (a parameter's), without a path. */
+export function schemaFailure(node: JsonSchemaNode, value: unknown): string | undefined {
+  return firstFailure(node, value, []);
 }
 
 function kindOf(v: unknown): 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' {

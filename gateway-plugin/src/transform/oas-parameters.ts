@@ -1,0 +1,94 @@
+/**
+ * OAS `validateRequest`, the parameters: kin-openapi's openapi3filter.ValidateParameter as Tyk
+ * v5.14.0 runs it (path-item parameters the operation does not override by `in` + `name` first,
+ * then the operation's, before the body; first failure only), for parameters `in` path, query or
+ * header with the default style/explode and a `schema` of one primitive type (string, integer,
+ * number, boolean); oas.ts refuses anything else at load. Words as kin-openapi's:
+ *
+ * - absent and `required`: `parameter "id" in query has an error: value is required but missing`;
+ * - present but empty (`?a=`, `a:` with nothing): `... has an error: empty value is not allowed`;
+ * - not its type: `... has an error: value x: an invalid integer: invalid syntax` (Go's strconv);
+ * - a schema failure: `... has an error: number must be at most 10` (as the body's, without a path).
+ *
+ * Where the value comes from, as kin-openapi reads it: a path parameter from the request path
+ * (decoded, listen path stripped) at the template's segment; a query parameter's first value after
+ * Go's url.ParseQuery; a header's value (several fields of one header: Tyk joins them with `,`
+ * (normalizeHeaders), Node with `, `, a known difference in the words of a refusal).
+ */
+import type { JsonSchemaNode } from './json-schema.js';
+import type { GoParse } from './go-strconv.js';
+import { goParseBool, goParseFloat, goParseInt } from './go-strconv.js';
+import { schemaFailure } from './oas-request-validation.js';
+
+/** One parameter as `validateRequest` checks it. */
+export interface OasParameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  schema: JsonSchemaNode;
+  /** `in: path`: the index of its `{name}` segment in the operation's path. */
+  segment?: number;
+}
+
+/** What a parameter check reads of the request. */
+export interface ParameterSource {
+  /** The request path after the listen path, percent-decoded, as Go's URL.Path. */
+  path: string;
+  /** Go's url.ParseQuery of the query. */
+  query: Map<string, string[]>;
+  /** Request headers, names lower-cased, as Node gives them. */
+  headers: Record<string, string | string[] | undefined>;
+}
+
+function headerValue(src: ParameterSource, name: string): string | undefined {
+  const v = src.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+/** The parameter's text ('' when present but empty), or undefined when the request has none. */
+function rawValue(p: OasParameter, src: ParameterSource): string | undefined {
+  switch (p.in) {
+    case 'path': {
+      const value = src.path.replace(/^\/+|\/+$/g, '').split('/')[p.segment ?? -1];
+      return value === '' ? undefined : value;
+    }
+    case 'query':
+      return src.query.get(p.name)?.[0];
+    default:
+      return headerValue(src, p.name);
+  }
+}
+
+function parsed(p: OasParameter, raw: string): GoParse<unknown> {
+  switch (p.type) {
+    case 'integer':
+      return goParseInt(raw);
+    case 'number':
+      return goParseFloat(raw);
+    case 'boolean':
+      return goParseBool(raw);
+    default:
+      return { value: raw };
+  }
+}
+
+/** The refusal's text for the first parameter the request fails (kin-openapi's order), or undefined. */
+export function parameterFailure(params: OasParameter[], src: ParameterSource): string | undefined {
+  for (const p of params) {
+    const failed = (reason: string): string => `request validation error: parameter ${JSON.stringify(p.name)} in ${p.in} has an error: ${reason}`;
+    const raw = rawValue(p, src);
+    if (raw === undefined) {
+      if (p.required) return failed('value is required but missing');
+      continue;
+    }
+    if (raw === '') return failed('empty value is not allowed');
+    const value = parsed(p, raw);
+    if ('error' in value) return failed(`value ${raw}: an invalid ${p.type}: ${value.error}`);
+    if (typeof value.value === 'number' && !Number.isFinite(value.value))
+      return failed(Number.isNaN(value.value) ? 'floating point NaN is not allowed' : 'floating point Inf is not allowed');
+    const reason = schemaFailure(p.schema, value.value);
+    if (reason !== undefined) return failed(reason);
+  }
+  return undefined;
+}
