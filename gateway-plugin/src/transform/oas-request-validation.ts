@@ -17,7 +17,7 @@
  */
 import type { JsonSchemaNode } from './json-schema.js';
 import { decodeBody } from './go-json-decode.js';
-import { goFloat, goJson } from './json-schema.js';
+import { goFloat, goJson, oasPattern } from './json-schema.js';
 
 /** An operation's `requestBody` as `validateRequest` checks it. */
 export interface OasRequestBody {
@@ -76,6 +76,7 @@ function isEmpty(node: JsonSchemaNode): boolean {
     node.maximum === undefined &&
     node.minLength === undefined &&
     node.maxLength === undefined &&
+    node.pattern === undefined &&
     node.minItems === undefined &&
     node.maxItems === undefined &&
     (node.required?.length ?? 0) === 0 &&
@@ -117,6 +118,13 @@ function firstFailure(node: JsonSchemaNode, value: unknown, path: string[]): str
       const length = [...(value as string)].length;
       if (node.minLength !== undefined && node.minLength !== 0 && length < node.minLength) return at(`minimum string length is ${node.minLength}`);
       if (node.maxLength !== undefined && length > node.maxLength) return at(`maximum string length is ${node.maxLength}`);
+      if (
+        node.pattern !== undefined &&
+        !oasPattern(node.pattern)
+          .matcher(value as string)
+          .find()
+      )
+        return at(`string doesn't match the regular expression "${node.pattern}"`);
       return undefined;
     }
     case 'array': {
