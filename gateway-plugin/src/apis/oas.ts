@@ -430,12 +430,18 @@ function parametersOf(root: Fields, op: Operation, mw: Fields): OasParameter[] {
     } catch (err) {
       return refuse(errorMessage(err));
     }
-    const type = schema.types?.length === 1 ? schema.types[0] : undefined;
-    if (type !== 'string' && type !== 'integer' && type !== 'number' && type !== 'boolean')
+    const primitive = (node: JsonSchemaNode | undefined): 'string' | 'integer' | 'number' | 'boolean' | undefined => {
+      const t = node?.types?.length === 1 ? node.types[0] : undefined;
+      return t === 'string' || t === 'integer' || t === 'number' || t === 'boolean' ? t : undefined;
+    };
+    const array = schema.types?.length === 1 && schema.types[0] === 'array';
+    const type = array ? 'array' : primitive(schema);
+    const items = array ? primitive(schema.items) : undefined;
+    if (type === undefined || (array && items === undefined))
       return refuse(
-        `${where}.schema: svc's validateRequest checks parameters of one type string, integer, number or boolean: remove validateRequest or change the schema`,
+        `${where}.schema: svc's validateRequest checks parameters of one type string, integer, number or boolean, or an array of one: remove validateRequest or change the schema`,
       );
-    const out: OasParameter = { name, in: place, required: p['required'] === true, type, schema };
+    const out: OasParameter = { name, in: place, required: p['required'] === true, type, schema, ...(items ? { items } : {}) };
     if (place === 'path') {
       const segment = segments.indexOf(`{${name}}`);
       if (segment < 0) return refuse(`${where}: the path ${op.path} has no {${name}} segment`);

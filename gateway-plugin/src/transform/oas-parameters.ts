@@ -3,7 +3,8 @@
  * v5.14.0 runs it (path-item parameters the operation does not override by `in` + `name` first,
  * then the operation's, before the body; first failure only), for parameters `in` path, query or
  * header with the default style/explode and a `schema` of one primitive type (string, integer,
- * number, boolean); oas.ts refuses anything else at load. Words as kin-openapi's:
+ * number, boolean) or an array of one (query: one item per value; path and header: split on `,`);
+ * oas.ts refuses anything else at load. Words as kin-openapi's:
  *
  * - absent and `required`: `parameter "id" in query has an error: value is required but missing`;
  * - present but empty (`?a=`, `a:` with nothing): `... has an error: empty value is not allowed`;
@@ -13,19 +14,23 @@
  * Where the value comes from, as kin-openapi reads it: a path parameter from the request path
  * (decoded, listen path stripped) at the template's segment; a query parameter's first value after
  * Go's url.ParseQuery; a header's value (several fields of one header: Tyk joins them with `,`
- * (normalizeHeaders), Node with `, `, a known difference in the words of a refusal).
+ * (normalizeHeaders), Node with `, `: a known difference, the value checked differs).
  */
 import type { JsonSchemaNode } from './json-schema.js';
 import type { GoParse } from './go-strconv.js';
 import { goParseBool, goParseFloat, goParseInt } from './go-strconv.js';
 import { schemaFailure } from './oas-request-validation.js';
 
+type PrimitiveType = 'string' | 'integer' | 'number' | 'boolean';
+
 /** One parameter as `validateRequest` checks it. */
 export interface OasParameter {
   name: string;
   in: 'path' | 'query' | 'header';
   required: boolean;
-  type: 'string' | 'integer' | 'number' | 'boolean';
+  type: PrimitiveType | 'array';
+  /** `type: array`: its items' type. */
+  items?: PrimitiveType;
   schema: JsonSchemaNode;
   /** `in: path`: the index of its `{name}` segment in the operation's path. */
   segment?: number;
@@ -46,22 +51,26 @@ function headerValue(src: ParameterSource, name: string): string | undefined {
   return Array.isArray(v) ? v.join(',') : v;
 }
 
-/** The parameter's text ('' when present but empty), or undefined when the request has none. */
-function rawValue(p: OasParameter, src: ParameterSource): string | undefined {
+/** The parameter's texts (one, or an array's items; [''] when present but empty), or undefined when the request has none. */
+function rawValues(p: OasParameter, src: ParameterSource): string[] | undefined {
+  const split = (v: string | undefined): string[] | undefined => (v === undefined ? undefined : p.type === 'array' ? v.split(',') : [v]);
   switch (p.in) {
     case 'path': {
       const value = src.path.replace(/^\/+|\/+$/g, '').split('/')[p.segment ?? -1];
-      return value === '' ? undefined : value;
+      return value === '' ? undefined : split(value);
     }
-    case 'query':
-      return src.query.get(p.name)?.[0];
+    case 'query': {
+      const values = src.query.get(p.name);
+      // form, explode: every value is an item; otherwise the first value.
+      return values === undefined || p.type === 'array' ? values : values.slice(0, 1);
+    }
     default:
-      return headerValue(src, p.name);
+      return split(headerValue(src, p.name));
   }
 }
 
-function parsed(p: OasParameter, raw: string): GoParse<unknown> {
-  switch (p.type) {
+function parsed(type: PrimitiveType, raw: string): GoParse<unknown> {
+  switch (type) {
     case 'integer':
       return goParseInt(raw);
     case 'number':
@@ -77,17 +86,21 @@ function parsed(p: OasParameter, raw: string): GoParse<unknown> {
 export function parameterFailure(params: OasParameter[], src: ParameterSource): string | undefined {
   for (const p of params) {
     const failed = (reason: string): string => `request validation error: parameter ${JSON.stringify(p.name)} in ${p.in} has an error: ${reason}`;
-    const raw = rawValue(p, src);
-    if (raw === undefined) {
+    const raws = rawValues(p, src);
+    if (raws === undefined) {
       if (p.required) return failed('value is required but missing');
       continue;
     }
-    if (raw === '') return failed('empty value is not allowed');
-    const value = parsed(p, raw);
-    if ('error' in value) return failed(`value ${raw}: an invalid ${p.type}: ${value.error}`);
-    if (typeof value.value === 'number' && !Number.isFinite(value.value))
-      return failed(Number.isNaN(value.value) ? 'floating point NaN is not allowed' : 'floating point Inf is not allowed');
-    const reason = schemaFailure(p.schema, value.value);
+    // kin-openapi: an empty text is no value, and an array with an empty item is no array.
+    if (raws.includes('')) return failed('empty value is not allowed');
+    const items = p.items ?? (p.type as PrimitiveType);
+    const values: unknown[] = [];
+    for (const [i, raw] of raws.entries()) {
+      const value = parsed(items, raw);
+      if ('error' in value) return failed(`${p.type === 'array' ? `path ${i}: ` : ''}value ${raw}: an invalid ${items}: ${value.error}`);
+      values.push(value.value);
+    }
+    const reason = schemaFailure(p.schema, p.type === 'array' ? values : values[0]);
     if (reason !== undefined) return failed(reason);
   }
   return undefined;

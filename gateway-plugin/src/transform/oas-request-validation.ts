@@ -95,6 +95,8 @@ function firstFailure(node: JsonSchemaNode, value: unknown, path: string[]): str
     const t = types[0]!;
     return at(`value must be ${t === 'array' || t === 'object' || t === 'integer' ? 'an' : 'a'} ${t}`);
   };
+  // kin-openapi's ErrSchemaInputNaN / ErrSchemaInputInf (a parameter's Go-parsed number), without a path.
+  if (typeof value === 'number' && !Number.isFinite(value)) return `floating point ${Number.isNaN(value) ? 'NaN' : 'Inf'} is not allowed`;
   const kind = kindOf(value);
   if (kind === 'null' && (node.nullable === true || node.types?.includes('null') === true)) return undefined;
   if (isEmpty(node)) return kind === 'null' ? at('Value is not nullable') : undefined;

@@ -221,6 +221,7 @@ describe('validate_json (Tyk: mw_validate_json.go)', () => {
                 { name: 'f', in: 'query', schema: { type: 'number' } },
                 { name: 'X-Num', in: 'header', required: true, schema: { type: 'boolean' } },
                 { name: 'code', in: 'query', schema: { type: 'string', pattern: '^[a-z]+\\d$' } },
+                { name: 'ids', in: 'query', schema: { type: 'array', items: { type: 'integer', maximum: 5 }, maxItems: 2 } },
               ],
               ...ok,
             },
@@ -259,6 +260,9 @@ describe('validate_json (Tyk: mw_validate_json.go)', () => {
         ['GET', '/oasprm/p/1', {}, 422, refused('X-Num', 'header', 'value is required but missing')],
         ['GET', '/oasprm/p/1', { 'x-num': 'yes' }, 422, refused('X-Num', 'header', 'value yes: an invalid boolean: invalid syntax')],
         ['GET', '/oasprm/p/1?code=ab', h, 422, refused('code', 'query', `string doesn\\'t match the regular expression \\"^[a-z]+\\\\d$\\"`)],
+        ['GET', '/oasprm/p/1?ids=1&ids=x', h, 422, refused('ids', 'query', 'path 1: value x: an invalid integer: invalid syntax')],
+        ['GET', '/oasprm/p/1?ids=1&ids=9', h, 422, refused('ids', 'query', 'Error at \\"/1\\": number must be at most 5')],
+        ['GET', '/oasprm/p/1?ids=1&ids=2&ids=3', h, 422, refused('ids', 'query', 'maximum number of items is 2')],
         ['POST', '/oasprm/b', {}, 400, refused('q', 'query', 'value is required but missing')],
         ['POST', '/oasprm/b?q=b', {}, 400, refused('q', 'query', 'value is not one of the allowed values [\\"a\\"]')],
       ];
@@ -268,7 +272,7 @@ describe('validate_json (Tyk: mw_validate_json.go)', () => {
       }
       assert.equal(up.seen.length, before, 'a refused request never reaches the upstream');
       // Go's parsers: base prefixes, underscores, a path item's `lim` overridden by the operation's (not required).
-      for (const path of ['/oasprm/p/0x1F', '/oasprm/p/017?lim=2&lim=a&f=1_0.5', '/oasprm/p/1?f=0x1p-2&lim=%zz&code=ab1']) {
+      for (const path of ['/oasprm/p/0x1F', '/oasprm/p/017?lim=2&lim=a&f=1_0.5', '/oasprm/p/1?f=0x1p-2&lim=%zz&code=ab1&ids=1&ids=5']) {
         const r = await call(port, 'GET', path, { headers: { 'x-num': 'TRUE' } });
         assert.equal(r.status, 200, path);
       }
