@@ -390,8 +390,9 @@ const PARAMETER_ANNOTATIONS = new Set(['description', 'deprecated', 'example', '
 
 /**
  * An operation's parameters for `validateRequest` (kin-openapi's order: the path item's that the
- * operation does not override by `in` + `name`, then the operation's). Served: `in` path, query
- * or header, the default style/explode, a `schema` of one primitive type; the rest is refused.
+ * operation does not override by `in` + `name`, then the operation's). Served: `in` path, query,
+ * header or cookie, the default style/explode, a `schema` of one primitive type or an array of
+ * one (not in a cookie: kin-openapi refuses form+explode arrays there); the rest is refused.
  */
 function parametersOf(root: Fields, op: Operation, mw: Fields): OasParameter[] {
   const item = root.obj('paths')?.obj(op.path);
@@ -409,16 +410,12 @@ function parametersOf(root: Fields, op: Operation, mw: Fields): OasParameter[] {
     const name = p['name'] as string;
     const where = `parameter ${JSON.stringify(name)} in ${String(p['in'])}`;
     const place = p['in'];
-    if (place !== 'path' && place !== 'query' && place !== 'header')
-      return refuse(`${where}: svc's validateRequest checks parameters in path, query and header only (not cookie): remove validateRequest or the parameter`);
-    const defaultStyle = place === 'query' ? 'form' : 'simple';
+    if (place !== 'path' && place !== 'query' && place !== 'header' && place !== 'cookie') return refuse(`${where}: in must be path, query, header or cookie`);
+    const form = place === 'query' || place === 'cookie';
+    const defaultStyle = form ? 'form' : 'simple';
     for (const [k, v] of Object.entries(p)) {
       if (k === 'name' || k === 'in' || k === 'required' || k === 'schema' || PARAMETER_ANNOTATIONS.has(k)) continue;
-      if (
-        (k === 'style' && v === defaultStyle) ||
-        (k === 'explode' && v === (place === 'query')) ||
-        ((k === 'allowEmptyValue' || k === 'allowReserved') && v === false)
-      )
+      if ((k === 'style' && v === defaultStyle) || (k === 'explode' && v === form) || ((k === 'allowEmptyValue' || k === 'allowReserved') && v === false))
         continue;
       refuse(
         `${where}: ${k} is not supported by svc's validateRequest (only name, in, required, schema and the default style/explode): remove validateRequest or the field`,
@@ -437,9 +434,9 @@ function parametersOf(root: Fields, op: Operation, mw: Fields): OasParameter[] {
     const array = schema.types?.length === 1 && schema.types[0] === 'array';
     const type = array ? 'array' : primitive(schema);
     const items = array ? primitive(schema.items) : undefined;
-    if (type === undefined || (array && items === undefined))
+    if (type === undefined || (array && (items === undefined || place === 'cookie')))
       return refuse(
-        `${where}.schema: svc's validateRequest checks parameters of one type string, integer, number or boolean, or an array of one: remove validateRequest or change the schema`,
+        `${where}.schema: svc's validateRequest checks parameters of one type string, integer, number or boolean, or (not in a cookie) an array of one: remove validateRequest or change the schema`,
       );
     const out: OasParameter = { name, in: place, required: p['required'] === true, type, schema, ...(items ? { items } : {}) };
     if (place === 'path') {

@@ -1,10 +1,10 @@
 /**
  * OAS `validateRequest`, the parameters: kin-openapi's openapi3filter.ValidateParameter as Tyk
  * v5.14.0 runs it (path-item parameters the operation does not override by `in` + `name` first,
- * then the operation's, before the body; first failure only), for parameters `in` path, query or
- * header with the default style/explode and a `schema` of one primitive type (string, integer,
- * number, boolean) or an array of one (query: one item per value; path and header: split on `,`);
- * oas.ts refuses anything else at load. Words as kin-openapi's:
+ * then the operation's, before the body; first failure only), for parameters `in` path, query,
+ * header or cookie with the default style/explode and a `schema` of one primitive type (string,
+ * integer, number, boolean) or, but in a cookie, an array of one (query: one item per value; path
+ * and header: split on `,`); oas.ts refuses anything else at load. Words as kin-openapi's:
  *
  * - absent and `required`: `parameter "id" in query has an error: value is required but missing`;
  * - present but empty (`?a=`, `a:` with nothing): `... has an error: empty value is not allowed`;
@@ -26,7 +26,7 @@ type PrimitiveType = 'string' | 'integer' | 'number' | 'boolean';
 /** One parameter as `validateRequest` checks it. */
 export interface OasParameter {
   name: string;
-  in: 'path' | 'query' | 'header';
+  in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;
   type: PrimitiveType | 'array';
   /** `type: array`: its items' type. */
@@ -44,6 +44,35 @@ export interface ParameterSource {
   query: Map<string, string[]>;
   /** Request headers, names lower-cased, as Node gives them. */
   headers: Record<string, string | string[] | undefined>;
+}
+
+/** Go's textproto.TrimString: ASCII space, tab, CR and LF off both ends. */
+function trimAscii(s: string): string {
+  return s.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Go's Request.Cookie(name) (net/http readCookies, Go 1.26): the first `name=value` of the Cookie
+ * header (several fields joined with `; `, as Tyk's normalizeHeaders and Node join them) whose name
+ * is a token and whose value (quotes stripped) has only bytes 0x20-0x7e but `"`, `;`, `\\`; no
+ * cookie at all past 3000 of them.
+ */
+function cookieValue(src: ParameterSource, name: string): string | undefined {
+  const header = src.headers['cookie'];
+  const line = Array.isArray(header) ? header.join('; ') : header;
+  if (line === undefined || name === '' || line.split(';').length > 3000) return undefined;
+  for (const raw of trimAscii(line).split(';')) {
+    const part = trimAscii(raw);
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    if (trimAscii(eq < 0 ? part : part.slice(0, eq)) !== name || !TOKEN.test(name)) continue;
+    let value = eq < 0 ? '' : part.slice(eq + 1);
+    if (value.length > 1 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    if (/^[\x20-\x7e]*$/.test(value) && !/["\\;]/.test(value)) return value;
+  }
+  return undefined;
 }
 
 function headerValue(src: ParameterSource, name: string): string | undefined {
@@ -64,6 +93,8 @@ function rawValues(p: OasParameter, src: ParameterSource): string[] | undefined 
       // form, explode: every value is an item; otherwise the first value.
       return values === undefined || p.type === 'array' ? values : values.slice(0, 1);
     }
+    case 'cookie':
+      return split(cookieValue(src, p.name));
     default:
       return split(headerValue(src, p.name));
   }
