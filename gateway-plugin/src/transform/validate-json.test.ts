@@ -192,7 +192,7 @@ describe('validate_json (Tyk: mw_validate_json.go)', () => {
       await engine.stop();
     }
   });
-  it("OAS validateRequest: path, query and header parameters as kin-openapi checks them, with Tyk's words; what is not checked refused at load", async () => {
+  it("OAS validateRequest: path, query, header and cookie parameters as kin-openapi checks them, with Tyk's words; what is not checked refused at load", async () => {
     const oas = (id: string, paths: Def, ops: Def): Def => ({
       openapi: '3.0.3',
       info: { title: id, version: '1' },
