@@ -6,6 +6,7 @@
  */
 import type { JsonSchemaNode } from '../transform/json-schema.js';
 import type { OasRequestBody } from '../transform/oas-request-validation.js';
+import type { OasParameter } from '../transform/oas-parameters.js';
 
 /** A `rate` per `per` seconds pair (0/0: no limit). */
 export interface RatePair {
@@ -177,10 +178,11 @@ export interface EndpointJsonValidation {
   errorCode: number;
 }
 
-/** An OAS operation's request check (`validateRequest`): its `requestBody`, as kin-openapi checks it. */
+/** An OAS operation's request check (`validateRequest`): its parameters and `requestBody`, as kin-openapi checks them. */
 export interface EndpointRequestValidation {
   path: string;
   method: string;
+  parameters: OasParameter[];
   body: OasRequestBody;
   /** `errorResponseCode` (0: Tyk's 422). */
   errorCode: number;

@@ -458,7 +458,7 @@ const OAS_OPERATION: FieldTable = {
     fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
   }),
   enforceTimeout: enabledOn('per-endpoint upstream timeouts'),
-  // The request body's schema is checked at load (refused: parameters, keywords json-schema.ts does not check).
+  // The request body's and the parameters' schemas are checked at load (refused: content/styled/object parameters, keywords json-schema.ts does not check).
   validateRequest: implemented({ fields: { enabled: implemented(), errorResponseCode: implemented() } }),
   mockResponse: implemented({
     fields: {

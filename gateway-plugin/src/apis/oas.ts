@@ -19,6 +19,7 @@ import type {
 import { errorMessage } from '@svc/engine';
 import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
 import type { OasRequestBody } from '../transform/oas-request-validation.js';
+import type { OasParameter } from '../transform/oas-parameters.js';
 import { templateSource } from './body-templates.js';
 import { checkedHost } from './host-template.js';
 import { Fields, isObject } from './fields.js';
@@ -323,6 +324,7 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
       (out.requestValidations ??= []).push({
         path: checkedListPattern(configured, op.id, op.path),
         method: op.method,
+        parameters: parametersOf(root, op, mw),
         body: requestBodyOf(root, op, mw),
         errorCode: validate.count('errorResponseCode'),
       });
@@ -383,16 +385,76 @@ function resolveRef(root: Fields, ref: string): unknown {
   return at;
 }
 
+/** Parameter fields read past (annotations), besides those checked. */
+const PARAMETER_ANNOTATIONS = new Set(['description', 'deprecated', 'example', 'examples']);
+
+/**
+ * An operation's parameters for `validateRequest` (kin-openapi's order: the path item's that the
+ * operation does not override by `in` + `name`, then the operation's). Served: `in` path, query,
+ * header or cookie, the default style/explode, a `schema` of one primitive type or an array of
+ * one (not in a cookie: kin-openapi refuses form+explode arrays there); the rest is refused.
+ */
+function parametersOf(root: Fields, op: Operation, mw: Fields): OasParameter[] {
+  const item = root.obj('paths')?.obj(op.path);
+  const refuse = (problem: string): never => mw.fail('validateRequest', `operation ${op.id}: ${problem}`);
+  const read = (list: Fields[], where: string): Array<Record<string, unknown>> =>
+    list.map(({ value: raw }, i) => {
+      const p = isObject(raw) && typeof raw['$ref'] === 'string' ? resolveRef(root, raw['$ref']) : raw;
+      if (!isObject(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') return refuse(`${where}[${i}]: expected a parameter with name and in`);
+      return p;
+    });
+  const own = read(item?.obj(op.method.toLowerCase())?.list('parameters') ?? [], 'parameters');
+  const inherited = read(item?.list('parameters') ?? [], 'path parameters').filter((p) => !own.some((o) => o['name'] === p['name'] && o['in'] === p['in']));
+  const segments = op.path.replace(/^\/+|\/+$/g, '').split('/');
+  return [...inherited, ...own].map((p) => {
+    const name = p['name'] as string;
+    const where = `parameter ${JSON.stringify(name)} in ${String(p['in'])}`;
+    const place = p['in'];
+    if (place !== 'path' && place !== 'query' && place !== 'header' && place !== 'cookie') return refuse(`${where}: in must be path, query, header or cookie`);
+    const form = place === 'query' || place === 'cookie';
+    const defaultStyle = form ? 'form' : 'simple';
+    for (const [k, v] of Object.entries(p)) {
+      if (k === 'name' || k === 'in' || k === 'required' || k === 'schema' || PARAMETER_ANNOTATIONS.has(k)) continue;
+      if ((k === 'style' && v === defaultStyle) || (k === 'explode' && v === form) || ((k === 'allowEmptyValue' || k === 'allowReserved') && v === false))
+        continue;
+      refuse(
+        `${where}: ${k} is not supported by svc's validateRequest (only name, in, required, schema and the default style/explode): remove validateRequest or the field`,
+      );
+    }
+    let schema: JsonSchemaNode;
+    try {
+      schema = compileJsonSchema(p['schema'], `${where}.schema`, { resolve: (r) => resolveRef(root, r) });
+    } catch (err) {
+      return refuse(errorMessage(err));
+    }
+    const primitive = (node: JsonSchemaNode | undefined): 'string' | 'integer' | 'number' | 'boolean' | undefined => {
+      const t = node?.types?.length === 1 ? node.types[0] : undefined;
+      return t === 'string' || t === 'integer' || t === 'number' || t === 'boolean' ? t : undefined;
+    };
+    const array = schema.types?.length === 1 && schema.types[0] === 'array';
+    const type = array ? 'array' : primitive(schema);
+    const items = array ? primitive(schema.items) : undefined;
+    if (type === undefined || (array && (items === undefined || place === 'cookie')))
+      return refuse(
+        `${where}.schema: svc's validateRequest checks parameters of one type string, integer, number or boolean, or (not in a cookie) an array of one: remove validateRequest or change the schema`,
+      );
+    const out: OasParameter = { name, in: place, required: p['required'] === true, type, schema, ...(items ? { items } : {}) };
+    if (place === 'path') {
+      const segment = segments.indexOf(`{${name}}`);
+      if (segment < 0) return refuse(`${where}: the path ${op.path} has no {${name}} segment`);
+      out.segment = segment;
+    }
+    return out;
+  });
+}
+
 /**
  * An operation's `requestBody` for `validateRequest`, its schemas compiled (json-schema.ts refuses
- * a keyword it does not check). Parameters are refused: kin-openapi validates them and svc does not.
+ * a keyword it does not check).
  */
 function requestBodyOf(root: Fields, op: Operation, mw: Fields): OasRequestBody {
-  const item = root.obj('paths')?.obj(op.path);
-  const doc = item?.obj(op.method.toLowerCase());
+  const doc = root.obj('paths')?.obj(op.path)?.obj(op.method.toLowerCase());
   const refuse = (problem: string): never => mw.fail('validateRequest', problem);
-  if ((item?.list('parameters').length ?? 0) > 0 || (doc?.list('parameters').length ?? 0) > 0)
-    refuse(`operation ${op.id} has parameters: svc's validateRequest checks the request body only (not parameters), remove validateRequest or the parameters`);
   let body: unknown = doc?.raw('requestBody');
   if (isObject(body) && typeof body['$ref'] === 'string') body = resolveRef(root, body['$ref']);
   if (body === undefined) return { required: false, content: {} };

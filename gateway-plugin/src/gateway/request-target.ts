@@ -41,7 +41,7 @@ export function cleanPath(p: string): string {
 }
 
 /** Decodes percent-escapes; undefined when an escape is malformed. */
-function decodePath(raw: string): string | undefined {
+export function decodePath(raw: string): string | undefined {
   if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);

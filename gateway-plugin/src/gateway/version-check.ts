@@ -98,14 +98,13 @@ function queryUnescape(s: string): string | undefined {
   }
 }
 
-/** Go's url.ParseQuery, what survives of it: pairs whose key has no `;` and whose escapes are well formed. */
-function parseQuery(query: string): Map<string, string[]> {
+/** Go's url.ParseQuery, what survives of it: pairs without `;` and whose escapes are well formed. */
+export function parseQuery(query: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const pair of query.split('&')) {
-    if (pair === '') continue;
+    if (pair === '' || pair.includes(';')) continue;
     const eq = pair.indexOf('=');
     const rawKey = eq < 0 ? pair : pair.slice(0, eq);
-    if (rawKey.includes(';')) continue;
     const key = queryUnescape(rawKey);
     const value = queryUnescape(eq < 0 ? '' : pair.slice(eq + 1));
     if (key === undefined || value === undefined) continue;

@@ -46,6 +46,9 @@ import { runBodyTransform, templateData } from './body-transform.js';
 import { decodeBody } from './go-json-decode.js';
 import { schemaFailures } from './json-schema.js';
 import { requestBodyFailure } from './oas-request-validation.js';
+import { parameterFailure } from './oas-parameters.js';
+import { decodePath } from '../gateway/request-target.js';
+import { parseQuery } from '../gateway/version-check.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 const METHOD_NOT_ALLOWED = tykError(405, 'Method not allowed');
@@ -100,6 +103,12 @@ export class GatewayTransform extends GatewayMiddleware {
       if (failures.length > 0) return void answerMessage(msg, tykError(validation.errorCode || 422, jsEscape(failures.join('; '))));
     }
     const checked = firstEndpointFor(api.requestValidations, api, req.method, req.path);
+    if (checked !== undefined && checked.parameters.length > 0) {
+      const listen = api.listenPath.replace(/\/+$/, '');
+      const rest = req.path.startsWith(listen) ? req.path.slice(listen.length) : req.path;
+      const failure = parameterFailure(checked.parameters, { path: decodePath(rest) ?? rest, query: parseQuery(req.query), headers: req.headers });
+      if (failure !== undefined) return void answerMessage(msg, tykError(checked.errorCode || 422, jsEscape(failure)));
+    }
     if (checked !== undefined) {
       const type = req.headers['content-type'];
       const failure = requestBodyFailure(checked.body, (Array.isArray(type) ? type[0] : type) ?? '', msg.content);

@@ -14,6 +14,8 @@
  * their order (it varies from run to run in Tyk); here they follow the schema's order.
  */
 
+import { RE2JS } from 're2js';
+
 /** A compiled schema: plain data (it crosses to worker threads inside the ApiSpec). */
 export interface JsonSchemaNode {
   types?: string[];
@@ -31,12 +33,26 @@ export interface JsonSchemaNode {
   maxItems?: number;
   /** OAS 3.0 `nullable` (OAS request validation only). */
   nullable?: boolean;
+  /** OAS `pattern` as written (OAS request validation only; RE2, checked at load). */
+  pattern?: string;
 }
 
 /** How an OAS schema is read (`validateRequest`): `nullable` is a keyword, `$ref` to the document's components is followed. */
 export interface OasSchemaReading {
   /** The document's `#/...` target of a `$ref`, or undefined when there is none. */
   resolve: (ref: string) => unknown;
+}
+
+const patterns = new Map<string, RE2JS>();
+
+/** An OAS `pattern` compiled as kin-openapi compiles it (Go's regexp, `\\uXXXX` read as `\\x{XXXX}`), once per text. */
+export function oasPattern(pattern: string): RE2JS {
+  let re = patterns.get(pattern);
+  if (re === undefined) {
+    re = RE2JS.compile(pattern.replace(/\\u([0-9A-F]{4})/g, '\\x{$1}'));
+    patterns.set(pattern, re);
+  }
+  return re;
 }
 
 const ANNOTATIONS = new Set(['$schema', 'title', 'description', 'default', 'examples', 'id', '$id']);
@@ -74,9 +90,20 @@ export function compileJsonSchema(schema: unknown, at: string, oas?: OasSchemaRe
   };
   for (const [k, v] of Object.entries(schema)) {
     if (oas !== undefined ? OAS_ANNOTATIONS.has(k) : ANNOTATIONS.has(k)) continue;
-    // `nullable` is OAS 3.0's; in a classic schema it falls to the refusal below.
-    const key = oas === undefined && k === 'nullable' ? '' : k;
+    // `nullable` and `pattern` are read in OAS schemas only; in a classic one they fall to the refusal below.
+    const key = oas === undefined && (k === 'nullable' || k === 'pattern') ? '' : k;
     switch (key) {
+      case 'pattern':
+        if (typeof v !== 'string') throw new Error(`${at}.pattern: expected a string`);
+        if (v !== '') {
+          try {
+            oasPattern(v);
+          } catch (err) {
+            throw new Error(`${at}.pattern: ${JSON.stringify(v)} is not an RE2 regular expression: ${(err as Error).message}`);
+          }
+          out.pattern = v;
+        }
+        break;
       case 'nullable':
         if (typeof v !== 'boolean') throw new Error(`${at}.nullable: expected true or false`);
         if (v) out.nullable = true;

@@ -13,12 +13,11 @@
  *   [Error at "/a/0": ]<reason>`, with kin-openapi's order (enum before type; an object's
  *   properties by sorted key, then `required`).
  *
- * Operations with `parameters` are refused at load (oas.ts): kin-openapi checks them too and svc
- * does not.
+ * Parameters are checked before the body (oas-parameters.ts).
  */
 import type { JsonSchemaNode } from './json-schema.js';
 import { decodeBody } from './go-json-decode.js';
-import { goFloat, goJson } from './json-schema.js';
+import { goFloat, goJson, oasPattern } from './json-schema.js';
 
 /** An operation's `requestBody` as `validateRequest` checks it. */
 export interface OasRequestBody {
@@ -55,6 +54,11 @@ export function requestBodyFailure(spec: OasRequestBody, contentType: string, bo
   return reason === undefined ? undefined : failed(`doesn't match schema${media.id ? ` ${media.id}` : ''}: ${reason}`);
 }
 
+/** kin-openapi's schema failure for a decoded value (a parameter's), without a path. */
+export function schemaFailure(node: JsonSchemaNode, value: unknown): string | undefined {
+  return firstFailure(node, value, []);
+}
+
 function kindOf(v: unknown): 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
@@ -72,6 +76,7 @@ function isEmpty(node: JsonSchemaNode): boolean {
     node.maximum === undefined &&
     node.minLength === undefined &&
     node.maxLength === undefined &&
+    node.pattern === undefined &&
     node.minItems === undefined &&
     node.maxItems === undefined &&
     (node.required?.length ?? 0) === 0 &&
@@ -90,6 +95,8 @@ function firstFailure(node: JsonSchemaNode, value: unknown, path: string[]): str
     const t = types[0]!;
     return at(`value must be ${t === 'array' || t === 'object' || t === 'integer' ? 'an' : 'a'} ${t}`);
   };
+  // kin-openapi's ErrSchemaInputNaN / ErrSchemaInputInf (a parameter's Go-parsed number), without a path.
+  if (typeof value === 'number' && !Number.isFinite(value)) return `floating point ${Number.isNaN(value) ? 'NaN' : 'Inf'} is not allowed`;
   const kind = kindOf(value);
   if (kind === 'null' && (node.nullable === true || node.types?.includes('null') === true)) return undefined;
   if (isEmpty(node)) return kind === 'null' ? at('Value is not nullable') : undefined;
@@ -113,6 +120,13 @@ function firstFailure(node: JsonSchemaNode, value: unknown, path: string[]): str
       const length = [...(value as string)].length;
       if (node.minLength !== undefined && node.minLength !== 0 && length < node.minLength) return at(`minimum string length is ${node.minLength}`);
       if (node.maxLength !== undefined && length > node.maxLength) return at(`maximum string length is ${node.maxLength}`);
+      if (
+        node.pattern !== undefined &&
+        !oasPattern(node.pattern)
+          .matcher(value as string)
+          .find()
+      )
+        return at(`string doesn't match the regular expression "${node.pattern}"`);
       return undefined;
     }
     case 'array': {

@@ -115,7 +115,7 @@ describe('validate_json (Tyk: mw_validate_json.go)', () => {
     }
   });
 
-  it("OAS validateRequest: the operation's requestBody as kin-openapi checks it, with Tyk's words; parameters refused at load", async () => {
+  it("OAS validateRequest: the operation's requestBody as kin-openapi checks it, with Tyk's words", async () => {
     const oas = (id: string, paths: Def, ops: Def): Def => ({
       openapi: '3.0.3',
       info: { title: id, version: '1' },
@@ -138,11 +138,6 @@ describe('validate_json (Tyk: mw_validate_json.go)', () => {
           '/ref': { put: { operationId: 'ref', requestBody: body({ $ref: '#/components/schemas/Pet' }), ...ok } },
         },
         { x: { validateRequest: { enabled: true } }, ref: { validateRequest: { enabled: true, errorResponseCode: 400 } } },
-      ),
-      'oasparam.json': oas(
-        'oasparam',
-        { '/p/{id}': { get: { operationId: 'p', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], ...ok } } },
-        { p: { validateRequest: { enabled: true } } },
       ),
     });
     const json = { 'content-type': 'application/json' };
@@ -193,8 +188,107 @@ describe('validate_json (Tyk: mw_validate_json.go)', () => {
         const r = await call(port, path === '/oasvr/x' ? 'POST' : 'PUT', path, { headers: { 'content-type': 'application/json; charset=utf-8' }, body: sent });
         assert.equal(r.status, 200, `${path} ${sent}`);
       }
-      assert.equal((await call(port, 'GET', '/oasparam/p/1')).status, 404, 'an operation with parameters is refused at load');
-      assert.match(engine.log(), /oasparam\.json: [^\n]*validateRequest: operation p has parameters/);
+    } finally {
+      await engine.stop();
+    }
+  });
+  it("OAS validateRequest: path, query, header and cookie parameters as kin-openapi checks them, with Tyk's words; what is not checked refused at load", async () => {
+    const oas = (id: string, paths: Def, ops: Def): Def => ({
+      openapi: '3.0.3',
+      info: { title: id, version: '1' },
+      paths,
+      'x-svc-api-gateway': {
+        info: { id, name: id, state: { active: true } },
+        upstream: { url: up.target() },
+        server: { listenPath: { value: `/${id}/`, strip: true } },
+        middleware: { operations: ops },
+      },
+    });
+    const ok = { responses: { 200: { description: 'ok' } } };
+    const { port, engine } = await definitionGateway({
+      'oasprm.json': oas(
+        'oasprm',
+        {
+          '/p/{id}': {
+            parameters: [
+              { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+              { name: 'lim', in: 'query', required: true, schema: { type: 'string' } },
+            ],
+            get: {
+              operationId: 'p',
+              parameters: [
+                { name: 'lim', in: 'query', schema: { type: 'integer', maximum: 10 } },
+                { name: 'f', in: 'query', schema: { type: 'number' } },
+                { name: 'X-Num', in: 'header', required: true, schema: { type: 'boolean' } },
+                { name: 'code', in: 'query', schema: { type: 'string', pattern: '^[a-z]+\\d$' } },
+                { name: 'sid', in: 'cookie', schema: { type: 'integer', minimum: 1 } },
+                { name: 'ids', in: 'query', schema: { type: 'array', items: { type: 'integer', maximum: 5 }, maxItems: 2 } },
+              ],
+              ...ok,
+            },
+          },
+          '/b': {
+            post: {
+              operationId: 'b',
+              parameters: [{ name: 'q', in: 'query', required: true, schema: { type: 'string', enum: ['a'] } }],
+              requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+              ...ok,
+            },
+          },
+        },
+        { p: { validateRequest: { enabled: true } }, b: { validateRequest: { enabled: true, errorResponseCode: 400 } } },
+      ),
+      'oascookie.json': oas(
+        'oascookie',
+        { '/c': { get: { operationId: 'c', parameters: [{ name: 's', in: 'cookie', schema: { type: 'array', items: { type: 'string' } } }], ...ok } } },
+        { c: { validateRequest: { enabled: true } } },
+      ),
+    });
+    const refused = (name: string, place: string, reason: string): string =>
+      tykBody(`request validation error: parameter \\"${name}\\" in ${place} has an error: ${reason}`);
+    const h = { 'x-num': 't' };
+    try {
+      const before = up.seen.length;
+      const cases: Array<[string, string, Record<string, string>, number, string]> = [
+        ['GET', '/oasprm/p/0', h, 422, refused('id', 'path', 'number must be at least 1')],
+        ['GET', '/oasprm/p/x', h, 422, refused('id', 'path', 'value x: an invalid integer: invalid syntax')],
+        ['GET', '/oasprm/p/99999999999999999999', h, 422, refused('id', 'path', 'value 99999999999999999999: an invalid integer: value out of range')],
+        ['GET', '/oasprm/p/1?lim=', h, 422, refused('lim', 'query', 'empty value is not allowed')],
+        ['GET', '/oasprm/p/1?lim=11', h, 422, refused('lim', 'query', 'number must be at most 10')],
+        ['GET', '/oasprm/p/1?lim=a&lim=2', h, 422, refused('lim', 'query', 'value a: an invalid integer: invalid syntax')],
+        ['GET', '/oasprm/p/1?f=NaN', h, 422, refused('f', 'query', 'floating point NaN is not allowed')],
+        ['GET', '/oasprm/p/1?f=1e400', h, 422, refused('f', 'query', 'value 1e400: an invalid number: value out of range')],
+        ['GET', '/oasprm/p/1', {}, 422, refused('X-Num', 'header', 'value is required but missing')],
+        ['GET', '/oasprm/p/1', { 'x-num': 'yes' }, 422, refused('X-Num', 'header', 'value yes: an invalid boolean: invalid syntax')],
+        ['GET', '/oasprm/p/1?code=ab', h, 422, refused('code', 'query', `string doesn\\'t match the regular expression \\"^[a-z]+\\\\d$\\"`)],
+        ['GET', '/oasprm/p/1?ids=1&ids=x', h, 422, refused('ids', 'query', 'path 1: value x: an invalid integer: invalid syntax')],
+        ['GET', '/oasprm/p/1?ids=1&ids=9', h, 422, refused('ids', 'query', 'Error at \\"/1\\": number must be at most 5')],
+        ['GET', '/oasprm/p/1?ids=1&ids=2&ids=3', h, 422, refused('ids', 'query', 'maximum number of items is 2')],
+        ['GET', '/oasprm/p/1', { ...h, cookie: 'a=b; sid=x' }, 422, refused('sid', 'cookie', 'value x: an invalid integer: invalid syntax')],
+        ['GET', '/oasprm/p/1', { ...h, cookie: 'sid=a\\b; sid=0' }, 422, refused('sid', 'cookie', 'number must be at least 1')],
+        ['POST', '/oasprm/b', {}, 400, refused('q', 'query', 'value is required but missing')],
+        ['POST', '/oasprm/b?q=b', {}, 400, refused('q', 'query', 'value is not one of the allowed values [\\"a\\"]')],
+      ];
+      for (const [method, path, headers, status, text] of cases) {
+        const r = await call(port, method, path, { headers, body: method === 'POST' ? '{}' : '' });
+        assert.deepEqual([r.status, r.body], [status, text], `${method} ${path} ${JSON.stringify(headers)}`);
+      }
+      assert.equal(up.seen.length, before, 'a refused request never reaches the upstream');
+      // Go's parsers: base prefixes, underscores, a path item's `lim` overridden by the operation's (not required).
+      for (const path of ['/oasprm/p/0x1F', '/oasprm/p/017?lim=2&lim=a&f=1_0.5', '/oasprm/p/1?f=0x1p-2&lim=%zz&code=ab1&ids=1&ids=5']) {
+        const r = await call(port, 'GET', path, { headers: { 'x-num': 'TRUE' } });
+        assert.equal(r.status, 200, path);
+      }
+      const body = await call(port, 'POST', '/oasprm/b?q=a', { headers: { 'content-type': 'application/json' }, body: '[]' });
+      assert.deepEqual(
+        [body.status, body.body],
+        [400, tykBody(`request validation error: request body has an error: doesn\\'t match schema: value must be an object`)],
+      );
+      assert.equal((await call(port, 'GET', '/oascookie/c')).status, 404, 'an array in a cookie is refused at load');
+      assert.match(
+        engine.log(),
+        /oascookie\.json: [^\n]*validateRequest: operation c: parameter \\?"s\\?" in cookie\.schema: svc's validateRequest checks parameters of one type/,
+      );
     } finally {
       await engine.stop();
     }
