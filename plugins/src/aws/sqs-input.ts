@@ -173,7 +173,9 @@ export class SqsInput implements Input {
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
-          { abortSignal: this.stop.signal },
+          // Not aborted on close: SQS may already have handed the messages out, and an answer
+          // never read would leave them invisible for the whole visibility timeout. close() waits
+          // for it (at most wait_time_seconds) and makes what it brought visible again at once.
         );
         received = res.Messages ?? [];
         this.failure = '';
