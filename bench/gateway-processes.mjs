@@ -8,7 +8,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { ENGINE, config, freePort } from './lib.mjs';
 import { tykPeer } from './peers.mjs';
-import { HMAC_SECRET, UPSTREAM, apiDefinitions, gatewayFolder, show, start, token, waitFor, wrk, wrkBinary } from './gateway.mjs';
+import { HMAC_SECRET, UPSTREAM, apiDefinitions, gatewayFolder, show, start, token, tykGateway, waitFor, wrk, wrkBinary } from './gateway.mjs';
 
 const TYK_REDIS_DB = 11;
 const TYK_ROLLING_REDIS_DB = 12;
@@ -72,32 +72,13 @@ output:
 `;
     return { port, proc: start(process.execPath, [ENGINE, '-c', config(name, yaml)]) };
   };
-  const tykGateway = async (name, extra) => {
-    const port = await freePort();
-    const conf = gatewayFolder(
-      name,
-      {
-        listen_address: '127.0.0.1',
-        listen_port: port,
-        secret: 'bench-secret',
-        template_path: tyk.templates,
-        use_db_app_configs: false,
-        enable_analytics: false,
-        hash_keys: true,
-        log_level: 'error',
-        ...extra,
-      },
-      tykApis,
-    );
-    return { port, proc: start(tyk.bin, ['--conf', conf]) };
-  };
   const gateways = {
     'svc 1 process': await svcGateway('svc-gw-p1', 1),
     'svc per core': await svcGateway('svc-gw-pn', 0),
-    Tyk: await tykGateway('tyk-gw-procs', redis(TYK_REDIS_DB)),
+    Tyk: await tykGateway(tyk, 'tyk-gw-procs', TYK_REDIS_DB, tykApis),
     'svc 1 process, Redis': await svcGateway('svc-gw-p1-redis', 1, { ...redis(SVC_ROLLING_REDIS_DB), enable_shared_store_rolling_limiter: true }),
     'svc per core, Redis': await svcGateway('svc-gw-pn-redis', 0, { ...redis(SVC_ROLLING_REDIS_DB), enable_shared_store_rolling_limiter: true }),
-    'Tyk, Redis': await tykGateway('tyk-gw-procs-rolling', { ...redis(TYK_ROLLING_REDIS_DB), enable_redis_rolling_limiter: true }),
+    'Tyk, Redis': await tykGateway(tyk, 'tyk-gw-procs-rolling', TYK_ROLLING_REDIS_DB, tykApis, { enable_redis_rolling_limiter: true }),
   };
   try {
     const hs256 = { Authorization: `Bearer ${token('HS256', HMAC_SECRET)}` };

@@ -10,12 +10,13 @@
 // normal requests' p99 beside them over p99 without.
 import { generateKeyPairSync, createHmac, createSign } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { DATA, ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
 import { tykPeer } from './peers.mjs';
+import { gatewayFolder as writeGatewayFolder, tykConf } from '../scripts/tyk-peer.mjs';
 
 const CONNECTIONS = 32;
 const REPLY = JSON.stringify({ ok: true, service: 'upstream' });
@@ -176,19 +177,20 @@ const POLICIES = {
   },
 };
 
-/** A gateway's config folder: the gateway config file, apps/ and policies.json. */
+/** A gateway's config folder under bench/.data, with the bench's policy; returns its config file. */
 export function gatewayFolder(name, conf, apis) {
-  const dir = join(DATA, name);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(dir, 'apps'), { recursive: true });
-  for (const [id, def] of Object.entries(apis)) writeFileSync(join(dir, 'apps', `${id}.json`), JSON.stringify(def, null, 2));
-  writeFileSync(join(dir, 'policies.json'), JSON.stringify(POLICIES, null, 2));
-  const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
-  writeFileSync(
-    file,
-    JSON.stringify({ ...conf, app_path: join(dir, 'apps'), policies: { policy_source: 'file', policy_record_name: join(dir, 'policies.json') } }, null, 2),
+  return writeGatewayFolder(join(DATA, name), name, apis, conf, POLICIES);
+}
+
+/** Tyk (`tyk`: tykPeer()) on a free port serving `apis`, its keys in Redis database `database`: `{ port, proc }`. */
+export async function tykGateway(tyk, name, database, apis, extra = {}) {
+  const port = await freePort();
+  const conf = gatewayFolder(
+    name,
+    { secret: 'bench-secret', hash_keys: true, log_level: 'error', ...tykConf({ port, templates: tyk.templates, database }), ...extra },
+    apis,
   );
-  return file;
+  return { port, proc: start(tyk.bin, ['--conf', conf]) };
 }
 
 /** `withReady`: `ready` settles when the child prints its first line on stdout. */
@@ -319,29 +321,9 @@ output:
 
   // Tyk built from source, with Redis (the one scripts/services.sh starts) in a database of its own.
   const tyk = tykPeer();
-  const tykGateway = async (name, database, extra = {}) => {
-    const port = await freePort();
-    const conf = gatewayFolder(
-      name,
-      {
-        listen_address: '127.0.0.1',
-        listen_port: port,
-        secret: 'bench-secret',
-        template_path: tyk.templates,
-        use_db_app_configs: false,
-        storage: { type: 'redis', host: '127.0.0.1', port: 6379, database },
-        enable_analytics: false,
-        hash_keys: true,
-        log_level: 'error',
-        ...extra,
-      },
-      tykApis,
-    );
-    return { port, proc: start(tyk.bin, ['--conf', conf]) };
-  };
   // Tyk's own name for the rolling limiter (svc's is enable_shared_store_rolling_limiter).
-  const tykDefault = tyk && (await tykGateway('tyk', TYK_REDIS_DB));
-  const tykRolling = tyk && (await tykGateway('tyk-rolling', TYK_ROLLING_REDIS_DB, { enable_redis_rolling_limiter: true }));
+  const tykDefault = tyk && (await tykGateway(tyk, 'tyk', TYK_REDIS_DB, tykApis));
+  const tykRolling = tyk && (await tykGateway(tyk, 'tyk-rolling', TYK_ROLLING_REDIS_DB, tykApis, { enable_redis_rolling_limiter: true }));
   const tykProc = tykDefault?.proc;
   const tykPort = tykDefault?.port;
 

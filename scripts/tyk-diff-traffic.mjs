@@ -8,19 +8,17 @@
 //   node scripts/tyk-diff-traffic.mjs   (after npm run build; exit 1 on a difference)
 // TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (12, on
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { selfSignedCert } from '@svc/engine/testing';
+import { freePort, selfSignedCert } from '@svc/engine/testing';
+import { TYK_BIN, gatewayFolder, startGateway, tykConf } from './tyk-peer.mjs';
 
 const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-traffic-'));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const TYK_BIN = process.env.TYK_BIN || '/tmp/peers/bin/tyk';
-const TYK_TEMPLATES = process.env.TYK_TEMPLATES || '/tmp/peers/tyk-templates';
 const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 12);
 
 let seen = [];
@@ -146,55 +144,16 @@ const cases = [
   ['OPTIONS', '/cache/old'],
 ];
 
-function folder(name, conf) {
-  const dir = join(ROOT, name);
-  mkdirSync(join(dir, 'apps'), { recursive: true });
-  for (const [id, d] of Object.entries(defs)) writeFileSync(join(dir, 'apps', `${id}.json`), JSON.stringify(d));
-  const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      listen_address: '127.0.0.1',
-      secret: 's',
-      app_path: join(dir, 'apps'),
-      policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
-      ...conf,
-    }),
-  );
-  writeFileSync(join(dir, 'p.json'), '{}');
-  return { dir, file };
-}
-async function freePort() {
-  const s = http.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 const tykPort = await freePort();
 const svcPort = await freePort();
-const tyk = folder('tyk', {
-  listen_port: tykPort,
-  template_path: TYK_TEMPLATES,
-  storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: TYK_REDIS_DB },
-  enable_analytics: false,
-  log_level: 'warn',
-  use_db_app_configs: false,
+const tykFile = gatewayFolder(join(ROOT, 'tyk'), 'tyk', defs, {
+  secret: 's',
+  ...tykConf({ port: tykPort, database: TYK_REDIS_DB, log_level: 'warn' }),
 });
-const svc = folder('svc', { listen_port: svcPort });
-writeFileSync(
-  join(svc.dir, 'engine.yaml'),
-  `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svc.file} }\noutput:\n  gateway_proxy: {}\n`,
-);
-const procs = [
-  spawn(TYK_BIN, ['--conf', tyk.file], { stdio: ['ignore', 'pipe', 'pipe'] }),
-  spawn(join(REPO, 'node_modules/.bin/engine'), ['-c', join(svc.dir, 'engine.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] }),
-];
-const logs = ['', ''];
-procs.forEach((p, i) => {
-  p.stdout.on('data', (d) => (logs[i] += d));
-  p.stderr.on('data', (d) => (logs[i] += d));
-});
+const svcFile = gatewayFolder(join(ROOT, 'svc'), 'svc', defs, { listen_address: '127.0.0.1', listen_port: svcPort, secret: 's' });
+const engineYaml = join(ROOT, 'svc', 'engine.yaml');
+writeFileSync(engineYaml, `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svcFile} }\noutput:\n  gateway_proxy: {}\n`);
+const procs = [startGateway(TYK_BIN, ['--conf', tykFile]), startGateway(join(REPO, 'node_modules/.bin/engine'), ['-c', engineYaml])];
 await new Promise((r) => setTimeout(r, 8000));
 
 function call(port, method, path, headers = {}) {
@@ -235,9 +194,9 @@ cases.forEach(([method, path, headers], i) => {
   console.log(`${same ? 'same' : 'DIFF'} ${method} ${path}${headers ? ` ${JSON.stringify(headers)}` : ''}\n  tyk ${t}${same ? '' : `\n  svc ${s}`}`);
 });
 console.log(`${cases.length - differences} of ${cases.length} alike`);
-if (process.env.SHOW_LOGS) console.log(logs.join('\n----\n'));
+if (process.env.SHOW_LOGS) console.log(procs.map((p) => p.logs()).join('\n----\n'));
 for (const res of held) res.destroy();
-for (const p of procs) p.kill('SIGTERM');
+await Promise.all(procs.map((p) => p.stop()));
 for (const s of servers) s.close();
 rmSync(ROOT, { recursive: true, force: true });
 process.exit(differences === 0 ? 0 : 1);
