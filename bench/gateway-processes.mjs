@@ -86,8 +86,8 @@ output:
     for (const g of ['svc 1 process', 'svc per core', 'Tyk']) {
       const { port, proc } = gateways[g];
       await waitFor(`http://127.0.0.1:${port}/keyless/`, proc);
-      targets.push([`keyless|${g}`, `http://127.0.0.1:${port}/keyless/`, {}]);
-      targets.push([`hs256|${g}`, `http://127.0.0.1:${port}/hs256/`, hs256]);
+      targets.push([`keyless|${g}`, `http://127.0.0.1:${port}/keyless/`, {}, proc.child.pid]);
+      targets.push([`hs256|${g}`, `http://127.0.0.1:${port}/hs256/`, hs256, proc.child.pid]);
     }
     for (const g of ['svc 1 process, Redis', 'svc per core, Redis', 'Tyk, Redis']) {
       const { port, proc } = gateways[g];
@@ -95,7 +95,7 @@ output:
       // Every process of a per-core gateway serves before it is measured.
       if (g.includes('per core')) await new Promise((r) => setTimeout(r, 2000));
       const key = await createKey(port, g.startsWith('Tyk'));
-      targets.push([`authkey|${g.replace(', Redis', '')}`, `http://127.0.0.1:${port}/authkey/`, { Authorization: key }]);
+      targets.push([`authkey|${g.replace(', Redis', '')}`, `http://127.0.0.1:${port}/authkey/`, { Authorization: key }, proc.child.pid]);
     }
     for (const [name, url, headers] of targets) {
       const r = await fetch(url, { headers });
@@ -109,9 +109,9 @@ output:
     }
     const best = new Map();
     for (let i = 0; i < rounds; i++) {
-      for (const [name, url, headers] of targets) {
+      for (const [name, url, headers, pid] of targets) {
         wrk(url, 1, headers); // warm-up
-        const r = wrk(url, seconds, headers);
+        const r = wrk(url, seconds, headers, pid);
         if (!best.has(name) || r.rps > best.get(name).rps) best.set(name, r);
       }
     }

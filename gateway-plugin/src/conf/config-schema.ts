@@ -39,6 +39,8 @@ export const GATEWAY_CONFIG_SPEC = f.object({
       addrs: f.array(f.string()).default([]),
     })
     .optional(),
+  // Tyk's local session cache (sessions/cached-store.ts): 10 s per process; v5.14 reads neither timeout field.
+  local_session_cache: f.object({ disable_cached_session_state: bool(), cached_session_timeout: int(0), cached_session_eviction: int(0) }),
   // tyk.conf as Tyk ships it turns hashing on; config.go's zero value would store keys in the clear.
   hash_keys: bool(true),
   hash_key_function: str(),

@@ -52,6 +52,8 @@ export interface GatewayConfig {
   policies: { policy_source: string; policy_record_name: string; policy_path: string; policy_connection_string: string };
   /** Absent (undefined) = in memory. */
   storage?: StorageConfig;
+  /** Tyk's: sessions read from `storage` are kept 10 s in each process unless `disable_cached_session_state` (the timeouts are read by no Tyk v5.14 code, nor here). */
+  local_session_cache?: { disable_cached_session_state: boolean; cached_session_timeout: number; cached_session_eviction: number };
   hash_keys: boolean;
   /** `murmur32` (Tyk's default when empty), `murmur64`, `murmur128`, `sha256`. */
   hash_key_function: string;

@@ -57,6 +57,7 @@ test("an empty svc.conf is Tyk's defaults: port 8080, all interfaces, hash_keys 
       control_api_port: 0,
       app_path: join(dir, 'apps'),
       policies: { policy_source: '', policy_record_name: '', policy_path: '', policy_connection_string: '' },
+      local_session_cache: { disable_cached_session_state: false, cached_session_timeout: 0, cached_session_eviction: 0 },
       hash_keys: true,
       hash_key_function: '',
       enable_shared_store_rolling_limiter: false,
