@@ -19,7 +19,7 @@
 import { RESP_TYPES } from '@redis/client';
 import type { ThrottledLog } from '@svc/engine';
 import { errorMessage } from '@svc/engine';
-import type { RedisConnection } from '../sessions/redis-connection.js';
+import type { RedisClient, RedisConnection } from '../sessions/redis-connection.js';
 import { MAX_ENTRY_BYTES, type CachedAnswer } from './response-cache.js';
 
 const NEWLINE = 0x0a;
@@ -55,7 +55,12 @@ function decodeEntry(raw: Buffer): CachedAnswer | undefined {
   return { status, headers: headers as CachedAnswer['headers'], body: raw.subarray(nl + 1), expiresAt: expiry * 1000 };
 }
 
+type BufferClient = ReturnType<RedisClient['withTypeMapping']>;
+
 export class RedisResponseCache {
+  /** The connection's client answering bulk strings as Buffers (made once: withTypeMapping builds a proxy). */
+  private typed: { of: RedisClient; client: BufferClient } | undefined;
+
   constructor(
     private readonly connection: RedisConnection,
     private readonly log: ThrottledLog,
@@ -64,8 +69,9 @@ export class RedisResponseCache {
   async get(key: string, now = Date.now()): Promise<CachedAnswer | undefined> {
     let raw: unknown;
     try {
-      const redis = (await this.connection.redis()).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
-      raw = await redis.get(redisCacheKey(key));
+      const redis = await this.connection.redis();
+      if (this.typed?.of !== redis) this.typed = { of: redis, client: redis.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) };
+      raw = await this.typed.client.get(redisCacheKey(key));
     } catch (err) {
       this.log.warn(`response cache: cannot read Redis, the request goes upstream: ${errorMessage(err)}`);
       return undefined;
