@@ -715,7 +715,7 @@ const CONF: FieldTable = {
       ssl_certificates: unsupported('TLS certificates of the gateway'),
       min_version: implemented(),
       max_version: unsupported('a TLS maximum version'),
-      ssl_ciphers: unsupported('TLS cipher suites'),
+      ssl_ciphers: implemented(),
       ssl_insecure_skip_verify: unsupported('skipping TLS verification'),
       server_name: unsupported('a TLS server name'),
       skip_client_ca_announcement: ignored('TLS client CA announcement'),

@@ -76,6 +76,8 @@ export interface GatewayConfig {
     use_ssl?: boolean;
     certificates?: Array<{ domain_name: string; cert_file: string; key_file: string }>;
     min_version?: number;
+    /** Go cipher suite names the HTTPS port accepts (TLS 1.2 ones; TLS 1.3 suites are not configurable, as in Go). */
+    ssl_ciphers?: string[];
   };
   /** Seconds (a fraction allowed) the proxy gives a request up to the upstream's response headers; 0 = `gateway_proxy.timeout`. */
   proxy_default_timeout: number;

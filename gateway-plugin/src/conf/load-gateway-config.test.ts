@@ -68,7 +68,7 @@ test("an empty svc.conf is Tyk's defaults: port 8080, all interfaces, hash_keys 
       rate_limit_fail_open: false,
       enable_custom_domains: false,
       hostname: '',
-      http_server_options: { xff_depth: 0, use_ssl: false, certificates: [], min_version: 0 },
+      http_server_options: { xff_depth: 0, use_ssl: false, certificates: [], min_version: 0, ssl_ciphers: [] },
       proxy_default_timeout: 0,
       secrets: {},
       kv: {},
