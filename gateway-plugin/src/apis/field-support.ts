@@ -97,13 +97,14 @@ const PROXY: FieldTable = {
   check_host_against_uptime_tests: unsupported('skipping upstream hosts that fail uptime tests'),
   service_discovery: unsupported('upstream service discovery', (v) => isObject(v) && v['use_discovery_service'] === true),
   ...TRANSPORT,
-  // proxy.transport is read (TLS verification and versions); the same names beside it are not Tyk's place for them.
+  // proxy.transport is read (TLS verification, versions and ciphers); the same names beside it are not Tyk's place for them.
   transport: implemented({
     fields: {
       ...TRANSPORT,
       ssl_insecure_skip_verify: implemented(),
       ssl_min_version: implemented(),
       ssl_max_version: implemented(),
+      ssl_ciphers: implemented(),
     },
   }),
 };
@@ -457,7 +458,7 @@ const OAS_OPERATION: FieldTable = {
   transformResponseHeaders: implemented({
     fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
   }),
-  enforceTimeout: enabledOn('per-endpoint upstream timeouts'),
+  enforceTimeout: implemented({ fields: { enabled: implemented(), value: implemented(), duration: implemented() } }),
   // The request body's and the parameters' schemas are checked at load (refused: content/styled/object parameters, keywords json-schema.ts does not check).
   validateRequest: implemented({ fields: { enabled: implemented(), errorResponseCode: implemented() } }),
   mockResponse: implemented({
@@ -471,11 +472,13 @@ const OAS_OPERATION: FieldTable = {
   }),
   virtualEndpoint: enabledOn('virtual endpoints (JavaScript)'),
   postPlugins: unsupported('endpoint plugins'),
-  circuitBreaker: enabledOn('circuit breakers'),
+  circuitBreaker: implemented({
+    fields: { enabled: implemented(), threshold: implemented(), sampleSize: implemented(), coolDownPeriod: implemented(), halfOpenStateEnabled: implemented() },
+  }),
   requestSizeLimit: implemented({ fields: SIZE_LIMIT }),
   scopeCheck: unsupported('scope checks'),
   exchange: unsupported('token exchange'),
-  cache: ignored('response caching (requests go to the upstream)'),
+  cache: implemented({ fields: { enabled: implemented(), cacheByRegex: implemented(), cacheResponseCodes: implemented(), timeout: implemented() } }),
   trackEndpoint: ignored('analytics endpoint tracking'),
   doNotTrackEndpoint: ignored('analytics endpoint tracking'),
 };
@@ -509,14 +512,30 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
       preserveHostHeader: implemented(),
       serviceDiscovery: enabledOn('upstream service discovery'),
       uptimeTests: ignored('uptime tests (health checks of upstreams)'),
-      mutualTLS: enabledOn('client certificates for the upstream'),
+      mutualTLS: implemented({
+        fields: { enabled: implemented(), domainToCertificateMapping: implemented({ each: { domain: implemented(), certificate: implemented() } }) },
+      }),
       certificatePinning: enabledOn('upstream certificate pinning'),
       authentication: enabledOn('authentication to the upstream'),
-      loadBalancing: enabledOn('upstream load balancing'),
+      loadBalancing: implemented({
+        fields: {
+          enabled: implemented(),
+          skipUnavailableHosts: unsupported('skipping upstream hosts that fail uptime tests (loadBalancing.skipUnavailableHosts)'),
+          targets: implemented({ each: { url: implemented(), weight: implemented() } }),
+        },
+      }),
       preserveTrailingSlash: enabledOn('preserveTrailingSlash'),
-      tlsTransport: unsupported('upstream TLS settings (tlsTransport)'),
+      tlsTransport: implemented({
+        fields: {
+          insecureSkipVerify: implemented(),
+          ciphers: implemented(),
+          minVersion: implemented(),
+          maxVersion: implemented(),
+          forceCommonNameCheck: unsupported('the upstream certificate common name check (tlsTransport.forceCommonNameCheck)'),
+        },
+      }),
       proxy: enabledOn('an outbound proxy to the upstream'),
-      enforceTimeout: enabledOn('an upstream timeout'),
+      enforceTimeout: implemented({ fields: { enabled: implemented(), duration: implemented() } }),
     },
   }),
   server: implemented({
@@ -583,7 +602,13 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
           postPlugins: unsupported('plugins'),
           responsePlugin: enabledOn('plugins'),
           responsePlugins: unsupported('plugins'),
-          cache: ignored('response caching (requests go to the upstream)'),
+          cache: implemented({
+            fields: Object.fromEntries(
+              ['enabled', 'timeout', 'cacheAllSafeRequests', 'cacheResponseCodes', 'cacheByHeaders', 'enableUpstreamCacheControl', 'controlTTLHeaderName'].map(
+                (k) => [k, implemented()],
+              ),
+            ),
+          }),
           transformRequestHeaders: implemented({
             fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
           }),

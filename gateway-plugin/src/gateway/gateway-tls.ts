@@ -3,7 +3,7 @@
  * getTLSConfigForClient, Go's crypto/tls getCertificate): `http_server_options.use_ssl` with
  * `certificates` (`domain_name`, `cert_file`, `key_file`), `min_version` (Go's number: 769
  * TLS 1.0 … 772 TLS 1.3; 0 is Go's and Node's default, TLS 1.2) and `ssl_ciphers` (Go's cipher
- * suite names, see go-cipher-suites.ts).
+ * suite names, see apis/go-cipher-suites.ts).
  *
  * The certificate a client gets, by the name it asks for (SNI), as Go picks it: with one
  * certificate, that one; else the one whose `domain_name` is the name, else one whose own names
@@ -20,7 +20,7 @@ import { readFile } from 'node:fs/promises';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { ErrorCode, SvcError, errorMessage, type TlsFiles } from '@svc/engine';
 import { goTlsVersion } from '../apis/normalise.js';
-import { goCipherSuites } from './go-cipher-suites.js';
+import { goCipherSuites, type CipherChoice } from '../apis/go-cipher-suites.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 
 interface Loaded {
@@ -47,7 +47,13 @@ export async function gatewayTls(options: GatewayConfig['http_server_options']):
   const min = options.min_version ?? 0;
   let minVersion = goTlsVersion(min);
   if (min !== 0 && minVersion === undefined) throw refuse(`min_version ${min} is not a TLS version: use 769 (TLS 1.0), 770 (1.1), 771 (1.2) or 772 (1.3)`);
-  const { ciphers, tls13Only } = goCipherSuites(options.ssl_ciphers ?? [], 'svc.conf http_server_options.ssl_ciphers');
+  let choice: CipherChoice;
+  try {
+    choice = goCipherSuites(options.ssl_ciphers ?? []);
+  } catch (err) {
+    throw refuse(`ssl_ciphers: ${errorMessage(err)}`);
+  }
+  const { ciphers, tls13Only } = choice;
   if (tls13Only) minVersion = 'TLSv1.3';
   const suites = { ...(minVersion ? { minVersion } : {}), ...(ciphers !== undefined ? { ciphers } : {}) };
   const certificates = options.certificates ?? [];

@@ -12,8 +12,6 @@
  * - A name Go does not know is refused at load, naming it (Tyk logs it at debug level and skips
  *   it, which could leave a listener with other suites than the operator meant).
  */
-import { ErrorCode, SvcError } from '@svc/engine';
-
 const TLS12: Record<string, string | null> = {
   TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA: 'ECDHE-ECDSA-AES128-SHA',
   TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA: 'ECDHE-ECDSA-AES256-SHA',
@@ -52,8 +50,11 @@ export interface CipherChoice {
   tls13Only: boolean;
 }
 
-/** Node's cipher settings for Tyk's `ssl_ciphers` list (`field` names it in errors); an empty list changes nothing. */
-export function goCipherSuites(names: readonly string[], field: string): CipherChoice {
+/**
+ * Node's cipher settings for Tyk's `ssl_ciphers` list; an empty list changes nothing. Throws, naming
+ * the entry, on a name it refuses (the caller says which field).
+ */
+export function goCipherSuites(names: readonly string[]): CipherChoice {
   const openssl: string[] = [];
   for (const given of names) {
     const upper = given.toUpperCase();
@@ -61,12 +62,8 @@ export function goCipherSuites(names: readonly string[], field: string): CipherC
     if (TLS13.has(name)) continue;
     const mapped = TLS12[name];
     if (mapped === undefined)
-      throw new SvcError(
-        ErrorCode.ConfigLint,
-        `${field}: "${given}" is not a Go cipher suite name: use names such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 (Go's tls.CipherSuites)`,
-      );
-    if (mapped === null)
-      throw new SvcError(ErrorCode.ConfigLint, `${field}: "${given}" (RC4 or 3DES) is not available in this Node's OpenSSL: remove it from the list`);
+      throw new Error(`"${given}" is not a Go cipher suite name: use names such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 (Go's tls.CipherSuites)`);
+    if (mapped === null) throw new Error(`"${given}" (RC4 or 3DES) is not available in this Node's OpenSSL: remove it from the list`);
     if (!openssl.includes(mapped)) openssl.push(mapped);
   }
   if (openssl.length > 0) return { ciphers: openssl.join(':'), tls13Only: false };
