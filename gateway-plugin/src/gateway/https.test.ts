@@ -1,10 +1,10 @@
 /**
  * HTTPS on the gateway's port (svc.conf `http_server_options.use_ssl`, `certificates`,
- * `min_version`), on a real gateway process with certificates made here: the certificate by the
+ * `min_version`, `ssl_ciphers`), on a real gateway process with certificates made here: the certificate by the
  * name the client asks for (SNI, `domain_name`), requests proxied over TLS, a client below
  * `min_version` refused at the handshake, no plain HTTP on the port, and `use_ssl` without a
  * certificate refused at start. And HTTPS upstreams with an API's `proxy.transport`:
- * `ssl_insecure_skip_verify`, `ssl_min_version`, `ssl_max_version`, and the client certificate
+ * `ssl_insecure_skip_verify`, `ssl_min_version`, `ssl_max_version`, `ssl_ciphers`, and the client certificate
  * of `upstream_certificates`.
  */
 import assert from 'node:assert/strict';
@@ -216,6 +216,37 @@ it('proxies to an HTTPS upstream as proxy.transport says: verified by default, s
   assert.equal(skipped.body, 'tls-up:/a?b=1');
   // The upstream speaks TLS 1.2 at most: no handshake from TLS 1.3 up.
   assert.equal((await call(port, 'GET', '/tls13/a')).status, 500);
+});
+
+it('offers an HTTPS upstream only the TLS 1.2 suites of proxy.transport.ssl_ciphers (Go names)', async (t) => {
+  const made = selfSignedCert(dir, 'ciphers-up.test');
+  if (made === undefined) return t.skip('openssl is not installed');
+  const { readFileSync } = await import('node:fs');
+  // TLS 1.2 only, so the suite is one ssl_ciphers governs; the key is ECDSA.
+  const upstream = https.createServer({ cert: readFileSync(made.cert), key: readFileSync(made.key), maxVersion: 'TLSv1.2' }, (req, res) =>
+    res.end((req.socket as import('node:tls').TLSSocket).getCipher().name),
+  );
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    upstream.closeAllConnections();
+    upstream.close();
+  });
+  const target = `https://127.0.0.1:${(upstream.address() as import('node:net').AddressInfo).port}`;
+  const port = await freePort();
+  const d = mkdtempSync(join(dir, 'gw-'));
+  writeGateway(d, gatewayConfig(port), []);
+  const transport = (ciphers: string[]) => ({ ssl_insecure_skip_verify: true, ssl_ciphers: ciphers });
+  const defs = {
+    aes256: api('aes256', target, transport(['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384'])),
+    chacha: api('chacha', target, transport(['TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305'])),
+    rsaonly: api('rsaonly', target, transport(['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'])),
+  };
+  for (const [id, def] of Object.entries(defs)) writeFileSync(join(d, 'apps', `${id}.json`), JSON.stringify(def));
+  engines.push(await runGateway(d, port, 'output:\n  gateway_proxy: {}'));
+  assert.equal((await call(port, 'GET', '/aes256/a')).body, 'ECDHE-ECDSA-AES256-GCM-SHA384');
+  assert.equal((await call(port, 'GET', '/chacha/a')).body, 'ECDHE-ECDSA-CHACHA20-POLY1305');
+  // No suite both offer (the upstream's key is ECDSA): no handshake, Tyk's 500.
+  assert.equal((await call(port, 'GET', '/rsaonly/a')).status, 500);
 });
 
 it('presents the client certificate of upstream_certificates to an upstream that asks for one', async (t) => {
