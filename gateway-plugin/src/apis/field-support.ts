@@ -730,6 +730,8 @@ const STORAGE: FieldTable = {
 
 const CONF: FieldTable = {
   storage: implemented({ fields: STORAGE }),
+  enable_separate_cache_store: implemented(),
+  cache_storage: implemented({ fields: STORAGE }),
   enable_custom_domains: implemented(),
   hostname: implemented(),
   control_api_hostname: unsupported('a hostname the control API answers on'),
@@ -798,8 +800,8 @@ const CONF: FieldTable = {
       'graceful_shutdown_delay_seconds oauth_refresh_token_expire oauth_token_expire oauth_token_expired_retain_period',
       'oauth_redirect_uri_separator oauth_error_status_code enable_key_logging enable_analytics analytics_config',
       'enable_separate_analytics_store analytics_storage liveness_check dns_cache disable_regexp_cache regexp_cache_expire',
-      'regexp_cache_max_entries disable_regexp_cache_bound disable_auto_max_procs local_session_cache enable_separate_cache_store',
-      'cache_storage enable_bundle_downloader bundle_base_url bundle_insecure_skip_verify skip_verify_existing_plugin_bundle enable_jsvm',
+      'regexp_cache_max_entries disable_regexp_cache_bound disable_auto_max_procs local_session_cache',
+      'enable_bundle_downloader bundle_base_url bundle_insecure_skip_verify skip_verify_existing_plugin_bundle enable_jsvm',
       'jsvm_timeout disable_virtual_path_blobs tyk_js_path middleware_path coprocess_options ignore_canonical_mime_header_key log_level',
       'log_format access_logs tracing opentelemetry newrelic enable_http_profiler use_redis_log use_sentry sentry_code sentry_log_level',
       'use_syslog syslog_transport syslog_network_addr use_graylog graylog_network_addr use_logstash logstash_transport',

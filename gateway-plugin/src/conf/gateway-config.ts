@@ -52,6 +52,9 @@ export interface GatewayConfig {
   policies: { policy_source: string; policy_record_name: string; policy_path: string; policy_connection_string: string };
   /** Absent (undefined) = in memory. */
   storage?: StorageConfig;
+  /** With `cache_storage`: the response cache is in that Redis instead of `storage`'s (Tyk's cache connection). */
+  enable_separate_cache_store: boolean;
+  cache_storage?: StorageConfig;
   hash_keys: boolean;
   /** `murmur32` (Tyk's default when empty), `murmur64`, `murmur128`, `sha256`. */
   hash_key_function: string;

@@ -178,7 +178,9 @@ export class GatewayProxyOutput implements Output {
           ? undefined
           : cachePlan(api, req, method, req.upstreamUrl ?? `${req.upstreamPath}?${req.query}`, knownBody(msg.content, exchange));
       if (plan === undefined) return this.forward(msg, exchange, req, api, config, limits, method, undefined);
-      const redis = config?.storage === undefined ? undefined : this.redisCache(req.gateway, config, config.storage);
+      // Tyk's cache connection: cache_storage when enable_separate_cache_store, else storage.
+      const cacheStore = config?.enable_separate_cache_store === true && config.cache_storage !== undefined ? config.cache_storage : config?.storage;
+      const redis = cacheStore === undefined ? undefined : this.redisCache(req.gateway, config!, cacheStore);
       if (redis === undefined) {
         const hit = this.cache.get(plan.key);
         if (hit === undefined) return this.forward(msg, exchange, req, api, config, limits, method, plan);

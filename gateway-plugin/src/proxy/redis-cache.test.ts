@@ -39,9 +39,12 @@ const up = upstreamForFile(
 );
 
 const raw = createClient({ socket: { host: '127.0.0.1', port: 6379 }, database: DB });
+/** The response cache's own Redis database (cache_storage) in the test of enable_separate_cache_store. */
+const CACHE_DB = 10;
+const rawCache = createClient({ socket: { host: '127.0.0.1', port: 6379 }, database: CACHE_DB });
 const dirs: string[] = [];
 const engines: EngineRun[] = [];
-before(() => raw.connect());
+before(() => Promise.all([raw.connect(), rawCache.connect()]));
 after(async () => {
   for (const e of engines) await e.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -49,7 +52,9 @@ after(async () => {
   for await (const keys of raw.scanIterator({ MATCH: `apikey-*`, COUNT: 1000 })) {
     for (const k of keys) if ((await raw.get(k))?.includes(run) === true) await raw.del(k);
   }
+  for await (const keys of rawCache.scanIterator({ MATCH: `cache-*${run}*`, COUNT: 1000 })) if (keys.length > 0) await rawCache.del(keys);
   raw.destroy();
+  rawCache.destroy();
 });
 
 function cachedApi(id: string, more: Record<string, unknown> = {}): Record<string, unknown> {
@@ -66,11 +71,11 @@ function cachedApi(id: string, more: Record<string, unknown> = {}): Record<strin
 }
 
 /** A gateway of two processes with the APIs `defs`, its sessions and cache in Redis. */
-async function twoProcesses(defs: Array<Record<string, unknown>>): Promise<number> {
+async function twoProcesses(defs: Array<Record<string, unknown>>, conf: Record<string, unknown> = {}): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-gw-rcache-'));
   dirs.push(dir);
   const port = await freePort();
-  writeGateway(dir, gatewayConfig(port, { storage }), []);
+  writeGateway(dir, gatewayConfig(port, { storage, ...conf }), []);
   for (const def of defs) writeFileSync(join(dir, 'apps', `${String(def.api_id)}.json`), JSON.stringify(def));
   const engine = await runGateway(dir, port, 'pipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}', { input: 'processes: 2' });
   engines.push(engine);
@@ -80,11 +85,11 @@ async function twoProcesses(defs: Array<Record<string, unknown>>): Promise<numbe
 
 const cached = (r: Reply) => r.headers['x-svc-cached-response'] === '1';
 
-/** Waits until Redis holds an entry of API `id` (the gateway writes it after answering). */
-async function entryOf(id: string): Promise<string> {
+/** Waits until Redis (`client`'s database) holds an entry of API `id` (the gateway writes it after answering). */
+async function entryOf(id: string, client = raw): Promise<string> {
   let found: string | undefined;
   await waitFor(async () => {
-    for await (const keys of raw.scanIterator({ MATCH: `cache-${id}\u0000*`, COUNT: 1000 })) found ??= keys[0];
+    for await (const keys of client.scanIterator({ MATCH: `cache-${id}\u0000*`, COUNT: 1000 })) found ??= keys[0];
     return found !== undefined;
   }, `a cache entry of ${id} in Redis`);
   return found!;
@@ -149,5 +154,18 @@ describe('the response cache in Redis (storage)', () => {
     assert.equal(b.body, '/who:2');
     // No key: refused before the cache.
     assert.equal((await call(port, 'GET', `/${id}/who`)).status, 401);
+  });
+
+  it('is in cache_storage with enable_separate_cache_store, as Tyk opens its cache connection there', async () => {
+    const id = `separate-${run}`;
+    const port = await twoProcesses([cachedApi(id)], { enable_separate_cache_store: true, cache_storage: { ...storage, database: CACHE_DB } });
+    assert.equal((await call(port, 'GET', `/${id}/sep`)).body, '/sep:1');
+    await entryOf(id, rawCache);
+    let inMain = 0;
+    for await (const keys of raw.scanIterator({ MATCH: `cache-${id}\u0000*`, COUNT: 1000 })) inMain += keys.length;
+    assert.equal(inMain, 0, 'an entry in the sessions database');
+    const again = await call(port, 'GET', `/${id}/sep`);
+    assert.ok(cached(again));
+    assert.equal(again.body, '/sep:1');
   });
 });
