@@ -6,18 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Message, type Input, type Output, type Transaction } from '@svc/engine';
-import {
-  RABBITMQ_URL,
-  buildInput,
-  buildOutput,
-  depth,
-  lint,
-  queueAddress,
-  receiveRaw,
-  tempQueue,
-  unique,
-  urlOnPort,
-} from './test-support.js';
+import { RABBITMQ_URL, buildInput, buildOutput, depth, lint, queueAddress, receiveRaw, tempQueue, unique, urlOnPort } from './test-support.js';
 
 async function readOne(input: Input): Promise<Transaction> {
   const t = await input.read();
@@ -52,9 +41,7 @@ describe('amqp_1', () => {
       metadata: { exclude_prefixes: ['secret_'] },
     });
     await output.connect!();
-    const batch = [0, 1, 2].map(
-      (i) => new Message(Buffer.from(`{"id":${i},"region":"eu","big":9007199254740993}`), { trace_id: `t${i}`, secret_token: 'no' }),
-    );
+    const batch = [0, 1, 2].map((i) => new Message(Buffer.from(`{"id":${i},"region":"eu","big":9007199254740993}`), { trace_id: `t${i}`, secret_token: 'no' }));
     await output.write(batch);
     assert.equal(await depth(q), 3, 'the write resolved once the broker held all three');
 
@@ -203,7 +190,9 @@ describe('amqp_1', () => {
     assert.ok(lint('input', { urls: ['amqp://h/'], source_address: '' }).some((p) => /source_address must name/.test(p)));
     assert.ok(lint('input', { urls: ['amqp://h/'], source_address: '/x', credit: 0 }).some((p) => /credit must be at least 1/.test(p)));
     assert.ok(lint('input', { urls: ['amqp://h/'], source_address: '/x', azure_renew_lock: true }).some((p) => /azure_renew_lock is not implemented/.test(p)));
-    assert.ok(lint('output', { urls: ['amqp://h/'], target_address: '/x', sasl: { mechanism: 'scram' } }).some((p) => /expected one of none, plain, anonymous/.test(p)));
+    assert.ok(
+      lint('output', { urls: ['amqp://h/'], target_address: '/x', sasl: { mechanism: 'scram' } }).some((p) => /expected one of none, plain, anonymous/.test(p)),
+    );
     assert.ok(lint('output', { urls: ['amqp://h/'], target_address: '/x', content_type: 'json' }).length > 0);
     assert.deepEqual(lint('output', { url: 'amqp://h/', target_address: '/x' }), [], 'the deprecated url still works');
   });

@@ -11,12 +11,7 @@ import { ErrorCode, SvcError, errorMessage, f, redactUrl, scrubSecrets, tlsConne
 const URL_SCHEME = /^amqps?:\/\//i;
 
 export const connectionFields = {
-  url: f
-    .string()
-    .url()
-    .optional()
-    .advanced()
-    .describe('Deprecated: use `urls`. A URL to connect to, used when `urls` is empty.'),
+  url: f.string().url().optional().advanced().describe('Deprecated: use `urls`. A URL to connect to, used when `urls` is empty.'),
   urls: f
     .array(f.string())
     .url()

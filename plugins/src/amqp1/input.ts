@@ -38,7 +38,9 @@ export const amqp1InputSpec = f
       .bool()
       .default(false)
       .advanced()
-      .describe('Experimental: Azure service bus specific option to renew lock if processing takes more then configured lock time. Not implemented: refused when true.'),
+      .describe(
+        'Experimental: Azure service bus specific option to renew lock if processing takes more then configured lock time. Not implemented: refused when true.',
+      ),
     read_header: f.bool().default(false).advanced().describe('Read additional message header fields into `amqp_*` metadata properties.'),
     credit: f
       .int()

@@ -44,7 +44,8 @@ export function deliveryMetadata(m: AmqpMessage, readHeader: boolean): Record<st
   set(meta, 'amqp_content_encoding', text(m.content_encoding));
   set(meta, 'amqp_creation_time', rfc3339(m.creation_time));
   if (readHeader) {
-    const header = m.durable !== undefined || m.priority !== undefined || m.ttl !== undefined || m.first_acquirer !== undefined || m.delivery_count !== undefined;
+    const header =
+      m.durable !== undefined || m.priority !== undefined || m.ttl !== undefined || m.first_acquirer !== undefined || m.delivery_count !== undefined;
     if (header) {
       // The defaults of the AMQP 1.0 header section, as go-amqp fills them in.
       set(meta, 'amqp_durable', String(m.durable ?? false));

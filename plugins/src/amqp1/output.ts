@@ -47,7 +47,10 @@ const amqp1OutputSpec = f
       .describe('An optional Bloblang mapping that can be defined in order to set the `application-properties` on output messages.'),
     metadata: f
       .object({
-        exclude_prefixes: f.array(f.string()).default([]).describe('Provide a list of explicit metadata key prefixes to be excluded when adding metadata to sent messages.'),
+        exclude_prefixes: f
+          .array(f.string())
+          .default([])
+          .describe('Provide a list of explicit metadata key prefixes to be excluded when adding metadata to sent messages.'),
       })
       .describe('Specify criteria for which metadata values are attached to messages as headers (message annotations).'),
     content_type: f
@@ -131,7 +134,9 @@ class Amqp1Output implements Output {
     sender.on('sender_close', () => this.lost(l, 'the broker detached the link'));
     sender.on('sendable', () => this.flush(l));
     sender.on('accepted', (ctx: EventContext) => this.settled(l, ctx.delivery));
-    sender.on('rejected', (ctx: EventContext) => this.settled(l, ctx.delivery, `the broker rejected the message: ${describe(ctx.delivery?.remote_state?.error ?? 'no reason given')}`));
+    sender.on('rejected', (ctx: EventContext) =>
+      this.settled(l, ctx.delivery, `the broker rejected the message: ${describe(ctx.delivery?.remote_state?.error ?? 'no reason given')}`),
+    );
     sender.on('released', (ctx: EventContext) => this.settled(l, ctx.delivery, 'the broker released the message (not delivered)'));
     sender.on('modified', (ctx: EventContext) => this.settled(l, ctx.delivery, 'the broker did not deliver the message (modified)'));
     this.link = l;

@@ -19,7 +19,13 @@ export { RABBITMQ_URL, depth, distinctIn, fill, tempQueue, unique, urlOnPort } f
 export async function receiveRaw(address: string, count: number): Promise<AmqpMessage[]> {
   const rhea = await loadRhea();
   const u = new URL(RABBITMQ_URL);
-  const conn = rhea.connect({ host: u.hostname, port: Number(u.port || 5672), username: decodeURIComponent(u.username), password: decodeURIComponent(u.password), reconnect: false });
+  const conn = rhea.connect({
+    host: u.hostname,
+    port: Number(u.port || 5672),
+    username: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    reconnect: false,
+  });
   const out: AmqpMessage[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
