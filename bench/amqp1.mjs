@@ -19,7 +19,13 @@ const amqplib = require('amqplib');
 const RHEA = require.resolve('rhea');
 const URL_ = process.env.SVC_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672/';
 const u = new URL(URL_);
-const CONN = { host: u.hostname, port: Number(u.port || 5672), username: decodeURIComponent(u.username), password: decodeURIComponent(u.password), reconnect: false };
+const CONN = {
+  host: u.hostname,
+  port: Number(u.port || 5672),
+  username: decodeURIComponent(u.username),
+  password: decodeURIComponent(u.password),
+  reconnect: false,
+};
 const BODY = Buffer.from(JSON.stringify({ id: 0, name: 'svc', tags: ['a', 'b'], text: 'x'.repeat(200) }));
 const WINDOW = 64;
 

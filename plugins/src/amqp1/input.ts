@@ -157,8 +157,11 @@ class Amqp1Input implements Input {
   }
 
   private take(s: Session): Transaction {
-    const taken = this.buffer;
-    this.buffer = [];
+    // A quarter of the credit at most: the first part is accepted (and its credit given back) while
+    // the rest is still in the pipeline, so the broker keeps sending instead of waiting for all of it.
+    const max = Math.max(1, Math.ceil(this.conf.credit / 4));
+    const taken = this.buffer.length <= max ? this.buffer : this.buffer.slice(0, max);
+    this.buffer = taken === this.buffer ? [] : this.buffer.slice(taken.length);
     const batch = taken.map((t) => t.message);
     const deliveries = taken.map((t) => t.delivery);
     s.outstanding++;

@@ -177,6 +177,19 @@ class Amqp1Output implements Output {
   async write(batch: Batch): Promise<void> {
     const l = this.link;
     if (!l?.alive) throw new NotConnectedError(`${this.dialer.component}: ${l ? `lost the connection: ${l.reason}` : 'not connected'}`);
+    if (batch.length === 1) {
+      // One message (the common write with max_in_flight): no bookkeeping of which failed.
+      let message: AmqpMessage;
+      try {
+        message = this.message(batch, 0);
+      } catch (err) {
+        throw new Error(`${this.dialer.component}: ${errorMessage(err)}`);
+      }
+      return new Promise<void>((resolve, reject) => {
+        l.waiting.push({ message, done: (err) => (err ? reject(err) : resolve()) });
+        this.flush(l);
+      });
+    }
     const failures = new Map<number, Error>();
     const settled: Promise<void>[] = [];
     for (let i = 0; i < batch.length; i++) {
