@@ -81,6 +81,8 @@ interface Link {
   readonly pending: Map<Delivery, (err?: Error) => void>;
   /** Messages waiting for credit, in order. */
   readonly waiting: { message: AmqpMessage; done: (err?: Error) => void }[];
+  /** A flush is scheduled. */
+  flushing: boolean;
 }
 
 class Amqp1Output implements Output {
@@ -122,7 +124,7 @@ class Amqp1Output implements Output {
     }
     connection.removeAllListeners();
     sender.removeAllListeners();
-    const l: Link = { connection, sender, alive: true, reason: '', pending: new Map(), waiting: [] };
+    const l: Link = { connection, sender, alive: true, reason: '', pending: new Map(), waiting: [], flushing: false };
     const lost = (ctx: EventContext) => this.lost(l, this.dialer.scrub(connectionError(ctx)));
     connection.on('disconnected', lost);
     connection.on('connection_error', lost);
@@ -174,6 +176,20 @@ class Amqp1Output implements Output {
     }
   }
 
+  /**
+   * Sends what waits at the next turn of the event loop: rhea writes what was sent within one tick
+   * as one socket write, and each write of the runtime comes in a tick of its own, so sending at
+   * once costs a socket write per message; gathered, the writes in flight cost a few.
+   */
+  private flushSoon(l: Link): void {
+    if (l.flushing) return;
+    l.flushing = true;
+    setImmediate(() => {
+      l.flushing = false;
+      this.flush(l);
+    });
+  }
+
   async write(batch: Batch): Promise<void> {
     const l = this.link;
     if (!l?.alive) throw new NotConnectedError(`${this.dialer.component}: ${l ? `lost the connection: ${l.reason}` : 'not connected'}`);
@@ -187,7 +203,7 @@ class Amqp1Output implements Output {
       }
       return new Promise<void>((resolve, reject) => {
         l.waiting.push({ message, done: (err) => (err ? reject(err) : resolve()) });
-        this.flush(l);
+        this.flushSoon(l);
       });
     }
     const failures = new Map<number, Error>();
@@ -206,7 +222,7 @@ class Amqp1Output implements Output {
         }),
       );
     }
-    this.flush(l);
+    this.flushSoon(l);
     await Promise.all(settled);
     throwFailures(batch.length, failures);
   }

@@ -79,7 +79,7 @@ class NatsKvOutput implements Output {
           return;
         }
         try {
-          await kv.put(key, msg.content);
+          await this.put(kv, key, msg.content);
         } catch (err) {
           const why = `${this.dialer.component}: the bucket ${this.conf.bucket} did not store key ${key}: ${this.dialer.scrub(errorMessage(err))}`;
           failures.set(i, nc.isClosed() ? new NotConnectedError(why) : new Error(why));
@@ -88,6 +88,24 @@ class NatsKvOutput implements Output {
     );
     throwFailures(batch.length, failures);
   }
+
+  /**
+   * A put issued with the others of this turn of the event loop: the client flushes what was
+   * published within one microtask run as one socket write, and each write of the runtime comes
+   * in a microtask run of its own, so issuing each put at once costs a write (a syscall) per
+   * message. Gathered, 1,024 writes in flight cost a few socket writes.
+   */
+  private put(kv: KV, key: string, value: Buffer): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.gathered.push(() => kv.put(key, value).then(resolve, reject));
+      if (this.gathered.length === 1) setImmediate(this.issue);
+    });
+  }
+
+  private readonly gathered: (() => void)[] = [];
+  private readonly issue = (): void => {
+    for (const put of this.gathered.splice(0)) put();
+  };
 
   async close(): Promise<void> {
     const nc = this.nc;
