@@ -4,7 +4,7 @@
  *
  * Deliveries arrive unsettled and at most `credit` of them are unsettled at once (Benthos' field):
  * credit is given back only as deliveries are settled. The deliveries waiting when `read()` is
- * called become one transaction. An ack accepts each delivery once the output delivered it; a nack
+ * called become one transaction (a quarter of the credit at most). An ack accepts each delivery once the output delivered it; a nack
  * releases it (the broker delivers it again; Benthos modifies it with `delivery-failed`, which
  * RabbitMQ 3 refuses by ending the session), so the broker owns
  * every message until the output is done with it. A lost connection makes reads throw
@@ -252,7 +252,8 @@ registerInput('amqp_1', {
   summary: 'Reads messages from an AMQP (1.0) server, accepting each once it was delivered.',
   description: [
     'Connects to the first of `urls` that answers and receives from `source_address` over one link. At most `credit`',
-    'messages are unacknowledged at once; the messages waiting when the pipeline asks for more are read as one batch.',
+    'messages are unacknowledged at once; the messages waiting when the pipeline asks for more are read as one batch',
+    'of at most a quarter of `credit`, so that accepts (and credit) flow back while the rest is in the pipeline.',
     '',
     'A message is accepted on the broker once the output delivered it. When delivery fails it is released (the',
     'broker delivers it again; a back-off of up to 1 s while failures persist). Benthos modifies it with',
