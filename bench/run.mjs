@@ -46,6 +46,8 @@ const ALL = [
   'socket',
   'aws',
   'nats',
+  'amqp1',
+  'nats-kv',
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

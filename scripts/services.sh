@@ -266,6 +266,10 @@ rabbitmq_up() (
   rabbitmq_env
   start rabbitmq port_open "$RABBITMQ_PORT" -- /usr/lib/rabbitmq/bin/rabbitmq-server
   timeout 60 /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" await_startup >/dev/null 2>&1 || true
+  # AMQP 1.0 (the amqp_1 components): RabbitMQ 3.x speaks it through this plugin, on the same port;
+  # enabled on the running node, merged into enabled_plugins (other plugins there are kept).
+  grep -q rabbitmq_amqp1_0 "$DIR/rabbitmq/enabled_plugins" ||
+    timeout 60 /usr/lib/rabbitmq/bin/rabbitmq-plugins -q -n "$RABBITMQ_NODENAME" enable rabbitmq_amqp1_0 >/dev/null
 )
 
 kafka_config() {
