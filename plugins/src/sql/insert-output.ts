@@ -92,6 +92,8 @@ async function guarded<T>(conn: SqlConnection, what: string, f: () => Promise<T>
 class SqlInsertOutput implements Output {
   private readonly args: ArgsMapping;
   private readonly perInsert: number;
+  /** The INSERT for each row count met so far: built once, and the same string keys SQLite's prepared statement. */
+  private readonly statements = new Map<number, string>();
 
   constructor(
     private readonly conf: Infer<typeof insertSpec>,
@@ -105,24 +107,37 @@ class SqlInsertOutput implements Output {
     await guarded(this.conn, 'sql_insert', () => this.conn.query('SELECT 1'));
   }
 
+  private insert(rows: number): string {
+    let sql = this.statements.get(rows);
+    if (sql === undefined) {
+      sql = insertSql(this.conf, rows, this.conn.dialect);
+      // Batches come in a few sizes; a policy that makes every size still keeps this bounded.
+      if (this.statements.size >= 64) this.statements.clear();
+      this.statements.set(rows, sql);
+    }
+    return sql;
+  }
+
   async write(batch: Batch): Promise<void> {
-    const values: unknown[][] = new Array(batch.length);
+    const columns = this.conf.columns.length;
+    // Every message's values in one flat list, row after row, as the placeholders number them.
+    const values: unknown[] = new Array(batch.length * columns);
     for (let i = 0; i < batch.length; i++) {
       const a = this.args.of(batch, i);
-      if (a.length !== this.conf.columns.length) {
-        throw new Error(`sql_insert: args_mapping gave ${a.length} value(s) for ${this.conf.columns.length} column(s)`);
+      if (a.length !== columns) {
+        throw new Error(`sql_insert: args_mapping gave ${a.length} value(s) for ${columns} column(s)`);
       }
-      values[i] = a;
+      for (let c = 0; c < columns; c++) values[i * columns + c] = a[c];
     }
     await guarded(this.conn, 'sql_insert', async () => {
-      if (values.length <= this.perInsert) {
-        await this.conn.query(insertSql(this.conf, values.length, this.conn.dialect), values.flat());
+      if (batch.length <= this.perInsert) {
+        await this.conn.write(this.insert(batch.length), values);
         return;
       }
       await this.conn.transaction(async (tx) => {
-        for (let i = 0; i < values.length; i += this.perInsert) {
-          const part = values.slice(i, i + this.perInsert);
-          await tx.query(insertSql(this.conf, part.length, this.conn.dialect), part.flat());
+        for (let i = 0; i < batch.length; i += this.perInsert) {
+          const rows = Math.min(this.perInsert, batch.length - i);
+          await tx.query(this.insert(rows), values.slice(i * columns, (i + rows) * columns));
         }
       });
     });
@@ -174,7 +189,8 @@ class SqlRawOutput implements Output {
 registerOutput('sql_insert', {
   summary: 'Inserts a row into an SQL database for each message.',
   description: [
-    'A batch is inserted by one multi-row INSERT; the write is acknowledged once the database committed it.',
+    'A batch is inserted by one multi-row INSERT; the write is acknowledged once the database committed it (on SQLite,',
+    'batches waiting at the same time share one commit; a batch that fails fails alone).',
     'Placeholders are generated (`$1`... for PostgreSQL, `?` for SQLite); `args_mapping` gives each message’s values',
     'in `columns` order. After a crash, messages in flight are delivered again: a `suffix` such as',
     '`ON CONFLICT (id) DO NOTHING` keeps them from being stored twice.',

@@ -1,7 +1,8 @@
 /**
  * The `sql_select` and `sql_raw` inputs (Redpanda Connect's): run a query once, a message per row,
- * then end (so a `sequence` goes on to its next input, or the stream stops). PostgreSQL selects are
- * read through a cursor, 100 rows at a time, so a large table never sits in memory whole.
+ * then end (so a `sequence` goes on to its next input, or the stream stops). A PostgreSQL select is
+ * one query whose rows are handed out as they arrive, reading paused while 1,000 wait, so a large
+ * table never sits in memory whole.
  */
 import { f, registerInput, type Infer } from '@svc/engine';
 import { openSqlConnection, sqlConnectionFields } from './connection.js';
@@ -99,7 +100,7 @@ registerInput('sql_select', {
   },
 });
 
-/** A statement that DECLARE CURSOR can page through. */
+/** A statement whose rows are streamed (others are read whole: the last result of several is the one kept). */
 const SELECTS = /^\s*(select|with|values|table)\b/i;
 
 registerInput('sql_raw', {
