@@ -11,6 +11,16 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 )
 
+// outputFlow reads a batch output's `batching` and `max_in_flight` fields.
+func outputFlow(conf *service.ParsedConfig) (service.BatchPolicy, int, error) {
+	mif, err := conf.FieldMaxInFlight()
+	if err != nil {
+		return service.BatchPolicy{}, 0, err
+	}
+	pol, err := conf.FieldBatchPolicy("batching")
+	return pol, mif, err
+}
+
 func main() {
 	registerRedis()
 	registerSQL()

@@ -80,15 +80,8 @@ func registerRedis() {
 		if err != nil {
 			return nil, service.BatchPolicy{}, 0, err
 		}
-		mif, err := conf.FieldMaxInFlight()
-		if err != nil {
-			return nil, service.BatchPolicy{}, 0, err
-		}
-		pol, err := conf.FieldBatchPolicy("batching")
-		if err != nil {
-			return nil, service.BatchPolicy{}, 0, err
-		}
-		return &listOutput{url: url, key: key}, pol, mif, nil
+		pol, mif, err := outputFlow(conf)
+		return &listOutput{url: url, key: key}, pol, mif, err
 	})
 	if err != nil {
 		panic(err)

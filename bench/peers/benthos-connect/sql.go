@@ -193,15 +193,8 @@ func registerSQL() {
 		if o.maxOpen, err = conf.FieldInt("conn_max_open"); err != nil {
 			return nil, service.BatchPolicy{}, 0, err
 		}
-		mif, err := conf.FieldMaxInFlight()
-		if err != nil {
-			return nil, service.BatchPolicy{}, 0, err
-		}
-		pol, err := conf.FieldBatchPolicy("batching")
-		if err != nil {
-			return nil, service.BatchPolicy{}, 0, err
-		}
-		return o, pol, mif, nil
+		pol, mif, err := outputFlow(conf)
+		return o, pol, mif, err
 	})
 	if err != nil {
 		panic(err)

@@ -70,6 +70,16 @@ export const sqlConnectionFields = {
     .describe('An optional maximum number of open connections to the database. If `value <= 0`, then there is no limit (here: pg’s default of 10).'),
 };
 
+/** The fields after `driver` and `dsn` that every SQL output and processor takes as they are. */
+export const sqlPoolFields = {
+  init_files: sqlConnectionFields.init_files,
+  init_statement: sqlConnectionFields.init_statement,
+  conn_max_idle_time: sqlConnectionFields.conn_max_idle_time,
+  conn_max_life_time: sqlConnectionFields.conn_max_life_time,
+  conn_max_idle: sqlConnectionFields.conn_max_idle,
+  conn_max_open: sqlConnectionFields.conn_max_open,
+};
+
 export type SqlConnectionConfig = Infer<ReturnType<typeof f.object<typeof sqlConnectionFields>>>;
 
 export type Row = Record<string, unknown>;

@@ -10,20 +10,9 @@
  *
  * A database that cannot be reached is a NotConnectedError: the runtime waits and writes again.
  */
-import {
-  BatchError,
-  NotConnectedError,
-  batchPolicySpec,
-  compileInterpolation,
-  errorMessage,
-  f,
-  registerOutput,
-  type Batch,
-  type Infer,
-  type Interpolation,
-  type Output,
-} from '@svc/engine';
-import { isConnectionError, openSqlConnection, sqlConnectionFields, type SqlConnection } from './connection.js';
+import { BatchError, NotConnectedError, batchPolicySpec, errorMessage, f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
+import { isConnectionError, openSqlConnection, sqlConnectionFields, sqlPoolFields, type SqlConnection } from './connection.js';
+import { RawQuery, rawQueryFields } from './raw-query.js';
 import { ArgsMapping, insertSql, rowsPerInsert } from './statements.js';
 
 const maxInFlight = (what: string) =>
@@ -32,15 +21,6 @@ const maxInFlight = (what: string) =>
     .default(64)
     .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
     .describe(what);
-
-const connection = {
-  init_files: sqlConnectionFields.init_files,
-  init_statement: sqlConnectionFields.init_statement,
-  conn_max_idle_time: sqlConnectionFields.conn_max_idle_time,
-  conn_max_life_time: sqlConnectionFields.conn_max_life_time,
-  conn_max_idle: sqlConnectionFields.conn_max_idle,
-  conn_max_open: sqlConnectionFields.conn_max_open,
-};
 
 const insertSpec = f.object({
   driver: sqlConnectionFields.driver,
@@ -52,29 +32,14 @@ const insertSpec = f.object({
   suffix: f.string().optional().advanced().describe('An optional suffix to append to the insert query (`ON CONFLICT (name) DO NOTHING`).'),
   options: f.array(f.string()).optional().advanced().describe('A list of keyword options to add before the INTO clause of the query.'),
   max_in_flight: maxInFlight('The maximum number of inserts to run in parallel.'),
-  ...connection,
+  ...sqlPoolFields,
   batching: batchPolicySpec,
 });
 
 const rawSpec = f.object({
-  driver: sqlConnectionFields.driver,
-  dsn: sqlConnectionFields.dsn,
-  query: f.string().describe('The query to execute. Placeholders: `$1`, `$2`, ... for `postgres` and `pgx`, `?` for `sqlite`.'),
-  unsafe_dynamic_query: f
-    .bool()
-    .default(false)
-    .advanced()
-    .describe(
-      'Whether to enable interpolation functions in the query. Great care should be made to ensure your queries are defended against injection attacks.',
-    ),
-  args_mapping: f
-    .mapping()
-    .optional()
-    .describe(
-      'An optional Bloblang mapping which should evaluate to an array of values matching in size to the number of placeholder arguments in the field `query`.',
-    ),
+  ...rawQueryFields,
   max_in_flight: maxInFlight('The maximum number of statements to execute in parallel.'),
-  ...connection,
+  ...sqlPoolFields,
   batching: batchPolicySpec,
 });
 
@@ -150,14 +115,14 @@ class SqlInsertOutput implements Output {
 
 class SqlRawOutput implements Output {
   private readonly args: ArgsMapping;
-  private readonly query: Interpolation | undefined;
+  private readonly query: RawQuery;
 
   constructor(
-    private readonly conf: Infer<typeof rawSpec>,
+    conf: Infer<typeof rawSpec>,
     private readonly conn: SqlConnection,
   ) {
     this.args = new ArgsMapping(conf.args_mapping, conn.dialect);
-    this.query = conf.unsafe_dynamic_query ? compileInterpolation(conf.query) : undefined;
+    this.query = new RawQuery(conf);
   }
 
   async connect(): Promise<void> {
@@ -169,7 +134,7 @@ class SqlRawOutput implements Output {
     for (let i = 0; i < batch.length; i++) {
       try {
         const args = this.args.of(batch, i);
-        const sql = this.query ? this.query.value(batch[i]!, { batch, index: i }) : this.conf.query;
+        const sql = this.query.text(batch, i);
         await guarded(this.conn, 'sql_raw', () => this.conn.query(sql, args));
       } catch (err) {
         if (err instanceof NotConnectedError) throw err;
