@@ -1,8 +1,10 @@
 // Peers the benchmarks measure beside the engine, in the same run on the same machine: Benthos
 // core (io + pure components), built from bench/peers/benthos/ with Go, once, into a cache folder
-// outside the repository ($SVC_PEERS, else /tmp/peers). Without Go the peer cells say skipped.
+// outside the repository ($SVC_PEERS, else /tmp/peers); and the same core with Redpanda Connect's
+// redis_list, sql_insert and sql_select written as Connect writes them (bench/peers/benthos-connect/).
+// Without Go the peer cells say skipped.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, engineRate, fmt } from './lib.mjs';
 
@@ -20,33 +22,35 @@ function goTool() {
   return candidates.find((go) => spawnSync(go, ['version']).status === 0);
 }
 
-/** The binary's path once known; null when there is none and no Go to build it. */
-let cached;
+/** Each peer binary's path once known (by folder name); null when there is none and no Go to build it. */
+const cached = new Map();
 
 /**
- * The path of the Benthos binary, built on first use (about 2 minutes on 2 cores) and reused after;
- * undefined when the binary is absent and Go is not on the machine. Throws when a build fails or the
- * cached binary is another version (the message says what to do).
+ * The path of the Benthos binary built from bench/peers/<name>/, built on first use into
+ * $SVC_PEERS/bin/<name> and reused after; undefined when the binary is absent and Go is not on the
+ * machine. Throws when a build fails or the cached binary is another version (the message says what
+ * to do).
  */
-export function benthosBinary() {
-  if (cached !== undefined) return cached ?? undefined;
-  const bin = join(PEERS, 'bin', 'benthos');
+function peerBinary(name) {
+  if (cached.has(name)) return cached.get(name) ?? undefined;
+  const bin = join(PEERS, 'bin', name);
   if (!existsSync(bin)) {
     const go = goTool();
     if (!go) {
-      cached = null;
+      cached.set(name, null);
       return undefined;
     }
-    const src = join(PEERS, 'benthos-src');
+    const from = join(ROOT, 'bench', 'peers', name);
+    const src = join(PEERS, `${name}-src`);
     mkdirSync(src, { recursive: true });
     mkdirSync(join(PEERS, 'bin'), { recursive: true });
-    for (const f of ['go.mod', 'go.sum', 'main.go']) copyFileSync(join(SRC, f), join(src, f));
-    process.stderr.write(`building Benthos ${BENTHOS_VERSION} into ${bin} (once; about 2 minutes)...\n`);
+    for (const f of readdirSync(from)) copyFileSync(join(from, f), join(src, f));
+    process.stderr.write(`building ${name} (Benthos ${BENTHOS_VERSION}) into ${bin} (once; about 2 minutes)...\n`);
     // Build beside the final path and rename, so a half-written binary is never taken for a cached one.
     const r = spawnSync(go, ['build', '-o', `${bin}.tmp`, '.'], { cwd: src, stdio: ['ignore', 'inherit', 'inherit'] });
     if (r.status !== 0)
       throw new Error(
-        `building Benthos failed (go build exited ${r.status} in ${src}): check that the Go module proxy serves github.com/redpanda-data/benthos/v4 ${BENTHOS_VERSION}, or set SVC_PEERS to a folder holding bin/benthos`,
+        `building ${name} failed (go build exited ${r.status} in ${src}): check that the Go module proxy serves the modules of its go.mod (github.com/redpanda-data/benthos/v4 ${BENTHOS_VERSION}), or set SVC_PEERS to a folder holding bin/${name}`,
       );
     renameSync(`${bin}.tmp`, bin);
   }
@@ -57,7 +61,22 @@ export function benthosBinary() {
       `${bin} is Benthos ${version ?? '(no version printed)'}, not ${BENTHOS_VERSION}: delete it to rebuild, or set SVC_PEERS to another cache folder`,
     );
   }
-  return (cached = bin);
+  cached.set(name, bin);
+  return bin;
+}
+
+/** Benthos core (io + pure components): the peer of most rows. */
+export function benthosBinary() {
+  return peerBinary('benthos');
+}
+
+/**
+ * Benthos core plus `redis_list` (output), `sql_insert` and `sql_select` written as Redpanda Connect
+ * writes them, on the same client libraries (go-redis, lib/pq, modernc.org/sqlite): the module
+ * proxy here does not serve Connect itself. The peer of the Redis and SQL connector rows.
+ */
+export function connectPeerBinary() {
+  return peerBinary('benthos-connect');
 }
 
 /** The peer cell of a row Benthos could run but cannot here: why not. */
@@ -67,8 +86,7 @@ export const SKIPPED_NO_GO = 'skipped: no Go';
  * Benthos' messages per second on the same configs as lib.mjs's engineRate (same timing, start-up
  * subtracted); undefined without a Benthos binary.
  */
-export function benthosRate(configFor, count, opts = {}) {
-  const bin = benthosBinary();
+export function benthosRate(configFor, count, opts = {}, bin = benthosBinary()) {
   return bin ? engineRate(configFor, count, { ...opts, peerBin: bin }) : undefined;
 }
 

@@ -6,7 +6,7 @@
  */
 import { batchPolicySpec, compileInterpolation, errorMessage, f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
 import { RedisConnection, redisClientFields } from './client.js';
-import { sendBatch, type BatchCommand } from './writes.js';
+import { sendBatch, wireValue, type BatchCommand } from './writes.js';
 
 const spec = f.object({
   ...redisClientFields,
@@ -46,10 +46,10 @@ class RedisListOutput implements Output {
       const m = batch[i]!;
       if (key === last) {
         const c = commands[commands.length - 1]!;
-        c.args.push(m.content);
+        c.args.push(wireValue(m.content));
         c.messages.push(i);
       } else {
-        commands.push({ args: [this.command, key, m.content], messages: [i] });
+        commands.push({ args: [this.command, key, wireValue(m.content)], messages: [i] });
         last = key;
       }
     }

@@ -27,6 +27,30 @@ describe('redis_list (real Redis)', () => {
     }
   });
 
+  it('text and bytes alike arrive byte for byte: a BOM, multi-byte UTF-8, CESU surrogates, a large value', async () => {
+    const k = tempKey('list-bytes');
+    const out = await buildOutput('redis_list', { key: k });
+    const values = [
+      Buffer.from('\uFEFFbom first', 'utf8'),
+      Buffer.from('é 中 😀', 'utf8'),
+      Buffer.from([0xed, 0xa0, 0x80, 0x41]),
+      Buffer.from([0xc3]),
+      Buffer.alloc(0),
+      Buffer.from('ü'.repeat(40_000), 'utf8'),
+      Buffer.concat([Buffer.from('x'.repeat(20_000)), Buffer.from([0xff])]),
+    ];
+    try {
+      await out.write(values.map((v) => new Message(v)));
+      const raw = await (await redis()).send<Buffer[]>(['LRANGE', k, '0', '-1']);
+      assert.deepEqual(
+        raw.map((x) => x.toString('hex')),
+        values.map((v) => v.toString('hex')),
+      );
+    } finally {
+      await out.close?.();
+    }
+  });
+
   it('lpush pushes onto the head; a key holding another type fails only its message', async () => {
     const k = tempKey('list-lpush');
     const notList = tempKey('list-string');

@@ -5,7 +5,7 @@
  */
 import { batchPolicySpec, compileInterpolation, errorMessage, f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
 import { RedisConnection, redisClientFields } from './client.js';
-import { sendBatch, type BatchCommand } from './writes.js';
+import { sendBatch, wireValue, type BatchCommand } from './writes.js';
 
 const spec = f.object({
   ...redisClientFields,
@@ -38,7 +38,7 @@ class RedisPubSubOutput implements Output {
       } catch (err) {
         throw new Error(`redis_pubsub: channel interpolation error: ${errorMessage(err)}`);
       }
-      commands[i] = { args: ['PUBLISH', channel, batch[i]!.content], messages: [i] };
+      commands[i] = { args: ['PUBLISH', channel, wireValue(batch[i]!.content)], messages: [i] };
     }
     await sendBatch(this.conn, commands, batch.length, 'redis_pubsub');
   }

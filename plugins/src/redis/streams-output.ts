@@ -6,7 +6,7 @@
  */
 import { batchPolicySpec, compileInterpolation, errorMessage, f, registerOutput, type Batch, type Infer, type Message, type Output } from '@svc/engine';
 import { RedisConnection, redisClientFields } from './client.js';
-import { sendBatch, type BatchCommand } from './writes.js';
+import { sendBatch, wireValue, type BatchCommand } from './writes.js';
 
 const spec = f.object({
   ...redisClientFields,
@@ -58,7 +58,7 @@ class RedisStreamsOutput implements Output {
       if (k === this.conf.body_key || exclude.some((p) => k.startsWith(p))) continue;
       out.push(k, typeof v === 'string' ? v : JSON.stringify(v));
     }
-    out.push(this.conf.body_key, m.content);
+    out.push(this.conf.body_key, wireValue(m.content));
     return out;
   }
 

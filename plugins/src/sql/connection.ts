@@ -5,7 +5,8 @@
  * - PostgreSQL (`postgres`, `pgx`) through a pg pool: `conn_max_open` caps it (0: pg's 10),
  *   `conn_max_idle_time` and `conn_max_life_time` close idle and old connections, and
  *   `conn_max_idle: 0` keeps none idle. Rows are read with pg's text results, converted as the Go
- *   drivers give them (values.ts), and a large select is read through a cursor, 1,000 rows a fetch.
+ *   drivers give them (values.ts), and a select is one query whose rows are handed out as they arrive (the socket paused while
+ *   1,000 wait unread).
  * - SQLite (`sqlite`) through better-sqlite3, an optional peer dependency installed by those who use
  *   it (native SQLite with its own file locking, so several
  *   processes may share a database; a process killed mid-write leaves it consistent, which a
@@ -69,6 +70,16 @@ export const sqlConnectionFields = {
     .describe('An optional maximum number of open connections to the database. If `value <= 0`, then there is no limit (here: pg’s default of 10).'),
 };
 
+/** The fields after `driver` and `dsn` that every SQL output and processor takes as they are. */
+export const sqlPoolFields = {
+  init_files: sqlConnectionFields.init_files,
+  init_statement: sqlConnectionFields.init_statement,
+  conn_max_idle_time: sqlConnectionFields.conn_max_idle_time,
+  conn_max_life_time: sqlConnectionFields.conn_max_life_time,
+  conn_max_idle: sqlConnectionFields.conn_max_idle,
+  conn_max_open: sqlConnectionFields.conn_max_open,
+};
+
 export type SqlConnectionConfig = Infer<ReturnType<typeof f.object<typeof sqlConnectionFields>>>;
 
 export type Row = Record<string, unknown>;
@@ -85,6 +96,12 @@ export interface SqlConnection extends Queryable {
   script(sql: string): Promise<void>;
   /** Runs `f` in a transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(f: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs a statement that returns no rows, such as an INSERT; resolves once it is committed. It
+   * may share its commit with other writes waiting at the same time; a write that fails fails
+   * alone, the others still commit.
+   */
+  write(sql: string, args: unknown[]): Promise<void>;
   /** The rows of a select, `size` at a time, without holding the whole result. */
   pages(sql: string, args: unknown[], size: number): AsyncIterable<Row[]>;
   /** An error's text, the DSN's password taken out. */
@@ -121,8 +138,15 @@ function initStatements(conf: SqlConnectionConfig): Array<[string, string]> {
 
 type PgLib = (typeof import('pg'))['default'];
 
-/** Rows per FETCH of a cursor. */
-const FETCH_ROWS = 1_000;
+/** Pages of a streamed select that may wait unread before the socket is paused. */
+const STREAM_PAGES = 10;
+
+/** A pg Query emitting its rows one by one (no callback given). */
+interface QueryEvents {
+  on(event: 'row', f: (row: Row) => void): void;
+  on(event: 'end', f: () => void): void;
+  on(event: 'error', f: (err: unknown) => void): void;
+}
 
 /** pg's text-format parsers, set as the Go drivers convert (values.ts). */
 function pgTypes(lib: PgLib): { getTypeParser: (oid: number, format?: string) => (v: string) => unknown } {
@@ -149,7 +173,7 @@ class PostgresConnection implements SqlConnection {
   private readonly types;
 
   constructor(
-    lib: PgLib,
+    private readonly lib: PgLib,
     private readonly conf: SqlConnectionConfig,
   ) {
     this.types = pgTypes(lib);
@@ -175,6 +199,10 @@ class PostgresConnection implements SqlConnection {
     return lastRows(r);
   }
 
+  async write(sql: string, args: unknown[]): Promise<void> {
+    await this.query(sql, args);
+  }
+
   async script(sql: string): Promise<void> {
     // Without values pg sends the simple query protocol, which runs several statements.
     await this.pool.query(sql);
@@ -197,28 +225,73 @@ class PostgresConnection implements SqlConnection {
     }
   }
 
+  /**
+   * One query whose rows are handed out as they arrive, as Benthos' database/sql reads them
+   * (`rows.Next()` over one result): no cursor, no round trip per page. pg hands each row over as
+   * it is parsed; when STREAM_PAGES pages wait unread the socket is paused, so PostgreSQL blocks
+   * on its send and a large table never sits in memory whole. Stopping early ends the query by
+   * closing its connection.
+   */
   async *pages(sql: string, args: unknown[], size: number): AsyncIterable<Row[]> {
     const client = await this.pool.connect();
-    let broken = true;
-    // Pages of `size` cut from fetches of FETCH_ROWS; the next fetch travels while these are handed out.
-    const fetch = () => client.query({ text: `FETCH ${FETCH_ROWS} FROM svc_rows`, types: this.types });
-    let next: ReturnType<typeof fetch> | undefined;
-    try {
-      await client.query('BEGIN READ ONLY');
-      await client.query({ text: `DECLARE svc_rows NO SCROLL CURSOR FOR ${sql}`, values: args });
-      next = fetch();
-      for (;;) {
-        const r: { rows: unknown[] } = await next;
-        next = r.rows.length === FETCH_ROWS ? fetch() : undefined;
-        for (let i = 0; i < r.rows.length; i += size) yield r.rows.slice(i, i + size) as Row[];
-        if (!next) break;
+    const socket = (client as unknown as { connection: { stream: { pause(): void; resume(): void } } }).connection.stream;
+    const query = new this.lib.Query({ text: sql, values: args, types: this.types } as never) as unknown as QueryEvents;
+    const ready: Row[][] = [];
+    let page: Row[] = [];
+    let done = false;
+    let failure: unknown;
+    let paused = false;
+    let wake: (() => void) | undefined;
+    const signal = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    query.on('row', (row: Row) => {
+      page.push(row);
+      if (page.length < size) return;
+      ready.push(page);
+      page = [];
+      if (ready.length >= STREAM_PAGES && !paused) {
+        paused = true;
+        socket.pause();
       }
-      await client.query('COMMIT');
-      broken = false;
+      signal();
+    });
+    query.on('end', () => {
+      if (page.length > 0) ready.push(page);
+      done = true;
+      signal();
+    });
+    query.on('error', (err: unknown) => {
+      failure = err;
+      done = true;
+      signal();
+    });
+    let finished = false;
+    try {
+      client.query(query as never);
+      for (;;) {
+        const next = ready.shift();
+        if (next) {
+          if (paused && ready.length < STREAM_PAGES / 2) {
+            paused = false;
+            socket.resume();
+          }
+          yield next;
+        } else if (failure !== undefined) {
+          throw failure;
+        } else if (done) {
+          break;
+        } else {
+          await new Promise<void>((r) => (wake = r));
+        }
+      }
+      finished = true;
     } finally {
-      if (next) await next.catch(() => undefined);
-      if (broken) await client.query('ROLLBACK').catch(() => undefined);
-      client.release(broken);
+      if (paused) socket.resume();
+      // A query still running (the input was closed) ends with its connection.
+      client.release(!finished);
     }
   }
 
@@ -283,12 +356,22 @@ function sqliteRow(r: Row): Row {
   return r;
 }
 
+/** A write waiting for its commit. */
+interface PendingWrite {
+  sql: string;
+  args: unknown[];
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 class SqliteConnection implements SqlConnection {
   readonly dialect = 'sqlite' as const;
   private readonly db: SqliteDatabase;
   private readonly statements = new Map<string, SqliteStatement>();
   /** Transactions wait their turn: SQLite has one per connection. */
   private turn: Promise<unknown> = Promise.resolve();
+  /** Writes that will share the next commit. */
+  private pending: PendingWrite[] = [];
 
   constructor(Database: SqliteLib['default'], dsn: string) {
     const d = sqliteDsn(dsn);
@@ -325,6 +408,73 @@ class SqliteConnection implements SqlConnection {
 
   script(sql: string): Promise<void> {
     return this.queued(() => void this.db.exec(sql));
+  }
+
+  write(sql: string, args: unknown[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ sql, args, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => void this.queued(() => this.commitPending()));
+    });
+  }
+
+  /**
+   * Runs the writes that queued up while the connection was busy in one transaction: a commit per
+   * group rather than per write (SQLite rewrites the pages a commit touched, so 100-row INSERTs
+   * grouped by 8-64 ran 1.3x as fast, raw better-sqlite3, WAL). A statement that fails is undone
+   * alone (SQLite statements are atomic) and only its write is rejected; an error that ended the
+   * whole transaction, or a failed COMMIT, rejects every write of the group: none was stored.
+   */
+  private commitPending(): void {
+    const group = this.pending;
+    this.pending = [];
+    if (group.length === 1) {
+      const w = group[0]!;
+      try {
+        this.run(w.sql, w.args);
+        w.resolve();
+      } catch (err) {
+        w.reject(err);
+      }
+      return;
+    }
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+    } catch (err) {
+      for (const w of group) w.reject(err);
+      return;
+    }
+    let stored: PendingWrite[] = [];
+    let lost: unknown;
+    for (const w of group) {
+      if (lost !== undefined) {
+        w.reject(lost);
+        continue;
+      }
+      try {
+        this.run(w.sql, w.args);
+        stored.push(w);
+      } catch (err) {
+        w.reject(err);
+        if (!this.db.inTransaction) {
+          lost = err;
+          for (const s of stored) s.reject(err);
+          stored = [];
+        }
+      }
+    }
+    if (lost !== undefined) return;
+    try {
+      this.db.exec('COMMIT');
+    } catch (err) {
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // The COMMIT's error is the one to tell.
+      }
+      for (const s of stored) s.reject(err);
+      return;
+    }
+    for (const s of stored) s.resolve();
   }
 
   private queued<T>(f: () => T | Promise<T>): Promise<T> {

@@ -10,20 +10,9 @@
  *
  * A database that cannot be reached is a NotConnectedError: the runtime waits and writes again.
  */
-import {
-  BatchError,
-  NotConnectedError,
-  batchPolicySpec,
-  compileInterpolation,
-  errorMessage,
-  f,
-  registerOutput,
-  type Batch,
-  type Infer,
-  type Interpolation,
-  type Output,
-} from '@svc/engine';
-import { isConnectionError, openSqlConnection, sqlConnectionFields, type SqlConnection } from './connection.js';
+import { BatchError, NotConnectedError, batchPolicySpec, errorMessage, f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
+import { isConnectionError, openSqlConnection, sqlConnectionFields, sqlPoolFields, type SqlConnection } from './connection.js';
+import { RawQuery, rawQueryFields } from './raw-query.js';
 import { ArgsMapping, insertSql, rowsPerInsert } from './statements.js';
 
 const maxInFlight = (what: string) =>
@@ -32,15 +21,6 @@ const maxInFlight = (what: string) =>
     .default(64)
     .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
     .describe(what);
-
-const connection = {
-  init_files: sqlConnectionFields.init_files,
-  init_statement: sqlConnectionFields.init_statement,
-  conn_max_idle_time: sqlConnectionFields.conn_max_idle_time,
-  conn_max_life_time: sqlConnectionFields.conn_max_life_time,
-  conn_max_idle: sqlConnectionFields.conn_max_idle,
-  conn_max_open: sqlConnectionFields.conn_max_open,
-};
 
 const insertSpec = f.object({
   driver: sqlConnectionFields.driver,
@@ -52,29 +32,14 @@ const insertSpec = f.object({
   suffix: f.string().optional().advanced().describe('An optional suffix to append to the insert query (`ON CONFLICT (name) DO NOTHING`).'),
   options: f.array(f.string()).optional().advanced().describe('A list of keyword options to add before the INTO clause of the query.'),
   max_in_flight: maxInFlight('The maximum number of inserts to run in parallel.'),
-  ...connection,
+  ...sqlPoolFields,
   batching: batchPolicySpec,
 });
 
 const rawSpec = f.object({
-  driver: sqlConnectionFields.driver,
-  dsn: sqlConnectionFields.dsn,
-  query: f.string().describe('The query to execute. Placeholders: `$1`, `$2`, ... for `postgres` and `pgx`, `?` for `sqlite`.'),
-  unsafe_dynamic_query: f
-    .bool()
-    .default(false)
-    .advanced()
-    .describe(
-      'Whether to enable interpolation functions in the query. Great care should be made to ensure your queries are defended against injection attacks.',
-    ),
-  args_mapping: f
-    .mapping()
-    .optional()
-    .describe(
-      'An optional Bloblang mapping which should evaluate to an array of values matching in size to the number of placeholder arguments in the field `query`.',
-    ),
+  ...rawQueryFields,
   max_in_flight: maxInFlight('The maximum number of statements to execute in parallel.'),
-  ...connection,
+  ...sqlPoolFields,
   batching: batchPolicySpec,
 });
 
@@ -92,6 +57,8 @@ async function guarded<T>(conn: SqlConnection, what: string, f: () => Promise<T>
 class SqlInsertOutput implements Output {
   private readonly args: ArgsMapping;
   private readonly perInsert: number;
+  /** The INSERT for each row count met so far: built once, and the same string keys SQLite's prepared statement. */
+  private readonly statements = new Map<number, string>();
 
   constructor(
     private readonly conf: Infer<typeof insertSpec>,
@@ -105,24 +72,37 @@ class SqlInsertOutput implements Output {
     await guarded(this.conn, 'sql_insert', () => this.conn.query('SELECT 1'));
   }
 
+  private insert(rows: number): string {
+    let sql = this.statements.get(rows);
+    if (sql === undefined) {
+      sql = insertSql(this.conf, rows, this.conn.dialect);
+      // Batches come in a few sizes; a policy that makes every size still keeps this bounded.
+      if (this.statements.size >= 64) this.statements.clear();
+      this.statements.set(rows, sql);
+    }
+    return sql;
+  }
+
   async write(batch: Batch): Promise<void> {
-    const values: unknown[][] = new Array(batch.length);
+    const columns = this.conf.columns.length;
+    // Every message's values in one flat list, row after row, as the placeholders number them.
+    const values: unknown[] = new Array(batch.length * columns);
     for (let i = 0; i < batch.length; i++) {
       const a = this.args.of(batch, i);
-      if (a.length !== this.conf.columns.length) {
-        throw new Error(`sql_insert: args_mapping gave ${a.length} value(s) for ${this.conf.columns.length} column(s)`);
+      if (a.length !== columns) {
+        throw new Error(`sql_insert: args_mapping gave ${a.length} value(s) for ${columns} column(s)`);
       }
-      values[i] = a;
+      for (let c = 0; c < columns; c++) values[i * columns + c] = a[c];
     }
     await guarded(this.conn, 'sql_insert', async () => {
-      if (values.length <= this.perInsert) {
-        await this.conn.query(insertSql(this.conf, values.length, this.conn.dialect), values.flat());
+      if (batch.length <= this.perInsert) {
+        await this.conn.write(this.insert(batch.length), values);
         return;
       }
       await this.conn.transaction(async (tx) => {
-        for (let i = 0; i < values.length; i += this.perInsert) {
-          const part = values.slice(i, i + this.perInsert);
-          await tx.query(insertSql(this.conf, part.length, this.conn.dialect), part.flat());
+        for (let i = 0; i < batch.length; i += this.perInsert) {
+          const rows = Math.min(this.perInsert, batch.length - i);
+          await tx.query(this.insert(rows), values.slice(i * columns, (i + rows) * columns));
         }
       });
     });
@@ -135,14 +115,14 @@ class SqlInsertOutput implements Output {
 
 class SqlRawOutput implements Output {
   private readonly args: ArgsMapping;
-  private readonly query: Interpolation | undefined;
+  private readonly query: RawQuery;
 
   constructor(
-    private readonly conf: Infer<typeof rawSpec>,
+    conf: Infer<typeof rawSpec>,
     private readonly conn: SqlConnection,
   ) {
     this.args = new ArgsMapping(conf.args_mapping, conn.dialect);
-    this.query = conf.unsafe_dynamic_query ? compileInterpolation(conf.query) : undefined;
+    this.query = new RawQuery(conf);
   }
 
   async connect(): Promise<void> {
@@ -154,7 +134,7 @@ class SqlRawOutput implements Output {
     for (let i = 0; i < batch.length; i++) {
       try {
         const args = this.args.of(batch, i);
-        const sql = this.query ? this.query.value(batch[i]!, { batch, index: i }) : this.conf.query;
+        const sql = this.query.text(batch, i);
         await guarded(this.conn, 'sql_raw', () => this.conn.query(sql, args));
       } catch (err) {
         if (err instanceof NotConnectedError) throw err;
@@ -174,7 +154,8 @@ class SqlRawOutput implements Output {
 registerOutput('sql_insert', {
   summary: 'Inserts a row into an SQL database for each message.',
   description: [
-    'A batch is inserted by one multi-row INSERT; the write is acknowledged once the database committed it.',
+    'A batch is inserted by one multi-row INSERT; the write is acknowledged once the database committed it (on SQLite,',
+    'batches waiting at the same time share one commit; a batch that fails fails alone).',
     'Placeholders are generated (`$1`... for PostgreSQL, `?` for SQLite); `args_mapping` gives each message’s values',
     'in `columns` order. After a crash, messages in flight are delivered again: a `suffix` such as',
     '`ON CONFLICT (id) DO NOTHING` keeps them from being stored twice.',

@@ -76,7 +76,7 @@ describe('sql components on PostgreSQL (real server)', () => {
     assert.equal(batches[0]![1]!.json() && (batches[0]![1]!.json() as { note: unknown }).note, null);
   });
 
-  it('sql_raw input: a SELECT through a cursor, an INSERT ... RETURNING read whole', async () => {
+  it('sql_raw input: a SELECT streamed, an INSERT ... RETURNING read whole', async () => {
     const t = tempTable('raw');
     await pgQuery(`CREATE TABLE ${t} (id serial PRIMARY KEY, v text)`);
     const ins = await buildInput('sql_raw', { ...PG, query: `INSERT INTO ${t} (v) VALUES ($1), ($2) RETURNING id, v`, args_mapping: 'root = [ "a", "b" ]' });
@@ -95,6 +95,34 @@ describe('sql components on PostgreSQL (real server)', () => {
       ['{"v":"b"}'],
     );
     await sel.close?.();
+  });
+
+  it('a select larger than memory should hold: the server waits while rows go unread; closing early ends the query', async () => {
+    const tag = `svc_stream_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    // About 100 MB of rows, far past what the sockets buffer.
+    const input = await buildInput('sql_raw', { ...PG, query: `SELECT /* ${tag} */ g, repeat('x', 1000) AS pad FROM generate_series(1, 100000) g` });
+    const ours = () =>
+      pgQuery<{ state: string; wait_event: string | null }>(`SELECT state, wait_event FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()`, [
+        `%${tag}%`,
+      ]);
+    try {
+      await input.connect?.();
+      const first = (await input.read()) as Transaction;
+      assert.equal(first.batch.length, 100);
+      assert.equal((first.batch[0]!.json() as { g: number }).g, 1);
+      first.ack();
+      // Nothing more is read: PostgreSQL is left blocked writing to the client, the rest unsent.
+      let seen: Array<{ state: string; wait_event: string | null }> = [];
+      for (let i = 0; i < 100 && !(seen[0]?.state === 'active' && seen[0]?.wait_event === 'ClientWrite'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        seen = await ours();
+      }
+      assert.deepEqual(seen, [{ state: 'active', wait_event: 'ClientWrite' }]);
+    } finally {
+      await input.close?.();
+    }
+    for (let i = 0; i < 100 && (await ours()).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await ours(), [], 'the query ended with the input');
   });
 
   it('processors: sql_select per message, sql_raw exec_only keeps the message, sql_insert flags a failing batch', async () => {

@@ -10,26 +10,10 @@
  * A failure flags the message (every message of the batch for `sql_insert`) and it goes on. The
  * messages of a batch run in order. One connection pool for every pipeline thread (`mainThread`).
  */
-import { compileInterpolation, errorMessage, f, registerProcessor, type Batch, type Infer, type Interpolation, type Processor } from '@svc/engine';
-import { openSqlConnection, sqlConnectionFields, type SqlConnection } from './connection.js';
+import { f, registerProcessor, type Batch, type Infer, type Processor } from '@svc/engine';
+import { openSqlConnection, sqlConnectionFields, sqlPoolFields, type SqlConnection } from './connection.js';
+import { RawQuery, argsMappingField, rawQueryFields } from './raw-query.js';
 import { ArgsMapping, insertSql, rowsPerInsert, selectSql } from './statements.js';
-
-const connection = {
-  init_files: sqlConnectionFields.init_files,
-  init_statement: sqlConnectionFields.init_statement,
-  conn_max_idle_time: sqlConnectionFields.conn_max_idle_time,
-  conn_max_life_time: sqlConnectionFields.conn_max_life_time,
-  conn_max_idle: sqlConnectionFields.conn_max_idle,
-  conn_max_open: sqlConnectionFields.conn_max_open,
-};
-
-const argsMapping = (of: string) =>
-  f
-    .mapping()
-    .optional()
-    .describe(
-      `An optional Bloblang mapping which should evaluate to an array of values matching in size to the number of placeholder arguments in the field \`${of}\`.`,
-    );
 
 const selectSpec = f.object({
   driver: sqlConnectionFields.driver,
@@ -42,10 +26,10 @@ const selectSpec = f.object({
     .describe(
       'An optional where clause to add. Placeholders should always be question marks (`$1`, ... for postgres is done for you), populated by `args_mapping`.',
     ),
-  args_mapping: argsMapping('where'),
+  args_mapping: argsMappingField('where'),
   prefix: f.string().optional().advanced().describe('An optional prefix to prepend to the query (before SELECT).'),
   suffix: f.string().optional().advanced().describe('An optional suffix to append to the select query.'),
-  ...connection,
+  ...sqlPoolFields,
 });
 
 const insertSpec = f.object({
@@ -57,28 +41,18 @@ const insertSpec = f.object({
   prefix: f.string().optional().advanced().describe('An optional prefix to prepend to the insert query (before INSERT).'),
   suffix: f.string().optional().advanced().describe('An optional suffix to append to the insert query.'),
   options: f.array(f.string()).optional().advanced().describe('A list of keyword options to add before the INTO clause of the query.'),
-  ...connection,
+  ...sqlPoolFields,
 });
 
 const rawSpec = f.object({
-  driver: sqlConnectionFields.driver,
-  dsn: sqlConnectionFields.dsn,
-  query: f.string().describe('The query to execute. Placeholders: `$1`, `$2`, ... for `postgres` and `pgx`, `?` for `sqlite`.'),
-  unsafe_dynamic_query: f
-    .bool()
-    .default(false)
-    .advanced()
-    .describe(
-      'Whether to enable interpolation functions in the query. Great care should be made to ensure your queries are defended against injection attacks.',
-    ),
-  args_mapping: argsMapping('query'),
+  ...rawQueryFields,
   exec_only: f
     .bool()
     .optional()
     .describe(
       'Whether the query result should be discarded. When set to `true` the message contents will remain unchanged, which is useful in cases where you are executing inserts, updates, etc.',
     ),
-  ...connection,
+  ...sqlPoolFields,
 });
 
 /** Runs `q` for each message in order; its rows replace the message unless `keep`. */
@@ -206,15 +180,7 @@ registerProcessor('sql_raw', {
   ],
   factory: async (conf, ctx) => {
     const conn = await openSqlConnection(conf, 'sql_raw', ctx.logger);
-    const dynamic: Interpolation | undefined = conf.unsafe_dynamic_query ? compileInterpolation(conf.query) : undefined;
-    const sql = (batch: Batch, i: number): string => {
-      if (!dynamic) return conf.query;
-      try {
-        return dynamic.value(batch[i]!, { batch, index: i });
-      } catch (err) {
-        throw new Error(`query interpolation error: ${errorMessage(err)}`);
-      }
-    };
-    return new PerMessageQuery(conn, new ArgsMapping(conf.args_mapping, conn.dialect), sql, conf.exec_only === true);
+    const query = new RawQuery(conf);
+    return new PerMessageQuery(conn, new ArgsMapping(conf.args_mapping, conn.dialect), (batch, i) => query.text(batch, i), conf.exec_only === true);
   },
 });

@@ -68,7 +68,7 @@ export class RowsInput implements Input {
 
   async close(): Promise<void> {
     this.closed = true;
-    // Ends the query (a cursor's transaction is rolled back) before the pool closes.
+    // Ends the query (its connection is closed when rows were still coming) before the pool closes.
     await this.pages?.return?.().catch(() => undefined);
     await this.conn.close();
   }

@@ -1,10 +1,11 @@
 /**
  * The `sql_select` and `sql_raw` inputs (Redpanda Connect's): run a query once, a message per row,
- * then end (so a `sequence` goes on to its next input, or the stream stops). PostgreSQL selects are
- * read through a cursor, 100 rows at a time, so a large table never sits in memory whole.
+ * then end (so a `sequence` goes on to its next input, or the stream stops). A PostgreSQL select is
+ * one query whose rows are handed out as they arrive, reading paused while 1,000 wait, so a large
+ * table never sits in memory whole.
  */
 import { f, registerInput, type Infer } from '@svc/engine';
-import { openSqlConnection, sqlConnectionFields } from './connection.js';
+import { openSqlConnection, sqlConnectionFields, sqlPoolFields } from './connection.js';
 import { PAGE_ROWS, RowsInput } from './rows-input.js';
 import { ArgsMapping, selectSql } from './statements.js';
 
@@ -35,12 +36,7 @@ const selectSpec = f.object({
   prefix: f.string().optional().advanced().describe('An optional prefix to prepend to the select query (before SELECT).'),
   suffix: f.string().optional().advanced().describe('An optional suffix to append to the select query.'),
   auto_replay_nacks: autoReplayNacks,
-  init_files: sqlConnectionFields.init_files,
-  init_statement: sqlConnectionFields.init_statement,
-  conn_max_idle_time: sqlConnectionFields.conn_max_idle_time,
-  conn_max_life_time: sqlConnectionFields.conn_max_life_time,
-  conn_max_idle: sqlConnectionFields.conn_max_idle,
-  conn_max_open: sqlConnectionFields.conn_max_open,
+  ...sqlPoolFields,
 });
 
 const rawSpec = f.object({
@@ -56,12 +52,7 @@ const rawSpec = f.object({
       'An optional Bloblang mapping which should evaluate to an array of values matching in size to the number of placeholder arguments in the field `query`.',
     ),
   auto_replay_nacks: autoReplayNacks,
-  init_files: sqlConnectionFields.init_files,
-  init_statement: sqlConnectionFields.init_statement,
-  conn_max_idle_time: sqlConnectionFields.conn_max_idle_time,
-  conn_max_life_time: sqlConnectionFields.conn_max_life_time,
-  conn_max_idle: sqlConnectionFields.conn_max_idle,
-  conn_max_open: sqlConnectionFields.conn_max_open,
+  ...sqlPoolFields,
 });
 
 type SelectConf = Infer<typeof selectSpec>;
@@ -99,7 +90,7 @@ registerInput('sql_select', {
   },
 });
 
-/** A statement that DECLARE CURSOR can page through. */
+/** A statement whose rows are streamed (others are read whole: the last result of several is the one kept). */
 const SELECTS = /^\s*(select|with|values|table)\b/i;
 
 registerInput('sql_raw', {
