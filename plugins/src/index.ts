@@ -12,6 +12,7 @@ import './kafka/index.js';
 import './amqp/index.js';
 import './aws/index.js';
 import './nats/index.js';
+import './mqtt/index.js';
 import './avro/index.js';
 import './compress/index.js';
 import './jsonschema/index.js';
