@@ -46,6 +46,7 @@ const ALL = [
   'socket',
   'aws',
   'nats',
+  'mqtt',
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

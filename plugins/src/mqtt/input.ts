@@ -49,7 +49,7 @@ export type MqttInputConfig = Infer<typeof mqttInputSpec>;
 /** How long `close()` waits for transactions in flight to be acked. */
 const CLOSE_DRAIN_MS = 10_000;
 /** At most this many messages go in one transaction. */
-const MAX_BATCH = 1024;
+const MAX_BATCH = 128;
 /** Received messages waiting beyond this stop reading from the broker (QoS 0 has no window). */
 const HIGH_WATER = 8192;
 

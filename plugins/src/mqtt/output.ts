@@ -8,6 +8,7 @@ import type { QoS } from 'mqtt-packet';
 import {
   ErrorCode,
   NotConnectedError,
+  Semaphore,
   SvcError,
   ThrottledLog,
   compileInterpolation,
@@ -77,6 +78,8 @@ class MqttOutput implements Output {
   private readonly retained: Interpolation | undefined;
   private readonly writeTimeoutMs: number;
   private readonly qos: QoS;
+  /** Messages awaiting the broker's acknowledgement, across writes: at most max_in_flight (Benthos writes message by message). */
+  private readonly slots: Semaphore;
   private session: MqttSession | undefined;
 
   constructor(
@@ -90,6 +93,7 @@ class MqttOutput implements Output {
     this.retained = conf.retained_interpolated ? compileInterpolation(conf.retained_interpolated) : undefined;
     this.writeTimeoutMs = parseDuration(conf.write_timeout);
     this.qos = checkedQos(this.dialer.component, 'qos', conf.qos);
+    this.slots = new Semaphore(Math.max(1, conf.max_in_flight));
     if (conf.topic === '') throw new SvcError(ErrorCode.ConfigLint, `${this.dialer.component}: topic must name the topic to publish to`);
   }
 
@@ -132,10 +136,16 @@ class MqttOutput implements Output {
         failures.set(i, new Error(`${this.dialer.component}: topic interpolation error: ${errorMessage(err)}`));
         continue;
       }
+      const retain = this.retain(batch, i);
+      const slot = this.slots.acquire();
+      if (slot) await slot;
       sends.push(
-        s.publish(topic, batch[i]!.content, qos, this.retain(batch, i), this.writeTimeoutMs).catch((err: Error) => {
-          failures.set(i, err instanceof NotConnectedError ? err : new Error(`${this.dialer.component}: ${errorMessage(err)}`));
-        }),
+        s
+          .publish(topic, batch[i]!.content, qos, retain, this.writeTimeoutMs)
+          .catch((err: Error) => {
+            failures.set(i, err instanceof NotConnectedError ? err : new Error(`${this.dialer.component}: ${errorMessage(err)}`));
+          })
+          .finally(() => this.slots.release()),
       );
     }
     await Promise.all(sends);
@@ -155,7 +165,8 @@ registerOutput('mqtt', {
     'Publishes each message to `topic` (interpolated per message) at `qos`, over MQTT 3.1.1, retained when',
     '`retained` (or `retained_interpolated`, read per message as `true` or `false`) says so. A write resolves once',
     'the broker acknowledged each message (QoS 1: PUBACK, QoS 2: PUBCOMP; QoS 0 has no acknowledgement: once',
-    'written); a message not acknowledged within `write_timeout` is nacked back to the input, never lost.',
+    'written); a message not acknowledged within `write_timeout` is nacked back to the input, never lost. At most',
+    '`max_in_flight` messages await their acknowledgement at once, across writes (Benthos writes message by message).',
     'URLs are `tcp://` or `ssl://`; websockets are not implemented (refused at load).',
   ].join('\n'),
   config: mqttOutputSpec,

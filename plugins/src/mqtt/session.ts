@@ -74,6 +74,7 @@ export class MqttSession {
   private readonly incoming: Incoming[] = [];
   private nextId = 0;
   private pingOutstanding = false;
+  private corked = false;
   private keepalive: NodeJS.Timeout | undefined;
   private subscribed: ((granted: number[]) => void) | undefined;
 
@@ -168,9 +169,7 @@ export class MqttSession {
     if (!this.alive) return Promise.reject(new NotConnectedError(this.reason));
     if (qos === 0) {
       return new Promise((resolve, reject) => {
-        this.socket.write(this.codec.generate({ cmd: 'publish', topic, payload, qos, retain, dup: false }), (err) =>
-          err ? reject(new NotConnectedError(err.message)) : resolve(),
-        );
+        this.write({ cmd: 'publish', topic, payload, qos, retain, dup: false }, (err) => (err ? reject(new NotConnectedError(err.message)) : resolve()));
       });
     }
     const messageId = this.allocate();
@@ -221,7 +220,20 @@ export class MqttSession {
   }
 
   private send(p: Packet): void {
-    if (this.alive) this.socket.write(this.codec.generate(p));
+    if (this.alive) this.write(p);
+  }
+
+  /** Writes a packet; the packets of one tick leave in one write (the socket is corked until the next). */
+  private write(p: Packet, cb?: (err?: Error | null) => void): void {
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
+    this.socket.write(this.codec.generate(p), cb);
   }
 
   private startKeepalive(seconds: number): void {

@@ -62,7 +62,7 @@ export async function publishAll(topic: string, count: number, qos: 0 | 1 | 2 = 
   }
 }
 
-/** Reads transactions until `n` messages came; they and their transactions. */
+/** Reads transactions until `n` messages came (failing after 10 s without one); they and their transactions. */
 export async function take(
   input: Input,
   n: number,
@@ -72,7 +72,11 @@ export async function take(
   const txOf = new Map<string, Transaction>();
   const meta = new Map<string, Record<string, unknown>>();
   while (texts.length < n) {
-    const t = await input.read();
+    let timer: NodeJS.Timeout | undefined;
+    const t = await Promise.race([
+      input.read(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no message within 10 s (${texts.length} of ${n} came)`)), 10_000))),
+    ]).finally(() => clearTimeout(timer));
     if (typeof t !== 'object' || !('batch' in t)) throw new Error('the input ended');
     txs.push(t);
     for (const m of t.batch) {
