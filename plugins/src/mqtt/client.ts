@@ -22,6 +22,10 @@ import {
 import { MqttSession, type Received, type SessionOptions } from './session.js';
 
 const SCHEMES = /^(tcp|ssl|tls|mqtt|mqtts):$/i;
+const SECURE = /^(ssl|tls|mqtts):$/i;
+
+/** tls.enabled with a tcp:// URL: Benthos' client (paho) connects without TLS there; refused rather than guessed. */
+const plainWithTls = (url: string) => `tls is enabled but "${redactUrl(url)}" is not an ssl:// URL (Benthos connects to it without TLS): use ssl://`;
 
 const qosProblem = (q: number) => (q === 0 || q === 1 || q === 2 ? undefined : `qos must be 0, 1 or 2, not ${q}`);
 
@@ -86,7 +90,7 @@ export const clientFields = {
     .validate((k) => (k >= 0 && k <= 65535 ? undefined : 'keepalive must be between 0 and 65535 seconds'))
     .advanced()
     .describe('Max seconds of inactivity before a keepalive message is sent.'),
-  tls: tlsSpec.describe('Custom TLS settings (for `ssl://` URLs, or all URLs when enabled).'),
+  tls: tlsSpec.describe('Custom TLS settings for `ssl://` URLs (with `enabled`, every URL must be `ssl://`).'),
 };
 
 export type ClientConfig = Infer<ReturnType<typeof f.object<typeof clientFields>>>;
@@ -135,6 +139,8 @@ export class MqttDialer {
     const bad = this.rawUrls.length === 0 ? 'urls must list at least one URL' : this.rawUrls.map(urlProblem).find((p) => p !== undefined);
     if (bad) throw new SvcError(ErrorCode.ConfigLint, `${component}: ${bad}`);
     if (conf.will.enabled && conf.will.topic === '') throw new SvcError(ErrorCode.ConfigLint, `${component}: include topic to register a last will`);
+    const plain = conf.tls.enabled ? this.rawUrls.find((u) => !SECURE.test(new URL(u).protocol)) : undefined;
+    if (plain) throw new SvcError(ErrorCode.ConfigLint, `${component}: ${plainWithTls(plain)}`);
     const willQos = checkedQos(component, 'will.qos', conf.will.qos);
     const suffix = conf.dynamic_client_id_suffix;
     if (suffix !== undefined && suffix !== 'nanoid')
@@ -166,7 +172,6 @@ export class MqttDialer {
       ...(password !== '' ? { password } : {}),
       ...(conf.will.enabled ? { will: { topic: conf.will.topic, payload: Buffer.from(conf.will.payload), qos: willQos, retain: conf.will.retained } } : {}),
       ...(tls ? { tls } : {}),
-      forceTls: conf.tls.enabled,
     };
   }
 

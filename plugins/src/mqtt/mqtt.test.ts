@@ -166,6 +166,7 @@ describe('mqtt config', () => {
     await assert.rejects(buildInput({ urls: ['ws://127.0.0.1:9001'], topics: ['x'] }), /websockets .* not implemented: use tcp:\/\/ or ssl:\/\//);
     await assert.rejects(buildOutput({ urls: ['http://127.0.0.1:1883'], topic: 'x' }), /not a tcp:\/\/ or ssl:\/\/ URL/);
     await assert.rejects(buildOutput({ topic: 'x', dynamic_client_id_suffix: 'uuid' }), /nanoid/);
+    await assert.rejects(buildOutput({ topic: 'x', tls: { enabled: true } }), /is not an ssl:\/\/ URL .*use ssl:\/\//);
   });
 
   it('a broker that is not there fails connect() with NotConnectedError naming it, and never prints the password', async () => {

@@ -29,9 +29,8 @@ export interface SessionOptions {
   readonly username?: string;
   readonly password?: string;
   readonly will?: { topic: string; payload: Buffer; qos: QoS; retain: boolean };
-  /** TLS options for ssl:// URLs (or all URLs when `tls.enabled`). */
+  /** TLS options for ssl:// URLs. */
   readonly tls?: ConnectionOptions;
-  readonly forceTls: boolean;
 }
 
 /** A message the broker sent; `ack()` answers it (QoS 1: PUBACK, QoS 2: PUBREC). */
@@ -102,7 +101,7 @@ export class MqttSession {
   }
 
   private static openOne(codec: Codec, url: URL, opts: SessionOptions, onMessage?: (m: Received) => void): Promise<MqttSession> {
-    const secure = opts.forceTls || /^(ssl|tls|mqtts):$/i.test(url.protocol);
+    const secure = /^(ssl|tls|mqtts):$/i.test(url.protocol);
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const port = url.port === '' ? (secure ? 8883 : 1883) : Number(url.port);
     const socket = secure ? tlsConnect({ ...opts.tls, host, port, servername: host }) : netConnect({ host, port });
