@@ -17,7 +17,9 @@ import { PEERS } from './peers.mjs';
 const require = createRequire(join(ROOT, 'plugins', 'package.json'));
 const mqtt = require('mqtt');
 const URL = process.env.SVC_MQTT_URL ?? 'tcp://127.0.0.1:11883';
-const BODY = Buffer.from(JSON.stringify({ id: 0, name: 'svc', tags: ['a', 'b'], text: 'x'.repeat(200) }));
+/** Message i: the same size for every i (ids padded), so that the watcher can tell copies apart. */
+const body = (i) => Buffer.from(JSON.stringify({ id: String(i).padStart(7, '0'), name: 'svc', tags: ['a', 'b'], text: 'x'.repeat(194) }));
+const BODY_BYTES = body(0).length;
 
 /** The paho bridge, built once with Go into $SVC_PEERS/bin; undefined without Go. */
 function pahoBinary() {
@@ -65,28 +67,36 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-/** Messages/s of the bridge `cmd` starts, from 5% to all of `count` seen on `sink`, and its CPU ms per 1k messages (start-up included). */
+/** Messages/s of the bridge `cmd` starts, from 5% to all of `count` distinct messages seen on `sink`, and its CPU ms per 1k messages (start-up included). */
 async function bridgeRate(watcher, sink, count, [cmd, args]) {
+  const ids = new Set();
   let seen = 0;
   let start;
   let end;
   const done = new Promise((resolve) => {
-    watcher.on('message', (topic) => {
+    watcher.on('message', (topic, payload) => {
       if (topic !== sink) return;
-      seen++;
+      ids.add(payload.toString('latin1', 7, 14));
+      seen = ids.size;
       if (!start && seen >= count * 0.05) start = { at: performance.now(), seen };
-      if (seen === count) {
+      if (seen === count && !end) {
         end = performance.now();
         resolve();
       }
     });
   });
-  await watcher.subscribeAsync(sink, { qos: 0 });
+  // QoS 1: Mosquitto may drop QoS 0 messages for a subscriber that falls behind.
+  await watcher.subscribeAsync(sink, { qos: 1 });
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((r) => child.once('exit', r));
   try {
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`${sink}: not all through in 180 s (${seen} of ${count})`)), 180_000).unref());
-    await Promise.race([done, timeout, exited.then(() => Promise.reject(new Error(`the bridge exited with ${child.exitCode}`)))]);
+    let timer;
+    const timeout = new Promise(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${sink}: not all through in 180 s (${seen} of ${count})`)), 180_000)),
+    );
+    const died = exited.then(() => Promise.reject(new Error(`the bridge exited with ${child.exitCode}`)));
+    died.catch(() => undefined);
+    await Promise.race([done, timeout, died]).finally(() => clearTimeout(timer));
     return { rate: (count - start.seen) / ((end - start.at) / 1000), cpu: cpuMs(child.pid) / (count / 1000) };
   } finally {
     child.kill('SIGINT');
@@ -114,7 +124,7 @@ export async function run({ quick = false } = {}) {
   const pub = await mqtt.connectAsync(URL, { reconnectPeriod: 0 });
   for (let i = 0; i < count; i += 1000) {
     const sends = [];
-    for (let j = i; j < Math.min(count, i + 1000); j++) sends.push(pub.publishAsync(source, BODY, { qos: 1 }));
+    for (let j = i; j < Math.min(count, i + 1000); j++) sends.push(pub.publishAsync(source, body(j), { qos: 1 }));
     await Promise.all(sends);
   }
   await pub.endAsync();
@@ -145,7 +155,7 @@ export async function run({ quick = false } = {}) {
   }
   return [
     {
-      bench: `MQTT topic → MQTT topic (QoS 1 both ways, Mosquitto), ${count / 1000}k × ${BODY.length}-byte messages, each acked at the source once the sink's broker acked it`,
+      bench: `MQTT topic → MQTT topic (QoS 1 both ways, Mosquitto), ${count / 1000}k × ${BODY_BYTES}-byte messages, each acked at the source once the sink's broker acked it`,
       result: `${fmt(eng)} msg/s (CPU ${engCpu.toFixed(0)} ms per 1k)`,
       baseline: paho
         ? `Benthos' client library (paho.mqtt.golang v1.5.1) bridge, acking on receipt, ${fmt(raw)} msg/s (CPU ${rawCpu.toFixed(0)} ms per 1k)`

@@ -73,7 +73,12 @@ export class MqttSession {
   private readonly incoming: Incoming[] = [];
   private nextId = 0;
   private pingOutstanding = false;
-  private corked = false;
+  /** Packets of this tick, and the callbacks waiting for them to be written. */
+  private outgoing: Buffer[] = [];
+  private written: ((err?: Error | null) => void)[] = [];
+  /** Incoming QoS 1/2 messages from `head` on still owe their acknowledgement, in arrival order. */
+  private head = 0;
+  private releasing = false;
   private keepalive: NodeJS.Timeout | undefined;
   private subscribed: ((granted: number[]) => void) | undefined;
 
@@ -198,7 +203,8 @@ export class MqttSession {
   /** Sends DISCONNECT (the broker then drops the will) and closes. */
   async end(): Promise<void> {
     if (this.alive) {
-      await new Promise<void>((r) => this.socket.write(this.codec.generate({ cmd: 'disconnect' }), () => r()));
+      // After what this tick still has to send (acks), in the same write.
+      await new Promise<void>((r) => this.write({ cmd: 'disconnect' }, () => r()));
       this.socket.end();
     }
     this.drop('the connection was closed');
@@ -222,18 +228,21 @@ export class MqttSession {
     if (this.alive) this.write(p);
   }
 
-  /** Writes a packet; the packets of one tick leave in one write (the socket is corked until the next). */
+  /** Writes a packet; the packets of one tick leave in one socket write, on the next tick. */
   private write(p: Packet, cb?: (err?: Error | null) => void): void {
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.socket.uncork();
-      });
-    }
-    this.socket.write(this.codec.generate(p), cb);
+    this.outgoing.push(this.codec.generate(p));
+    if (cb) this.written.push(cb);
+    if (this.outgoing.length === 1) process.nextTick(this.flush);
   }
+
+  private readonly flush = (): void => {
+    const chunks = this.outgoing;
+    const cbs = this.written;
+    this.outgoing = [];
+    this.written = [];
+    const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    this.socket.write(data, cbs.length === 0 ? undefined : (err) => cbs.forEach((cb) => cb(err)));
+  };
 
   private startKeepalive(seconds: number): void {
     if (seconds <= 0) return;
@@ -286,20 +295,30 @@ export class MqttSession {
       ack: () => {
         if (entry.settled) return;
         entry.settled = true;
-        this.releaseAcks();
+        if (!this.releasing) {
+          this.releasing = true;
+          queueMicrotask(this.releaseAcks);
+        }
       },
     });
   }
 
-  /** Sends the acknowledgements due, in the order the messages came. */
-  private releaseAcks(): void {
-    let n = 0;
-    while (n < this.incoming.length && this.incoming[n]!.settled) {
-      const e = this.incoming[n++]!;
+  /** Sends the acknowledgements due, in the order the messages came (once per tick, however many acks came). */
+  private readonly releaseAcks = (): void => {
+    this.releasing = false;
+    const q = this.incoming;
+    while (this.head < q.length && q[this.head]!.settled) {
+      const e = q[this.head++]!;
       this.send({ cmd: e.qos === 1 ? 'puback' : 'pubrec', messageId: e.messageId });
     }
-    if (n > 0) this.incoming.splice(0, n);
-  }
+    if (this.head === q.length) {
+      q.length = 0;
+      this.head = 0;
+    } else if (this.head >= 1024) {
+      q.splice(0, this.head);
+      this.head = 0;
+    }
+  };
 
   private drop(reason: string): void {
     if (!this.alive) return;
@@ -314,6 +333,7 @@ export class MqttSession {
     }
     this.pending.clear();
     this.incoming.length = 0;
+    this.head = 0;
     this.markLost();
   }
 }
