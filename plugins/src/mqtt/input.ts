@@ -77,6 +77,7 @@ export class MqttInput implements Input {
 
   async connect(): Promise<void> {
     if (this.closed || this.session?.alive) return;
+    this.paused = false;
     const s = await this.dialer.dial(this.conf.clean_session, (m) => {
       this.buffer.push(m);
       if (this.buffer.length >= HIGH_WATER && !this.paused) {

@@ -240,6 +240,11 @@ export class MqttSession {
     const cbs = this.written;
     this.outgoing = [];
     this.written = [];
+    if (this.socket.destroyed) {
+      const err = new NotConnectedError(`lost the connection to ${this.broker}: ${this.reason}`);
+      for (const cb of cbs) cb(err);
+      return;
+    }
     const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     this.socket.write(data, cbs.length === 0 ? undefined : (err) => cbs.forEach((cb) => cb(err)));
   };
