@@ -8,7 +8,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { ENGINE, config, freePort } from './lib.mjs';
 import { tykPeer } from './peers.mjs';
-import { HMAC_SECRET, UPSTREAM, apiDefinitions, gatewayFolder, show, start, token, waitFor, wrk, wrkBinary } from './gateway.mjs';
+import { HMAC_SECRET, UPSTREAM, apiDefinitions, gatewayFolder, show, start, token, tykGateway, waitFor, wrk, wrkBinary } from './gateway.mjs';
 
 const TYK_REDIS_DB = 11;
 const TYK_ROLLING_REDIS_DB = 12;
@@ -72,32 +72,13 @@ output:
 `;
     return { port, proc: start(process.execPath, [ENGINE, '-c', config(name, yaml)]) };
   };
-  const tykGateway = async (name, extra) => {
-    const port = await freePort();
-    const conf = gatewayFolder(
-      name,
-      {
-        listen_address: '127.0.0.1',
-        listen_port: port,
-        secret: 'bench-secret',
-        template_path: tyk.templates,
-        use_db_app_configs: false,
-        enable_analytics: false,
-        hash_keys: true,
-        log_level: 'error',
-        ...extra,
-      },
-      tykApis,
-    );
-    return { port, proc: start(tyk.bin, ['--conf', conf]) };
-  };
   const gateways = {
     'svc 1 process': await svcGateway('svc-gw-p1', 1),
     'svc per core': await svcGateway('svc-gw-pn', 0),
-    Tyk: await tykGateway('tyk-gw-procs', redis(TYK_REDIS_DB)),
+    Tyk: await tykGateway(tyk, 'tyk-gw-procs', TYK_REDIS_DB, tykApis),
     'svc 1 process, Redis': await svcGateway('svc-gw-p1-redis', 1, { ...redis(SVC_ROLLING_REDIS_DB), enable_shared_store_rolling_limiter: true }),
     'svc per core, Redis': await svcGateway('svc-gw-pn-redis', 0, { ...redis(SVC_ROLLING_REDIS_DB), enable_shared_store_rolling_limiter: true }),
-    'Tyk, Redis': await tykGateway('tyk-gw-procs-rolling', { ...redis(TYK_ROLLING_REDIS_DB), enable_redis_rolling_limiter: true }),
+    'Tyk, Redis': await tykGateway(tyk, 'tyk-gw-procs-rolling', TYK_ROLLING_REDIS_DB, tykApis, { enable_redis_rolling_limiter: true }),
   };
   try {
     const hs256 = { Authorization: `Bearer ${token('HS256', HMAC_SECRET)}` };
@@ -105,8 +86,8 @@ output:
     for (const g of ['svc 1 process', 'svc per core', 'Tyk']) {
       const { port, proc } = gateways[g];
       await waitFor(`http://127.0.0.1:${port}/keyless/`, proc);
-      targets.push([`keyless|${g}`, `http://127.0.0.1:${port}/keyless/`, {}]);
-      targets.push([`hs256|${g}`, `http://127.0.0.1:${port}/hs256/`, hs256]);
+      targets.push([`keyless|${g}`, `http://127.0.0.1:${port}/keyless/`, {}, proc.child.pid]);
+      targets.push([`hs256|${g}`, `http://127.0.0.1:${port}/hs256/`, hs256, proc.child.pid]);
     }
     for (const g of ['svc 1 process, Redis', 'svc per core, Redis', 'Tyk, Redis']) {
       const { port, proc } = gateways[g];
@@ -114,7 +95,7 @@ output:
       // Every process of a per-core gateway serves before it is measured.
       if (g.includes('per core')) await new Promise((r) => setTimeout(r, 2000));
       const key = await createKey(port, g.startsWith('Tyk'));
-      targets.push([`authkey|${g.replace(', Redis', '')}`, `http://127.0.0.1:${port}/authkey/`, { Authorization: key }]);
+      targets.push([`authkey|${g.replace(', Redis', '')}`, `http://127.0.0.1:${port}/authkey/`, { Authorization: key }, proc.child.pid]);
     }
     for (const [name, url, headers] of targets) {
       const r = await fetch(url, { headers });
@@ -128,9 +109,9 @@ output:
     }
     const best = new Map();
     for (let i = 0; i < rounds; i++) {
-      for (const [name, url, headers] of targets) {
+      for (const [name, url, headers, pid] of targets) {
         wrk(url, 1, headers); // warm-up
-        const r = wrk(url, seconds, headers);
+        const r = wrk(url, seconds, headers, pid);
         if (!best.has(name) || r.rps > best.get(name).rps) best.set(name, r);
       }
     }

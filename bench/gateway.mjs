@@ -10,12 +10,13 @@
 // normal requests' p99 beside them over p99 without.
 import { generateKeyPairSync, createHmac, createSign } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { DATA, ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
 import { tykPeer } from './peers.mjs';
+import { gatewayFolder as writeGatewayFolder, tykConf } from '../scripts/tyk-peer.mjs';
 
 const CONNECTIONS = 32;
 const REPLY = JSON.stringify({ ok: true, service: 'upstream' });
@@ -176,19 +177,20 @@ const POLICIES = {
   },
 };
 
-/** A gateway's config folder: the gateway config file, apps/ and policies.json. */
+/** A gateway's config folder under bench/.data, with the bench's policy; returns its config file. */
 export function gatewayFolder(name, conf, apis) {
-  const dir = join(DATA, name);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(dir, 'apps'), { recursive: true });
-  for (const [id, def] of Object.entries(apis)) writeFileSync(join(dir, 'apps', `${id}.json`), JSON.stringify(def, null, 2));
-  writeFileSync(join(dir, 'policies.json'), JSON.stringify(POLICIES, null, 2));
-  const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
-  writeFileSync(
-    file,
-    JSON.stringify({ ...conf, app_path: join(dir, 'apps'), policies: { policy_source: 'file', policy_record_name: join(dir, 'policies.json') } }, null, 2),
+  return writeGatewayFolder(join(DATA, name), name, apis, conf, POLICIES);
+}
+
+/** Tyk (`tyk`: tykPeer()) on a free port serving `apis`, its keys in Redis database `database`: `{ port, proc }`. */
+export async function tykGateway(tyk, name, database, apis, extra = {}) {
+  const port = await freePort();
+  const conf = gatewayFolder(
+    name,
+    { secret: 'bench-secret', hash_keys: true, log_level: 'error', ...tykConf({ port, templates: tyk.templates, database }), ...extra },
+    apis,
   );
-  return file;
+  return { port, proc: start(tyk.bin, ['--conf', conf]) };
 }
 
 /** `withReady`: `ready` settles when the child prints its first line on stdout. */
@@ -242,8 +244,33 @@ export function wrkBinary() {
 
 const UNIT_MS = { us: 0.001, ms: 1, s: 1000 };
 
-/** One wrk run: requests/s and p99 in ms; throws on socket errors or non-2xx answers. */
-export function wrk(url, seconds, headers) {
+/** CPU time (ms) `pid` and every process under it (a per-core engine's children) have used so far (Linux /proc). */
+function treeCpuMs(pid) {
+  let ticks = 0;
+  const walk = (p) => {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
+      for (const t of readdirSync(`/proc/${p}/task`)) {
+        for (const c of readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean)) walk(c);
+      }
+    } catch {
+      // gone meanwhile
+    }
+  };
+  walk(pid);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/**
+ * One wrk run: requests/s and p99 in ms; throws on socket errors or non-2xx answers. With `pid`,
+ * also the CPU that server (and its child processes) spent per request, in µs: what a row costs
+ * whatever else shares the machine.
+ */
+export function wrk(url, seconds, headers, pid) {
+  const cpu0 = pid === undefined ? 0 : treeCpuMs(pid);
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   const r = spawnSync('wrk', [...args, url], { encoding: 'utf8' });
@@ -252,7 +279,9 @@ export function wrk(url, seconds, headers) {
   if (!rps || !p99) throw new Error(`wrk ${url}: could not read its output:\n${r.stdout}${r.stderr}`);
   const bad = /Non-2xx or 3xx responses: (\d+)/.exec(r.stdout);
   if (bad) throw new Error(`wrk ${url}: ${bad[1]} non-2xx answers`);
-  return { rps, p99: Number(p99[1]) * UNIT_MS[p99[2]], load: loadavg()[0] };
+  const requests = Number(/(\d+) requests in/.exec(r.stdout)?.[1]);
+  const cpuUs = pid === undefined || !requests ? undefined : ((treeCpuMs(pid) - cpu0) * 1000) / requests;
+  return { rps, p99: Number(p99[1]) * UNIT_MS[p99[2]], load: loadavg()[0], cpuUs };
 }
 
 /** A process's resident memory in kB (Linux). */
@@ -260,7 +289,8 @@ function rssKb(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 }
 
-export const show = (r) => `${fmt(r.rps)} req/s, p99 ${r.p99.toFixed(1)} ms (load ${r.load.toFixed(1)})`;
+export const show = (r) =>
+  `${fmt(r.rps)} req/s, p99 ${r.p99.toFixed(1)} ms${r.cpuUs === undefined ? '' : `, ${r.cpuUs.toFixed(0)} µs CPU/req`} (load ${r.load.toFixed(1)})`;
 
 export async function run({ quick = false } = {}) {
   if (!wrkBinary()) return [{ bench: 'API gateway', result: 'skipped: wrk is not installed (apt-get install wrk)', baseline: '', ratio: NaN }];
@@ -319,29 +349,9 @@ output:
 
   // Tyk built from source, with Redis (the one scripts/services.sh starts) in a database of its own.
   const tyk = tykPeer();
-  const tykGateway = async (name, database, extra = {}) => {
-    const port = await freePort();
-    const conf = gatewayFolder(
-      name,
-      {
-        listen_address: '127.0.0.1',
-        listen_port: port,
-        secret: 'bench-secret',
-        template_path: tyk.templates,
-        use_db_app_configs: false,
-        storage: { type: 'redis', host: '127.0.0.1', port: 6379, database },
-        enable_analytics: false,
-        hash_keys: true,
-        log_level: 'error',
-        ...extra,
-      },
-      tykApis,
-    );
-    return { port, proc: start(tyk.bin, ['--conf', conf]) };
-  };
   // Tyk's own name for the rolling limiter (svc's is enable_shared_store_rolling_limiter).
-  const tykDefault = tyk && (await tykGateway('tyk', TYK_REDIS_DB));
-  const tykRolling = tyk && (await tykGateway('tyk-rolling', TYK_ROLLING_REDIS_DB, { enable_redis_rolling_limiter: true }));
+  const tykDefault = tyk && (await tykGateway(tyk, 'tyk', TYK_REDIS_DB, tykApis));
+  const tykRolling = tyk && (await tykGateway(tyk, 'tyk-rolling', TYK_ROLLING_REDIS_DB, tykApis, { enable_redis_rolling_limiter: true }));
   const tykProc = tykDefault?.proc;
   const tykPort = tykDefault?.port;
 

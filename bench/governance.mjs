@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, fmt, freePort } from './lib.mjs';
 import { tykPeer } from './peers.mjs';
+import { tykConf } from '../scripts/tyk-peer.mjs';
 
 /** Tyk's Redis database here (the one scripts/services.sh starts); the gateway bench uses 9 and 10. */
 const TYK_REDIS_DB = 12;
@@ -258,17 +259,12 @@ export async function tykSyncRow(n) {
     writeFileSync(
       join(dir, 'tyk.conf'),
       JSON.stringify({
-        listen_address: '127.0.0.1',
-        listen_port: port,
+        ...tykConf({ port, templates: tyk.templates, database: TYK_REDIS_DB }),
         secret: 'tyk-bench-secret',
         app_path: join(dir, 'apps'),
-        template_path: tyk.templates,
         policies: { policy_source: 'file', policy_path: join(dir, 'policies') },
-        storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: TYK_REDIS_DB },
-        enable_analytics: false,
         hash_keys: true,
         log_level: 'error',
-        use_db_app_configs: false,
       }),
     );
     const gw = spawn(tyk.bin, ['--conf', join(dir, 'tyk.conf')], { cwd: dir, stdio: 'ignore' });

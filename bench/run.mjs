@@ -47,6 +47,8 @@ const ALL = [
   'aws',
   'nats',
   'mqtt',
+  'amqp1',
+  'nats-kv',
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

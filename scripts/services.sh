@@ -2,9 +2,10 @@
 # The real servers the tests talk to, on loopback: Prometheus and its Pushgateway, RabbitMQ,
 # Redis and PostgreSQL (Debian's packages), Kafka in KRaft mode (the broker's jars from Maven
 # Central, through scripts/kafka/pom.xml), moto's AWS server (PyPI, in a venv of its own), NATS with
-# JetStream (nats-server built from its Go module with the machine's Go), Mosquitto (Debian's package: an
-# MQTT broker with QoS 2 and persistent sessions), and Debian's chromium for the hub's web page test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs),
-# starts what is not running, and is quick when everything is up already.
+# JetStream (nats-server built from its Go module with the machine's Go), Mosquitto (Debian's package:
+# an MQTT broker with QoS 2 and persistent sessions), and Debian's chromium for the hub's web page
+# test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
+# not running, and is quick when everything is up already.
 #
 #   scripts/services.sh up       install if needed, start, wait until ready (idempotent)
 #   scripts/services.sh down     stop what this script started
@@ -270,6 +271,10 @@ rabbitmq_up() (
   rabbitmq_env
   start rabbitmq port_open "$RABBITMQ_PORT" -- /usr/lib/rabbitmq/bin/rabbitmq-server
   timeout 60 /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" await_startup >/dev/null 2>&1 || true
+  # AMQP 1.0 (the amqp_1 components): RabbitMQ 3.x speaks it through this plugin, on the same port;
+  # enabled on the running node, merged into enabled_plugins (other plugins there are kept).
+  grep -q rabbitmq_amqp1_0 "$DIR/rabbitmq/enabled_plugins" ||
+    timeout 60 /usr/lib/rabbitmq/bin/rabbitmq-plugins -q -n "$RABBITMQ_NODENAME" enable rabbitmq_amqp1_0 >/dev/null
 )
 
 # Mosquitto with a config of ours: loopback only, sessions kept in memory for as long as it runs (the

@@ -10,17 +10,16 @@
 // TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (14, on
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are. --xff1 / --xff3 set
 // http_server_options.xff_depth in both configs.
-import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import * as http from 'node:http';
 import { join } from 'node:path';
+import { freePort } from '../bench/lib.mjs';
+import { TYK_BIN, gatewayFolder, startGateway, tykConf } from './tyk-peer.mjs';
 const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-diff-'));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const TYK_BIN = process.env.TYK_BIN || '/tmp/peers/bin/tyk';
-const TYK_TEMPLATES = process.env.TYK_TEMPLATES || '/tmp/peers/tyk-templates';
 const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 14);
 const seen = [];
 /** Request headers the upstream reports back (x-up-* and those a case names), for cases that compare them. */
@@ -1100,70 +1099,31 @@ function call(port, [method, path, given = {}, body, chunked]) {
     } else req.end(body);
   });
 }
+/** A gateway's folder: the classic definitions (the OAS ones too for svc; Tyk gets those through its API), svc's with its own names. */
 function folder(name, ext, conf) {
-  const dir = join(ROOT, name);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(dir, 'apps'), { recursive: true });
+  const apis = {};
   for (const [id, d] of Object.entries(defs(ext)))
-    if (name === 'svc' || !d.openapi)
-      writeFileSync(
-        join(dir, 'apps', `${id}.json`),
-        JSON.stringify(name === 'svc' ? JSON.parse(JSON.stringify(d).replaceAll('tyk://', 'svc://').replaceAll('$tyk_', '$svc_')) : d),
-      );
-  const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      listen_address: '127.0.0.1',
-      secret: 's',
-      app_path: join(dir, 'apps'),
-      policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
-      secrets: { mine: 'shh' },
-      enable_custom_domains: true,
-      ...conf,
-    }),
-  );
-  writeFileSync(join(dir, 'p.json'), '{}');
-  return { dir, file };
-}
-async function freePort() {
-  const s = http.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
+    if (name === 'svc' || !d.openapi) apis[id] = name === 'svc' ? JSON.parse(JSON.stringify(d).replaceAll('tyk://', 'svc://').replaceAll('$tyk_', '$svc_')) : d;
+  const dir = join(ROOT, name);
+  return {
+    dir,
+    file: gatewayFolder(dir, name, apis, { listen_address: '127.0.0.1', secret: 's', secrets: { mine: 'shh' }, enable_custom_domains: true, ...conf }),
+  };
 }
 const tykPort = await freePort();
 const svcPort = await freePort();
-const tyk = folder('tyk', 'x-tyk-api-gateway', {
-  listen_port: tykPort,
-  template_path: TYK_TEMPLATES,
-  storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: TYK_REDIS_DB },
-  enable_analytics: false,
-  log_level: 'error',
-  hash_keys: true,
-  use_db_app_configs: false,
-});
 const xff = process.argv.includes('--xff1')
   ? { http_server_options: { xff_depth: 1 } }
   : process.argv.includes('--xff3')
     ? { http_server_options: { xff_depth: 3 } }
     : {};
-writeFileSync(tyk.file, JSON.stringify({ ...JSON.parse(readFileSync(tyk.file, 'utf8')), ...xff }));
+const tyk = folder('tyk', 'x-tyk-api-gateway', { ...tykConf({ port: tykPort, database: TYK_REDIS_DB, log_level: 'error', hash_keys: true }), ...xff });
 const svc = folder('svc', 'x-svc-api-gateway', { listen_port: svcPort, ...xff });
 writeFileSync(
   join(svc.dir, 'engine.yaml'),
   `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svc.file} }\npipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}\n`,
 );
-const procs = [
-  spawn(TYK_BIN, ['--conf', tyk.file], { stdio: ['ignore', 'pipe', 'pipe'] }),
-  spawn(join(REPO, 'node_modules/.bin/engine'), ['-c', join(svc.dir, 'engine.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] }),
-];
-let logs = '';
-for (const p of procs) {
-  p.stdout.on('data', (d) => (logs += d));
-  p.stderr.on('data', (d) => (logs += d));
-}
+const procs = [startGateway(TYK_BIN, ['--conf', tyk.file]), startGateway(join(REPO, 'node_modules/.bin/engine'), ['-c', join(svc.dir, 'engine.yaml')])];
 await new Promise((r) => setTimeout(r, 8000));
 // Tyk reads OAS definitions from app_path only beside a classic one: post them through its API.
 for (const d of Object.values(defs('x-tyk-api-gateway')).filter((d) => d.openapi)) {
@@ -1319,9 +1279,8 @@ for (const path of mgmtCases) {
   );
 }
 console.log(`${same} of ${cases.length} alike`);
-for (const p of procs) p.kill('SIGINT');
+await Promise.all(procs.map((p) => p.stop()));
 up.close();
-if (process.argv.includes('--logs')) console.log(logs);
-await new Promise((r) => setTimeout(r, 1000));
+if (process.argv.includes('--logs')) console.log(procs.map((p) => p.logs()).join('\n----\n'));
 rmSync(ROOT, { recursive: true, force: true });
 process.exitCode = same === cases.length ? 0 : 1;

@@ -2,25 +2,25 @@
 // Issue 26, side by side: Tyk Gateway v5.14.0 built from source and the svc gateway load the same
 // classic definitions (load balancing over target_list, hard_timeouts, global_enforce_timeout,
 // circuit_breakers, the response cache, HTTPS upstreams with proxy.transport and
-// upstream_certificates) in front of two upstreams that record what reaches them, get the same requests
+// upstream_certificates) and their OAS forms (upstream.loadBalancing with weights, enforceTimeout,
+// circuitBreaker, middleware cache, upstream.tlsTransport with ciphers, mutualTLS; files for svc,
+// Tyk's management API for Tyk) in front of two upstreams that record what reaches them, get the same requests
 // in the same order, and every answer is compared: status, body, Content-Type, ETag, the cached
 // response header (X-Tyk- / X-Svc-Cached-Response), and which upstream got the request.
 //   node scripts/tyk-diff-traffic.mjs   (after npm run build; exit 1 on a difference)
 // TYK_BIN (/tmp/peers/bin/tyk), TYK_TEMPLATES (/tmp/peers/tyk-templates) and TYK_REDIS_DB (12, on
 // 127.0.0.1:6379: Tyk needs Redis) say where Tyk and its Redis are.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { selfSignedCert } from '@svc/engine/testing';
+import { freePort, selfSignedCert } from '@svc/engine/testing';
+import { TYK_BIN, gatewayFolder, startGateway, tykConf } from './tyk-peer.mjs';
 
 const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-traffic-'));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const TYK_BIN = process.env.TYK_BIN || '/tmp/peers/bin/tyk';
-const TYK_TEMPLATES = process.env.TYK_TEMPLATES || '/tmp/peers/tyk-templates';
 const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 12);
 
 let seen = [];
@@ -75,8 +75,10 @@ await new Promise((r) => mutual.listen(0, '127.0.0.1', r));
 servers.push(mutual);
 const m = `127.0.0.1:${mutual.address().port}`;
 
+// Tyk's cache is in Redis and outlives a run: API ids are new each run (listen paths stay).
+const RUN = Date.now().toString(36);
 const classic = (id, proxy = {}, paths = {}, version = {}) => ({
-  api_id: id,
+  api_id: `${id}-${RUN}`,
   name: id,
   org_id: 'o',
   active: true,
@@ -84,7 +86,84 @@ const classic = (id, proxy = {}, paths = {}, version = {}) => ({
   proxy: { listen_path: `/${id}/`, target_url: a, strip_listen_path: true, ...proxy },
   version_data: { not_versioned: true, versions: { Default: { name: 'Default', use_extended_paths: true, extended_paths: paths, ...version } } },
 });
-const defs = {
+/** An OAS definition (`ext`: x-tyk- or x-svc-api-gateway) whose operations are `ops` (`'GET /path'` → the operation's middleware). */
+const oas = (ext, id, ops = {}, upstream = {}, global = undefined) => {
+  const paths = {};
+  const operations = {};
+  for (const [key, mw] of Object.entries(ops)) {
+    const [method, path] = key.split(' ');
+    const opId = `${method.toLowerCase()}${path.replace(/\W/g, '_')}`;
+    (paths[path] ??= {})[method.toLowerCase()] = { operationId: opId, responses: { 200: { description: 'ok' } } };
+    operations[opId] = mw;
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: id, version: '1' },
+    paths,
+    [ext]: {
+      info: { id: `${id}-${RUN}`, name: id, state: { active: true } },
+      upstream: { url: a, ...upstream },
+      server: { listenPath: { value: `/${id}/`, strip: true } },
+      middleware: { ...(global ? { global } : {}), operations },
+    },
+  };
+};
+const defs = (ext) => ({
+  oaslb: oas(
+    ext,
+    'oaslb',
+    {},
+    {
+      loadBalancing: {
+        enabled: true,
+        targets: [
+          { url: a, weight: 2 },
+          { url: b, weight: 1 },
+        ],
+      },
+    },
+  ),
+  oasnolb: oas(ext, 'oasnolb', {}, { loadBalancing: { enabled: false, targets: [{ url: b, weight: 1 }] } }),
+  oashard: oas(ext, 'oashard', { 'GET /hang': { enforceTimeout: { enabled: true, value: 1 } }, 'POST /ok': { enforceTimeout: { enabled: false, value: 1 } } }),
+  oasglobal: oas(ext, 'oasglobal', {}, { enforceTimeout: { enabled: true, duration: '300ms' } }),
+  oascb: oas(ext, 'oascb', {
+    'GET /flaky': { circuitBreaker: { enabled: true, threshold: 0.5, sampleSize: 2, coolDownPeriod: 30, halfOpenStateEnabled: true } },
+  }),
+  oascache: oas(
+    ext,
+    'oascache',
+    {
+      'GET /count': { cache: { enabled: true } },
+      'GET /flaky': { cache: { enabled: true, cacheResponseCodes: [500] } },
+      'GET /off': { cache: { enabled: false } },
+    },
+    {},
+    { cache: { enabled: true, timeout: 60, cacheResponseCodes: [200] } },
+  ),
+  oasskip: oas(ext, 'oasskip', {}, { url: s, tlsTransport: { insecureSkipVerify: true } }),
+  oastls13: oas(ext, 'oastls13', {}, { url: s, tlsTransport: { insecureSkipVerify: true, minVersion: '1.3' } }),
+  oascipher: oas(ext, 'oascipher', {}, { url: s, tlsTransport: { insecureSkipVerify: true, ciphers: ['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384'] } }),
+  oasnocipher: oas(ext, 'oasnocipher', {}, { url: s, tlsTransport: { insecureSkipVerify: true, ciphers: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'] } }),
+  oasmtls: oas(
+    ext,
+    'oasmtls',
+    {},
+    {
+      url: `https://${m}`,
+      tlsTransport: { insecureSkipVerify: true },
+      mutualTLS: { enabled: true, domainToCertificateMapping: [{ domain: m, certificate: join(ROOT, 'client.pem') }] },
+    },
+  ),
+  oasmtlsoff: oas(
+    ext,
+    'oasmtlsoff',
+    {},
+    {
+      url: `https://${m}`,
+      tlsTransport: { insecureSkipVerify: true },
+      mutualTLS: { enabled: false, domainToCertificateMapping: [{ domain: m, certificate: join(ROOT, 'client.pem') }] },
+    },
+  ),
   lb: classic('lb', { enable_load_balancing: true, target_list: [a, b.slice('http://'.length)] }),
   empty: classic('empty', { enable_load_balancing: true, target_list: [] }),
   hard: classic('hard', {}, { hard_timeouts: [{ path: '/hang', method: 'GET', timeout: 1 }] }),
@@ -112,7 +191,9 @@ const defs = {
     upstream_certificates: { [m]: join(ROOT, 'client.pem') },
   },
   cb: classic('cb', {}, { circuit_breakers: [{ path: '/flaky', method: 'GET', threshold_percent: 0.5, samples: 2, return_to_service_after: 30 }] }),
-};
+  cipher: classic('cipher', { target_url: s, transport: { ssl_insecure_skip_verify: true, ssl_ciphers: ['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384'] } }),
+  nocipher: classic('nocipher', { target_url: s, transport: { ssl_insecure_skip_verify: true, ssl_ciphers: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'] } }),
+});
 const cases = [
   ...[0, 1, 2, 3, 4].map((i) => ['GET', `/lb/n${i}`]),
   ['GET', '/empty/x'],
@@ -144,59 +225,79 @@ const cases = [
   ['GET', '/cache/old'],
   ['OPTIONS', '/cache/old'],
   ['OPTIONS', '/cache/old'],
+  ['GET', '/cipher/a'],
+  ['GET', '/nocipher/a'],
+  ...[0, 1, 2, 3, 4, 5].map((i) => ['GET', `/oaslb/n${i}`]),
+  ['GET', '/oasnolb/x'],
+  ['GET', '/oashard/hang'],
+  ['POST', '/oashard/ok'],
+  ['GET', '/oasglobal/hang'],
+  ['GET', '/oascb/flaky'],
+  ['GET', '/oascb/flaky'],
+  ['GET', '/oascb/flaky'],
+  ['GET', '/oascb/other'],
+  ['GET', '/oascache/count'],
+  ['GET', '/oascache/count'],
+  ['GET', '/oascache/count?x=1'],
+  ['GET', '/oascache/flaky'],
+  ['GET', '/oascache/flaky'],
+  ['GET', '/oascache/off'],
+  ['GET', '/oascache/off'],
+  ['GET', '/oascache/other'],
+  ['GET', '/oascache/other'],
+  ['GET', '/oasskip/a?b=1'],
+  ['GET', '/oastls13/a'],
+  ['GET', '/oascipher/a'],
+  ['GET', '/oasnocipher/a'],
+  ['GET', '/oasmtls/a'],
+  ['GET', '/oasmtlsoff/a'],
 ];
 
-function folder(name, conf) {
-  const dir = join(ROOT, name);
-  mkdirSync(join(dir, 'apps'), { recursive: true });
-  for (const [id, d] of Object.entries(defs)) writeFileSync(join(dir, 'apps', `${id}.json`), JSON.stringify(d));
-  const file = join(dir, name === 'tyk' ? 'tyk.conf' : 'svc.conf');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      listen_address: '127.0.0.1',
-      secret: 's',
-      app_path: join(dir, 'apps'),
-      policies: { policy_source: 'file', policy_record_name: join(dir, 'p.json') },
-      ...conf,
-    }),
-  );
-  writeFileSync(join(dir, 'p.json'), '{}');
-  return { dir, file };
-}
-async function freePort() {
-  const s = http.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 const tykPort = await freePort();
 const svcPort = await freePort();
-const tyk = folder('tyk', {
-  listen_port: tykPort,
-  template_path: TYK_TEMPLATES,
-  storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: TYK_REDIS_DB },
-  enable_analytics: false,
-  log_level: 'warn',
-  use_db_app_configs: false,
+// Tyk reads OAS definitions from app_path only beside a classic one: it gets them through its API.
+const apisFor = (name, ext) => Object.fromEntries(Object.entries(defs(ext)).filter(([, d]) => name === 'svc' || !d.openapi));
+const tykFile = gatewayFolder(join(ROOT, 'tyk'), 'tyk', apisFor('tyk', 'x-tyk-api-gateway'), {
+  secret: 's',
+  ...tykConf({ port: tykPort, database: TYK_REDIS_DB, log_level: 'warn' }),
 });
-const svc = folder('svc', { listen_port: svcPort });
+const svcFile = gatewayFolder(join(ROOT, 'svc'), 'svc', apisFor('svc', 'x-svc-api-gateway'), {
+  listen_address: '127.0.0.1',
+  listen_port: svcPort,
+  secret: 's',
+});
+const engineYaml = join(ROOT, 'svc', 'engine.yaml');
+// One process, as the one Tyk process: round robin, breakers and the memory cache are per process.
 writeFileSync(
-  join(svc.dir, 'engine.yaml'),
-  `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svc.file} }\noutput:\n  gateway_proxy: {}\n`,
+  engineYaml,
+  `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svcFile}, processes: 1 }\noutput:\n  gateway_proxy: {}\n`,
 );
-const procs = [
-  spawn(TYK_BIN, ['--conf', tyk.file], { stdio: ['ignore', 'pipe', 'pipe'] }),
-  spawn(join(REPO, 'node_modules/.bin/engine'), ['-c', join(svc.dir, 'engine.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] }),
-];
-const logs = ['', ''];
-procs.forEach((p, i) => {
-  p.stdout.on('data', (d) => (logs[i] += d));
-  p.stderr.on('data', (d) => (logs[i] += d));
-});
+const procs = [startGateway(TYK_BIN, ['--conf', tykFile]), startGateway(join(REPO, 'node_modules/.bin/engine'), ['-c', engineYaml])];
 await new Promise((r) => setTimeout(r, 8000));
-
+for (const d of Object.values(defs('x-tyk-api-gateway')).filter((d) => d.openapi)) {
+  const r = await new Promise((resolve) => {
+    const req = http.request(
+      { host: '127.0.0.1', port: tykPort, method: 'POST', path: '/tyk/apis/oas', headers: { 'x-tyk-authorization': 's', 'content-type': 'application/json' } },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(`${res.statusCode} ${body}`));
+      },
+    );
+    req.on('error', (e) => resolve(e.message));
+    req.end(JSON.stringify(d));
+  });
+  if (!r.startsWith('200')) console.log('tyk OAS create:', r.trim());
+}
+await new Promise((resolve) => {
+  const req = http.request({ host: '127.0.0.1', port: tykPort, method: 'GET', path: '/tyk/reload/group', headers: { 'x-tyk-authorization': 's' } }, (res) => {
+    res.resume();
+    res.on('end', resolve);
+  });
+  req.on('error', resolve);
+  req.end();
+});
+await new Promise((r) => setTimeout(r, 3000));
 function call(port, method, path, headers = {}) {
   return new Promise((resolve) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false, timeout: 10_000 }, (res) => {
@@ -223,7 +324,7 @@ for (const [name, port] of [
     seen = [];
     const r = await call(port, method, path, headers);
     // Tyk keeps an answer in Redis from a goroutine: give it the time to land.
-    if (path.startsWith('/cache/')) await new Promise((r) => setTimeout(r, 100));
+    if (path.startsWith('/cache/') || path.startsWith('/oascache/')) await new Promise((r) => setTimeout(r, 100));
     results[name].push({ ...r, upstream: seen.join(',').replace(/ .*/, '') });
   }
 }
@@ -235,9 +336,9 @@ cases.forEach(([method, path, headers], i) => {
   console.log(`${same ? 'same' : 'DIFF'} ${method} ${path}${headers ? ` ${JSON.stringify(headers)}` : ''}\n  tyk ${t}${same ? '' : `\n  svc ${s}`}`);
 });
 console.log(`${cases.length - differences} of ${cases.length} alike`);
-if (process.env.SHOW_LOGS) console.log(logs.join('\n----\n'));
+if (process.env.SHOW_LOGS) console.log(procs.map((p) => p.logs()).join('\n----\n'));
 for (const res of held) res.destroy();
-for (const p of procs) p.kill('SIGTERM');
+await Promise.all(procs.map((p) => p.stop()));
 for (const s of servers) s.close();
 rmSync(ROOT, { recursive: true, force: true });
 process.exit(differences === 0 ? 0 : 1);

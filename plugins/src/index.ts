@@ -10,6 +10,7 @@ import './redis/index.js';
 import './sql/index.js';
 import './kafka/index.js';
 import './amqp/index.js';
+import './amqp1/index.js';
 import './aws/index.js';
 import './nats/index.js';
 import './mqtt/index.js';

@@ -3,7 +3,7 @@
  * in `public/service`'s helpers). A plugin imports it from `@svc/engine/kit`, as it imports the
  * plugin API from `@svc/engine`; the main door stays the component API.
  *
- *   import { PushInput, readBody, BodyError, Router } from '@svc/engine/kit';
+ *   import { PushInput, PullInput, readBody, BodyError, Router } from '@svc/engine/kit';
  */
 export { FOREVER, WindowTable, windowTableBytes, type WindowState } from './window-table.js';
 // State every process of a multi-process stream sees alike, kept by the primary.
@@ -12,6 +12,8 @@ export { ProcessWindowTable } from '../processes/process-window-table.js';
 export { ConfigDocument, parseConfigDocument, readConfigDocument, type DocumentFormat, type DocumentOptions } from '../config/config-document.js';
 // What an input that is pushed to (a server, an agent) and a plugin that serves HTTP build on.
 export { PushInput, type Pushed } from '../runtime/push-input.js';
+// What an input that pulls from a broker or a queue (Redis, NATS, SQS) builds on.
+export { PullInput } from './pull-input.js';
 export { readBody, BodyError, type BodyStatus, type BodyStream } from '../http/request-body.js';
 export { Deadline } from '../http/deadline.js';
 export { Router, ANY_METHOD, type RouterOptions, type TrailingSlash, type RouteMatch, type MethodNotAllowed } from '../http/router.js';

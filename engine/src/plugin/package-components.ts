@@ -4,9 +4,10 @@ import type { ComponentKind } from '../config/component-config.js';
 /** The components each optional package brings, to name the package a config needs. */
 export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<ComponentKind, readonly string[]>>>> = {
   '@svc/plugins': {
-    cache: ['file', 'lru', 'memory', 'multilevel', 'redis', 'ttlru'],
+    cache: ['file', 'lru', 'memory', 'multilevel', 'nats_kv', 'redis', 'ttlru'],
     input: [
       'amqp_0_9',
+      'amqp_1',
       'aws_s3',
       'aws_sqs',
       'kafka',
@@ -15,6 +16,7 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
       'mqtt',
       'nats',
       'nats_jetstream',
+      'nats_kv',
       'redis_list',
       'redis_pubsub',
       'redis_streams',
@@ -24,6 +26,7 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
     ],
     output: [
       'amqp_0_9',
+      'amqp_1',
       'aws_s3',
       'aws_sns',
       'aws_sqs',
@@ -34,6 +37,7 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
       'mqtt',
       'nats',
       'nats_jetstream',
+      'nats_kv',
       'redis_hash',
       'redis_list',
       'redis_pubsub',
@@ -42,7 +46,21 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
       'sql_insert',
       'sql_raw',
     ],
-    processor: ['avro', 'cache', 'cached', 'compress', 'decompress', 'dedupe', 'json_schema', 'rate_limit', 'redis', 'sql_insert', 'sql_raw', 'sql_select'],
+    processor: [
+      'avro',
+      'cache',
+      'cached',
+      'compress',
+      'decompress',
+      'dedupe',
+      'json_schema',
+      'nats_kv',
+      'rate_limit',
+      'redis',
+      'sql_insert',
+      'sql_raw',
+      'sql_select',
+    ],
     rate_limit: ['local', 'redis'],
     tracer: ['jaeger', 'open_telemetry_collector', 'tracer_a'],
   },

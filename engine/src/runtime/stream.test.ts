@@ -33,14 +33,16 @@ output: { test_sink: { name: a1 } }
     assert.equal(s.inFlight, 0);
   });
 
-  it('processes up to an input’s `concurrency` of its transactions at once on one thread, delivering all', async () => {
-    for (const [name, concurrency, expected] of [
-      ['lanes1', 1, 1],
-      ['lanes8', 8, 8],
+  it('processes up to an input’s `concurrency` of its transactions at once, delivering all', async () => {
+    // threads: 2 runs a chain this cheap inline (it waits on I/O, not the CPU): still 8 at once.
+    for (const [name, concurrency, expected, threads] of [
+      ['lanes1', 1, 1, 1],
+      ['lanes8', 8, 8, 1],
+      ['lanes8t2', 8, 8, 2],
     ] as const) {
       const s = streamOf(`
 input: { test_source: { name: ${name}, count: 40, concurrency: ${concurrency} } }
-pipeline: { threads: 1, processors: [ { test_wait: { name: ${name}, ms: 20 } } ] }
+pipeline: { threads: ${threads}, processors: [ { test_wait: { name: ${name}, ms: 20 } } ] }
 output: { test_sink: { name: ${name} } }
 `);
       await s.run();

@@ -323,9 +323,13 @@ export class Stream implements Lifecycle {
 
   private async runLanes(input: Source, sink: Sink, process: Process, lanes: number): Promise<void> {
     const queue = new Channel<Transaction>(lanes);
-    /** Lanes delivering a transaction now. */
+    const dispatch = this.dispatch;
+    // Transactions the input says are independent (it asked for `concurrency`: requests, say)
+    // are not waited for when delivered inline below, so that delivery holds one of the lanes.
+    const independent = (input.concurrency ?? 1) > 1 && dispatch !== undefined;
+    /** Transactions being delivered now (by the lanes, and inline). */
     let busy = 0;
-    const workers = Array.from({ length: lanes }, async () => {
+    const workers = Array.from({ length: independent ? lanes - 1 : lanes }, async () => {
       for (;;) {
         const r = queue.pop();
         const tx = r instanceof Promise ? await r : r;
@@ -335,17 +339,32 @@ export class Stream implements Lifecycle {
         busy--;
       }
     });
-    const dispatch = this.dispatch;
+    /** Why a delivery not awaited here failed (it ends the loop as an awaited one would). */
+    let undelivered: { error: unknown } | undefined;
     try {
       for (;;) {
+        if (undelivered) throw undelivered.error;
         const r = input.read();
         const tx = r instanceof Promise ? await r : r;
         if (tx === END_OF_INPUT) break;
         if (tx === FLUSH) continue;
         // A cheap chain that runs inline anyway, with no lane busy: delivered here as with one
-        // lane (in order), without the hand-over to a lane.
+        // lane (in order), without the hand-over to a lane. Independent transactions are not
+        // waited for: a chain that awaits I/O (a gateway's Redis lookup) would otherwise take
+        // them one at a time; the next one finds this one busy and goes to a lane.
         if (busy === 0 && queue.size === 0 && dispatch?.inlineNow) {
-          await this.deliver(tx, sink, process);
+          if (!independent) {
+            await this.deliver(tx, sink, process);
+            continue;
+          }
+          busy++;
+          this.deliver(tx, sink, process).then(
+            () => busy--,
+            (error: unknown) => {
+              busy--;
+              undelivered ??= { error };
+            },
+          );
           continue;
         }
         const pushed = queue.push(tx);

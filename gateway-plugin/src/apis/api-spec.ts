@@ -337,7 +337,8 @@ export interface ApiSpec {
   loadBalancing?: { targets: string[] };
   /**
    * `proxy.transport` for HTTPS upstreams: `ssl_insecure_skip_verify` (any certificate is
-   * accepted), `ssl_min_version` / `ssl_max_version` (node:tls names). Absent: verified, TLS 1.2 and up.
+   * accepted), `ssl_min_version` / `ssl_max_version` (node:tls names), `ssl_ciphers`. Absent:
+   * verified, TLS 1.2 and up, Node's suites.
    */
   /**
    * `upstream_certificates` (unless `upstream_certificates_disabled`): upstream host pattern (`*`,
@@ -349,6 +350,8 @@ export interface ApiSpec {
     insecureSkipVerify: boolean;
     minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
     maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+    /** `ssl_ciphers` (Go names) as OpenSSL's: the only TLS 1.2 suites offered (TLS 1.3 ones are Node's). */
+    ciphers?: string;
   };
   /**
    * `proxy.preserve_host_header` (OAS `upstream.preserveHostHeader.enabled`): the upstream gets

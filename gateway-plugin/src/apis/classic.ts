@@ -5,7 +5,6 @@
  */
 import type {
   ApiSpec,
-  CacheOptions,
   ChildVersioning,
   EndpointBodyTransform,
   CredentialSource,
@@ -20,23 +19,14 @@ import type {
   SplitTokenEndpoint,
   UrlRewriteRule,
 } from './api-spec.js';
-import { errorMessage, parseDuration } from '@svc/engine';
+import { errorMessage } from '@svc/engine';
 import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
 import { templateSource } from './body-templates.js';
 import { checkedHost } from './host-template.js';
 import { Fields } from './fields.js';
 import { classicRewrite } from './url-rewrites.js';
-import {
-  corsOf,
-  endpointPattern,
-  goTlsVersion,
-  listenPathOf,
-  checkedEndpointPattern,
-  checkedListPattern,
-  checkedRegexp,
-  signingMethodOf,
-  targetUrlOf,
-} from './normalise.js';
+import { cacheOptionsOf, endpointCacheOf, goDurationMs, loadBalancingTargets, upstreamTls } from './traffic-fields.js';
+import { corsOf, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, checkedRegexp, signingMethodOf, targetUrlOf } from './normalise.js';
 
 export function parseClassic(root: Fields, definition: unknown, file: string | undefined, fallbackId: string): ApiSpec {
   const proxy = root.obj('proxy') ?? root.fail('proxy', 'required (an object with listen_path and target_url)');
@@ -70,7 +60,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     ...optional('loadBalancing', loadBalancingOf(proxy)),
     ...optional('upstreamTls', upstreamTlsOf(proxy.obj('transport'))),
     ...optional('upstreamCertificates', upstreamCertificatesOf(root)),
-    ...optional('cache', cacheOptionsOf(root.obj('cache_options'))),
+    ...optional('cache', cacheOptionsOf(root.obj('cache_options'), CLASSIC_CACHE)),
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
     // Tyk falls back to the auth token check when no other method is on (api_loader.go).
@@ -287,7 +277,7 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
   // Tyk's size limit middleware is on when the version has size_limits entries (any, even disabled
   // or unused) or an enabled global limit; once on, it applies global_size_limit, switch or not.
   // Tyk's EnforcedTimeout: the version's own field, read with or without use_extended_paths.
-  const enforce = version.bool('global_enforce_timeout_disabled') ? 0 : durationOf(version, 'global_enforce_timeout');
+  const enforce = version.bool('global_enforce_timeout_disabled') ? 0 : goDurationMs(version, 'global_enforce_timeout');
   if (enforce > 0) out.globalEnforceTimeoutMs = enforce;
   const sizeEntries = version.obj('extended_paths')?.list('size_limits').length ?? 0;
   if (sizeEntries > 0 || !version.bool('global_size_limit_disabled')) out.globalSizeLimit = version.count('global_size_limit');
@@ -311,7 +301,7 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
   const timeouts = paths
     .list('hard_timeouts')
     .filter((e) => !e.bool('disabled'))
-    .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), ms: durationOf(e, 'duration') || e.count('timeout') * 1000 }));
+    .map((e) => ({ path: checkedListPattern(e, 'path'), method: e.str('method'), ms: goDurationMs(e, 'duration') || e.count('timeout') * 1000 }));
   if (timeouts.length > 0) out.hardTimeouts = timeouts;
   const breakers = paths
     .list('circuit_breakers')
@@ -333,14 +323,9 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
   }
   for (const e of paths.list('advance_cache_config')) {
     if (e.bool('disabled')) continue;
-    const keyRegex = checkedRegexp(e, 'cache_key_regex');
-    cached.push({
-      path: checkedListPattern(e, 'path'),
-      method: e.str('method'),
-      keyRegex,
-      codes: statusList(e, 'cache_response_codes'),
-      timeout: e.count('timeout'),
-    });
+    cached.push(
+      endpointCacheOf(e, checkedListPattern(e, 'path'), e.str('method'), { regex: 'cache_key_regex', codes: 'cache_response_codes', timeout: 'timeout' }),
+    );
   }
   if (cached.length > 0) out.cachePaths = cached;
   const validations = paths
@@ -379,33 +364,20 @@ function extendedPaths(version: Fields | undefined): ExtendedPaths {
   return out;
 }
 
-/**
- * A Go duration field (Tyk's ReadableDuration: `"1.5s"`, `"300ms"`; '' none) in milliseconds. Tyk
- * reads one it cannot parse as none; svc refuses the definition rather than serve without the deadline.
- */
-function durationOf(f: Fields, key: string): number {
-  const raw = f.str(key);
-  try {
-    return parseDuration(raw);
-  } catch {
-    return f.fail(key, `expected a Go duration such as "1.5s" or "300ms", got "${raw}"`);
-  }
-}
-
 /** `proxy.transport`'s TLS settings for the upstream (Tyk's httpTransport); undefined when none is set. */
 function upstreamTlsOf(transport: Fields | undefined): ApiSpec['upstreamTls'] {
   if (transport === undefined) return undefined;
-  const version = (key: string): ReturnType<typeof goTlsVersion> => {
-    const n = transport.count(key);
-    const v = goTlsVersion(n);
-    if (n !== 0 && v === undefined) transport.fail(key, `expected a TLS version as Go numbers it: 769 (TLS 1.0), 770 (1.1), 771 (1.2) or 772 (1.3), got ${n}`);
-    return v;
-  };
-  const minVersion = version('ssl_min_version');
-  const maxVersion = version('ssl_max_version');
-  const insecureSkipVerify = transport.bool('ssl_insecure_skip_verify');
-  if (!insecureSkipVerify && minVersion === undefined && maxVersion === undefined) return undefined;
-  return { insecureSkipVerify, ...(minVersion ? { minVersion } : {}), ...(maxVersion ? { maxVersion } : {}) };
+  return upstreamTls(
+    transport,
+    'ssl_ciphers',
+    {
+      insecureSkipVerify: transport.bool('ssl_insecure_skip_verify'),
+      minVersion: transport.count('ssl_min_version'),
+      maxVersion: transport.count('ssl_max_version'),
+      ciphers: transport.strings('ssl_ciphers'),
+    },
+    (which) => `ssl_${which}_version`,
+  );
 }
 
 /** `upstream_certificates` unless `upstream_certificates_disabled`; undefined when none. */
@@ -415,26 +387,16 @@ function upstreamCertificatesOf(root: Fields): Record<string, string> | undefine
   return Object.keys(map).length > 0 ? map : undefined;
 }
 
-/** A list of HTTP statuses (`cache_response_codes`). */
-function statusList(f: Fields, key: string): number[] {
-  const v = f.raw(key);
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || !v.every((n) => Number.isInteger(n))) return f.fail(key, 'expected a list of HTTP status codes such as [200, 404]');
-  return v as number[];
-}
-
 /** `cache_options` when `enable_cache` is on (Tyk's CacheOptions). */
-function cacheOptionsOf(f: Fields | undefined): CacheOptions | undefined {
-  if (f === undefined || !f.bool('enable_cache')) return undefined;
-  return {
-    timeout: f.count('cache_timeout'),
-    allSafeRequests: f.bool('cache_all_safe_requests'),
-    codes: statusList(f, 'cache_response_codes'),
-    upstreamCacheControl: f.bool('enable_upstream_cache_control'),
-    ttlHeader: f.str('cache_control_ttl_header'),
-    byHeaders: f.strings('cache_by_headers'),
-  };
-}
+const CLASSIC_CACHE = {
+  enabled: 'enable_cache',
+  timeout: 'cache_timeout',
+  allSafe: 'cache_all_safe_requests',
+  codes: 'cache_response_codes',
+  upstreamControl: 'enable_upstream_cache_control',
+  ttlHeader: 'cache_control_ttl_header',
+  byHeaders: 'cache_by_headers',
+};
 
 /**
  * `enable_load_balancing` with `target_list` (api_loader.go), each target as Tyk's EnsureTransport
@@ -442,22 +404,7 @@ function cacheOptionsOf(f: Fields | undefined): CacheOptions | undefined {
  */
 function loadBalancingOf(proxy: Fields): { targets: string[] } | undefined {
   if (!proxy.bool('enable_load_balancing')) return undefined;
-  const targets = proxy.strings('target_list').map((raw, i) => {
-    let host = raw.trim();
-    if (!host.includes('://')) host = `http://${host}`;
-    host = host.replace('h2c://', 'http://');
-    let url: URL | undefined;
-    try {
-      url = new URL(host);
-    } catch {
-      url = undefined;
-    }
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      proxy.fail('target_list', `entry ${i} ("${raw}") is not an http or https upstream such as http://upstream:8080`);
-    }
-    return host;
-  });
-  return { targets };
+  return loadBalancingTargets(proxy, 'target_list', proxy.strings('target_list'));
 }
 
 const LISTS: Array<[EndpointListEntry['kind'], string]> = [

@@ -97,13 +97,14 @@ const PROXY: FieldTable = {
   check_host_against_uptime_tests: unsupported('skipping upstream hosts that fail uptime tests'),
   service_discovery: unsupported('upstream service discovery', (v) => isObject(v) && v['use_discovery_service'] === true),
   ...TRANSPORT,
-  // proxy.transport is read (TLS verification and versions); the same names beside it are not Tyk's place for them.
+  // proxy.transport is read (TLS verification, versions and ciphers); the same names beside it are not Tyk's place for them.
   transport: implemented({
     fields: {
       ...TRANSPORT,
       ssl_insecure_skip_verify: implemented(),
       ssl_min_version: implemented(),
       ssl_max_version: implemented(),
+      ssl_ciphers: implemented(),
     },
   }),
 };
@@ -457,7 +458,7 @@ const OAS_OPERATION: FieldTable = {
   transformResponseHeaders: implemented({
     fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
   }),
-  enforceTimeout: enabledOn('per-endpoint upstream timeouts'),
+  enforceTimeout: implemented({ fields: { enabled: implemented(), value: implemented(), duration: implemented() } }),
   // The request body's and the parameters' schemas are checked at load (refused: content/styled/object parameters, keywords json-schema.ts does not check).
   validateRequest: implemented({ fields: { enabled: implemented(), errorResponseCode: implemented() } }),
   mockResponse: implemented({
@@ -471,11 +472,13 @@ const OAS_OPERATION: FieldTable = {
   }),
   virtualEndpoint: enabledOn('virtual endpoints (JavaScript)'),
   postPlugins: unsupported('endpoint plugins'),
-  circuitBreaker: enabledOn('circuit breakers'),
+  circuitBreaker: implemented({
+    fields: { enabled: implemented(), threshold: implemented(), sampleSize: implemented(), coolDownPeriod: implemented(), halfOpenStateEnabled: implemented() },
+  }),
   requestSizeLimit: implemented({ fields: SIZE_LIMIT }),
   scopeCheck: unsupported('scope checks'),
   exchange: unsupported('token exchange'),
-  cache: ignored('response caching (requests go to the upstream)'),
+  cache: implemented({ fields: { enabled: implemented(), cacheByRegex: implemented(), cacheResponseCodes: implemented(), timeout: implemented() } }),
   trackEndpoint: ignored('analytics endpoint tracking'),
   doNotTrackEndpoint: ignored('analytics endpoint tracking'),
 };
@@ -509,14 +512,30 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
       preserveHostHeader: implemented(),
       serviceDiscovery: enabledOn('upstream service discovery'),
       uptimeTests: ignored('uptime tests (health checks of upstreams)'),
-      mutualTLS: enabledOn('client certificates for the upstream'),
+      mutualTLS: implemented({
+        fields: { enabled: implemented(), domainToCertificateMapping: implemented({ each: { domain: implemented(), certificate: implemented() } }) },
+      }),
       certificatePinning: enabledOn('upstream certificate pinning'),
       authentication: enabledOn('authentication to the upstream'),
-      loadBalancing: enabledOn('upstream load balancing'),
+      loadBalancing: implemented({
+        fields: {
+          enabled: implemented(),
+          skipUnavailableHosts: unsupported('skipping upstream hosts that fail uptime tests (loadBalancing.skipUnavailableHosts)'),
+          targets: implemented({ each: { url: implemented(), weight: implemented() } }),
+        },
+      }),
       preserveTrailingSlash: enabledOn('preserveTrailingSlash'),
-      tlsTransport: unsupported('upstream TLS settings (tlsTransport)'),
+      tlsTransport: implemented({
+        fields: {
+          insecureSkipVerify: implemented(),
+          ciphers: implemented(),
+          minVersion: implemented(),
+          maxVersion: implemented(),
+          forceCommonNameCheck: unsupported('the upstream certificate common name check (tlsTransport.forceCommonNameCheck)'),
+        },
+      }),
       proxy: enabledOn('an outbound proxy to the upstream'),
-      enforceTimeout: enabledOn('an upstream timeout'),
+      enforceTimeout: implemented({ fields: { enabled: implemented(), duration: implemented() } }),
     },
   }),
   server: implemented({
@@ -583,7 +602,13 @@ const OAS_EXTENSION_FIELDS: FieldTable = {
           postPlugins: unsupported('plugins'),
           responsePlugin: enabledOn('plugins'),
           responsePlugins: unsupported('plugins'),
-          cache: ignored('response caching (requests go to the upstream)'),
+          cache: implemented({
+            fields: Object.fromEntries(
+              ['enabled', 'timeout', 'cacheAllSafeRequests', 'cacheResponseCodes', 'cacheByHeaders', 'enableUpstreamCacheControl', 'controlTTLHeaderName'].map(
+                (k) => [k, implemented()],
+              ),
+            ),
+          }),
           transformRequestHeaders: implemented({
             fields: { enabled: implemented(), add: implemented({ each: { name: implemented(), value: implemented() } }), remove: implemented() },
           }),
@@ -705,6 +730,9 @@ const STORAGE: FieldTable = {
 
 const CONF: FieldTable = {
   storage: implemented({ fields: STORAGE }),
+  local_session_cache: implemented(),
+  enable_separate_cache_store: implemented(),
+  cache_storage: implemented({ fields: STORAGE }),
   enable_custom_domains: implemented(),
   hostname: implemented(),
   control_api_hostname: unsupported('a hostname the control API answers on'),
@@ -715,7 +743,7 @@ const CONF: FieldTable = {
       ssl_certificates: unsupported('TLS certificates of the gateway'),
       min_version: implemented(),
       max_version: unsupported('a TLS maximum version'),
-      ssl_ciphers: unsupported('TLS cipher suites'),
+      ssl_ciphers: implemented(),
       ssl_insecure_skip_verify: unsupported('skipping TLS verification'),
       server_name: unsupported('a TLS server name'),
       skip_client_ca_announcement: ignored('TLS client CA announcement'),
@@ -773,8 +801,8 @@ const CONF: FieldTable = {
       'graceful_shutdown_delay_seconds oauth_refresh_token_expire oauth_token_expire oauth_token_expired_retain_period',
       'oauth_redirect_uri_separator oauth_error_status_code enable_key_logging enable_analytics analytics_config',
       'enable_separate_analytics_store analytics_storage liveness_check dns_cache disable_regexp_cache regexp_cache_expire',
-      'regexp_cache_max_entries disable_regexp_cache_bound disable_auto_max_procs local_session_cache enable_separate_cache_store',
-      'cache_storage enable_bundle_downloader bundle_base_url bundle_insecure_skip_verify skip_verify_existing_plugin_bundle enable_jsvm',
+      'regexp_cache_max_entries disable_regexp_cache_bound disable_auto_max_procs',
+      'enable_bundle_downloader bundle_base_url bundle_insecure_skip_verify skip_verify_existing_plugin_bundle enable_jsvm',
       'jsvm_timeout disable_virtual_path_blobs tyk_js_path middleware_path coprocess_options ignore_canonical_mime_header_key log_level',
       'log_format access_logs tracing opentelemetry newrelic enable_http_profiler use_redis_log use_sentry sentry_code sentry_log_level',
       'use_syslog syslog_transport syslog_network_addr use_graylog graylog_network_addr use_logstash logstash_transport',

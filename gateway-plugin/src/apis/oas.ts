@@ -24,6 +24,7 @@ import { templateSource } from './body-templates.js';
 import { checkedHost } from './host-template.js';
 import { Fields, isObject } from './fields.js';
 import { oasRewrite } from './url-rewrites.js';
+import { cacheOptionsOf, endpointCacheOf, goDurationMs, loadBalancingTargets, upstreamTls } from './traffic-fields.js';
 import {
   corsOf,
   durationSeconds,
@@ -84,6 +85,8 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     stripListenPath: listen.bool('strip'),
     targetUrl: targetUrlOf(upstream, 'url'),
     preserveHostHeader: upstream.obj('preserveHostHeader')?.bool('enabled') ?? false,
+    ...upstreamTraffic(upstream),
+    ...optionalField('cache', cacheOptionsOf(global?.obj('cache'), OAS_CACHE)),
     ...auth,
     // rateLimit.enabled false is Tyk's global_rate_limit.disabled: no API-level limit.
     globalRateLimit: rate && rate.bool('enabled') ? { rate: rate.count('rate'), per: durationSeconds(rate, 'per') } : { rate: 0, per: 0 },
@@ -100,6 +103,74 @@ export function parseOas(root: Fields, definition: unknown, file: string | undef
     globalSizeLimit: size?.bool('enabled') || anySizeLimit(ext) ? (size?.count('value') ?? 0) : 0,
     ...operations(root, ext, global?.obj('ignoreCase')?.bool('enabled') ?? false),
   };
+}
+
+function optionalField<K extends keyof ApiSpec>(key: K, v: ApiSpec[K] | undefined): Partial<Pick<ApiSpec, K>> {
+  return v === undefined ? {} : ({ [key]: v } as Partial<Pick<ApiSpec, K>>);
+}
+
+/** `middleware.global.cache` (Tyk's Cache.ExtractTo: classic `cache_options`). */
+const OAS_CACHE = {
+  enabled: 'enabled',
+  timeout: 'timeout',
+  allSafe: 'cacheAllSafeRequests',
+  codes: 'cacheResponseCodes',
+  upstreamControl: 'enableUpstreamCacheControl',
+  ttlHeader: 'controlTTLHeaderName',
+  byHeaders: 'cacheByHeaders',
+};
+
+/** Tyk's TLSTransport.tlsVersionFromString: "1.0" … "1.3" as Go's numbers ('' none). */
+const OAS_TLS_VERSIONS: Record<string, number> = { '': 0, '1.0': 769, '1.1': 770, '1.2': 771, '1.3': 772 };
+
+/**
+ * The upstream's traffic settings as Tyk's Upstream.ExtractTo makes them classic:
+ * `loadBalancing` (`targets` each repeated `weight` times, in order; on when `enabled` and there
+ * are targets, else the `url`), `tlsTransport` (`proxy.transport`), `mutualTLS`
+ * (`upstream_certificates` unless not `enabled`) and `enforceTimeout` (the version's
+ * `global_enforce_timeout` when `enabled`).
+ */
+function upstreamTraffic(upstream: Fields): Pick<ApiSpec, 'loadBalancing' | 'upstreamTls' | 'upstreamCertificates' | 'globalEnforceTimeoutMs'> {
+  const out: Pick<ApiSpec, 'loadBalancing' | 'upstreamTls' | 'upstreamCertificates' | 'globalEnforceTimeoutMs'> = {};
+  const lb = upstream.obj('loadBalancing');
+  const targets = lb?.list('targets') ?? [];
+  if (lb !== undefined && targets.length > 0 && lb.bool('enabled')) {
+    const expanded: string[] = [];
+    for (const t of targets) for (let i = 0; i < t.count('weight'); i++) expanded.push(t.required('url'));
+    out.loadBalancing = loadBalancingTargets(lb, 'targets', expanded);
+  }
+  const transport = upstream.obj('tlsTransport');
+  if (transport !== undefined) {
+    const version = (key: string): number => {
+      const v = transport.str(key);
+      const n = OAS_TLS_VERSIONS[v];
+      return n ?? transport.fail(key, `expected a TLS version: "1.0", "1.1", "1.2" or "1.3", got ${JSON.stringify(v)}`);
+    };
+    const tls = upstreamTls(
+      transport,
+      'ciphers',
+      {
+        insecureSkipVerify: transport.bool('insecureSkipVerify'),
+        minVersion: version('minVersion'),
+        maxVersion: version('maxVersion'),
+        ciphers: transport.strings('ciphers'),
+      },
+      (which) => `${which}Version`,
+    );
+    if (tls !== undefined) out.upstreamTls = tls;
+  }
+  const mtls = upstream.obj('mutualTLS');
+  if (mtls?.bool('enabled') === true) {
+    const map: Record<string, string> = {};
+    for (const m of mtls.list('domainToCertificateMapping')) map[m.str('domain')] = m.str('certificate');
+    if (Object.keys(map).length > 0) out.upstreamCertificates = map;
+  }
+  const enforce = upstream.obj('enforceTimeout');
+  if (enforce?.bool('enabled') === true) {
+    const ms = goDurationMs(enforce, 'duration');
+    if (ms > 0) out.globalEnforceTimeoutMs = ms;
+  }
+  return out;
 }
 
 /** `server.customDomain`: `name` is the domain, on when `enabled` (Tyk's Domain.ExtractTo). */
@@ -231,7 +302,16 @@ function pathOperations(root: Fields): Operation[] {
 
 interface Operations extends Pick<
   ApiSpec,
-  'headerTransforms' | 'responseHeaderTransforms' | 'methodTransforms' | 'requestValidations' | 'oasMocks' | 'bodyTransforms' | 'responseBodyTransforms'
+  | 'headerTransforms'
+  | 'responseHeaderTransforms'
+  | 'methodTransforms'
+  | 'requestValidations'
+  | 'oasMocks'
+  | 'bodyTransforms'
+  | 'responseBodyTransforms'
+  | 'hardTimeouts'
+  | 'circuitBreakers'
+  | 'cachePaths'
 > {
   endpointRateLimits: EndpointRateLimit[];
   urlRewrites: UrlRewriteRule[];
@@ -348,6 +428,39 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
     if (method?.bool('enabled'))
       (out.methodTransforms ??= []).push({ path: checkedListPattern(configured, op.id, op.path), method: op.method, toMethod: method.str('toMethod') });
   }
+  // The traffic entries in Tyk's order: its extraction walks the paths sorted as oasutil.PathLess
+  // sorts them, and the proxy takes the first entry that matches.
+  for (const op of [...known].sort((a, b) => (tykPathLess(a.path, b.path) ? -1 : tykPathLess(b.path, a.path) ? 1 : 0))) {
+    const mw = configured.obj(op.id);
+    if (!mw) continue;
+    const timeout = mw.obj('enforceTimeout');
+    if (timeout?.bool('enabled'))
+      (out.hardTimeouts ??= []).push({
+        path: checkedListPattern(configured, op.id, op.path),
+        method: op.method,
+        // Tyk's EnforceTimeout.ExtractTo: `duration` when set, else `value` seconds.
+        ms: goDurationMs(timeout, 'duration') || timeout.count('value') * 1000,
+      });
+    const breaker = mw.obj('circuitBreaker');
+    if (breaker?.bool('enabled'))
+      (out.circuitBreakers ??= []).push({
+        path: checkedListPattern(configured, op.id, op.path),
+        method: op.method,
+        thresholdPercent: breaker.count('threshold'),
+        samples: breaker.count('sampleSize'),
+        returnToServiceAfter: breaker.count('coolDownPeriod'),
+        disableHalfOpenState: !breaker.bool('halfOpenStateEnabled'),
+      });
+    const cache = mw.obj('cache');
+    if (cache?.bool('enabled'))
+      (out.cachePaths ??= []).push(
+        endpointCacheOf(cache, checkedListPattern(configured, op.id, op.path), op.method, {
+          regex: 'cacheByRegex',
+          codes: 'cacheResponseCodes',
+          timeout: 'timeout',
+        }),
+      );
+  }
   // Tyk extracts each operation's allowance into the classic lists, then compiles list by list.
   for (const [kind, field] of LISTS) {
     if (kind === 'internal' && out.endpointLists.some((e) => e.kind === 'white')) {
@@ -371,6 +484,21 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
     }
   }
   return out;
+}
+
+/**
+ * Tyk's oasutil.PathLess: path parameters taken out, more segments first, then longer first, then
+ * alphabetical; a literal path before the same path with a parameter.
+ */
+function tykPathLess(pathA: string, pathB: string): boolean {
+  let a = pathA.replace(/\{[^}]+\}/g, '');
+  let b = pathB.replace(/\{[^}]+\}/g, '');
+  if (a === b) [a, b] = [pathB, pathA];
+  const ka = a.split('/').length;
+  const kb = b.split('/').length;
+  if (ka !== kb) return ka > kb;
+  if (a.length === b.length) return a < b;
+  return a.length > b.length;
 }
 
 /** The value a local `$ref` (`#/components/...`) points at in the document, or undefined. */

@@ -15,6 +15,18 @@ const int = (d = 0, min = 0, max = Number.MAX_SAFE_INTEGER) =>
     .validate((n) => (n < min || n > max ? `expected an integer from ${min} to ${max}, got ${n}` : undefined));
 const bool = (d = false) => f.bool().default(d);
 
+/** Tyk's StorageOptionsConf as svc reads it (`storage`, `cache_storage`); Tyk's defaults fill it. */
+const STORAGE = f.object({
+  type: str('redis'),
+  host: str('localhost'),
+  port: int(6379, 0, 65535),
+  username: str(),
+  password: str(),
+  database: int(0),
+  enable_cluster: bool(),
+  addrs: f.array(f.string()).default([]),
+});
+
 const TLS = f.object({ address: str(), ca_path: str(), ca_file: str(), cert_file: str(), key_file: str(), insecure_skip_verify: bool() });
 
 export const GATEWAY_CONFIG_SPEC = f.object({
@@ -27,18 +39,12 @@ export const GATEWAY_CONFIG_SPEC = f.object({
   app_path: str('apps/'),
   policies: f.object({ policy_source: str(), policy_record_name: str(), policy_path: str(), policy_connection_string: str() }),
   // Absent = sessions and limits in memory; present, Tyk's defaults fill it.
-  storage: f
-    .object({
-      type: str('redis'),
-      host: str('localhost'),
-      port: int(6379, 0, 65535),
-      username: str(),
-      password: str(),
-      database: int(0),
-      enable_cluster: bool(),
-      addrs: f.array(f.string()).default([]),
-    })
-    .optional(),
+  storage: STORAGE.optional(),
+  // Tyk's local session cache (sessions/cached-store.ts): 10 s per process; v5.14 reads neither timeout field.
+  local_session_cache: f.object({ disable_cached_session_state: bool(), cached_session_timeout: int(0), cached_session_eviction: int(0) }),
+  // The response cache's own Redis (Tyk's cache connection), when enable_separate_cache_store.
+  enable_separate_cache_store: bool(),
+  cache_storage: STORAGE.optional(),
   // tyk.conf as Tyk ships it turns hashing on; config.go's zero value would store keys in the clear.
   hash_keys: bool(true),
   hash_key_function: str(),
@@ -64,6 +70,8 @@ export const GATEWAY_CONFIG_SPEC = f.object({
     certificates: f.array(f.object({ domain_name: str(), cert_file: str(), key_file: str() })).default([]),
     // Go's tls version numbers: 769 TLS 1.0, 770 1.1, 771 1.2, 772 1.3; 0: Go's default (1.2).
     min_version: int(0, 0, 772),
+    // Go cipher suite names (TLS 1.2; apis/go-cipher-suites.ts); empty: Node's defaults.
+    ssl_ciphers: f.array(f.string()).default([]),
   }),
   // Tyk's float64 seconds; 0 (its zero value): the proxy's own `timeout` (30 s, Tyk's default too).
   proxy_default_timeout: f
@@ -91,4 +99,4 @@ export const GATEWAY_CONFIG_SPEC = f.object({
  * The svc.conf fields that may hold an external reference (docs/spec/gateway.md's list); those the gateway
  * reads are resolved once, at load. The others are read by no part of this gateway.
  */
-export const REFERENCE_FIELDS = ['secret', 'node_secret', 'storage.password', 'policies.policy_connection_string'] as const;
+export const REFERENCE_FIELDS = ['secret', 'node_secret', 'storage.password', 'cache_storage.password', 'policies.policy_connection_string'] as const;

@@ -52,6 +52,11 @@ export interface GatewayConfig {
   policies: { policy_source: string; policy_record_name: string; policy_path: string; policy_connection_string: string };
   /** Absent (undefined) = in memory. */
   storage?: StorageConfig;
+  /** Tyk's: sessions read from `storage` are kept 10 s in each process unless `disable_cached_session_state` (the timeouts are read by no Tyk v5.14 code, nor here). */
+  local_session_cache?: { disable_cached_session_state: boolean; cached_session_timeout: number; cached_session_eviction: number };
+  /** With `cache_storage`: the response cache is in that Redis instead of `storage`'s (Tyk's cache connection). */
+  enable_separate_cache_store: boolean;
+  cache_storage?: StorageConfig;
   hash_keys: boolean;
   /** `murmur32` (Tyk's default when empty), `murmur64`, `murmur128`, `sha256`. */
   hash_key_function: string;
@@ -76,6 +81,8 @@ export interface GatewayConfig {
     use_ssl?: boolean;
     certificates?: Array<{ domain_name: string; cert_file: string; key_file: string }>;
     min_version?: number;
+    /** Go cipher suite names the HTTPS port accepts (TLS 1.2 ones; TLS 1.3 suites are not configurable, as in Go). */
+    ssl_ciphers?: string[];
   };
   /** Seconds (a fraction allowed) the proxy gives a request up to the upstream's response headers; 0 = `gateway_proxy.timeout`. */
   proxy_default_timeout: number;

@@ -57,6 +57,7 @@ test("an empty svc.conf is Tyk's defaults: port 8080, all interfaces, hash_keys 
       control_api_port: 0,
       app_path: join(dir, 'apps'),
       policies: { policy_source: '', policy_record_name: '', policy_path: '', policy_connection_string: '' },
+      local_session_cache: { disable_cached_session_state: false, cached_session_timeout: 0, cached_session_eviction: 0 },
       hash_keys: true,
       hash_key_function: '',
       enable_shared_store_rolling_limiter: false,
@@ -68,7 +69,8 @@ test("an empty svc.conf is Tyk's defaults: port 8080, all interfaces, hash_keys 
       rate_limit_fail_open: false,
       enable_custom_domains: false,
       hostname: '',
-      http_server_options: { xff_depth: 0, use_ssl: false, certificates: [], min_version: 0 },
+      enable_separate_cache_store: false,
+      http_server_options: { xff_depth: 0, use_ssl: false, certificates: [], min_version: 0, ssl_ciphers: [] },
       proxy_default_timeout: 0,
       secrets: {},
       kv: {},
@@ -163,16 +165,18 @@ test('SVC_GW_SECRETS merges over secrets; secrets:// and env:// in the reference
     node_secret: 'env://NODE',
     secrets: { api: 'from-file', keep: 'k' },
     storage: { password: 'secrets://redis' },
+    cache_storage: { password: 'secrets://cache' },
     policies: { policy_connection_string: 'env://CONN' },
     listen_address: 'env://NOT_A_REFERENCE_FIELD',
   };
   await withConf(JSON.stringify(conf), async (file) => {
-    const env = { SVC_GW_SECRETS: 'api:from-env,redis:pw:with:colons', NODE: 'node-s', SVC_SECRET_CONN: 'redis://conn' };
+    const env = { SVC_GW_SECRETS: 'api:from-env,redis:pw:with:colons,cache:cache-pw', NODE: 'node-s', SVC_SECRET_CONN: 'redis://conn' };
     const { config } = await loadGatewayConfig(file, { env });
-    assert.deepEqual(config.secrets, { api: 'from-env', keep: 'k', redis: 'pw:with:colons' });
+    assert.deepEqual(config.secrets, { api: 'from-env', keep: 'k', redis: 'pw:with:colons', cache: 'cache-pw' });
     assert.equal(config.secret, 'from-env');
     assert.equal(config.node_secret, 'node-s');
     assert.equal(config.storage?.password, 'pw:with:colons');
+    assert.equal(config.cache_storage?.password, 'cache-pw');
     assert.equal(config.policies.policy_connection_string, 'redis://conn', 'env:// falls back to SVC_SECRET_{KEY}');
     assert.equal(config.listen_address, 'env://NOT_A_REFERENCE_FIELD', 'only the fields docs/spec/gateway.md lists are references in svc.conf');
   });

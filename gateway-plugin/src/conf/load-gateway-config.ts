@@ -67,6 +67,7 @@ async function resolveReferences(config: GatewayConfig, log: Logger | undefined,
   const holders: Record<string, Record<string, unknown> | undefined> = {
     '': config as unknown as Record<string, unknown>,
     storage: config.storage as unknown as Record<string, unknown> | undefined,
+    cache_storage: config.cache_storage as unknown as Record<string, unknown> | undefined,
     policies: config.policies,
   };
   const targets = REFERENCE_FIELDS.map((path) => {

@@ -38,7 +38,7 @@ import {
   type ComponentContext,
   type Logger,
 } from '@svc/engine';
-import { BodyError, PushInput, processLink, readBody } from '@svc/engine/kit';
+import { BodyError, PushInput, processLink, readBody, type ProcessLink } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf, type HostRouting } from './api-router.js';
@@ -62,7 +62,9 @@ import { GatewayState, registerGatewayState, unregisterGatewayState } from './st
 import { gatewayTls } from './gateway-tls.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
 import { keepingPrevious } from '../sessions/load-policies.js';
+import { CachedSessionStore } from '../sessions/cached-store.js';
 import { ProcessSessionStore } from '../sessions/process-store.js';
+import type { SessionStore } from '../sessions/session-store.js';
 import { algorithmOf } from '../ratelimit/limiter.js';
 import { sharedLiveInstances } from '../ratelimit/shared-table.js';
 import type { LiveInstances } from '../ratelimit/distributed-limiter.js';
@@ -146,7 +148,7 @@ export class ApiGatewayInput extends PushInput {
     const [apis, policies, sessions] = await Promise.all([
       this.loadApis(config),
       this.loadPolicies(config),
-      link !== undefined && config.storage === undefined ? ProcessSessionStore.open(link, this.name) : this.source.createSessions(config),
+      link !== undefined && config.storage === undefined ? ProcessSessionStore.open(link, this.name) : this.sharedSessions(config, link),
     ]);
     const state = new GatewayState({ name: this.name, config, apis, policies, sessions });
     state.onChange((c) => {
@@ -158,6 +160,12 @@ export class ApiGatewayInput extends PushInput {
     registerGatewayState(state);
     this.state = state;
     this.log.info(`Gateway ${this.name}: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
+  }
+
+  /** The source's session store; one shared beyond this engine (Redis) read through Tyk's local session cache unless svc.conf turns it off. */
+  private async sharedSessions(config: GatewayConfig, link: ProcessLink | undefined): Promise<SessionStore> {
+    const store = await this.source.createSessions(config);
+    return store.shared && config.local_session_cache?.disable_cached_session_state !== true ? new CachedSessionStore(store, link, this.name) : store;
   }
 
   /** The APIs of `app_path` the chain can serve; each one refused is logged and added to `refused`. */

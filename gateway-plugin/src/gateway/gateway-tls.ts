@@ -1,8 +1,9 @@
 /**
  * HTTPS on the gateway's port, as Tyk v5.14.0 serves it (`gateway/cert.go`
  * getTLSConfigForClient, Go's crypto/tls getCertificate): `http_server_options.use_ssl` with
- * `certificates` (`domain_name`, `cert_file`, `key_file`) and `min_version` (Go's number: 769
- * TLS 1.0 … 772 TLS 1.3; 0 is Go's and Node's default, TLS 1.2).
+ * `certificates` (`domain_name`, `cert_file`, `key_file`), `min_version` (Go's number: 769
+ * TLS 1.0 … 772 TLS 1.3; 0 is Go's and Node's default, TLS 1.2) and `ssl_ciphers` (Go's cipher
+ * suite names, see apis/go-cipher-suites.ts).
  *
  * The certificate a client gets, by the name it asks for (SNI), as Go picks it: with one
  * certificate, that one; else the one whose `domain_name` is the name, else one whose own names
@@ -19,6 +20,7 @@ import { readFile } from 'node:fs/promises';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { ErrorCode, SvcError, errorMessage, type TlsFiles } from '@svc/engine';
 import { goTlsVersion } from '../apis/normalise.js';
+import { goCipherSuites, type CipherChoice } from '../apis/go-cipher-suites.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 
 interface Loaded {
@@ -43,8 +45,17 @@ function namesOf(x509: X509Certificate): string[] {
 export async function gatewayTls(options: GatewayConfig['http_server_options']): Promise<TlsFiles | undefined> {
   if (options?.use_ssl !== true) return undefined;
   const min = options.min_version ?? 0;
-  const minVersion = goTlsVersion(min);
+  let minVersion = goTlsVersion(min);
   if (min !== 0 && minVersion === undefined) throw refuse(`min_version ${min} is not a TLS version: use 769 (TLS 1.0), 770 (1.1), 771 (1.2) or 772 (1.3)`);
+  let choice: CipherChoice;
+  try {
+    choice = goCipherSuites(options.ssl_ciphers ?? []);
+  } catch (err) {
+    throw refuse(`ssl_ciphers: ${errorMessage(err)}`);
+  }
+  const { ciphers, tls13Only } = choice;
+  if (tls13Only) minVersion = 'TLSv1.3';
+  const suites = { ...(minVersion ? { minVersion } : {}), ...(ciphers !== undefined ? { ciphers } : {}) };
   const certificates = options.certificates ?? [];
   if (certificates.length === 0) throw refuse('use_ssl is on but certificates is empty: add { "domain_name", "cert_file", "key_file" } entries');
   const pairs: Array<{ cert: Buffer; key: Buffer }> = [];
@@ -60,7 +71,7 @@ export async function gatewayTls(options: GatewayConfig['http_server_options']):
     }
     let entry: Loaded;
     try {
-      entry = { x509: new X509Certificate(cert), context: createSecureContext({ cert, key, ...(minVersion ? { minVersion } : {}) }) };
+      entry = { x509: new X509Certificate(cert), context: createSecureContext({ cert, key, ...suites }) };
     } catch (err) {
       throw refuse(`certificates[${i}] (${c.cert_file}): not a PEM certificate and its private key: ${errorMessage(err)}`, err);
     }
@@ -90,7 +101,7 @@ export async function gatewayTls(options: GatewayConfig['http_server_options']):
   };
   return {
     ...pairs[0]!,
-    ...(minVersion ? { minVersion } : {}),
+    ...suites,
     SNICallback: (servername, cb) => cb(null, pick(servername).context),
   };
 }

@@ -1,10 +1,10 @@
 /**
  * HTTPS on the gateway's port (svc.conf `http_server_options.use_ssl`, `certificates`,
- * `min_version`), on a real gateway process with certificates made here: the certificate by the
+ * `min_version`, `ssl_ciphers`), on a real gateway process with certificates made here: the certificate by the
  * name the client asks for (SNI, `domain_name`), requests proxied over TLS, a client below
  * `min_version` refused at the handshake, no plain HTTP on the port, and `use_ssl` without a
  * certificate refused at start. And HTTPS upstreams with an API's `proxy.transport`:
- * `ssl_insecure_skip_verify`, `ssl_min_version`, `ssl_max_version`, and the client certificate
+ * `ssl_insecure_skip_verify`, `ssl_min_version`, `ssl_max_version`, `ssl_ciphers`, and the client certificate
  * of `upstream_certificates`.
  */
 import assert from 'node:assert/strict';
@@ -39,19 +39,33 @@ interface TlsReply {
   /** The subject CN of the certificate the gateway presented. */
   cn: string;
   protocol: string | null;
+  /** The cipher suite negotiated (OpenSSL's name). */
+  cipher: string;
 }
 
-function get(port: number, path: string, servername: string, maxVersion?: SecureVersion): Promise<TlsReply> {
+/** `ciphers`: the only TLS 1.2 suites the client offers (OpenSSL names). */
+function get(port: number, path: string, servername: string, maxVersion?: SecureVersion, ciphers?: string): Promise<TlsReply> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: '127.0.0.1', port, path, servername, rejectUnauthorized: false, agent: false, timeout: 10_000, ...(maxVersion ? { maxVersion } : {}) },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        servername,
+        rejectUnauthorized: false,
+        agent: false,
+        timeout: 10_000,
+        ...(maxVersion ? { maxVersion } : {}),
+        ...(ciphers ? { ciphers } : {}),
+      },
       (res) => {
         const socket = res.socket as import('node:tls').TLSSocket;
         const cn = String(socket.getPeerCertificate().subject?.CN ?? '');
         const protocol = socket.getProtocol();
+        const cipher = socket.getCipher().name;
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cn, protocol }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cn, protocol, cipher }));
       },
     );
     req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
@@ -121,6 +135,46 @@ it('serves HTTPS with the certificate of the name asked for, from min_version; n
   await assert.rejects(call(port, 'GET', '/api/x', { timeoutMs: 3000 }));
 });
 
+it('accepts only the TLS 1.2 cipher suites of ssl_ciphers (Go names); TLS 1.3 suites stay as Go leaves them', async (t) => {
+  const a = selfSignedCert(dir, 'ciphers.test');
+  if (a === undefined) return t.skip('openssl is not installed');
+  const { port } = await gateway({
+    use_ssl: true,
+    certificates: [{ domain_name: '', cert_file: a.cert, key_file: a.key }],
+    // The certificate's key is ECDSA. Tyk's legacy CHACHA20 name and a TLS 1.3 suite (not configurable in Go) beside a GCM one.
+    ssl_ciphers: ['TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'tls_ecdhe_ecdsa_with_chacha20_poly1305', 'TLS_AES_128_GCM_SHA256'],
+  });
+  const gcm = await get(port, '/api/x', 'ciphers.test', 'TLSv1.2', 'ECDHE-ECDSA-AES128-GCM-SHA256');
+  assert.equal(gcm.status, 200);
+  assert.equal(gcm.protocol, 'TLSv1.2');
+  assert.equal(gcm.cipher, 'ECDHE-ECDSA-AES128-GCM-SHA256');
+  assert.equal((await get(port, '/api/x', 'ciphers.test', 'TLSv1.2', 'ECDHE-ECDSA-CHACHA20-POLY1305')).cipher, 'ECDHE-ECDSA-CHACHA20-POLY1305');
+  // A TLS 1.2 client offering only suites not listed: no handshake.
+  await assert.rejects(get(port, '/api/x', 'ciphers.test', 'TLSv1.2', 'ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-SHA'));
+  // TLS 1.3 keeps its default suites, as in Go (TLS_AES_128_GCM_SHA256 listed or not).
+  const tls13 = await get(port, '/api/x', 'ciphers.test');
+  assert.equal(tls13.protocol, 'TLSv1.3');
+  assert.equal(tls13.cipher, 'TLS_AES_256_GCM_SHA384');
+});
+
+it('refuses to start with an ssl_ciphers name Go does not know, naming it', async (t) => {
+  const a = selfSignedCert(dir, 'ciphers-bad.test');
+  if (a === undefined) return t.skip('openssl is not installed');
+  const d = mkdtempSync(join(dir, 'gw-'));
+  const port = await freePort();
+  const options = {
+    xff_depth: 0,
+    use_ssl: true,
+    certificates: [{ domain_name: '', cert_file: a.cert, key_file: a.key }],
+    ssl_ciphers: ['ECDHE-RSA-AES128-GCM-SHA256'],
+  };
+  writeGateway(d, { ...gatewayConfig(port), http_server_options: options } as ReturnType<typeof gatewayConfig>, []);
+  await assert.rejects(
+    runGateway(d, port, 'output:\n  gateway_proxy: {}', { waitMs: 15_000, failOn: /not a Go cipher suite name/ }),
+    /ssl_ciphers: \\?"ECDHE-RSA-AES128-GCM-SHA256\\?" is not a Go cipher suite name/,
+  );
+});
+
 it('refuses to start with use_ssl and no certificate, rather than serve plain HTTP', async () => {
   const d = mkdtempSync(join(dir, 'gw-'));
   const port = await freePort();
@@ -162,6 +216,37 @@ it('proxies to an HTTPS upstream as proxy.transport says: verified by default, s
   assert.equal(skipped.body, 'tls-up:/a?b=1');
   // The upstream speaks TLS 1.2 at most: no handshake from TLS 1.3 up.
   assert.equal((await call(port, 'GET', '/tls13/a')).status, 500);
+});
+
+it('offers an HTTPS upstream only the TLS 1.2 suites of proxy.transport.ssl_ciphers (Go names)', async (t) => {
+  const made = selfSignedCert(dir, 'ciphers-up.test');
+  if (made === undefined) return t.skip('openssl is not installed');
+  const { readFileSync } = await import('node:fs');
+  // TLS 1.2 only, so the suite is one ssl_ciphers governs; the key is ECDSA.
+  const upstream = https.createServer({ cert: readFileSync(made.cert), key: readFileSync(made.key), maxVersion: 'TLSv1.2' }, (req, res) =>
+    res.end((req.socket as import('node:tls').TLSSocket).getCipher().name),
+  );
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    upstream.closeAllConnections();
+    upstream.close();
+  });
+  const target = `https://127.0.0.1:${(upstream.address() as import('node:net').AddressInfo).port}`;
+  const port = await freePort();
+  const d = mkdtempSync(join(dir, 'gw-'));
+  writeGateway(d, gatewayConfig(port), []);
+  const transport = (ciphers: string[]) => ({ ssl_insecure_skip_verify: true, ssl_ciphers: ciphers });
+  const defs = {
+    aes256: api('aes256', target, transport(['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384'])),
+    chacha: api('chacha', target, transport(['TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305'])),
+    rsaonly: api('rsaonly', target, transport(['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'])),
+  };
+  for (const [id, def] of Object.entries(defs)) writeFileSync(join(d, 'apps', `${id}.json`), JSON.stringify(def));
+  engines.push(await runGateway(d, port, 'output:\n  gateway_proxy: {}'));
+  assert.equal((await call(port, 'GET', '/aes256/a')).body, 'ECDHE-ECDSA-AES256-GCM-SHA384');
+  assert.equal((await call(port, 'GET', '/chacha/a')).body, 'ECDHE-ECDSA-CHACHA20-POLY1305');
+  // No suite both offer (the upstream's key is ECDSA): no handshake, Tyk's 500.
+  assert.equal((await call(port, 'GET', '/rsaonly/a')).status, 500);
 });
 
 it('presents the client certificate of upstream_certificates to an upstream that asks for one', async (t) => {

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { createClient } from '@redis/client';
 import { runGateway, writeApis, writeGateway, type EngineRun } from './engine-run.js';
 import { apiSpec, call, freePort, gatewayConfig, waitFor, type Reply } from './test-support.js';
 
@@ -90,6 +91,44 @@ describe('the gateway in several processes', () => {
       const fresh = await burst(16, port, '/fresh/x');
       assert.deepEqual([count(fresh, 200), pids(fresh).size], [16, 2], fresh.map((r) => `${r.status} ${r.body}`).join('\n'));
     } finally {
+      assert.equal(await engine.stop(), 0, engine.log());
+    }
+  });
+
+  it("sessions in Redis: each process keeps a key it read for Tyk's 10 s (a deletion straight in Redis goes unseen), yet a change through the management API is refused at once by every process", async () => {
+    const storage = { type: 'redis', host: '127.0.0.1', port: 6379, username: '', password: '', database: 9, enable_cluster: false, addrs: [] };
+    const redis = createClient({ database: 9 });
+    await redis.connect();
+    const port = await freePort();
+    const dir = tempDir();
+    writeGateway(dir, gatewayConfig(port, { storage }), [
+      apiSpec('k', '/k', { keyless: false, standardAuth: true }),
+      apiSpec('other', '/other', { keyless: false, standardAuth: true }),
+    ]);
+    const engine = await runTwo(dir, port, PROBE);
+    try {
+      const served = async (key: string, status: number, what: string) => {
+        const replies = await burst(24, port, '/k/x', { authorization: key });
+        for (const r of replies) assert.equal(r.status, status, `${what}: ${r.status} ${r.body}`);
+        if (status === 200) assert.equal(pids(replies).size, 2, `${what}: both processes served`);
+      };
+      const cached = await createKey(port, { access_rights: rights('k'), org_id: '' });
+      await served(cached, 200, 'a new key');
+      // Another gateway on the same Redis deletes it: Tyk's nodes serve it from their cache meanwhile.
+      assert.equal(await redis.del(`apikey-${cached}`), 1);
+      await served(cached, 200, 'deleted in Redis by another gateway, within 10 s');
+
+      const changed = await createKey(port, { access_rights: rights('k'), org_id: '' });
+      await served(changed, 200, 'a new key');
+      const update = await call(port, 'PUT', `/svc/keys/${changed}`, { headers: AUTH, body: JSON.stringify({ access_rights: rights('other'), org_id: '' }) });
+      assert.equal(update.status, 200, update.body);
+      await served(changed, 403, 'its rights changed through the management API');
+      const deleted = await call(port, 'DELETE', `/svc/keys/${changed}`, { headers: AUTH });
+      assert.equal(deleted.status, 200, deleted.body);
+      const gone = await burst(8, port, '/other/x', { authorization: changed });
+      for (const r of gone) assert.equal(r.status, 403, `deleted through the management API: ${r.status} ${r.body}`);
+    } finally {
+      await redis.close();
       assert.equal(await engine.stop(), 0, engine.log());
     }
   });

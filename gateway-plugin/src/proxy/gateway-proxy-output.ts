@@ -34,10 +34,13 @@ import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange 
 import { StageGuard } from '../gateway/stage-guard.js';
 import { GATEWAY_STAGES } from '../gateway/stages.js';
 import { gatewayState } from '../gateway/state.js';
+import type { GatewayConfig, StorageConfig } from '../conf/gateway-config.js';
+import { RedisConnection } from '../sessions/redis-connection.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { PROXY_FAILED, ProxyExchange, answerCached, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';
-import { ResponseCache, cachePlan, keepFor } from './response-cache.js';
+import { RedisResponseCache } from './redis-response-cache.js';
+import { ResponseCache, cachePlan, keepFor, type CachePlan, type CachedAnswer } from './response-cache.js';
 import { ProxyMetrics } from './proxy-metrics.js';
 import { certificateIdForHost, certificatePem } from './upstream-certificates.js';
 import { UpstreamPools, type UpstreamTls } from './upstream-pools.js';
@@ -100,6 +103,8 @@ export class GatewayProxyOutput implements Output {
   private readonly breakers = new WeakMap<EndpointCircuitBreaker, CircuitBreaker>();
   private readonly logger: ComponentContext['logger'];
   private readonly cache = new ResponseCache();
+  /** The response cache in Redis, per gateway, while its config has `storage`. */
+  private readonly redisCaches = new Map<string, { config: GatewayConfig; cache: RedisResponseCache }>();
 
   constructor(undici: typeof Undici, conf: GatewayProxyConfig, ctx: ComponentContext) {
     this.timeoutMs = parseDuration(conf.timeout);
@@ -161,26 +166,84 @@ export class GatewayProxyOutput implements Output {
       return undefined;
     }
 
-    let origin = '(none)';
-    let handler: ProxyExchange | undefined;
     try {
       if (api === undefined) throw new Error(`API ${req.apiId} is not loaded in gateway ${req.gateway} (removed by a reload?)`);
       const config = gatewayState(req.gateway)?.config;
       const limits = limitHeaders(req, config?.rate_limit_response_headers ?? 'quotas');
       const method = (req.upstreamMethod ?? req.method) as Undici.Dispatcher.HttpMethod;
-      const content = msg.content;
       // Tyk's cache middleware runs before the proxy: a hit neither takes a turn of the load
       // balancer nor asks a circuit breaker.
       const plan =
-        api.cache === undefined ? undefined : cachePlan(api, req, method, req.upstreamUrl ?? `${req.upstreamPath}?${req.query}`, knownBody(content, exchange));
-      if (plan !== undefined) {
+        api.cache === undefined
+          ? undefined
+          : cachePlan(api, req, method, req.upstreamUrl ?? `${req.upstreamPath}?${req.query}`, knownBody(msg.content, exchange));
+      if (plan === undefined) return this.forward(msg, exchange, req, api, config, limits, method, undefined);
+      // Tyk's cache connection: cache_storage when enable_separate_cache_store, else storage.
+      const cacheStore = config?.enable_separate_cache_store === true && config.cache_storage !== undefined ? config.cache_storage : config?.storage;
+      const redis = cacheStore === undefined ? undefined : this.redisCache(req.gateway, config!, cacheStore);
+      if (redis === undefined) {
         const hit = this.cache.get(plan.key);
-        if (hit !== undefined) {
-          const status = answerCached(res, hit, limits);
-          this.metrics.record(req.apiId, status, Number(process.hrtime.bigint() - exchange.started) / 1e9);
-          return undefined;
-        }
+        if (hit === undefined) return this.forward(msg, exchange, req, api, config, limits, method, plan);
+        this.answerHit(res, req.apiId, exchange.started, hit, limits);
+        return undefined;
       }
+      return redis.get(plan.key).then((hit) => {
+        // The client left while Redis answered: nothing to send (a handler would wait for a close that came).
+        if (res.headersSent || res.destroyed) return undefined;
+        if (hit === undefined) return this.forward(msg, exchange, req, api, config, limits, method, plan, redis);
+        try {
+          this.answerHit(res, req.apiId, exchange.started, hit, limits);
+        } catch (err) {
+          return this.failedBefore(res, req.apiId, '(none)', exchange.started, err);
+        }
+        return undefined;
+      });
+    } catch (err) {
+      // No upstream to send to (a bad URL, an API gone): Tyk's proxy error.
+      return this.failedBefore(res, req.apiId, '(none)', exchange.started, err);
+    }
+  }
+
+  private answerHit(res: LiveExchange['res'], apiId: string, started: bigint, hit: CachedAnswer, limits: Record<string, string> | undefined): void {
+    const status = answerCached(res, hit, limits);
+    this.metrics.record(apiId, status, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+
+  private failedBefore(res: LiveExchange['res'], apiId: string, origin: string, started: bigint, err: unknown, handler?: ProxyExchange): Promise<void> {
+    this.failed(apiId, origin, err as Error);
+    handler ??= new ProxyExchange(res, apiId, origin, started, this.metrics, this.failed);
+    if (!res.headersSent) handler.answer(500, PROXY_FAILED);
+    return handler.done;
+  }
+
+  /** The response cache in Redis of gateway `name` (`storage`), made once per config. */
+  private redisCache(name: string, config: GatewayConfig, storage: StorageConfig): RedisResponseCache {
+    let c = this.redisCaches.get(name);
+    if (c === undefined || c.config !== config) {
+      if (c !== undefined) void c.cache.close();
+      c = { config, cache: new RedisResponseCache(new RedisConnection(storage, 'the response cache'), this.log) };
+      this.redisCaches.set(name, c);
+    }
+    return c.cache;
+  }
+
+  /** Sends one request upstream (load balancer, circuit breaker, deadlines), keeping its answer when `plan` says so. */
+  private forward(
+    msg: Message,
+    exchange: LiveExchange,
+    req: GatewayRequest,
+    api: ApiSpec,
+    config: GatewayConfig | undefined,
+    limits: Record<string, string> | undefined,
+    method: Undici.Dispatcher.HttpMethod,
+    plan: CachePlan | undefined,
+    redis?: RedisResponseCache,
+  ): Promise<void> | undefined {
+    const res = exchange.res;
+    let origin = '(none)';
+    let handler: ProxyExchange | undefined;
+    try {
+      const content = msg.content;
       const targetUrl = api.loadBalancing === undefined ? api.targetUrl : this.nextTarget(api, api.loadBalancing.targets);
       if (targetUrl === undefined) {
         // Tyk sends the request to its "all hosts are down" server, which answers this.
@@ -216,7 +279,9 @@ export class GatewayProxyOutput implements Output {
         extras ??= {};
         extras.record = (status, answerHeaders, body) => {
           const ttl = keepFor(api, plan, status, answerHeaders);
-          if (ttl !== undefined) cache.set(plan.key, { status, headers: answerHeaders, body }, ttl);
+          if (ttl === undefined) return;
+          if (redis !== undefined) redis.set(plan.key, { status, headers: answerHeaders, body }, ttl);
+          else cache.set(plan.key, { status, headers: answerHeaders, body }, ttl);
         };
       }
       const answerTransform = req.responseTransform;
@@ -243,10 +308,8 @@ export class GatewayProxyOutput implements Output {
       // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
       pool.dispatch(dispatch, handler);
     } catch (err) {
-      // No upstream to send to (a bad URL, an API gone, the proxy closing): Tyk's proxy error.
-      this.failed(req.apiId, origin, err as Error);
-      handler ??= new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed);
-      if (!res.headersSent) handler.answer(500, PROXY_FAILED);
+      // No upstream to send to (a bad URL, the proxy closing): Tyk's proxy error.
+      return this.failedBefore(res, req.apiId, origin, exchange.started, err, handler);
     }
     return handler.done;
   }
@@ -320,8 +383,10 @@ export class GatewayProxyOutput implements Output {
     return out;
   }
 
-  close(): Promise<void> {
-    return this.pools.close();
+  async close(): Promise<void> {
+    const caches = [...this.redisCaches.values()];
+    this.redisCaches.clear();
+    await Promise.all([this.pools.close(), ...caches.map((c) => c.cache.close())]);
   }
 }
 
@@ -373,7 +438,8 @@ registerOutput('gateway_proxy', {
     '`gateway_latency` (by `api_id`).',
     '',
     "The API's traffic settings apply here, as Tyk's: load balancing over `proxy.target_list` (round robin),",
-    '`hard_timeouts` / `global_enforce_timeout`, `circuit_breakers`, the response cache (`cache_options`, in memory),',
+    '`hard_timeouts` / `global_enforce_timeout`, `circuit_breakers`, the response cache (`cache_options`; in the Redis of',
+    "svc.conf's `storage`, shared by every gateway process, else in this process's memory),",
     'and for HTTPS upstreams `proxy.transport` and `upstream_certificates`.',
   ].join('\n'),
   config: gatewayProxySpec,

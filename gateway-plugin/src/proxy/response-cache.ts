@@ -1,7 +1,7 @@
 /**
  * The response cache of the gateway, as Tyk v5.14.0's RedisCacheMiddleware and
  * ResponseCacheMiddleware (`gateway/mw_redis_cache.go`, `res_cache.go`) decide it, kept in the
- * gateway process's memory:
+ * gateway process's memory here, or in Redis with svc.conf `storage` (redis-response-cache.ts):
  *
  * - which requests: with `cache_options.enable_cache`, every GET, HEAD and OPTIONS when
  *   `cache_all_safe_requests`, else the first `advance_cache_config` entry matching the method
@@ -18,7 +18,7 @@
  *   as Tyk counts it (expired once `now` passes `stored second + ttl`).
  *
  * Bounded: answers over {@link MAX_ENTRY_BYTES} are not kept, and past {@link MAX_TOTAL_BYTES}
- * the oldest entries go. Each process (and worker thread) has its own cache.
+ * the oldest entries go. Each process has its own memory cache; the Redis one is shared.
  */
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
@@ -41,7 +41,10 @@ export interface CachedAnswer {
   expiresAt: number;
 }
 
-/** How one request is cached: its key, the statuses kept, the TTL in seconds. */
+/**
+ * How one request is cached: its key (Tyk's `<api id><who><md5>`, NUL between the parts), the
+ * statuses kept, the TTL in seconds.
+ */
 export interface CachePlan {
   key: string;
   codes: number[];

@@ -3,7 +3,8 @@
  * real gateway process in front of real upstreams: load balancing over `target_list` (round
  * robin), `hard_timeouts` and `global_enforce_timeout` (504 "Upstream service reached hard
  * timeout."), `circuit_breakers` (503 "Service temporarily unavailable.", the trip logged), and
- * the response cache (`cache_options`, `advance_cache_config`, `cache`: X-Svc-Cached-Response).
+ * the response cache (`cache_options`, `advance_cache_config`, `cache`: X-Svc-Cached-Response);
+ * and the OAS forms of the same settings (x-svc-api-gateway), as Tyk's OAS conversion makes them classic.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -208,5 +209,57 @@ describe('response cache (cache_options, advance_cache_config, cache)', () => {
     const old = await call(port, 'GET', '/cache/old');
     assert.equal((await call(port, 'GET', '/cache/old')).headers['x-svc-cached-response'], '1');
     assert.equal(old.status, 200);
+  });
+});
+
+describe('the OAS forms (upstream.loadBalancing, operations enforceTimeout / circuitBreaker / cache, middleware.global.cache)', () => {
+  it('balances by weight, times out, breaks and caches as the classic fields do', async () => {
+    flakyStatus = 500;
+    const op = (operationId: string) => ({ operationId, responses: { 200: { description: 'ok' } } });
+    const { port } = await gateway({
+      'oas.json': {
+        openapi: '3.0.3',
+        info: { title: 'oas', version: '1' },
+        paths: { '/hang': { get: op('hang') }, '/flaky': { get: op('flaky') }, '/count': { get: op('count') } },
+        'x-svc-api-gateway': {
+          info: { id: 'oas', name: 'oas', state: { active: true } },
+          upstream: {
+            url: a.url(),
+            loadBalancing: {
+              enabled: true,
+              targets: [
+                { url: a.url(), weight: 2 },
+                { url: b.url(), weight: 1 },
+              ],
+            },
+          },
+          server: { listenPath: { value: '/oas/', strip: true } },
+          middleware: {
+            global: { cache: { enabled: true, timeout: 60 } },
+            operations: {
+              hang: { enforceTimeout: { enabled: true, duration: '300ms' } },
+              flaky: { circuitBreaker: { enabled: true, threshold: 0.5, sampleSize: 2, coolDownPeriod: 30, halfOpenStateEnabled: false } },
+              count: { cache: { enabled: true, cacheResponseCodes: [200] } },
+            },
+          },
+        },
+      },
+    });
+    const start = seen.length;
+    for (let i = 0; i < 3; i++) assert.equal((await call(port, 'GET', `/oas/n${i}`)).status, 200);
+    assert.deepEqual(seen.slice(start), ['a GET /n0', 'a GET /n1', 'b GET /n2']);
+    const hung = await call(port, 'GET', '/oas/hang');
+    assert.equal(hung.status, 504);
+    assert.equal(hung.body, TIMED_OUT);
+    assert.equal((await call(port, 'GET', '/oas/flaky')).status, 500);
+    assert.equal((await call(port, 'GET', '/oas/flaky')).status, 500);
+    const open = await call(port, 'GET', '/oas/flaky');
+    assert.equal(open.status, 503);
+    assert.equal(open.body, BREAKER_OPEN);
+    const first = await call(port, 'GET', '/oas/count');
+    assert.equal(first.headers['x-svc-cached-response'], undefined);
+    const again = await call(port, 'GET', '/oas/count');
+    assert.equal(again.headers['x-svc-cached-response'], '1');
+    assert.equal(again.body, first.body);
   });
 });

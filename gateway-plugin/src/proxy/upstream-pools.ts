@@ -27,6 +27,8 @@ export interface UpstreamTls {
   insecureSkipVerify: boolean;
   minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /** OpenSSL cipher list: the TLS 1.2 suites offered. */
+  ciphers?: string;
   /** The client certificate to present: its id (the pool's key) and its PEM (certificate and key). */
   clientCertificate?: { id: string; pem: Buffer };
 }
@@ -53,7 +55,7 @@ export class UpstreamPools {
     const key =
       tls === undefined
         ? origin
-        : `${origin} ${tls.insecureSkipVerify ? 'insecure' : 'verify'} ${tls.minVersion ?? ''} ${tls.maxVersion ?? ''} ${tls.clientCertificate?.id ?? ''}`;
+        : `${origin} ${tls.insecureSkipVerify ? 'insecure' : 'verify'} ${tls.minVersion ?? ''} ${tls.maxVersion ?? ''} ${tls.ciphers ?? ''} ${tls.clientCertificate?.id ?? ''}`;
     let entry = this.pools.get(key);
     if (entry !== undefined) {
       entry.usedAt = now;
@@ -78,6 +80,7 @@ export class UpstreamPools {
           ...(tls?.insecureSkipVerify ? { rejectUnauthorized: false } : {}),
           ...(tls?.minVersion ? { minVersion: tls.minVersion } : {}),
           ...(tls?.maxVersion ? { maxVersion: tls.maxVersion } : {}),
+          ...(tls?.ciphers ? { ciphers: tls.ciphers } : {}),
           ...(tls?.clientCertificate ? { cert: tls.clientCertificate.pem, key: tls.clientCertificate.pem } : {}),
         },
       }),

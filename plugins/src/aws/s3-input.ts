@@ -26,7 +26,7 @@ import {
   type Transaction,
 } from '@svc/engine';
 import { SCANNER_DESCRIPTION, parseScanner, scannerField, type Scanner } from '@svc/engine/kit';
-import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
+import { awsError, clientOptions, requestError, sessionFields, type ClientOptions } from './session.js';
 
 export const s3InputSpec = f.object({
   bucket: f
@@ -131,8 +131,7 @@ export class S3Input implements Input {
       this.continuation = res.IsTruncated ? res.NextContinuationToken : undefined;
       this.listed = true;
     } catch (err) {
-      const why = `${this.component}: cannot list bucket ${this.conf.bucket}: ${awsError(err)}`;
-      throw isConnectionError(err) ? new NotConnectedError(why) : new Error(why);
+      throw requestError(`${this.component}: cannot list bucket ${this.conf.bucket}`, err);
     }
   }
 
@@ -176,8 +175,7 @@ export class S3Input implements Input {
       }
       // Read again after the reconnect.
       this.keys.unshift(key);
-      const why = `${this.component}: cannot download s3://${this.conf.bucket}/${key}: ${awsError(err)}`;
-      throw isConnectionError(err) ? new NotConnectedError(why) : new Error(why);
+      throw requestError(`${this.component}: cannot download s3://${this.conf.bucket}/${key}`, err);
     }
     const meta: Record<string, string | number> = { s3_key: key, s3_bucket: this.conf.bucket };
     if (res.LastModified) {

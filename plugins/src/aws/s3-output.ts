@@ -9,7 +9,6 @@
  */
 import type { PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import {
-  NotConnectedError,
   batchPolicySpec,
   compileInterpolation,
   errorMessage,
@@ -20,12 +19,10 @@ import {
   type ComponentContext,
   type Infer,
   type Interpolation,
-  type Logger,
-  type Output,
 } from '@svc/engine';
 import { metaText } from './attributes.js';
-import { throwFailures } from '../batch-outcome.js';
-import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
+import { AwsOutput, maxInFlightField, timeoutField } from './output.js';
+import { sessionFields } from './session.js';
 
 const STORAGE_CLASSES = ['STANDARD', 'REDUCED_REDUNDANCY', 'GLACIER', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'DEEP_ARCHIVE'] as const;
 const CANNED_ACLS = [
@@ -80,12 +77,8 @@ export const s3OutputSpec = f.object({
     .default(false)
     .advanced()
     .describe('Forces the client API to use path style URLs, which helps when connecting to custom endpoints.'),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
-  timeout: f.duration().default('5s').advanced().describe('The maximum period to wait on an upload before abandoning it and reattempting.'),
+  max_in_flight: maxInFlightField(),
+  timeout: timeoutField,
   object_canned_acl: f
     .enum(CANNED_ACLS)
     .default('')
@@ -109,23 +102,19 @@ interface Templates {
   tags: [string, Interpolation][];
 }
 
-export class S3Output implements Output {
-  private readonly log: Logger;
-  private readonly component: string;
-  private readonly opts: ClientOptions;
-  private readonly timeoutMs: number;
+export class S3Output extends AwsOutput<typeof import('@aws-sdk/client-s3'), S3Client> {
   private readonly t: Templates;
-  private client: S3Client | undefined;
-  private sdk: typeof import('@aws-sdk/client-s3') | undefined;
 
   constructor(
     private readonly conf: S3OutputConfig,
     ctx: ComponentContext,
   ) {
-    this.log = ctx.logger;
-    this.component = `${ctx.type} output`;
-    this.timeoutMs = parseDuration(conf.timeout);
-    this.opts = clientOptions(conf, this.component, this.timeoutMs > 0 ? this.timeoutMs : undefined);
+    super(conf, ctx, {
+      sdk: () => import('@aws-sdk/client-s3'),
+      client: (sdk, opts) => new sdk.S3Client({ ...opts, forcePathStyle: conf.force_path_style_urls }),
+      connected: `Uploading message parts as objects to Amazon S3 bucket: ${conf.bucket}`,
+      timeoutMs: parseDuration(conf.timeout),
+    });
     this.t = {
       path: compileInterpolation(conf.path),
       contentType: compileInterpolation(conf.content_type),
@@ -139,36 +128,14 @@ export class S3Output implements Output {
     };
   }
 
-  async connect(): Promise<void> {
-    if (this.client) return;
-    const sdk = (this.sdk ??= await import('@aws-sdk/client-s3'));
-    this.client = new sdk.S3Client({ ...this.opts, forcePathStyle: this.conf.force_path_style_urls });
-    this.log.info(`Uploading message parts as objects to Amazon S3 bucket: ${this.conf.bucket}`);
-  }
-
   async write(batch: Batch): Promise<void> {
-    const client = this.client;
-    const sdk = this.sdk;
-    if (!client || !sdk) throw new NotConnectedError(`${this.component}: not connected`);
-    const failures = new Map<number, Error>();
-    await Promise.all(
-      batch.map(async (_msg, i) => {
-        let input: PutObjectCommandInput;
-        try {
-          input = this.objectInput(batch, i);
-        } catch (err) {
-          failures.set(i, new Error(`${this.component}: ${errorMessage(err)}`));
-          return;
-        }
-        try {
-          await client.send(new sdk.PutObjectCommand(input), this.timeoutMs > 0 ? { abortSignal: AbortSignal.timeout(this.timeoutMs) } : {});
-        } catch (err) {
-          const why = `${this.component}: cannot upload s3://${this.conf.bucket}/${input.Key}: ${awsError(err)}`;
-          failures.set(i, isConnectionError(err) ? new NotConnectedError(why) : new Error(why));
-        }
-      }),
+    const { client, sdk } = this.connection();
+    await this.sendEach(
+      batch,
+      (i) => this.objectInput(batch, i),
+      (input, options) => client.send(new sdk.PutObjectCommand(input), options),
+      (input) => `cannot upload s3://${this.conf.bucket}/${input.Key}`,
     );
-    throwFailures(batch.length, failures);
   }
 
   private objectInput(batch: Batch, i: number): PutObjectCommandInput {
@@ -223,11 +190,6 @@ export class S3Output implements Output {
     if (this.conf.object_canned_acl !== '') input.ACL = this.conf.object_canned_acl;
     if (this.conf.server_side_encryption !== '') input.ServerSideEncryption = this.conf.server_side_encryption as PutObjectCommandInput['ServerSideEncryption'];
     return input;
-  }
-
-  async close(): Promise<void> {
-    this.client?.destroy();
-    this.client = undefined;
   }
 }
 

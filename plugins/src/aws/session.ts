@@ -9,7 +9,7 @@
  * is what `from_ec2_role` asks for). `role` (assume a role through STS) is refused at load: it is
  * not implemented here, and a stream that silently ran with other credentials would be worse.
  */
-import { ErrorCode, SvcError, errorMessage, f, type Infer } from '@svc/engine';
+import { ErrorCode, NotConnectedError, SvcError, errorMessage, f, type Infer } from '@svc/engine';
 
 export const sessionFields = {
   region: f.string().default('').advanced().describe('The AWS region to target; empty takes `AWS_REGION` from the environment, else `us-east-1`.'),
@@ -94,4 +94,14 @@ export function awsError(err: unknown): string {
 export function isConnectionError(err: unknown): boolean {
   const text = err instanceof Error ? `${err.name} ${err.message} ${(err as { code?: string }).code ?? ''}` : String(err);
   return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|socket hang up|TimeoutError|RequestTimeout|NetworkingError/i.test(text);
+}
+
+/**
+ * A failed request as the error a component raises, `why` (what failed) followed by the SDK's
+ * error: a NotConnectedError when the service could not be reached (the runtime reconnects and
+ * tries again), else an Error.
+ */
+export function requestError(why: string, err: unknown): Error {
+  const text = `${why}: ${awsError(err)}`;
+  return isConnectionError(err) ? new NotConnectedError(text) : new Error(text);
 }

@@ -5,61 +5,40 @@
  * again after its input replays it.
  */
 import type { PublishInput, SNSClient } from '@aws-sdk/client-sns';
-import {
-  NotConnectedError,
-  compileInterpolation,
-  errorMessage,
-  f,
-  parseDuration,
-  registerOutput,
-  type Batch,
-  type ComponentContext,
-  type Infer,
-  type Interpolation,
-  type Logger,
-  type Output,
-} from '@svc/engine';
+import { compileInterpolation, f, parseDuration, registerOutput, type Batch, type ComponentContext, type Infer, type Interpolation } from '@svc/engine';
 import { messageAttributes, metadataField } from './attributes.js';
-import { throwFailures } from '../batch-outcome.js';
-import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
+import { AwsOutput, maxInFlightField, timeoutField } from './output.js';
+import { sessionFields } from './session.js';
 
 export const snsOutputSpec = f.object({
   topic_arn: f.string().interpolated().describe('The topic to publish to.'),
   message_group_id: f.string().interpolated().optional().describe('An optional group ID to set for messages (FIFO topics).'),
   message_deduplication_id: f.string().interpolated().optional().describe('An optional deduplication ID to set for messages (FIFO topics).'),
   subject: f.string().interpolated().optional().describe('An optional subject to set for messages.'),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+  max_in_flight: maxInFlightField(),
   metadata: metadataField,
-  timeout: f.duration().default('5s').advanced().describe('The maximum period to wait on an upload before abandoning it and reattempting.'),
+  timeout: timeoutField,
   ...sessionFields,
 });
 
 export type SnsOutputConfig = Infer<typeof snsOutputSpec>;
 
-export class SnsOutput implements Output {
-  private readonly log: Logger;
-  private readonly component: string;
-  private readonly opts: ClientOptions;
-  private readonly timeoutMs: number;
+export class SnsOutput extends AwsOutput<typeof import('@aws-sdk/client-sns'), SNSClient> {
   private readonly topic: Interpolation;
   private readonly groupId: Interpolation | undefined;
   private readonly dedupeId: Interpolation | undefined;
   private readonly subject: Interpolation | undefined;
-  private client: SNSClient | undefined;
-  private sdk: typeof import('@aws-sdk/client-sns') | undefined;
 
   constructor(
     private readonly conf: SnsOutputConfig,
     ctx: ComponentContext,
   ) {
-    this.log = ctx.logger;
-    this.component = `${ctx.type} output`;
-    this.timeoutMs = parseDuration(conf.timeout);
-    this.opts = clientOptions(conf, this.component, this.timeoutMs > 0 ? this.timeoutMs : undefined);
+    super(conf, ctx, {
+      sdk: () => import('@aws-sdk/client-sns'),
+      client: (sdk, opts) => new sdk.SNSClient(opts),
+      connected: `Sending messages to Amazon SNS ARN: ${conf.topic_arn}`,
+      timeoutMs: parseDuration(conf.timeout),
+    });
     const opt = (s: string | undefined) => (s === undefined ? undefined : compileInterpolation(s));
     this.topic = compileInterpolation(conf.topic_arn);
     this.groupId = opt(conf.message_group_id);
@@ -67,48 +46,27 @@ export class SnsOutput implements Output {
     this.subject = opt(conf.subject);
   }
 
-  async connect(): Promise<void> {
-    if (this.client) return;
-    const sdk = (this.sdk ??= await import('@aws-sdk/client-sns'));
-    this.client = new sdk.SNSClient(this.opts);
-    this.log.info(`Sending messages to Amazon SNS ARN: ${this.conf.topic_arn}`);
-  }
-
   async write(batch: Batch): Promise<void> {
-    const client = this.client;
-    const sdk = this.sdk;
-    if (!client || !sdk) throw new NotConnectedError(`${this.component}: not connected`);
-    const failures = new Map<number, Error>();
-    await Promise.all(
-      batch.map(async (msg, i) => {
-        let input: PublishInput;
-        try {
-          const ctx = { batch, index: i };
-          input = { TopicArn: this.topic.value(msg, ctx), Message: msg.content.toString('utf8') };
-          const attrs = messageAttributes(msg, this.conf.metadata.exclude_prefixes);
-          if (attrs) input.MessageAttributes = attrs;
-          if (this.groupId) input.MessageGroupId = this.groupId.value(msg, ctx);
-          if (this.dedupeId) input.MessageDeduplicationId = this.dedupeId.value(msg, ctx);
-          const subject = this.subject?.value(msg, ctx);
-          if (subject) input.Subject = subject;
-        } catch (err) {
-          failures.set(i, new Error(`${this.component}: ${errorMessage(err)}`));
-          return;
-        }
-        try {
-          await client.send(new sdk.PublishCommand(input), this.timeoutMs > 0 ? { abortSignal: AbortSignal.timeout(this.timeoutMs) } : {});
-        } catch (err) {
-          const why = `${this.component}: cannot publish to ${input.TopicArn}: ${awsError(err)}`;
-          failures.set(i, isConnectionError(err) ? new NotConnectedError(why) : new Error(why));
-        }
-      }),
+    const { client, sdk } = this.connection();
+    await this.sendEach(
+      batch,
+      (i) => this.publishInput(batch, i),
+      (input, options) => client.send(new sdk.PublishCommand(input), options),
+      (input) => `cannot publish to ${input.TopicArn}`,
     );
-    throwFailures(batch.length, failures);
   }
 
-  async close(): Promise<void> {
-    this.client?.destroy();
-    this.client = undefined;
+  private publishInput(batch: Batch, i: number): PublishInput {
+    const msg = batch[i]!;
+    const ctx = { batch, index: i };
+    const input: PublishInput = { TopicArn: this.topic.value(msg, ctx), Message: msg.content.toString('utf8') };
+    const attrs = messageAttributes(msg, this.conf.metadata.exclude_prefixes);
+    if (attrs) input.MessageAttributes = attrs;
+    if (this.groupId) input.MessageGroupId = this.groupId.value(msg, ctx);
+    if (this.dedupeId) input.MessageDeduplicationId = this.dedupeId.value(msg, ctx);
+    const subject = this.subject?.value(msg, ctx);
+    if (subject) input.Subject = subject;
+    return input;
   }
 }
 

@@ -14,7 +14,6 @@
  */
 import type { Message as SqsMessage, SQSClient } from '@aws-sdk/client-sqs';
 import {
-  END_OF_INPUT,
   Message,
   NotConnectedError,
   ThrottledLog,
@@ -23,13 +22,12 @@ import {
   registerInput,
   sleep,
   type ComponentContext,
-  type EndOfInput,
   type Infer,
-  type Input,
   type Logger,
   type MetaValue,
   type Transaction,
 } from '@svc/engine';
+import { PullInput } from '@svc/engine/kit';
 import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
 
 export const sqsInputSpec = f.object({
@@ -99,7 +97,7 @@ const FLUSH_MS = 1000;
 /** How long `close()` waits for transactions in flight to be acked. */
 const CLOSE_DRAIN_MS = 10_000;
 
-export class SqsInput implements Input {
+export class SqsInput extends PullInput<SqsMessage> {
   private readonly log: Logger;
   private readonly failures: ThrottledLog;
   private readonly component: string;
@@ -107,9 +105,7 @@ export class SqsInput implements Input {
   private readonly timeoutMs: number;
   private client: SQSClient | undefined;
   private sdk: typeof import('@aws-sdk/client-sqs') | undefined;
-  /** Received, not handed out yet. */
-  private buffer: SqsMessage[] = [];
-  /** Received and not yet acked (handed out or buffered), by message id. */
+  /** Received and not yet acked (handed out or queued), by message id. */
   private readonly inFlight = new Map<string, Handle>();
   private readonly toDelete: Handle[] = [];
   private readonly toReset: Handle[] = [];
@@ -118,10 +114,6 @@ export class SqsInput implements Input {
   private readonly flushes = new Set<Promise<void>>();
   private polling: Promise<void[]> | undefined;
   private readonly stop = new AbortController();
-  private wakeReader: (() => void) | undefined;
-  /** Receive loops waiting for room. */
-  private readonly waitingPollers: (() => void)[] = [];
-  private closed = false;
   /** Why the last receive failed, while it keeps failing (reads report it). */
   private failure = '';
 
@@ -129,6 +121,7 @@ export class SqsInput implements Input {
     private readonly conf: SqsInputConfig,
     ctx: ComponentContext,
   ) {
+    super();
     this.log = ctx.logger;
     this.failures = new ThrottledLog(ctx.logger, 30_000);
     this.component = `${ctx.type} input`;
@@ -158,8 +151,8 @@ export class SqsInput implements Input {
   private async poll(client: SQSClient, sdk: typeof import('@aws-sdk/client-sqs')): Promise<void> {
     let idle = 10;
     while (!this.closed) {
-      if (this.buffer.length >= this.conf.max_number_of_messages * RECEIVERS || this.inFlight.size >= this.conf.max_outstanding_messages) {
-        await new Promise<void>((r) => this.waitingPollers.push(r));
+      if (this.queued >= this.conf.max_number_of_messages * RECEIVERS || this.inFlight.size >= this.conf.max_outstanding_messages) {
+        await this.room();
         continue;
       }
       let received: SqsMessage[] = [];
@@ -183,15 +176,14 @@ export class SqsInput implements Input {
         if (this.closed) break;
         this.failure = awsError(err);
         this.failures.error(`${this.component}: failed to pull new SQS messages: ${this.failure}`);
-        this.wakeReader?.();
+        this.wakeReader();
       }
       if (received.length > 0) {
         const deadline = Date.now() + this.timeoutMs;
         for (const m of received) {
           if (m.MessageId && m.ReceiptHandle) this.inFlight.set(m.MessageId, { id: m.MessageId, receipt: m.ReceiptHandle, deadline });
         }
-        this.buffer.push(...received);
-        this.wakeReader?.();
+        this.offer(...received);
         idle = 10;
         continue;
       }
@@ -202,26 +194,12 @@ export class SqsInput implements Input {
     }
   }
 
-  async read(): Promise<Transaction | EndOfInput> {
-    for (;;) {
-      if (this.closed) return END_OF_INPUT;
-      if (!this.client) throw new NotConnectedError(`${this.component}: not connected`);
-      const m = this.buffer.shift();
-      if (m) {
-        this.wakePollers();
-        return this.transaction(m);
-      }
-      await new Promise<void>((r) => (this.wakeReader = r));
-      this.wakeReader = undefined;
-    }
+  protected override assertConnected(): void {
+    if (!this.client) throw new NotConnectedError(`${this.component}: not connected`);
   }
 
-  private wakePollers(): void {
-    if (this.waitingPollers.length === 0) return;
-    for (const wake of this.waitingPollers.splice(0)) wake();
-  }
-
-  private transaction(m: SqsMessage): Transaction {
+  protected transaction(items: SqsMessage[]): Transaction {
+    const m = items[0]!;
     const meta: Record<string, MetaValue> = {};
     if (m.MessageId) meta.sqs_message_id = m.MessageId;
     if (m.ReceiptHandle) meta.sqs_receipt_handle = m.ReceiptHandle;
@@ -229,21 +207,15 @@ export class SqsInput implements Input {
     if (count !== undefined) meta.sqs_approximate_receive_count = count;
     if (m.MessageAttributes) for (const [k, v] of Object.entries(m.MessageAttributes)) if (v.StringValue !== undefined) meta[k] = v.StringValue;
     const handle = m.MessageId ? this.inFlight.get(m.MessageId) : undefined;
-    let settled = false;
-    return {
-      batch: [new Message(m.Body ?? '', meta)],
-      ack: (err?: Error) => {
-        if (settled || !handle) return;
-        settled = true;
-        this.inFlight.delete(handle.id);
-        this.wakePollers();
-        if (!err) {
-          if (this.conf.delete_message) this.queue(this.toDelete, handle);
-        } else if (this.conf.reset_visibility) {
-          this.queue(this.toReset, handle);
-        }
-      },
-    };
+    return this.track([new Message(m.Body ?? '', meta)], (err) => {
+      if (!handle) return;
+      this.inFlight.delete(handle.id);
+      if (!err) {
+        if (this.conf.delete_message) this.queue(this.toDelete, handle);
+      } else if (this.conf.reset_visibility) {
+        this.queue(this.toReset, handle);
+      }
+    });
   }
 
   /** Adds a handle to the deletes or resets to send; sends a full batch at once, else soon. */
@@ -331,24 +303,18 @@ export class SqsInput implements Input {
    * Stops receiving, makes what was received and not handed out visible again, waits (up to
    * 10 s) for the transactions in flight to be acked, and sends the last deletes.
    */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected async shutDown(): Promise<void> {
     this.stop.abort();
-    this.wakeReader?.();
-    this.wakePollers();
     clearInterval(this.refreshTimer);
+    // A receive in flight is not aborted (see poll()): wait for what it brings.
     await this.polling;
-    const unread = this.buffer;
-    this.buffer = [];
-    for (const m of unread) {
+    for (const m of this.takeQueued()) {
       const h = m.MessageId ? this.inFlight.get(m.MessageId) : undefined;
       if (!h) continue;
       this.inFlight.delete(h.id);
       if (this.conf.reset_visibility) this.toReset.push(h);
     }
-    const until = Date.now() + CLOSE_DRAIN_MS;
-    while (this.inFlight.size > 0 && Date.now() < until) await sleep(20);
+    await this.acksSettled(CLOSE_DRAIN_MS);
     await this.flush();
     await Promise.all([...this.flushes]);
     this.client?.destroy();

@@ -21,24 +21,19 @@ import {
   type ComponentContext,
   type Infer,
   type Interpolation,
-  type Logger,
-  type Output,
 } from '@svc/engine';
 import { messageAttributes, metadataField } from './attributes.js';
 import { throwFailures } from '../batch-outcome.js';
+import { AwsOutput, maxInFlightField } from './output.js';
 import { RetryBackoff, retryFields } from './retry-fields.js';
-import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
+import { awsError, isConnectionError, sessionFields } from './session.js';
 
 export const sqsOutputSpec = f.object({
   url: f.string().interpolated().describe('The URL of the target SQS queue.'),
   message_group_id: f.string().interpolated().optional().describe('An optional group ID to set for messages (FIFO queues).'),
   message_deduplication_id: f.string().interpolated().optional().describe('An optional deduplication ID to set for messages (FIFO queues).'),
   delay_seconds: f.string().interpolated().optional().describe('An optional delay time in seconds for message. Value between 0 and 900'),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of parallel message batches to have in flight at any given time.'),
+  max_in_flight: maxInFlightField('The maximum number of parallel message batches to have in flight at any given time.'),
   metadata: metadataField,
   batching: batchPolicySpec,
   max_records_per_request: f
@@ -60,22 +55,20 @@ interface Templates {
   delay: Interpolation | undefined;
 }
 
-export class SqsOutput implements Output {
-  private readonly log: Logger;
-  private readonly component: string;
-  private readonly opts: ClientOptions;
+type Sdk = typeof import('@aws-sdk/client-sqs');
+
+export class SqsOutput extends AwsOutput<Sdk, SQSClient> {
   private readonly t: Templates;
-  private client: SQSClient | undefined;
-  private sdk: typeof import('@aws-sdk/client-sqs') | undefined;
-  private closed = false;
 
   constructor(
     private readonly conf: SqsOutputConfig,
     ctx: ComponentContext,
   ) {
-    this.log = ctx.logger;
-    this.component = `${ctx.type} output`;
-    this.opts = clientOptions(conf, this.component);
+    super(conf, ctx, {
+      sdk: () => import('@aws-sdk/client-sqs'),
+      client: (sdk, opts) => new sdk.SQSClient(opts),
+      connected: `Sending messages to Amazon SQS URL: ${conf.url}`,
+    });
     const opt = (s: string | undefined) => (s === undefined ? undefined : compileInterpolation(s));
     this.t = {
       url: compileInterpolation(conf.url),
@@ -85,17 +78,8 @@ export class SqsOutput implements Output {
     };
   }
 
-  async connect(): Promise<void> {
-    if (this.client) return;
-    const sdk = (this.sdk ??= await import('@aws-sdk/client-sqs'));
-    this.client = new sdk.SQSClient(this.opts);
-    this.log.info(`Sending messages to Amazon SQS URL: ${this.conf.url}`);
-  }
-
   async write(batch: Batch): Promise<void> {
-    const client = this.client;
-    const sdk = this.sdk;
-    if (!client || !sdk) throw new NotConnectedError(`${this.component}: not connected`);
+    const { client, sdk } = this.connection();
     // Entries by queue URL, each entry's Id its index in the batch.
     const byUrl = new Map<string, SendMessageBatchRequestEntry[]>();
     const failures = new Map<number, Error>();
@@ -127,13 +111,7 @@ export class SqsOutput implements Output {
   }
 
   /** Sends one request's entries, retrying those SQS failed on its side; records what never went. */
-  private async send(
-    client: SQSClient,
-    sdk: typeof import('@aws-sdk/client-sqs'),
-    url: string,
-    entries: SendMessageBatchRequestEntry[],
-    failures: Map<number, Error>,
-  ): Promise<void> {
+  private async send(client: SQSClient, sdk: Sdk, url: string, entries: SendMessageBatchRequestEntry[], failures: Map<number, Error>): Promise<void> {
     const backoff = new RetryBackoff(this.conf);
     let pending = entries;
     for (;;) {
@@ -168,12 +146,6 @@ export class SqsOutput implements Output {
       }
       await sleep(wait);
     }
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    this.client?.destroy();
-    this.client = undefined;
   }
 }
 

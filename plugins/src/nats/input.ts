@@ -10,7 +10,6 @@
  */
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import {
-  END_OF_INPUT,
   Message,
   NotConnectedError,
   ThrottledLog,
@@ -19,13 +18,12 @@ import {
   parseDuration,
   registerInput,
   type ComponentContext,
-  type EndOfInput,
   type Infer,
-  type Input,
   type Logger,
   type MetaValue,
   type Transaction,
 } from '@svc/engine';
+import { PullInput } from '@svc/engine/kit';
 import { NatsDialer, connectionFields, connectionTailFields } from './connection.js';
 import { headerMetadata } from './headers.js';
 
@@ -62,20 +60,18 @@ interface Session {
   reason: string;
 }
 
-export class NatsInput implements Input {
+export class NatsInput extends PullInput<Msg> {
   private readonly log: Logger;
   private readonly slow: ThrottledLog;
   private readonly dialer: NatsDialer;
   private readonly nakDelayMs: number;
   private session: Session | undefined;
-  private buffer: Msg[] = [];
-  private wake: (() => void) | undefined;
-  private closed = false;
 
   constructor(
     private readonly conf: NatsInputConfig,
     ctx: ComponentContext,
   ) {
+    super();
     this.log = ctx.logger;
     this.slow = new ThrottledLog(ctx.logger, 30_000);
     this.dialer = new NatsDialer(conf, `${ctx.type} input`, ctx.label);
@@ -95,12 +91,11 @@ export class NatsInput implements Input {
         ...(this.conf.queue !== '' ? { queue: this.conf.queue } : {}),
         callback: (err, m) => {
           if (err || s !== this.session) return;
-          if (this.buffer.length >= limit) {
+          if (this.queued >= limit) {
             this.slow.warn(`${this.dialer.component}: slow consumer: ${++dropped} message(s) dropped with ${limit} waiting (prefetch_count)`);
             return;
           }
-          this.buffer.push(m);
-          this.wake?.();
+          this.offer(m);
         },
       }),
     };
@@ -108,49 +103,37 @@ export class NatsInput implements Input {
     void nc.closed().then((err) => {
       s.alive = false;
       s.reason = err ? this.dialer.scrub(errorMessage(err)) : 'the connection was closed';
-      this.wake?.();
+      this.wakeReader();
     });
     this.log.info(`Receiving NATS messages from subject: ${this.conf.subject}`);
   }
 
-  async read(): Promise<Transaction | EndOfInput> {
-    for (;;) {
-      if (this.closed) return END_OF_INPUT;
-      const s = this.session;
-      if (!s?.alive) throw new NotConnectedError(`${this.dialer.component}: ${s ? `lost the connection: ${s.reason}` : 'not connected'}`);
-      const m = this.buffer.shift();
-      if (m) return this.transaction(s, m);
-      await new Promise<void>((r) => (this.wake = r));
-      this.wake = undefined;
-    }
+  protected override assertConnected(): void {
+    const s = this.session;
+    if (!s?.alive) throw new NotConnectedError(`${this.dialer.component}: ${s ? `lost the connection: ${s.reason}` : 'not connected'}`);
   }
 
-  private transaction(s: Session, m: Msg): Transaction {
+  /** A message of its own; its reply (with `send_ack`) goes through the session it is read on. */
+  protected transaction(items: Msg[]): Transaction {
+    const m = items[0]!;
+    const s = this.session!;
     const meta: Record<string, MetaValue> = {};
     meta.nats_subject = m.subject;
     meta.nats_reply_subject = m.reply ?? '';
     headerMetadata(m.headers, meta);
-    let settled = false;
-    return {
-      batch: [new Message(Buffer.from(m.data), meta)],
-      ack: (err?: Error) => {
-        if (settled || !this.conf.send_ack || !m.reply || !s.alive) return;
-        settled = true;
-        const reply = m.reply;
-        if (!err) return s.nc.publish(reply, '+ACK');
-        const nak = this.nakDelayMs > 0 ? `-NAK ${JSON.stringify({ delay: this.nakDelayMs * 1_000_000 })}` : '-NAK';
-        s.nc.publish(reply, nak);
-      },
-    };
+    return this.track([new Message(Buffer.from(m.data), meta)], (err) => {
+      if (!this.conf.send_ack || !m.reply || !s.alive) return;
+      if (!err) return s.nc.publish(m.reply, '+ACK');
+      const nak = this.nakDelayMs > 0 ? `-NAK ${JSON.stringify({ delay: this.nakDelayMs * 1_000_000 })}` : '-NAK';
+      s.nc.publish(m.reply, nak);
+    });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.wake?.();
+  protected async shutDown(): Promise<void> {
     const s = this.session;
     this.session = undefined;
-    this.buffer = [];
+    // Core NATS keeps nothing to hand back: what was received and not read is dropped.
+    this.takeQueued();
     if (s && !s.nc.isClosed()) await s.nc.drain().catch(() => s.nc.close());
   }
 }

@@ -10,7 +10,6 @@
  */
 import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import {
-  END_OF_INPUT,
   ErrorCode,
   Message,
   NotConnectedError,
@@ -20,13 +19,12 @@ import {
   parseDuration,
   registerInput,
   type ComponentContext,
-  type EndOfInput,
   type Infer,
-  type Input,
   type Logger,
   type MetaValue,
   type Transaction,
 } from '@svc/engine';
+import { PullInput } from '@svc/engine/kit';
 import { NatsDialer, connectionFields, connectionTailFields } from './connection.js';
 import { headerMetadata } from './headers.js';
 
@@ -79,21 +77,19 @@ interface Session {
   reason: string;
 }
 
-export class JetStreamInput implements Input {
+export class JetStreamInput extends PullInput<JsMsg> {
   private readonly log: Logger;
   private readonly dialer: NatsDialer;
   private readonly ackWaitNanos: number;
   private session: Session | undefined;
-  private buffer: JsMsg[] = [];
-  private outstanding = 0;
-  private wakeReader: (() => void) | undefined;
-  private wakeConsumer: (() => void) | undefined;
-  private closed = false;
 
   constructor(
     private readonly conf: JetStreamInputConfig,
     ctx: ComponentContext,
   ) {
+    // Everything waiting goes as one transaction (as amqp_0_9 here): a transaction per message
+    // costs more than the pull itself.
+    super(Infinity);
     this.log = ctx.logger;
     this.dialer = new NatsDialer(conf, `${ctx.type} input`, ctx.label);
     if (conf.subject === '' && conf.stream === '')
@@ -164,9 +160,8 @@ export class JetStreamInput implements Input {
     try {
       for await (const m of s.messages) {
         if (!s.alive || s !== this.session) return;
-        this.buffer.push(m);
-        this.wakeReader?.();
-        while (this.buffer.length >= this.conf.max_ack_pending && s.alive) await new Promise<void>((r) => (this.wakeConsumer = r));
+        this.offer(m);
+        while (this.queued >= this.conf.max_ack_pending && s.alive) await this.room();
       }
     } catch (err) {
       this.lost(s, this.dialer.scrub(errorMessage(err)));
@@ -179,30 +174,21 @@ export class JetStreamInput implements Input {
     if (!s.alive) return;
     s.alive = false;
     s.reason = reason;
-    if (s === this.session) this.buffer = [];
-    this.wakeReader?.();
-    this.wakeConsumer?.();
-  }
-
-  async read(): Promise<Transaction | EndOfInput> {
-    for (;;) {
-      if (this.closed) return END_OF_INPUT;
-      const s = this.session;
-      if (!s?.alive) throw new NotConnectedError(`${this.dialer.component}: ${s ? `lost the connection: ${s.reason}` : 'not connected'}`);
-      if (this.buffer.length > 0) {
-        // Everything waiting goes as one transaction (as amqp_0_9 here): a transaction per message
-        // costs more than the pull itself.
-        const taken = this.buffer;
-        this.buffer = [];
-        this.wakeConsumer?.();
-        return this.transaction(taken);
-      }
-      await new Promise<void>((r) => (this.wakeReader = r));
-      this.wakeReader = undefined;
+    if (s === this.session) {
+      // The server delivers them again after ack_wait; acks in flight can no longer reach it.
+      this.takeQueued();
+      this.stopAwaitingAcks();
     }
+    this.wakeReader();
+    this.wakeFetchers();
   }
 
-  private transaction(msgs: JsMsg[]): Transaction {
+  protected override assertConnected(): void {
+    const s = this.session;
+    if (!s?.alive) throw new NotConnectedError(`${this.dialer.component}: ${s ? `lost the connection: ${s.reason}` : 'not connected'}`);
+  }
+
+  protected transaction(msgs: JsMsg[]): Transaction {
     const batch = new Array<Message>(msgs.length);
     for (let k = 0; k < msgs.length; k++) {
       const m = msgs[k]!;
@@ -219,40 +205,28 @@ export class JetStreamInput implements Input {
       meta.nats_timestamp_unix_nano = String(i.timestampNanos);
       batch[k] = new Message(Buffer.from(m.data), meta);
     }
-    this.outstanding++;
-    let settled = false;
-    return {
-      batch,
-      ack: (err?: Error) => {
-        if (settled) return;
-        settled = true;
-        this.outstanding--;
-        try {
-          for (const m of msgs) {
-            if (err) m.nak();
-            else m.ack();
-          }
-        } catch (e) {
-          // The connection is gone: the server delivers the messages again after ack_wait.
-          this.log.debug(`${this.dialer.component}: could not ${err ? 'nak' : 'ack'} ${msgs.length} message(s): ${this.dialer.scrub(errorMessage(e))}`);
+    return this.track(batch, (err) => {
+      try {
+        for (const m of msgs) {
+          if (err) m.nak();
+          else m.ack();
         }
-      },
-    };
+      } catch (e) {
+        // The connection is gone: the server delivers the messages again after ack_wait.
+        this.log.debug(`${this.dialer.component}: could not ${err ? 'nak' : 'ack'} ${msgs.length} message(s): ${this.dialer.scrub(errorMessage(e))}`);
+      }
+    });
   }
 
   /** Stops consuming, hands back what was not read (nak), waits (up to 10 s) for acks in flight. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.wakeReader?.();
+  protected async shutDown(): Promise<void> {
     const s = this.session;
     if (!s) return;
     s.messages.stop();
-    for (const m of this.buffer.splice(0)) m.nak();
-    const until = Date.now() + CLOSE_DRAIN_MS;
-    while (this.outstanding > 0 && s.alive && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    for (const m of this.takeQueued()) m.nak();
+    if (s.alive) await this.acksSettled(CLOSE_DRAIN_MS);
     s.alive = false;
-    this.wakeConsumer?.();
+    this.wakeFetchers();
     await s.nc.drain().catch(() => s.nc.close());
   }
 }

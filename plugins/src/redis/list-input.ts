@@ -9,18 +9,8 @@
  * up to 100 at a time (`LPOP key 100`) as one batch, the next pop sent while the batch is
  * processed; an empty list is waited on with BLPOP.
  */
-import {
-  END_OF_INPUT,
-  Message,
-  NotConnectedError,
-  f,
-  parseDuration,
-  registerInput,
-  type EndOfInput,
-  type Infer,
-  type Input,
-  type Transaction,
-} from '@svc/engine';
+import { Message, NotConnectedError, f, parseDuration, registerInput, type Infer, type Transaction } from '@svc/engine';
+import { PullInput } from '@svc/engine/kit';
 import { RedisConnection, redisClientFields } from './client.js';
 
 const spec = f.object({
@@ -49,12 +39,9 @@ const POP_BATCH = 100;
 /** The longest one blocking pop waits, so that a stop is never held for the whole `timeout`. */
 const MAX_BLOCK_MS = 1_000;
 
-class RedisListInput implements Input {
+class RedisListInput extends PullInput<Buffer> {
   private readonly blockSeconds: string;
   private readonly head: boolean;
-  private closed = false;
-  private inFlight = 0;
-  private settled: (() => void) | undefined;
   private popping: Promise<Buffer[]> | undefined;
   /** A pop started ahead of the next read(). */
   private ahead: Promise<Buffer[]> | undefined;
@@ -65,54 +52,50 @@ class RedisListInput implements Input {
     private readonly conf: Conf,
     private readonly conn: RedisConnection,
   ) {
+    // The elements of one pop go as one transaction.
+    super(Infinity);
     this.blockSeconds = String(Math.max(0.01, Math.min(parseDuration(conf.timeout), MAX_BLOCK_MS) / 1000));
     this.head = conf.command === 'blpop';
   }
 
-  async read(): Promise<Transaction | EndOfInput> {
-    for (;;) {
-      if (this.closed) return END_OF_INPUT;
-      if (this.conf.max_in_flight > 0 && this.inFlight >= this.conf.max_in_flight) {
-        await new Promise<void>((r) => (this.settled = r));
-        continue;
-      }
-      if (!this.ahead && !this.conn.ready) throw new NotConnectedError(`redis_list: not connected to Redis at ${this.conn.where}`);
-      const popping = this.ahead ?? this.pop();
-      this.ahead = undefined;
-      this.popping = popping;
-      let items: Buffer[];
-      try {
-        items = await popping;
-      } catch (err) {
-        if (this.closed) return END_OF_INPUT;
-        throw new NotConnectedError(`redis_list: cannot pop from "${this.conf.key}" at ${this.conn.where}: ${this.conn.scrub(err)}`, { cause: err });
-      } finally {
-        this.popping = undefined;
-      }
-      if (items.length === 0) continue;
-      if (this.closed) {
-        this.returning = this.giveBack(items);
-        await this.returning;
-        return END_OF_INPUT;
-      }
-      // A full pop says more is waiting: the next one travels while this batch is processed.
-      if (items.length === POP_BATCH) {
-        this.ahead = this.pop();
-        this.ahead.catch(() => undefined);
-      }
-      this.inFlight++;
-      let acked = false;
-      return {
-        batch: items.map((b) => new Message(b)),
-        ack: () => {
-          if (acked) return;
-          acked = true;
-          this.inFlight--;
-          this.settled?.();
-          this.settled = undefined;
-        },
-      };
+  /** Pops the next elements (read() finds the queue empty), unless `max_in_flight` batches are out. */
+  protected override async fetch(): Promise<void> {
+    if (this.conf.max_in_flight > 0 && this.outstanding >= this.conf.max_in_flight) {
+      await this.room();
+      return;
     }
+    if (!this.ahead && !this.conn.ready) throw new NotConnectedError(`redis_list: not connected to Redis at ${this.conn.where}`);
+    const popping = this.ahead ?? this.pop();
+    this.ahead = undefined;
+    this.popping = popping;
+    let items: Buffer[];
+    try {
+      items = await popping;
+    } catch (err) {
+      if (this.closed) return;
+      throw new NotConnectedError(`redis_list: cannot pop from "${this.conf.key}" at ${this.conn.where}: ${this.conn.scrub(err)}`, { cause: err });
+    } finally {
+      this.popping = undefined;
+    }
+    if (items.length === 0) return;
+    if (this.closed) {
+      this.returning = this.giveBack(items);
+      await this.returning;
+      return;
+    }
+    // A full pop says more is waiting: the next one travels while this batch is processed.
+    if (items.length === POP_BATCH) {
+      this.ahead = this.pop();
+      this.ahead.catch(() => undefined);
+    }
+    this.offer(...items);
+  }
+
+  protected transaction(items: Buffer[]): Transaction {
+    return this.track(
+      items.map((b) => new Message(b)),
+      () => undefined,
+    );
   }
 
   /** What waits in the list (up to POP_BATCH), else one element after a blocking wait, else none. */
@@ -129,9 +112,7 @@ class RedisListInput implements Input {
     await this.conn.send([this.head ? 'LPUSH' : 'RPUSH', this.conf.key, ...back]).catch(() => undefined);
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    this.settled?.();
+  protected async shutDown(): Promise<void> {
     // A pop ahead of the reads, or one read() awaits, may already hold elements: they go back to the list.
     const ahead = this.ahead;
     this.ahead = undefined;

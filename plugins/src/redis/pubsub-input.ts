@@ -6,18 +6,8 @@
  * at most 10,000 of them; beyond that they are dropped, with a warning (Redis itself cuts off a
  * subscriber that falls further behind).
  */
-import {
-  END_OF_INPUT,
-  Message,
-  NotConnectedError,
-  ThrottledLog,
-  f,
-  registerInput,
-  type EndOfInput,
-  type Infer,
-  type Input,
-  type Transaction,
-} from '@svc/engine';
+import { Message, NotConnectedError, ThrottledLog, f, registerInput, type Infer, type Transaction } from '@svc/engine';
+import { PullInput } from '@svc/engine/kit';
 import { RedisConnection, redisClientFields } from './client.js';
 
 const spec = f.object({
@@ -41,10 +31,7 @@ const MAX_WAITING = 10_000;
 /** The most messages in one batch. */
 const MAX_BATCH = 100;
 
-class RedisPubSubInput implements Input {
-  private waiting: Message[] = [];
-  private wake: (() => void) | undefined;
-  private closed = false;
+class RedisPubSubInput extends PullInput<Message> {
   private dropped = 0;
   private subscribed = false;
   private readonly done = new Set<string>();
@@ -53,7 +40,9 @@ class RedisPubSubInput implements Input {
     private readonly conf: Conf,
     private readonly conn: RedisConnection,
     private readonly overflow: ThrottledLog,
-  ) {}
+  ) {
+    super(MAX_BATCH);
+  }
 
   /** Subscribes once; the client subscribes again by itself after a reconnect. */
   async connect(): Promise<void> {
@@ -71,31 +60,20 @@ class RedisPubSubInput implements Input {
 
   private arrived(message: Buffer, channel: Buffer, pattern: string): void {
     if (this.closed) return;
-    if (this.waiting.length >= MAX_WAITING) {
+    if (this.queued >= MAX_WAITING) {
       this.dropped++;
       this.overflow.warn(`redis_pubsub: ${this.dropped} message(s) dropped so far: the pipeline is behind by ${MAX_WAITING} messages`);
       return;
     }
-    this.waiting.push(new Message(message, { redis_pubsub_channel: channel.toString(), redis_pubsub_pattern: pattern }));
-    this.wake?.();
+    this.offer(new Message(message, { redis_pubsub_channel: channel.toString(), redis_pubsub_pattern: pattern }));
   }
 
-  async read(): Promise<Transaction | EndOfInput> {
-    for (;;) {
-      if (this.closed) return END_OF_INPUT;
-      if (this.waiting.length > 0) {
-        const batch = this.waiting.length <= MAX_BATCH ? this.waiting : this.waiting.slice(0, MAX_BATCH);
-        this.waiting = batch === this.waiting ? [] : this.waiting.slice(batch.length);
-        return { batch, ack: () => undefined };
-      }
-      await new Promise<void>((r) => (this.wake = r));
-      this.wake = undefined;
-    }
+  /** Nothing to acknowledge: Redis pub/sub keeps no message. */
+  protected transaction(batch: Message[]): Transaction {
+    return { batch, ack: () => undefined };
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    this.wake?.();
+  protected async shutDown(): Promise<void> {
     await this.conn.close();
   }
 }

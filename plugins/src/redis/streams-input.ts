@@ -13,7 +13,6 @@
  * connection of their own, so a blocking read never holds them back.
  */
 import {
-  END_OF_INPUT,
   Message,
   NotConnectedError,
   errorMessage,
@@ -21,12 +20,11 @@ import {
   parseDuration,
   registerInput,
   type ComponentContext,
-  type EndOfInput,
   type Infer,
-  type Input,
   type Logger,
   type Transaction,
 } from '@svc/engine';
+import { PullInput } from '@svc/engine/kit';
 import { RedisConnection, redisClientFields } from './client.js';
 
 const spec = f.object({
@@ -76,22 +74,18 @@ interface Pending {
   ids: Map<string, string[]>;
 }
 
-class RedisStreamsInput implements Input {
+/** Its queue holds nacked batches, served again before new entries. */
+class RedisStreamsInput extends PullInput<Pending> {
   private readonly log: Logger;
   private readonly blockMs: string;
   private readonly commitMs: number;
   /** Per stream, the id to read this consumer's pending entries from; absent once they are all read. */
   private readonly backlogs = new Map<string, string>();
-  /** Nacked batches, served again before new entries. */
-  private readonly replays: Pending[] = [];
   /** Acknowledged ids not yet sent, per stream. */
   private acks = new Map<string, string[]>();
   private flushing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
   private grouped = false;
-  private closed = false;
-  private outstanding = 0;
-  private settledAll: (() => void) | undefined;
   private skipped = false;
 
   constructor(
@@ -100,6 +94,7 @@ class RedisStreamsInput implements Input {
     private readonly acker: RedisConnection,
     ctx: ComponentContext,
   ) {
+    super();
     this.log = ctx.logger;
     this.blockMs = String(Math.max(1, parseDuration(conf.timeout)));
     this.commitMs = Math.max(1, parseDuration(conf.commit_period));
@@ -129,26 +124,22 @@ class RedisStreamsInput implements Input {
     this.log.info(`Receiving messages from Redis streams: ${this.conf.streams.join(', ')}`);
   }
 
-  async read(): Promise<Transaction | EndOfInput> {
-    for (;;) {
-      if (this.closed) return END_OF_INPUT;
-      const again = this.replays.shift();
-      if (again) return this.handOut(again);
-      if (!this.reader.ready) throw new NotConnectedError(`redis_streams: lost the connection to Redis at ${this.reader.where}`);
-      let reply: RawReply;
-      try {
-        reply = await this.reader.send<RawReply>(this.readCommand());
-      } catch (err) {
-        if (this.closed) return END_OF_INPUT;
-        // The group is gone (a Redis restarted without persistence, a stream deleted): connect() makes it again.
-        if (/NOGROUP/.test(errorMessage(err))) this.grouped = false;
-        throw new NotConnectedError(`redis_streams: reading ${this.conf.streams.join(', ')}: ${this.reader.scrub(err)}`, { cause: err });
-      }
-      // Read after the stop began: the entries stay pending under this consumer and are read first next time.
-      if (this.closed) return END_OF_INPUT;
-      const p = this.pendingOf(reply);
-      if (p) return this.handOut(p);
+  /** Reads the next entries (read() found no replay waiting). */
+  protected override async fetch(): Promise<void> {
+    if (!this.reader.ready) throw new NotConnectedError(`redis_streams: lost the connection to Redis at ${this.reader.where}`);
+    let reply: RawReply;
+    try {
+      reply = await this.reader.send<RawReply>(this.readCommand());
+    } catch (err) {
+      if (this.closed) return;
+      // The group is gone (a Redis restarted without persistence, a stream deleted): connect() makes it again.
+      if (/NOGROUP/.test(errorMessage(err))) this.grouped = false;
+      throw new NotConnectedError(`redis_streams: reading ${this.conf.streams.join(', ')}: ${this.reader.scrub(err)}`, { cause: err });
     }
+    // Read after the stop began: the entries stay pending under this consumer and are read first next time.
+    if (this.closed) return;
+    const p = this.pendingOf(reply);
+    if (p) this.offer(p);
   }
 
   private readCommand(): string[] {
@@ -200,30 +191,22 @@ class RedisStreamsInput implements Input {
     return new Message(body, meta);
   }
 
-  private handOut(p: Pending): Transaction {
-    this.outstanding++;
-    let settled = false;
+  protected transaction(items: Pending[]): Transaction {
+    const p = items[0]!;
     // Processors change messages in place: without the runtime's replays, keep them as read.
     const asRead = this.conf.auto_replay_nacks ? p.batch : p.batch.map((m) => m.copy());
-    return {
-      batch: p.batch,
-      ack: (err?: Error) => {
-        if (settled) return;
-        settled = true;
-        this.outstanding--;
-        if (err) {
-          // Served again as it was read (with auto_replay_nacks the runtime replays it before this).
-          this.replays.push({ batch: asRead, ids: p.ids });
-        } else {
-          for (const [s, list] of p.ids) {
-            const all = this.acks.get(s);
-            if (all) all.push(...list);
-            else this.acks.set(s, list.slice());
-          }
-        }
-        if (this.outstanding === 0) this.settledAll?.();
-      },
-    };
+    return this.track(p.batch, (err) => {
+      if (err) {
+        // Served again as it was read (with auto_replay_nacks the runtime replays it before this).
+        this.offer({ batch: asRead, ids: p.ids });
+        return;
+      }
+      for (const [s, list] of p.ids) {
+        const all = this.acks.get(s);
+        if (all) all.push(...list);
+        else this.acks.set(s, list.slice());
+      }
+    });
   }
 
   /** Sends the acknowledgements gathered so far (one XACK per stream), after any flush under way. */
@@ -246,17 +229,8 @@ class RedisStreamsInput implements Input {
     return this.flushing;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.outstanding > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        this.settledAll = resolve;
-        timer = setTimeout(resolve, CLOSE_DRAIN_MS);
-      });
-      clearTimeout(timer);
-    }
+  protected async shutDown(): Promise<void> {
+    await this.acksSettled(CLOSE_DRAIN_MS);
     clearInterval(this.timer);
     await this.flush();
     await Promise.all([this.reader.close(), this.acker.close()]);
