@@ -10,7 +10,6 @@
  */
 import type { QoS } from 'mqtt-packet';
 import {
-  END_OF_INPUT,
   ErrorCode,
   Message,
   NotConnectedError,
@@ -18,12 +17,11 @@ import {
   f,
   registerInput,
   type ComponentContext,
-  type EndOfInput,
   type Infer,
-  type Input,
   type Logger,
   type Transaction,
 } from '@svc/engine';
+import { PullInput } from '@svc/engine/kit';
 import { MqttDialer, checkedQos, clientFields, qosField } from './client.js';
 import type { MqttSession, Received } from './session.js';
 
@@ -53,21 +51,18 @@ const MAX_BATCH = 128;
 /** Received messages waiting beyond this stop reading from the broker (QoS 0 has no window). */
 const HIGH_WATER = 8192;
 
-export class MqttInput implements Input {
+export class MqttInput extends PullInput<Received> {
   private readonly log: Logger;
   private readonly dialer: MqttDialer;
   private readonly qos: QoS;
   private session: MqttSession | undefined;
-  private buffer: Received[] = [];
   private paused = false;
-  private outstanding = 0;
-  private wake: (() => void) | undefined;
-  private closed = false;
 
   constructor(
     private readonly conf: MqttInputConfig,
     ctx: ComponentContext,
   ) {
+    super(MAX_BATCH);
     this.log = ctx.logger;
     this.dialer = new MqttDialer(conf, `${ctx.type} input`);
     this.qos = checkedQos(this.dialer.component, 'qos', conf.qos);
@@ -79,20 +74,21 @@ export class MqttInput implements Input {
     if (this.closed || this.session?.alive) return;
     this.paused = false;
     const s = await this.dialer.dial(this.conf.clean_session, (m) => {
-      this.buffer.push(m);
-      if (this.buffer.length >= HIGH_WATER && !this.paused) {
+      this.offer(m);
+      if (this.queued >= HIGH_WATER && !this.paused) {
         this.paused = true;
         m.session.pause();
       }
-      this.wake?.();
     });
     this.session = s;
     void s.lost.then(() => {
       // A persistent session gets again what was not acknowledged: drop it here, or it comes twice.
       // A clean one never does: what came is still delivered.
-      if (!this.conf.clean_session) this.buffer = this.buffer.filter((m) => m.session !== s);
+      if (!this.conf.clean_session) this.offer(...this.takeQueued().filter((m) => m.session !== s));
+      // Acks of this session can no longer reach the broker: closing need not wait for them.
+      this.stopAwaitingAcks();
       if (!this.closed) this.log.error(`${this.dialer.component}: ${this.dialer.scrub(s.reason)}`);
-      this.wake?.();
+      this.wakeReader();
     });
     let granted: number[];
     try {
@@ -109,19 +105,14 @@ export class MqttInput implements Input {
     this.log.info(`Receiving MQTT messages from topics: ${this.conf.topics.join(', ')}`);
   }
 
-  async read(): Promise<Transaction | EndOfInput> {
-    for (;;) {
-      if (this.closed) return END_OF_INPUT;
-      if (this.buffer.length > 0) return this.transaction(this.buffer.splice(0, MAX_BATCH));
-      const s = this.session;
-      if (!s?.alive) throw new NotConnectedError(`${this.dialer.component}: ${s ? s.reason : 'not connected'}`);
-      await new Promise<void>((r) => (this.wake = r));
-      this.wake = undefined;
-    }
+  protected override assertConnected(): void {
+    const s = this.session;
+    if (!s?.alive) throw new NotConnectedError(`${this.dialer.component}: ${s ? s.reason : 'not connected'}`);
   }
 
-  private transaction(taken: Received[]): Transaction {
-    if (this.paused && this.buffer.length < HIGH_WATER / 2) {
+  /** What waited, up to 128 messages; acked (each message of it, in arrival order) once delivered. */
+  protected transaction(taken: Received[]): Transaction {
+    if (this.paused && this.queued < HIGH_WATER / 2) {
       this.paused = false;
       this.session?.resume();
     }
@@ -136,30 +127,18 @@ export class MqttInput implements Input {
         mqtt_message_id: p.messageId ?? 0,
       });
     }
-    this.outstanding++;
-    let settled = false;
-    return {
-      batch,
-      // A nack reaches here only with auto_replay_nacks off: the message is dropped, so acked.
-      ack: () => {
-        if (settled) return;
-        settled = true;
-        this.outstanding--;
-        for (const m of taken) if (m.session.alive) m.ack();
-      },
-    };
+    // A nack reaches here only with auto_replay_nacks off: the message is dropped, so acked.
+    return this.track(batch, () => {
+      for (const m of taken) if (m.session.alive) m.ack();
+    });
   }
 
-  /** Stops reading, waits (up to 10 s) for the transactions in flight to be acked, disconnects. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.wake?.();
-    this.buffer = [];
+  /** Drops what was not read (the broker sends it again), waits (up to 10 s) for the acks in flight, disconnects. */
+  protected async shutDown(): Promise<void> {
+    this.takeQueued();
     const s = this.session;
     if (!s) return;
-    const until = Date.now() + CLOSE_DRAIN_MS;
-    while (this.outstanding > 0 && s.alive && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    if (s.alive) await this.acksSettled(CLOSE_DRAIN_MS);
     await s.end();
   }
 }
