@@ -46,6 +46,7 @@ const ALL = [
   'socket',
   'aws',
   'nats',
+  'mqtt',
   'amqp1',
   'nats-kv',
 ];

@@ -2,9 +2,10 @@
 # The real servers the tests talk to, on loopback: Prometheus and its Pushgateway, RabbitMQ,
 # Redis and PostgreSQL (Debian's packages), Kafka in KRaft mode (the broker's jars from Maven
 # Central, through scripts/kafka/pom.xml), moto's AWS server (PyPI, in a venv of its own), NATS with
-# JetStream (nats-server built from its Go module with the machine's Go), and Debian's chromium for the
-# hub's web page test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs),
-# starts what is not running, and is quick when everything is up already.
+# JetStream (nats-server built from its Go module with the machine's Go), Mosquitto (Debian's package:
+# an MQTT broker with QoS 2 and persistent sessions), and Debian's chromium for the hub's web page
+# test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
+# not running, and is quick when everything is up already.
 #
 #   scripts/services.sh up       install if needed, start, wait until ready (idempotent)
 #   scripts/services.sh down     stop what this script started
@@ -21,6 +22,7 @@
 #   SVC_KAFKA_CONTROLLER_PORT=19093  SVC_RABBITMQ_PORT=5672  SVC_REDIS_PORT=6379
 #   SVC_POSTGRES_PORT=15432 (user svc, trust auth on loopback)  SVC_MOTO_PORT=15000
 #   SVC_NATS_PORT=14222 (JetStream on, its store under .services/nats)
+#   SVC_MQTT_PORT=11883 (Mosquitto, anonymous, up to 1000 unacknowledged messages in flight per client)
 # Config, data, logs and pid files live under .services/ (gitignored).
 set -euo pipefail
 
@@ -42,6 +44,7 @@ MOTO_PORT="${SVC_MOTO_PORT:-15000}"
 MOTO_VERSION=5.1.22
 NATS_PORT="${SVC_NATS_PORT:-14222}"
 NATS_VERSION=v2.15.3
+MQTT_PORT="${SVC_MQTT_PORT:-11883}"
 READY_TIMEOUT="${SVC_READY_TIMEOUT:-90}"
 
 log() { printf 'services: %s\n' "$*" >&2; }
@@ -91,6 +94,7 @@ install() {
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
   # Headless Chromium for the hub's web page test (driven by playwright-core).
   [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   kafka_jars
   moto_venv
@@ -246,6 +250,7 @@ SVC_REDIS_URL=redis://$HOST:$REDIS_PORT
 SVC_POSTGRES_URL=postgres://svc@$HOST:$POSTGRES_PORT/postgres
 SVC_MOTO_URL=http://$HOST:$MOTO_PORT
 SVC_NATS_URL=nats://$HOST:$NATS_PORT
+SVC_MQTT_URL=tcp://$HOST:$MQTT_PORT
 EOF
 }
 
@@ -271,6 +276,28 @@ rabbitmq_up() (
   grep -q rabbitmq_amqp1_0 "$DIR/rabbitmq/enabled_plugins" ||
     timeout 60 /usr/lib/rabbitmq/bin/rabbitmq-plugins -q -n "$RABBITMQ_NODENAME" enable rabbitmq_amqp1_0 >/dev/null
 )
+
+# Mosquitto with a config of ours: loopback only, sessions kept in memory for as long as it runs (the
+# tests kill the engine, not the broker), no cap on the messages queued for a client that is away,
+# and a window of 1000 unacknowledged QoS 1/2 messages per client (the default 20 would make an
+# input that acks after delivery wait for an output batch's period).
+mosquitto_up() {
+  local d="$DIR/mosquitto"
+  mkdir -p "$d"
+  cat >"$d/mosquitto.conf" <<EOF
+# Written by scripts/services.sh.
+listener $MQTT_PORT $HOST
+allow_anonymous true
+persistence false
+max_inflight_messages 1000
+max_queued_messages 0
+log_dest stdout
+log_type error
+log_type warning
+log_type notice
+EOF
+  start mosquitto port_open "$MQTT_PORT" -- /usr/sbin/mosquitto -c "$d/mosquitto.conf"
+}
 
 kafka_config() {
   local d="$DIR/kafka"
@@ -400,15 +427,17 @@ up() {
   start moto port_open "$MOTO_PORT" -- "$DIR/moto/venv/bin/moto_server" -H "$HOST" -p "$MOTO_PORT"
   mkdir -p "$DIR/nats/data"
   start nats port_open "$NATS_PORT" -- "$DIR/nats/bin/nats-server" -a "$HOST" -p "$NATS_PORT" -js -sd "$DIR/nats/data"
+  mosquitto_up
   write_env
-  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT"
+  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT, MQTT tcp://$HOST:$MQTT_PORT"
 }
 
 status() {
   local name url
   for pair in "prometheus ready http://$HOST:$PROM_PORT/-/ready" "pushgateway ready http://$HOST:$PUSH_PORT/-/ready" \
       "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT" \
-      "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT" "nats port_open $NATS_PORT"; do
+      "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT" "nats port_open $NATS_PORT" \
+      "mosquitto port_open $MQTT_PORT"; do
     read -r name check arg <<<"$pair"
     if pid="$(pid_of "$name")" && $check "$arg"; then echo "$name: running (pid $pid) at $arg"
     else echo "$name: not running"
@@ -418,7 +447,7 @@ status() {
 
 case "${1:-}" in
   up) up ;;
-  down) stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
+  down) stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
   status) status ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

@@ -13,6 +13,7 @@ import './amqp/index.js';
 import './amqp1/index.js';
 import './aws/index.js';
 import './nats/index.js';
+import './mqtt/index.js';
 import './avro/index.js';
 import './compress/index.js';
 import './jsonschema/index.js';
