@@ -90,7 +90,14 @@ describe('gateway_rate_limit, in memory, processes 2', () => {
       const mixed = await Promise.all(Array.from({ length: 30 }, (_, i) => call(port, 'GET', i % 2 ? '/k/x' : '/k2/x', { headers: { authorization: key } })));
       assert.deepEqual([count(mixed, 200), count(mixed, 429)], [10, 20]);
       assert.equal(mixed.find((r) => r.status === 429)!.body, tykErrorBody('Rate Limit Exceeded'));
-      const pids = new Set(mixed.filter((r) => r.status === 200).map((r) => (JSON.parse(r.body) as { pid: number }).pid));
+      // The same with requests one after another: the primary hands each new connection to the
+      // next child, so both processes admit, counting into the one counter. (Sent at once, one
+      // child's asks may all reach the primary first and take every unit.)
+      const oneByOne = await createKey(port, { rate: 10, per: 60, access_rights: rights(['k']), org_id: '' });
+      const sequential: Reply[] = [];
+      for (let i = 0; i < 12; i++) sequential.push(await call(port, 'GET', '/k/x', { headers: { authorization: oneByOne } }));
+      assert.deepEqual([count(sequential, 200), count(sequential, 429)], [10, 2]);
+      const pids = new Set(sequential.filter((r) => r.status === 200).map((r) => (JSON.parse(r.body) as { pid: number }).pid));
       assert.equal(pids.size, 2, 'both processes admitted requests');
 
       // Key level per API: each API has its own allowance (allowance_scope), apart from the other's.
