@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Message } from '@svc/engine';
 import { EngineProcess, freePort, waitFor } from '@svc/engine/testing';
-import { MQTT_URL, buildInput, buildOutput, client, collect, persistentSession, publishAll, take, unique } from './test-support.js';
+import { MQTT_URL, buildInput, buildOutput, client, collect, persistentSession, publishAll, take, unique } from '../testing/mqtt.js';
 
 describe('mqtt output → broker → mqtt input', () => {
   it('publishes to the interpolated topic; the input reads the messages with their metadata', async () => {

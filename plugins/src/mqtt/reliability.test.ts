@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EngineProcess, waitFor } from '@svc/engine/testing';
-import { MQTT_URL, client, collect, persistentSession, publishAll, unique } from './test-support.js';
+import { MQTT_URL, client, collect, persistentSession, publishAll, unique } from '../testing/mqtt.js';
 
 const TOTAL = 1000;
 

@@ -7,7 +7,7 @@ import { after } from 'node:test';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { type Input, type Output, type Transaction } from '@svc/engine';
 import { buildComponent, serviceAddress, testContext } from '@svc/engine/testing';
-import './index.js';
+import '../mqtt/index.js';
 
 /** Where the broker listens (services.sh's default when .services/env predates it). */
 export const MQTT_URL = (serviceAddress('SVC_MQTT_URL') as string | undefined) ?? 'tcp://127.0.0.1:11883';
