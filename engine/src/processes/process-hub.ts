@@ -157,6 +157,10 @@ export class ProcessHub {
    * exited, with what their handlers returned.
    */
   private tell(topic: string, payload: unknown, except?: number): Promise<unknown[]> {
+    // Replies wait for the end of the turn; an event goes at once. A snapshot answered before this
+    // change must reach its child before the change does, or the child, applying the change and
+    // then the older snapshot over it, would lose it (a child loading its map while another wrote).
+    this.flush();
     const eid = ++this.eid;
     const targets = Object.values(cluster.workers ?? {}).filter(
       (w): w is Worker => w !== undefined && w.id !== except && this.linked.has(w.id) && w.isConnected(),
