@@ -132,20 +132,34 @@ export function processLink(): ProcessLink | undefined {
 export class ReplicatedMap<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
   private readonly off: () => void;
+  /** While loading: the changes that arrived meanwhile, applied again over the snapshot. */
+  private arrived: MapEntry[] | undefined;
 
   constructor(
     private readonly link: ProcessLink,
     readonly name: string,
   ) {
-    this.off = link.on(mapTopic(name), (p) => this.apply(p as MapEntry));
+    this.off = link.on(mapTopic(name), (p) => {
+      this.arrived?.push(p as MapEntry);
+      this.apply(p as MapEntry);
+    });
   }
 
   /** Takes every entry the primary holds (a child that starts after writes were made). */
   async load(): Promise<void> {
-    const entries = await this.link.ask<MapEntry[]>({ op: 'map-snapshot', map: this.name });
-    // Writes that arrived before the snapshot are in it, and later ones follow it on the same pipe.
-    this.entries.clear();
-    for (const e of entries) this.apply(e);
+    this.arrived = [];
+    try {
+      const entries = await this.link.ask<MapEntry[]>({ op: 'map-snapshot', map: this.name });
+      // A change's event can run before this continuation does (the snapshot's reply and the
+      // event may be read together: the event's handler runs first), so every change that
+      // arrived while loading is applied again over the snapshot, in order. One the snapshot
+      // holds already is applied twice, which ends in the same state.
+      this.entries.clear();
+      for (const e of entries) this.apply(e);
+      for (const e of this.arrived) this.apply(e);
+    } finally {
+      this.arrived = undefined;
+    }
   }
 
   get(key: string): V | undefined {
