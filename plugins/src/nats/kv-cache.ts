@@ -4,34 +4,25 @@
  * in Benthos (the bucket's own max age applies). One connection serves every pipeline thread
  * (`mainThread`), opened at the first operation and again after it was lost.
  */
-import type { KV, NatsConnection } from 'nats';
+import type { KV } from 'nats';
 import { errorMessage, f, registerCache, type Cache, type ComponentContext, type Infer } from '@svc/engine';
 import { NatsDialer, connectionFields, connectionTailFields } from './connection.js';
-import { bucketField, openBucket } from './kv.js';
+import { bucketField, LazyBucket } from './kv.js';
 
 const kvCacheSpec = f.object({ ...connectionFields, bucket: bucketField, ...connectionTailFields });
 type KvCacheConfig = Infer<typeof kvCacheSpec>;
 
 class NatsKvCache implements Cache {
   private readonly dialer: NatsDialer;
-  private open: Promise<{ nc: NatsConnection; kv: KV }> | undefined;
+  private readonly lazy: LazyBucket;
 
-  constructor(
-    private readonly conf: KvCacheConfig,
-    ctx: ComponentContext,
-  ) {
+  constructor(conf: KvCacheConfig, ctx: ComponentContext) {
     this.dialer = new NatsDialer(conf, `${ctx.type} cache`, ctx.label);
+    this.lazy = new LazyBucket(this.dialer, conf.bucket);
   }
 
-  private async bucket(): Promise<KV> {
-    const current = this.open;
-    if (current) {
-      const b = await current.catch(() => undefined);
-      if (b && !b.nc.isClosed()) return b.kv;
-      if (this.open === current) this.open = undefined;
-    }
-    this.open ??= openBucket(this.dialer, this.conf.bucket);
-    return (await this.open).kv;
+  private bucket(): Promise<KV> {
+    return this.lazy.kv();
   }
 
   private async op<T>(what: string, run: (kv: KV) => Promise<T>): Promise<T> {
@@ -70,11 +61,8 @@ class NatsKvCache implements Cache {
     return this.op(`cannot delete ${key}`, (kv) => kv.delete(key));
   }
 
-  async close(): Promise<void> {
-    const open = this.open;
-    this.open = undefined;
-    const b = await open?.catch(() => undefined);
-    if (b && !b.nc.isClosed()) await b.nc.drain().catch(() => b.nc.close());
+  close(): Promise<void> {
+    return this.lazy.close();
   }
 }
 

@@ -8,7 +8,7 @@
  * One connection serves every pipeline thread (`mainThread`); it is opened at the first batch
  * and again after it was lost.
  */
-import type { KV, KvEntry, NatsConnection } from 'nats';
+import type { KV, KvEntry } from 'nats';
 import {
   Message,
   compileInterpolation,
@@ -23,7 +23,7 @@ import {
   type Processor,
 } from '@svc/engine';
 import { NatsDialer, connectionFields, connectionTailFields } from './connection.js';
-import { bucketField, entryMessage, openBucket, operationName } from './kv.js';
+import { bucketField, entryMessage, LazyBucket, operationName } from './kv.js';
 
 const OPERATIONS = ['get', 'get_revision', 'create', 'put', 'update', 'delete', 'purge', 'history', 'keys'] as const;
 type Operation = (typeof OPERATIONS)[number];
@@ -65,27 +65,21 @@ class NatsKvProcessor implements Processor {
   private readonly key: Interpolation;
   private readonly revision: Interpolation | undefined;
   private readonly timeoutMs: number;
-  private open: Promise<{ nc: NatsConnection; kv: KV }> | undefined;
+  private readonly lazy: LazyBucket;
 
   constructor(
     private readonly conf: KvProcessorConfig,
     ctx: ComponentContext,
   ) {
     this.dialer = new NatsDialer(conf, `${ctx.type} processor`, ctx.label);
+    this.lazy = new LazyBucket(this.dialer, conf.bucket);
     this.key = compileInterpolation(conf.key);
     this.revision = conf.revision === undefined ? undefined : compileInterpolation(conf.revision);
     this.timeoutMs = parseDuration(conf.timeout);
   }
 
-  private async bucket(): Promise<KV> {
-    const current = this.open;
-    if (current) {
-      const b = await current.catch(() => undefined);
-      if (b && !b.nc.isClosed()) return b.kv;
-      if (this.open === current) this.open = undefined;
-    }
-    this.open ??= openBucket(this.dialer, this.conf.bucket);
-    return (await this.open).kv;
+  private bucket(): Promise<KV> {
+    return this.lazy.kv();
   }
 
   async process(batch: Batch): Promise<Batch[]> {
@@ -179,11 +173,8 @@ class NatsKvProcessor implements Processor {
     return Number(text);
   }
 
-  async close(): Promise<void> {
-    const open = this.open;
-    this.open = undefined;
-    const b = await open?.catch(() => undefined);
-    if (b && !b.nc.isClosed()) await b.nc.drain().catch(() => b.nc.close());
+  close(): Promise<void> {
+    return this.lazy.close();
   }
 }
 

@@ -53,3 +53,34 @@ export async function openBucket(dialer: NatsDialer, bucket: string): Promise<Op
     throw dialer.error(`cannot open the KV bucket ${bucket}${missing ? ' (does it exist? create it with `nats kv add`)' : ''}`, err);
   }
 }
+
+/**
+ * A bucket opened on first use, and again once its connection has closed (the cache's and the
+ * processor's: they dial when first asked, not at start). `close()` drains the connection.
+ */
+export class LazyBucket {
+  private open: Promise<OpenBucket> | undefined;
+
+  constructor(
+    private readonly dialer: NatsDialer,
+    private readonly bucket: string,
+  ) {}
+
+  async kv(): Promise<KV> {
+    const current = this.open;
+    if (current) {
+      const b = await current.catch(() => undefined);
+      if (b && !b.nc.isClosed()) return b.kv;
+      if (this.open === current) this.open = undefined;
+    }
+    this.open ??= openBucket(this.dialer, this.bucket);
+    return (await this.open).kv;
+  }
+
+  async close(): Promise<void> {
+    const open = this.open;
+    this.open = undefined;
+    const b = await open?.catch(() => undefined);
+    if (b && !b.nc.isClosed()) await b.nc.drain().catch(() => b.nc.close());
+  }
+}
