@@ -5,7 +5,7 @@
  * client does, and are never logged. The runtime owns reconnection (NotConnectedError, back-off):
  * rhea's own reconnect is off, so a lost connection is seen by the component that owns it.
  */
-import type { Connection, ConnectionOptions, Container, EventContext } from 'rhea';
+import type { Connection, ConnectionOptions, Container, EventContext, Receiver, Sender } from 'rhea';
 import { ErrorCode, SvcError, errorMessage, f, redactUrl, scrubSecrets, tlsConnectOptions, tlsSpec, type Infer, type Logger } from '@svc/engine';
 
 const URL_SCHEME = /^amqps?:\/\//i;
@@ -153,14 +153,7 @@ export class Amqp1Dialer {
       const connection = container.connect(this.options(url));
       const fail = (why: unknown) => {
         clearTimeout(timer);
-        connection.removeAllListeners();
-        connection.on('error', () => undefined);
-        connection.on('disconnected', () => undefined);
-        try {
-          connection.close();
-        } catch {
-          // never opened
-        }
+        abandon(connection);
         reject(why instanceof Error ? why : new Error(describe(why)));
       };
       const timer = setTimeout(() => fail(new Error(`no answer within ${OPEN_TIMEOUT_MS / 1000} s`)), OPEN_TIMEOUT_MS);
@@ -174,6 +167,49 @@ export class Amqp1Dialer {
       connection.on('error', (err: unknown) => fail(err));
     });
   }
+}
+
+/** Drops a connection no link will use: its listeners go, what it reports later is ignored, and it closes. */
+function abandon(connection: Connection): void {
+  connection.removeAllListeners();
+  connection.on('error', () => undefined);
+  connection.on('disconnected', () => undefined);
+  try {
+    connection.close();
+  } catch {
+    // never opened
+  }
+}
+
+/**
+ * Opens a link on `connection` (`open` makes it: a receiver or a sender) and waits for the broker:
+ * resolves with the link once `opened` fires, both cleared of the listeners used here; rejects with
+ * why when the link (`failed`, its error read by `linkError`), its session or the connection fails
+ * first, and then abandons the connection.
+ */
+export async function openLink<L extends Receiver | Sender>(
+  connection: Connection,
+  open: () => L,
+  opened: 'receiver_open' | 'sender_open',
+  failed: 'receiver_error' | 'sender_error',
+  linkError: (ctx: EventContext) => unknown,
+): Promise<L> {
+  let link: L;
+  try {
+    link = await new Promise<L>((resolve, reject) => {
+      const l = open();
+      l.once(opened, () => resolve(l));
+      l.once(failed, (ctx: EventContext) => reject(new Error(describe(linkError(ctx) ?? 'the broker refused the link'))));
+      connection.once('disconnected', (ctx: EventContext) => reject(new Error(connectionError(ctx))));
+      connection.once('session_error', (ctx: EventContext) => reject(new Error(describe(ctx.session?.error ?? 'the session ended'))));
+    });
+  } catch (err) {
+    abandon(connection);
+    throw err;
+  }
+  connection.removeAllListeners();
+  link.removeAllListeners();
+  return link;
 }
 
 /** The error a connection event carries, as text. */

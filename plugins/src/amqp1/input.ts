@@ -24,7 +24,7 @@ import {
   type Logger,
   type Transaction,
 } from '@svc/engine';
-import { Amqp1Dialer, connectionError, connectionFields, connectionTailFields, describe, urlsGiven } from './connection.js';
+import { Amqp1Dialer, connectionError, connectionFields, connectionTailFields, describe, openLink, urlsGiven } from './connection.js';
 import { deliveryBody, deliveryMetadata } from './metadata.js';
 
 export const amqp1InputSpec = f
@@ -95,22 +95,16 @@ class Amqp1Input implements Input {
     const where = `${this.conf.source_address} at ${this.dialer.scrub(url)}`;
     let receiver: Receiver;
     try {
-      receiver = await new Promise<Receiver>((resolve, reject) => {
-        const r = connection.open_receiver({ source: { address: this.conf.source_address }, autoaccept: false, credit_window: 0 });
-        r.once('receiver_open', () => resolve(r));
-        r.once('receiver_error', (ctx: EventContext) => reject(new Error(describe(ctx.receiver?.error ?? 'the broker refused the link'))));
-        connection.once('disconnected', (ctx: EventContext) => reject(new Error(connectionError(ctx))));
-        connection.once('session_error', (ctx: EventContext) => reject(new Error(describe(ctx.session?.error ?? 'the session ended'))));
-      });
+      receiver = await openLink(
+        connection,
+        () => connection.open_receiver({ source: { address: this.conf.source_address }, autoaccept: false, credit_window: 0 }),
+        'receiver_open',
+        'receiver_error',
+        (ctx) => ctx.receiver?.error,
+      );
     } catch (err) {
-      connection.removeAllListeners();
-      connection.on('error', () => undefined);
-      connection.on('disconnected', () => undefined);
-      connection.close();
       throw this.dialer.error(`cannot receive from ${where}`, err);
     }
-    connection.removeAllListeners();
-    receiver.removeAllListeners();
     const s: Session = { connection, receiver, url, alive: true, reason: '', outstanding: 0 };
     const lost = (ctx: EventContext) => this.lost(s, this.dialer.scrub(connectionError(ctx)));
     connection.on('disconnected', lost);

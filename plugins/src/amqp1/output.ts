@@ -25,7 +25,7 @@ import {
   type Output,
 } from '@svc/engine';
 import { throwFailures } from '../batch-outcome.js';
-import { Amqp1Dialer, loadRhea, connectionError, connectionFields, connectionTailFields, describe, urlsGiven } from './connection.js';
+import { Amqp1Dialer, loadRhea, connectionError, connectionFields, connectionTailFields, describe, openLink, urlsGiven } from './connection.js';
 
 const amqp1OutputSpec = f
   .object({
@@ -108,22 +108,16 @@ class Amqp1Output implements Output {
     const where = `${this.conf.target_address} at ${this.dialer.scrub(url)}`;
     let sender: Sender;
     try {
-      sender = await new Promise<Sender>((resolve, reject) => {
-        const s = connection.open_sender({ target: { address: this.conf.target_address } });
-        s.once('sender_open', () => resolve(s));
-        s.once('sender_error', (ctx: EventContext) => reject(new Error(describe(ctx.sender?.error ?? 'the broker refused the link'))));
-        connection.once('disconnected', (ctx: EventContext) => reject(new Error(connectionError(ctx))));
-        connection.once('session_error', (ctx: EventContext) => reject(new Error(describe(ctx.session?.error ?? 'the session ended'))));
-      });
+      sender = await openLink(
+        connection,
+        () => connection.open_sender({ target: { address: this.conf.target_address } }),
+        'sender_open',
+        'sender_error',
+        (ctx) => ctx.sender?.error,
+      );
     } catch (err) {
-      connection.removeAllListeners();
-      connection.on('error', () => undefined);
-      connection.on('disconnected', () => undefined);
-      connection.close();
       throw this.dialer.error(`cannot send to ${where}`, err);
     }
-    connection.removeAllListeners();
-    sender.removeAllListeners();
     const l: Link = { connection, sender, alive: true, reason: '', pending: new Map(), waiting: [], flushing: false };
     const lost = (ctx: EventContext) => this.lost(l, this.dialer.scrub(connectionError(ctx)));
     connection.on('disconnected', lost);
