@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import * as http from 'node:http';
 import { join } from 'node:path';
 import { freePort } from '../bench/lib.mjs';
-import { TYK_BIN, gatewayFolder, startGateway, tykConf } from './tyk-peer.mjs';
+import { TYK_BIN, addTykOasApis, gatewayFolder, startGateway, tykConf } from './tyk-peer.mjs';
 const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-diff-'));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 14);
@@ -1125,31 +1125,12 @@ writeFileSync(
 );
 const procs = [startGateway(TYK_BIN, ['--conf', tyk.file]), startGateway(join(REPO, 'node_modules/.bin/engine'), ['-c', join(svc.dir, 'engine.yaml')])];
 await new Promise((r) => setTimeout(r, 8000));
-// Tyk reads OAS definitions from app_path only beside a classic one: post them through its API.
-for (const d of Object.values(defs('x-tyk-api-gateway')).filter((d) => d.openapi)) {
-  const r = await new Promise((resolve) => {
-    const req = http.request(
-      { host: '127.0.0.1', port: tykPort, method: 'POST', path: '/tyk/apis/oas', headers: { 'x-tyk-authorization': 's', 'content-type': 'application/json' } },
-      (res) => {
-        let b = '';
-        res.on('data', (c) => (b += c));
-        res.on('end', () => resolve(`${res.statusCode} ${b}`));
-      },
-    );
-    req.on('error', (e) => resolve(e.message));
-    req.end(JSON.stringify(d));
-  });
+for (const r of await addTykOasApis(
+  tykPort,
+  's',
+  Object.values(defs('x-tyk-api-gateway')).filter((d) => d.openapi),
+))
   console.log('tyk OAS create:', r.trim());
-}
-await new Promise((resolve) => {
-  const req = http.request({ host: '127.0.0.1', port: tykPort, method: 'GET', path: '/tyk/reload/group', headers: { 'x-tyk-authorization': 's' } }, (res) => {
-    res.resume();
-    res.on('end', resolve);
-  });
-  req.on('error', resolve);
-  req.end();
-});
-await new Promise((r) => setTimeout(r, 3000));
 // A basic auth user on both gateways, through each one's management API.
 for (const [port, prefix] of [
   [tykPort, 'tyk'],

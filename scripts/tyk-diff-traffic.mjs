@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, selfSignedCert } from '@svc/engine/testing';
-import { TYK_BIN, gatewayFolder, startGateway, tykConf } from './tyk-peer.mjs';
+import { TYK_BIN, addTykOasApis, gatewayFolder, startGateway, tykConf } from './tyk-peer.mjs';
 
 const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-traffic-'));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -274,30 +274,13 @@ writeFileSync(
 );
 const procs = [startGateway(TYK_BIN, ['--conf', tykFile]), startGateway(join(REPO, 'node_modules/.bin/engine'), ['-c', engineYaml])];
 await new Promise((r) => setTimeout(r, 8000));
-for (const d of Object.values(defs('x-tyk-api-gateway')).filter((d) => d.openapi)) {
-  const r = await new Promise((resolve) => {
-    const req = http.request(
-      { host: '127.0.0.1', port: tykPort, method: 'POST', path: '/tyk/apis/oas', headers: { 'x-tyk-authorization': 's', 'content-type': 'application/json' } },
-      (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve(`${res.statusCode} ${body}`));
-      },
-    );
-    req.on('error', (e) => resolve(e.message));
-    req.end(JSON.stringify(d));
-  });
+for (const r of await addTykOasApis(
+  tykPort,
+  's',
+  Object.values(defs('x-tyk-api-gateway')).filter((d) => d.openapi),
+)) {
   if (!r.startsWith('200')) console.log('tyk OAS create:', r.trim());
 }
-await new Promise((resolve) => {
-  const req = http.request({ host: '127.0.0.1', port: tykPort, method: 'GET', path: '/tyk/reload/group', headers: { 'x-tyk-authorization': 's' } }, (res) => {
-    res.resume();
-    res.on('end', resolve);
-  });
-  req.on('error', resolve);
-  req.end();
-});
-await new Promise((r) => setTimeout(r, 3000));
 function call(port, method, path, headers = {}) {
   return new Promise((resolve) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false, timeout: 10_000 }, (res) => {

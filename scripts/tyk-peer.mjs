@@ -5,6 +5,7 @@
 // use it.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as http from 'node:http';
 import { join } from 'node:path';
 
 /** Where the scripts find Tyk: TYK_BIN and TYK_TEMPLATES, else where bench/peers.mjs builds it. */
@@ -68,4 +69,31 @@ export function startGateway(bin, args) {
       }
     },
   };
+}
+
+/** One management call to Tyk on loopback `port`: `status body`, or the error's message. */
+function tykManagement(port, secret, method, path, body) {
+  return new Promise((resolve) => {
+    const headers = { 'x-tyk-authorization': secret, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve(`${res.statusCode} ${text}`));
+    });
+    req.on('error', (e) => resolve(e.message));
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+/**
+ * Tyk reads OAS definitions from app_path only beside a classic one: each of `oas` is posted
+ * through its management API (/tyk/apis/oas), then the group reloaded, and 3 s given to it.
+ * Resolves with Tyk's answer to each post (`status body`).
+ */
+export async function addTykOasApis(port, secret, oas) {
+  const answers = [];
+  for (const d of oas) answers.push(await tykManagement(port, secret, 'POST', '/tyk/apis/oas', d));
+  await tykManagement(port, secret, 'GET', '/tyk/reload/group');
+  await new Promise((r) => setTimeout(r, 3000));
+  return answers;
 }
