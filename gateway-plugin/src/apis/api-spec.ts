@@ -278,8 +278,8 @@ export interface ApiVersioning {
   defaultVersion: string;
   /** `definition.fallback_to_default`: an unknown version is served as the default one. */
   fallbackToDefault: boolean;
-  /** The API as each version (by its key in `version_data.versions`) serves it. */
-  versions: Record<string, ApiSpec>;
+  /** The API as each version (by its key in `version_data.versions`) serves it; a Map, as a request names the version. */
+  versions: ReadonlyMap<string, ApiSpec>;
 }
 
 /**
@@ -298,8 +298,8 @@ export interface ChildVersioning {
   strip: boolean;
   urlPattern: string;
   fallbackToDefault: boolean;
-  /** Version name → the id (or name) of the API serving it. */
-  versions: Record<string, string>;
+  /** Version name → the id (or name) of the API serving it; a Map, as a request names the version. */
+  versions: ReadonlyMap<string, string>;
 }
 
 export interface ApiSpec {

@@ -85,14 +85,14 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     return base;
   }
   const versionDef = root.obj('definition');
-  const versions: Record<string, ApiSpec> = {};
+  const versions = new Map<string, ApiSpec>();
   for (const [name, version] of data.objects('versions')) {
     const override = version.str('override_target');
     const variant: ApiSpec = { ...base, ...extendedPaths(version), versionName: name };
     if (override !== '') variant.targetUrl = targetUrlOf(version, 'override_target');
     const expires = expiryOf(version, 'expires');
     if (apiExpiry !== undefined || expires !== undefined) variant.expiry = { api: apiExpiry, version: expires, versioned: true };
-    versions[name] = variant;
+    versions.set(name, variant);
   }
   const location = versionDef?.str('location') ?? '';
   base.versioning = {
@@ -125,7 +125,7 @@ function childVersionsOf(root: Fields, versioned: boolean): ChildVersioning | un
     strip: d.bool('strip_path') || d.bool('strip_versioning_data'),
     urlPattern: checkedRegexp(d, 'url_versioning_pattern'),
     fallbackToDefault: d.bool('fallback_to_default'),
-    versions: d.stringMap('versions'),
+    versions: new Map(Object.entries(d.stringMap('versions'))),
   };
 }
 

@@ -192,7 +192,7 @@ function childVersionsOf(v: Fields | undefined): { childVersions?: ChildVersioni
       strip: v.bool('stripVersioningData'),
       urlPattern: checkedRegexp(v, 'urlVersioningPattern'),
       fallbackToDefault: v.bool('fallbackToDefault'),
-      versions: Object.fromEntries(v.list('versions').map((e) => [e.str('name'), e.str('id')])),
+      versions: new Map(v.list('versions').map((e) => [e.str('name'), e.str('id')])),
     },
   };
 }

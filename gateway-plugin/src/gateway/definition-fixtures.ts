@@ -69,14 +69,14 @@ after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** Starts a gateway process over `defs` (file name → definition) with svc.conf `more`. */
-export async function definitionGateway(defs: Record<string, Def>, more: Def = {}): Promise<{ port: number; engine: EngineRun }> {
+/** Starts a gateway process over `defs` (file name → definition) with svc.conf `more`; `input`: more `api_gateway` fields (YAML flow style). */
+export async function definitionGateway(defs: Record<string, Def>, more: Def = {}, input?: string): Promise<{ port: number; engine: EngineRun }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-gw-defs-'));
   dirs.push(dir);
   const port = await freePort();
   writeGateway(dir, { ...gatewayConfig(port), ...more } as ReturnType<typeof gatewayConfig>, []);
   for (const [name, def] of Object.entries(defs)) writeFileSync(join(dir, 'apps', name), JSON.stringify(def));
-  const engine = await runGateway(dir, port, 'pipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}');
+  const engine = await runGateway(dir, port, 'pipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}', input === undefined ? {} : { input });
   return { port, engine };
 }
 

@@ -73,7 +73,7 @@ function authField(api: ApiSpec): string {
 /** The stages `api` needs, in Tyk's order, each with the field that asks for it (a versioned API: what any of its versions needs). */
 export function stagesNeeded(api: ApiSpec): Need[] {
   const oas = api.format === 'oas';
-  const specs = api.versioning === undefined ? [api] : Object.values(api.versioning.versions);
+  const specs = api.versioning === undefined ? [api] : [...api.versioning.versions.values()];
   const any = (test: (s: ApiSpec) => boolean): boolean => specs.some(test);
   const out: Need[] = [];
   if (!api.disableRateLimit) {

@@ -51,7 +51,7 @@ export class GatewayState {
   requestApi(req: Pick<GatewayRequest, 'apiId' | 'apiVersion'>): ApiSpec | undefined {
     const api = this.apis.get(req.apiId);
     if (api?.versioning === undefined || req.apiVersion === undefined) return api;
-    return Object.hasOwn(api.versioning.versions, req.apiVersion) ? api.versioning.versions[req.apiVersion] : undefined;
+    return api.versioning.versions.get(req.apiVersion);
   }
 
   allApis(): ApiSpec[] {

@@ -195,11 +195,7 @@ export function chooseVersion(api: ApiSpec, r: VersionedRequest, now = Date.now(
       if (v.defaultVersion === '') return { api, refusal: VERSION_NOT_FOUND };
       name = v.defaultVersion;
     }
-    const served = Object.hasOwn(v.versions, name)
-      ? v.versions[name]
-      : v.fallbackToDefault && Object.hasOwn(v.versions, v.defaultVersion)
-        ? v.versions[v.defaultVersion]
-        : undefined;
+    const served = v.versions.get(name) ?? (v.fallbackToDefault ? v.versions.get(v.defaultVersion) : undefined);
     if (served === undefined) return { api, refusal: VERSION_DOES_NOT_EXIST };
     out.api = served;
     out.accessVersions = v.fallbackToDefault && name !== v.defaultVersion ? [name, v.defaultVersion] : [name];
@@ -224,12 +220,12 @@ export function versionApi(
   find: (nameOrId: string) => ApiSpec | undefined,
 ): { api: ApiSpec } | { base: true } | { refusal: Answer } {
   const v = base.childVersions!;
-  const id = v.versions[name];
+  const id = v.versions.get(name);
   const api = id === undefined || id === '' ? undefined : find(id);
   if (api !== undefined) return { api };
   if (!v.fallbackToDefault) return { refusal: VERSION_NOT_AN_API };
   if (v.defaultVersion === 'self' || v.defaultVersion === v.name) return { base: true };
-  const defaultId = v.versions[v.defaultVersion];
+  const defaultId = v.versions.get(v.defaultVersion);
   const fallback = defaultId === undefined || defaultId === '' ? undefined : find(defaultId);
   return fallback === undefined ? { refusal: INTERNAL_ERROR } : { api: fallback };
 }
