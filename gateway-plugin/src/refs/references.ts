@@ -10,8 +10,11 @@ export interface References {
   resolveString(value: string): Promise<string>;
   /** Every string field of `value` (objects and arrays walked) resolved as {@link resolveString}: a new value. */
   resolveDeep<T>(value: T): Promise<T>;
-  /** `$secret_*` references inside `text` replaced (per request; cached briefly). */
-  resolveInline(text: string): Promise<string>;
+  /**
+   * `$secret_*` references inside `text` replaced (per request; cached briefly), each value through
+   * `quote` when given. `text` is configured text only: a client's text is never resolved (issue 36).
+   */
+  resolveInline(text: string, quote?: (value: string) => string): Promise<string>;
 }
 
 /** No stores: every string as it is (tests, and definitions without references). */

@@ -95,7 +95,7 @@ export class ReferenceResolver implements References {
     return walk(value, 0, one) as Promise<T>;
   }
 
-  async resolveInline(text: string): Promise<string> {
+  async resolveInline(text: string, quote: (value: string) => string = (v) => v): Promise<string> {
     if (!text.includes('$secret_') && !text.includes('env://')) return text;
     const matches = [...text.matchAll(INLINE)];
     if (matches.length === 0) return text;
@@ -105,7 +105,7 @@ export class ReferenceResolver implements References {
       values.set(m[0], this.inlineValue(m));
     }
     const resolved = new Map<string, string>();
-    await Promise.all([...values].map(async ([ref, p]) => resolved.set(ref, await p)));
+    await Promise.all([...values].map(async ([ref, p]) => resolved.set(ref, quote(await p))));
     return text.replace(INLINE, (ref) => resolved.get(ref) ?? '');
   }
 

@@ -2,10 +2,13 @@
  * One URL rewrite as Tyk's `urlRewrite` does it: the basic pattern gates everything (matched on
  * the path and query as received, then, failing that, on their percent-decoded form); the first
  * advanced trigger that fires gives the `rewriteTo`, else the basic one's; `$1`… take the basic
- * match's groups; then `$svc_context.*`, `$svc_meta.*` and references fill in.
+ * match's groups; then `$svc_context.*` and `$svc_meta.*` fill in. References (`$secret_*`,
+ * `env://`) resolve in the configured `rewriteTo` before any client value is in it: a group or a
+ * context variable that reads `env://X` reaches the upstream as that text (Tyk resolves after).
  */
 import type { UrlRewriteRule } from '../apis/api-spec.js';
 import type { References } from '../refs/references.js';
+import { ownValue } from '../gateway/own-value.js';
 import { type ContextData } from './context-data.js';
 import { firstMatch, pattern } from './patterns.js';
 import { fires, type TriggerInput } from './triggers.js';
@@ -67,10 +70,10 @@ export async function rewriteUrl(rule: UrlRewriteRule, url: string, input: Trigg
     if (decoded !== undefined) groups = firstMatch(basic, decoded);
   }
   if (groups === undefined) return undefined;
-  let out = target.replace(DOLLAR, (ref) => groups![Number(ref.slice(1))] ?? '');
-  if (out.includes('$svc_context.')) out = substitute(out, CONTEXT, (k) => data[k] ?? input.context()[k]);
-  if (out.includes('$svc_meta.')) out = substitute(out, META, (k) => input.sessionMeta?.[k]);
-  return refs.resolveInline(out);
+  let out = (await refs.resolveInline(target)).replace(DOLLAR, (ref) => groups![Number(ref.slice(1))] ?? '');
+  if (out.includes('$svc_context.')) out = substitute(out, CONTEXT, (k) => ownValue(data, k) ?? ownValue(input.context(), k));
+  if (out.includes('$svc_meta.')) out = substitute(out, META, (k) => ownValue(input.sessionMeta, k));
+  return out;
 }
 
 /**

@@ -30,6 +30,11 @@ function templateOf(text: string): GoTemplate {
   return t;
 }
 
+/** A reference's value as literal text of a Go template: a `{{` in it is printed, not parsed. */
+export function templateText(value: string): string {
+  return value.replaceAll('{{', '{{"{{"}}');
+}
+
 /** The body as the template's data (Go's json.Unmarshal into interface{}: float64 numbers); undefined when it is not JSON. */
 export function templateData(body: Buffer): Record<string, unknown> | undefined {
   if (body.length === 0) return {};

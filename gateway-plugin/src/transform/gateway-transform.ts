@@ -41,8 +41,8 @@ import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
 import { markAnsweredByStage, markStage, shapes } from '../gateway/stages.js';
 import { resolverFor } from '../refs/resolver.js';
 import { contextData, type ContextData } from '../rewrite/context-data.js';
-import { fillVariables, type VariableSource } from './variables.js';
-import { runBodyTransform, templateData } from './body-transform.js';
+import { fillContext, fillVariables, type VariableSource } from './variables.js';
+import { runBodyTransform, templateData, templateText } from './body-transform.js';
 import { decodeBody } from './go-json-decode.js';
 import { schemaFailures } from './json-schema.js';
 import { requestBodyFailure } from './oas-request-validation.js';
@@ -167,9 +167,11 @@ export class GatewayTransform extends GatewayMiddleware {
     const data = templateData(msg.content);
     if (data === undefined) return void this.logger.error(`Body transform failure: the body of ${req.method} ${req.path} is not JSON`);
     const meta = t.enableSession ? req.session?.state.meta_data : undefined;
-    const r = runBodyTransform(t, data, { ...(contextVars ? { context: from.context() } : {}), ...(meta !== undefined ? { meta } : {}) });
+    // References resolve in the configured template, before the body is in it: client text is never a reference.
+    const template = await from.refs.resolveInline(t.template, templateText);
+    const r = runBodyTransform({ template }, data, { ...(contextVars ? { context: from.context() } : {}), ...(meta !== undefined ? { meta } : {}) });
     if (r.error !== undefined) return void this.logger.error(`Body transform failure: failed to apply template to request: ${r.error}`);
-    msg.content = Buffer.from(await fillVariables(r.text, from, true));
+    msg.content = Buffer.from(fillContext(r.text, from, true));
     req.bodyReplaced = true;
   }
 }

@@ -3,10 +3,13 @@
  * `gateway/mw_url_rewrite.go`): references first (`$secret_conf.`, `$secret_env.`,
  * `$secret_kvstore.`, `$secret_secretstore.`, `env://`), then `$svc_context.<name>` (the request's
  * context variables: empty without `enable_context_vars`) and `$svc_meta.<key>` (the session's
- * metadata). A variable with no value becomes ''.
+ * metadata). A variable with no value becomes ''. References resolve in configured text only,
+ * before any client value is in it (a body transform's output holds the client's body: it gets
+ * {@link fillContext}, its template's references were resolved before it ran).
  */
 import type { References } from '../refs/references.js';
 import type { ContextData } from '../rewrite/context-data.js';
+import { ownValue } from '../gateway/own-value.js';
 
 const CONTEXT = /\$svc_context\.([A-Za-z0-9_\-.]+)/g;
 const META = /\$svc_meta\.([A-Za-z0-9_\-.]+)/g;
@@ -45,16 +48,21 @@ export interface VariableSource {
   refs: References;
 }
 
-/**
- * `template` with its variables filled in; `escape` (a body transform's output, Tyk's
- * ReplaceTykVariables with escaping): context and metadata values query-escaped unless they start
- * with `http`.
- */
-export async function fillVariables(template: string, from: VariableSource, escape = false): Promise<string> {
+/** `template` (configured text) with its references resolved, then its context and metadata variables filled in. */
+export async function fillVariables(template: string, from: VariableSource): Promise<string> {
   if (!template.includes('$') && !template.includes('env://')) return template;
+  return fillContext(await from.refs.resolveInline(template), from);
+}
+
+/**
+ * `text`'s `$svc_context.*` and `$svc_meta.*` filled in, nothing else (it may hold client text);
+ * `escape` (a body transform's output, Tyk's ReplaceTykVariables with escaping): the values
+ * query-escaped unless they start with `http`.
+ */
+export function fillContext(text: string, from: Omit<VariableSource, 'refs'>, escape = false): string {
   const escaped = (v: string): string => (escape && !v.startsWith('http') ? queryEscape(v) : v);
-  let out = await from.refs.resolveInline(template);
-  if (out.includes('$svc_context.')) out = out.replace(CONTEXT, (_all, key: string) => escaped(valueText(from.context()[key], true)));
-  if (out.includes('$svc_meta.')) out = out.replace(META, (_all, key: string) => escaped(valueText(from.meta?.[key], false)));
+  let out = text;
+  if (out.includes('$svc_context.')) out = out.replace(CONTEXT, (_all, key: string) => escaped(valueText(ownValue(from.context(), key), true)));
+  if (out.includes('$svc_meta.')) out = out.replace(META, (_all, key: string) => escaped(valueText(ownValue(from.meta, key), false)));
   return out;
 }
