@@ -119,7 +119,7 @@ export function timeClaimsError(claims: Record<string, unknown>, skews: Skews, n
   const now = Math.floor(nowSeconds);
   let err: string | undefined;
   const check = (name: string, ok: (v: number) => boolean, text: string) => {
-    if (!(name in claims)) return;
+    if (!Object.hasOwn(claims, name)) return;
     const v = claims[name];
     if (typeof v !== 'number' || (v !== 0 && !ok(v))) err = text;
   };

@@ -17,6 +17,7 @@ import { ENDPOINT_FORBIDDEN, endpointStatus } from './endpoint-lists.js';
 import { tykError } from './errors.js';
 import type { GatewayRequest } from './request.js';
 import { mockAnswer } from './mock-reply.js';
+import { ownValue } from './own-value.js';
 import { sizeRefusal } from './size-limits.js';
 import { chooseVersion, versionApi, type VersionChoice } from './version-check.js';
 
@@ -54,7 +55,7 @@ export interface BeforeChain extends VersionChoice {
 function headerOf(r: CheckedRequest): (name: string) => string | undefined {
   return (name) => {
     if (!r.looped) return firstHeader(r.req, name);
-    const v = r.headers[name];
+    const v = ownValue(r.headers, name);
     return Array.isArray(v) ? v[0] : v;
   };
 }
@@ -63,7 +64,7 @@ function headerOf(r: CheckedRequest): (name: string) => string | undefined {
 function linesOf(r: CheckedRequest): (name: string) => string[] {
   return (name) => {
     if (!r.looped) return headerLines(r.req, name);
-    const v = r.headers[name];
+    const v = ownValue(r.headers, name);
     return v === undefined ? [] : Array.isArray(v) ? v : [v];
   };
 }
@@ -116,7 +117,7 @@ export function passedRequest(
   const rawPath = checked.rawPath ?? r.rawPath;
   const decodedPath = checked.path ?? r.path;
   let headers = r.headers;
-  if (checked.dropHeader !== undefined && headers[checked.dropHeader] !== undefined) {
+  if (checked.dropHeader !== undefined && ownValue(headers, checked.dropHeader) !== undefined) {
     headers = { ...headers };
     delete headers[checked.dropHeader];
   }
@@ -161,7 +162,7 @@ export function checkServed(api: ApiSpec, target: CheckedRequest, xffDepth: numb
     const raw = upstreamPathOf(base, checked.rawPath ?? t.rawPath, decoded);
     const rest = upstreamPathOf(base, decoded, decoded);
     let headers = t.headers;
-    if (checked.dropHeader !== undefined && headers[checked.dropHeader] !== undefined) {
+    if (checked.dropHeader !== undefined && ownValue(headers, checked.dropHeader) !== undefined) {
       headers = { ...headers };
       delete headers[checked.dropHeader];
     }

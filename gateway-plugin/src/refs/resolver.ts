@@ -148,14 +148,19 @@ export class ReferenceResolver implements References {
   /** `env://KEY`: the variable `KEY` (5.3.0 and later); absent, `SVC_SECRET_KEY` (the earlier convention). */
   private fromEnv(key: string): Lookup {
     if (key === '') return failed('bad_reference', 'no variable name');
-    const v = this.env[key];
+    const v = this.envValue(key);
     return v !== undefined ? found(v) : this.fromEnvPrefixed(key);
+  }
+
+  /** The variable `name`, when set (never Object.prototype's `constructor`). */
+  private envValue(name: string): string | undefined {
+    return Object.hasOwn(this.env, name) ? this.env[name] : undefined;
   }
 
   /** `$secret_env.KEY`: the variable `SVC_SECRET_KEY` (upper-cased, as Tyk). */
   private fromEnvPrefixed(key: string): Lookup {
     const name = `SVC_SECRET_${key.toUpperCase()}`;
-    const v = this.env[name];
+    const v = this.envValue(name);
     return v === undefined || v === '' ? failed('not_found', `${name} is not set`) : found(v);
   }
 

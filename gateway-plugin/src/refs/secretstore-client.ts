@@ -45,8 +45,7 @@ export class SecretStoreClient {
     const keys = this.keysOf(read.body);
     if (keys === undefined) return failed('store_error', 'the answer has no data object');
     const key = reference.slice(dot + 1);
-    if (!Object.hasOwn(keys, key)) return failed('not_found', 'the secret has no such key');
-    return found(valueText(keys[key]));
+    return Object.hasOwn(keys, key) ? found(valueText(keys[key])) : failed('not_found', 'the secret has no such key');
   }
 
   private keysOf(body: unknown): Record<string, unknown> | undefined {

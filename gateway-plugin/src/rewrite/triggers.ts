@@ -5,6 +5,7 @@
  * Every match is kept as a context variable `trigger-{n}-{key}[-{i}]`, its groups as `-{g}`.
  */
 import type { RewriteMatch, RewriteTrigger } from '../apis/api-spec.js';
+import { ownValue } from '../gateway/own-value.js';
 import { canonicalHeader, type ContextData } from './context-data.js';
 import { allMatches, firstMatch, pattern } from './patterns.js';
 
@@ -57,10 +58,15 @@ function location(
   return count > 0 && (any || count >= rules.length);
 }
 
+/** A session metadata or context value as a rule reads it: a string, else nothing. */
+function stringOf(v: unknown): string[] {
+  return typeof v === 'string' ? [v] : [];
+}
+
 function headerValues(headers: TriggerInput['headers'], key: string): { name: string; values: string[] } {
   // Configured names are hyphenated; a name written with underscores means the hyphenated header.
   const name = canonicalHeader(key.replaceAll('_', '-'));
-  const v = headers[name.toLowerCase()];
+  const v = ownValue(headers, name.toLowerCase());
   return { name, values: v === undefined ? [] : Array.isArray(v) ? v : [v] };
 }
 
@@ -88,12 +94,12 @@ export function fires(trigger: RewriteTrigger, n: number, input: TriggerInput, d
   }
   if (r.sessionMeta && input.sessionMeta !== undefined) {
     const meta = input.sessionMeta;
-    const values = (rule: RewriteMatch) => ({ name: rule.key, values: typeof meta[rule.key] === 'string' ? [meta[rule.key] as string] : [] });
+    const values = (rule: RewriteMatch) => ({ name: rule.key, values: stringOf(ownValue(meta, rule.key)) });
     if (check(location(r.sessionMeta, any, values, data, n, false))) return true;
   }
   if (r.requestContext) {
     const snapshot = { ...input.context(), ...data };
-    const values = (rule: RewriteMatch) => ({ name: rule.key, values: typeof snapshot[rule.key] === 'string' ? [snapshot[rule.key] as string] : [] });
+    const values = (rule: RewriteMatch) => ({ name: rule.key, values: stringOf(ownValue(snapshot, rule.key)) });
     if (check(location(r.requestContext, any, values, data, n, false))) return true;
   }
   if (r.payload) {
@@ -108,6 +114,6 @@ export function fires(trigger: RewriteTrigger, n: number, input: TriggerInput, d
     if (check(ok)) return true;
   }
   // `all`: every location that has rules passed (a session location without a session counts as not passed).
-  const locations = Object.keys(r).filter((k) => (r as Record<string, unknown[]>)[k]!.length > 0).length;
+  const locations = Object.values(r).filter((list) => list.length > 0).length;
   return !any && passed.length === locations && passed.every(Boolean);
 }
