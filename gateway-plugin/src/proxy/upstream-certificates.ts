@@ -10,20 +10,17 @@ import { readFileSync } from 'node:fs';
 
 /** Tyk's getCertificateIDForHost over one map; '' when no entry applies. */
 export function certificateIdForHost(host: string, map: Record<string, string>): string {
-  let id = '';
+  // The host may come from a client's value (a rewrite to a full URL): `constructor` is not an entry.
+  const entry = (k: string): string | undefined => (Object.hasOwn(map, k) ? map[k] : undefined);
+  let id = entry('*') ?? '';
   const colon = host.lastIndexOf(':');
   const withoutPort = colon > 0 && !host.endsWith(']') ? host.slice(0, colon) : host;
-  if (map['*'] !== undefined) id = map['*'];
   const dot = withoutPort.indexOf('.');
   if (dot > 0) {
-    const pattern = `*.${withoutPort.slice(dot + 1)}`;
-    if (map[pattern] !== undefined) id = map[pattern];
-    const withPort = `*.${host.slice(host.indexOf('.') + 1)}`;
-    if (map[withPort] !== undefined) id = map[withPort];
+    id = entry(`*.${withoutPort.slice(dot + 1)}`) ?? id;
+    id = entry(`*.${host.slice(host.indexOf('.') + 1)}`) ?? id;
   }
-  if (map[withoutPort] !== undefined) id = map[withoutPort];
-  if (map[host] !== undefined) id = map[host];
-  return id;
+  return entry(host) ?? entry(withoutPort) ?? id;
 }
 
 const loaded = new Map<string, Buffer>();
