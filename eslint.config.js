@@ -82,7 +82,11 @@ export default tseslint.config(
   // Where the gateway reads a request's names (typed: the rule reads types). endpoint-lists.ts
   // reads `methodActions[method]`, and Node's parser only accepts the methods it knows.
   {
-    files: ['gateway-plugin/src/{gateway,rewrite,refs}/**/*.ts', 'gateway-plugin/src/transform/{variables,body-transform}.ts'],
+    files: [
+      'gateway-plugin/src/{gateway,rewrite,refs}/**/*.ts',
+      'gateway-plugin/src/transform/{variables,body-transform}.ts',
+      'gateway-plugin/src/auth/hmac-auth.ts',
+    ],
     ignores: ['**/*.test.ts', 'gateway-plugin/src/gateway/endpoint-lists.ts'],
     languageOptions: { parserOptions: { projectService: true } },
     plugins: { svc: { rules: { 'own-keys': ownKeys } } },

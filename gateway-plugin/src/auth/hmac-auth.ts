@@ -19,6 +19,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { ApiSpec } from '../apis/api-spec.js';
+import { ownValue } from '../gateway/own-value.js';
 import type { GatewayRequest } from '../gateway/request.js';
 import type { GatewayState } from '../gateway/state.js';
 import { readCredential } from './credential.js';
@@ -127,8 +128,9 @@ function fieldValues(token: string): Fields | undefined {
   return set;
 }
 
+/** A header's first value; `name` may be the client's (a signature's `headers` list). */
 function header(req: GatewayRequest, name: string): string {
-  const v = req.headers[name.toLowerCase()];
+  const v = ownValue(req.headers, name.toLowerCase());
   return (Array.isArray(v) ? v[0] : v) ?? '';
 }
 
@@ -159,7 +161,12 @@ function queryEscape(s: string): string {
     .replace(/%20/g, '+');
 }
 
-const HASHES: Record<string, string> = { 'hmac-sha256': 'sha256', 'hmac-sha384': 'sha384', 'hmac-sha512': 'sha512' };
+// A Map: the algorithm is the client's text (`constructor` is no hash).
+const HASHES = new Map([
+  ['hmac-sha256', 'sha256'],
+  ['hmac-sha384', 'sha384'],
+  ['hmac-sha512', 'sha512'],
+]);
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
@@ -203,7 +210,7 @@ export async function authenticateHmac(state: GatewayState, api: ApiSpec & { hma
     found.session.hmac_enabled === true || (found.session as { enable_http_signature_validation?: unknown }).enable_http_signature_validation === true;
   if (typeof secret !== 'string' || secret === '' || !enabled) return REFUSED;
   const encoded = queryEscape(
-    createHmac(HASHES[f.algorithm] ?? 'sha1', secret)
+    createHmac(HASHES.get(f.algorithm) ?? 'sha1', secret)
       .update(text)
       .digest('base64'),
   );

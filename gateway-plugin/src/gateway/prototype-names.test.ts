@@ -1,7 +1,8 @@
 /**
  * Issue 36, item 1: a name a client sends is data, never a property of Object.prototype. Every
  * client-controlled name the gateway looks up (a version in a header, a query parameter or a path
- * segment, classic `version_data` and versions as separate APIs, classic and OAS; a key; a loop
+ * segment, classic `version_data` and versions as separate APIs, classic and OAS; a key; an HMAC
+ * signature's algorithm and key id; a loop
  * target; the management API's key, API and policy ids; header, query and cookie names behind
  * context variables) gets `__proto__`, `constructor`, `prototype`, `toString` and
  * `hasOwnProperty` on a real gateway of two processes, and each must be answered exactly as an
@@ -96,6 +97,7 @@ describe('names from Object.prototype sent by a client (issue 36, item 1)', () =
         }),
         'ob-oas.json': oasBase(),
         'keyed.json': { ...classicDef('keyed', up.target()), use_keyless: false, auth: { auth_header_name: 'Authorization' } },
+        'hm.json': classicDef('hm', up.target(), { use_keyless: false, enable_signature_checking: true }),
         'ctx.json': classicDef(
           'ctx',
           up.target(),
@@ -130,6 +132,14 @@ describe('names from Object.prototype sent by a client (issue 36, item 1)', () =
 
   it('a key, a loop target, and the ids of the management API', async () => {
     await asOrdinary('a key', (n) => call(port, 'GET', '/keyed/x', { headers: { authorization: n } }), { status: 403 });
+    const hmacKey = { rate: 100, per: 1, quota_max: -1, hmac_enabled: true, hmac_string: 'sekret', access_rights: { hm: { api_id: 'hm' } } };
+    assert.equal((await call(port, 'POST', '/svc/keys/alice', { headers: admin, body: JSON.stringify(hmacKey) })).status, 200);
+    const signature = (keyId: string, algorithm: string) => ({
+      date: new Date().toUTCString(),
+      authorization: `Signature keyId="${keyId}",algorithm="${algorithm}",headers="date",signature="c2lnbmVk"`,
+    });
+    await asOrdinary('an HMAC algorithm', (n) => call(port, 'GET', '/hm/x', { headers: signature('alice', n) }), { status: 400 });
+    await asOrdinary('an HMAC key id', (n) => call(port, 'GET', '/hm/x', { headers: signature(n, 'hmac-sha256') }), { status: 400 });
     await asOrdinary('a loop target', (n) => call(port, 'GET', `/ctx/loop/${n}`), { status: 500, body: tykBody("Can't detect loop target") });
     for (const path of ['/svc/keys/', '/svc/apis/', '/svc/apis/oas/', '/svc/policies/'])
       for (const method of ['GET', 'DELETE']) {
