@@ -10,7 +10,7 @@
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayRequest } from '../gateway/request.js';
 import type { GatewayState } from '../gateway/state.js';
-import { passwordMatches } from '../sessions/basic-auth-password.js';
+import { passwordMatches, type PasswordLog } from '../sessions/basic-auth-password.js';
 import { decodeStdBase64 } from '../sessions/key-hash.js';
 import { readCredential } from './credential.js';
 import type { AuthOutcome } from './jwt-auth.js';
@@ -26,6 +26,7 @@ export async function authenticateBasic(
   state: GatewayState,
   api: ApiSpec & { basicAuth: NonNullable<ApiSpec['basicAuth']> },
   req: GatewayRequest,
+  log?: PasswordLog,
 ): Promise<AuthOutcome> {
   const token = readCredential(req, api.credential);
   if (token === '') return challenge(api, 'Authorization field missing');
@@ -38,6 +39,6 @@ export async function authenticateBasic(
   const [user, password] = values as [string, string];
   const found = await findKey(state, api, user);
   if (found === undefined) return challenge(api, 'User not authorised');
-  const ok = await passwordMatches(found.session, password, { disabled: api.basicAuth.disableCaching, ttlSeconds: api.basicAuth.cacheTtl });
+  const ok = await passwordMatches(found.session, password, { disabled: api.basicAuth.disableCaching, ttlSeconds: api.basicAuth.cacheTtl }, log);
   return ok ? { ok: true, keyId: found.name, session: found.session } : challenge(api, 'User not authorised');
 }

@@ -130,6 +130,8 @@ export function writeApis(dir: string, apis: ApiSpec[]): void {
 
 export interface EngineRun {
   log(): string;
+  /** The engine process's id (its memory and threads are in /proc/<pid>). */
+  pid: number;
   /** SIGINT, then the exit code (SIGKILL after 20 s). */
   stop(): Promise<number | null>;
 }
@@ -203,6 +205,7 @@ export async function runGateway(
     });
   return {
     log: () => out,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGINT');
       const t = setTimeout(() => child.kill('SIGKILL'), 20_000);

@@ -2,7 +2,9 @@
  * A request body decoded as Go's json.Decoder decodes it (what gojsonschema and kin-openapi use in
  * Tyk): the first JSON value (what follows it is not read), or Go's error text: `EOF` for no value,
  * `unexpected EOF` for a value cut short, `invalid character 'x' <where>` (encoding/json's
- * scanner words) for a syntax error.
+ * scanner words) for a syntax error, `invalid character '[' exceeded max depth` for a value nested
+ * more than Go's 10,000 deep (JSON.parse alone would take any depth, and the schema checks after
+ * it must not meet a value deeper than Tyk's decoder lets through).
  */
 
 /** Go's quoteChar in encoding/json's scanner, for one byte. */
@@ -24,50 +26,63 @@ const isSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x09 || 
 const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39;
 const isHex = (c: number | undefined): boolean => c !== undefined && (isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46));
 
-/** Scans one value of `b` from `i` (after spaces); returns the offset after it. Throws SyntaxFailure, or 'eof' when cut short. */
-function scanValue(b: Buffer, i: number, where = 'looking for beginning of value'): number {
-  while (isSpace(b[i])) i++;
-  const c = b[i];
-  if (c === undefined) throw 'eof';
+/** encoding/json's maxNestingDepth: a value nested deeper is a syntax error, as Go's scanner reports it. */
+export const MAX_NESTING_DEPTH = 10_000;
+
+/**
+ * Scans one value of `b` from `i` (after spaces); returns the offset after it. Throws SyntaxFailure,
+ * or 'eof' when cut short. Iterative, with the open containers on a list: a body nested 100,000
+ * deep is Go's `exceeded max depth`, never this thread's stack.
+ */
+function scanValue(b: Buffer, i: number): number {
   const bad = (at: number, context: string): never => {
     if (b[at] === undefined) throw 'eof';
     throw new SyntaxFailure(`invalid character ${quoteChar(b[at])} ${context}`);
   };
-  if (c === 0x7b) {
-    i++;
+  /** After `{` or `,` in an object: the key and its colon; returns the offset of the value. */
+  const key = (at: number): number => {
+    while (isSpace(b[at])) at++;
+    if (b[at] !== 0x22) bad(at, 'looking for beginning of object key string');
+    at = scanString(b, at);
+    while (isSpace(b[at])) at++;
+    if (b[at] !== 0x3a) bad(at, 'after object key');
+    return at + 1;
+  };
+  const open: number[] = [];
+  for (;;) {
+    // A value begins at i.
     while (isSpace(b[i])) i++;
-    if (b[i] === 0x7d) return i + 1;
-    for (;;) {
+    const c = b[i];
+    if (c === undefined) throw 'eof';
+    if (c === 0x7b || c === 0x5b) {
+      if (open.length >= MAX_NESTING_DEPTH) throw new SyntaxFailure(`invalid character ${quoteChar(c)} exceeded max depth`);
+      i++;
       while (isSpace(b[i])) i++;
-      if (b[i] !== 0x22) bad(i, 'looking for beginning of object key string');
-      i = scanString(b, i);
-      while (isSpace(b[i])) i++;
-      if (b[i] !== 0x3a) bad(i, 'after object key');
-      i = scanValue(b, i + 1);
-      while (isSpace(b[i])) i++;
-      if (b[i] === 0x2c) {
-        i++;
+      if (b[i] !== (c === 0x7b ? 0x7d : 0x5d)) {
+        open.push(c);
+        if (c === 0x7b) i = key(i);
         continue;
       }
-      if (b[i] === 0x7d) return i + 1;
-      bad(i, 'after object key:value pair');
-    }
-  }
-  if (c === 0x5b) {
-    i++;
-    while (isSpace(b[i])) i++;
-    if (b[i] === 0x5d) return i + 1;
+      i++;
+    } else i = scanScalar(b, i, c, bad);
+    // A value ended at i: close what it ends, or go on to the next element.
     for (;;) {
-      i = scanValue(b, i);
+      const top = open[open.length - 1];
+      if (top === undefined) return i;
       while (isSpace(b[i])) i++;
       if (b[i] === 0x2c) {
-        i++;
-        continue;
+        i = top === 0x7b ? key(i + 1) : i + 1;
+        break;
       }
-      if (b[i] === 0x5d) return i + 1;
-      bad(i, 'after array element');
+      if (b[i] !== (top === 0x7b ? 0x7d : 0x5d)) bad(i, top === 0x7b ? 'after object key:value pair' : 'after array element');
+      open.pop();
+      i++;
     }
   }
+}
+
+/** A string, number or literal beginning with `c` at `i`; returns the offset after it. */
+function scanScalar(b: Buffer, i: number, c: number, bad: (at: number, context: string) => never): number {
   if (c === 0x22) return scanString(b, i);
   if (c === 0x2d || isDigit(c)) return scanNumber(b, i, bad);
   for (const word of ['true', 'false', 'null']) {
@@ -75,7 +90,7 @@ function scanValue(b: Buffer, i: number, where = 'looking for beginning of value
     for (let k = 1; k < word.length; k++) if (b[i + k] !== word.charCodeAt(k)) bad(i + k, `in literal ${word} (expecting ${quoteChar(word.charCodeAt(k))})`);
     return i + word.length;
   }
-  return bad(i, where);
+  return bad(i, 'looking for beginning of value');
 }
 
 function scanString(b: Buffer, i: number): number {

@@ -12,6 +12,10 @@
  *
  * Known difference: where gojsonschema reports several property errors, Go's map order decides
  * their order (it varies from run to run in Tyk); here they follow the schema's order.
+ *
+ * svc's bound: gojsonschema lists every failure (a 0.4 MB body of 200,000 wrong-typed items made
+ * Tyk's answer 12 MB); here the walk stops after {@link MAX_SCHEMA_FAILURES}, those worded as Tyk
+ * words them, and one more entry says that the list stops there.
  */
 
 import { RE2JS } from 're2js';
@@ -154,16 +158,38 @@ export function compileJsonSchema(schema: unknown, at: string, oas?: OasSchemaRe
   return out;
 }
 
-/** JSON text as Go's json.Marshal writes it for a decoded value (object keys sorted). */
+/**
+ * JSON text as Go's json.Marshal writes it for a decoded value (object keys sorted). Iterative: a
+ * body may be nested as deep as Go's decoder allows (10,000), deeper than this thread's stack.
+ */
 export function goJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(goJson).join(',')}]`;
-  if (isObject(v)) {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${goJson(v[k])}`)
-      .join(',')}}`;
+  let out = '';
+  // What is left to write, last first: a value, or text (a comma, a key, a closing bracket).
+  const work: Array<{ value: unknown } | string> = [{ value: v }];
+  for (let w = work.pop(); w !== undefined; w = work.pop()) {
+    if (typeof w === 'string') {
+      out += w;
+      continue;
+    }
+    const x = w.value;
+    if (Array.isArray(x)) {
+      out += '[';
+      work.push(']');
+      for (let i = x.length - 1; i >= 0; i--) {
+        work.push({ value: x[i] });
+        if (i > 0) work.push(',');
+      }
+    } else if (isObject(x)) {
+      out += '{';
+      work.push('}');
+      const keys = Object.keys(x).sort();
+      for (let i = keys.length - 1; i >= 0; i--) {
+        work.push({ value: x[keys[i]!] }, `${JSON.stringify(keys[i])}:`);
+        if (i > 0) work.push(',');
+      }
+    } else out += JSON.stringify(x) ?? 'null';
   }
-  return JSON.stringify(v) ?? 'null';
+  return out;
 }
 
 /** A number as Go's fmt prints a big.Float with %v: shortest digits, exponent form from 1e+06 or below 1e-04. */
@@ -190,15 +216,49 @@ function typeFits(types: string[], kind: string): boolean {
   return types.includes(kind) || (kind === 'integer' && types.includes('number'));
 }
 
-/** The failures of `value` against `node`, each `field: description` as gojsonschema's ResultError.String(). */
+/** How many failures `schemaFailures` lists before it stops (svc's bound; gojsonschema has none). */
+export const MAX_SCHEMA_FAILURES = 10;
+
+/** Thrown by `walk` when the list is full: no more of the value is looked at. */
+const FULL = Symbol('full');
+
+/**
+ * The failures of `value` against `node`, each `field: description` as gojsonschema's
+ * ResultError.String(): the first {@link MAX_SCHEMA_FAILURES}, then, when there are more, a last
+ * entry saying so.
+ */
 export function schemaFailures(node: JsonSchemaNode, value: unknown): string[] {
   const out: string[] = [];
-  walk(node, value, '(root)', out);
+  try {
+    walk(node, value, '(root)', out);
+  } catch (err) {
+    if (err !== FULL) throw err;
+    out[MAX_SCHEMA_FAILURES] = `(svc): more failures not listed: svc stops at the first ${MAX_SCHEMA_FAILURES}`;
+  }
   return out;
 }
 
+/** Code points in `s` (JSON Schema's string length), without making an array of them. */
+export function codePointLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
 function walk(node: JsonSchemaNode, value: unknown, field: string, out: string[]): void {
-  const fail = (description: string): number => out.push(`${field}: ${description}`);
+  const fail = (description: string): void => {
+    if (out.length === MAX_SCHEMA_FAILURES) throw FULL;
+    out.push(`${field}: ${description}`);
+  };
   const kind = kindOf(value);
   if (node.types !== undefined && !typeFits(node.types, kind)) {
     const expected = node.types.length > 1 ? `[${node.types.join(',')}]` : node.types[0];
@@ -234,7 +294,7 @@ function walk(node: JsonSchemaNode, value: unknown, field: string, out: string[]
   }
   checkEnum();
   if (kind === 'string') {
-    const length = [...(value as string)].length;
+    const length = codePointLength(value as string);
     if (node.minLength !== undefined && length < node.minLength) fail(`String length must be greater than or equal to ${node.minLength}`);
     if (node.maxLength !== undefined && length > node.maxLength) fail(`String length must be less than or equal to ${node.maxLength}`);
   }

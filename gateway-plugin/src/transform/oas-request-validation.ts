@@ -17,7 +17,7 @@
  */
 import type { JsonSchemaNode } from './json-schema.js';
 import { decodeBody } from './go-json-decode.js';
-import { goFloat, goJson, oasPattern } from './json-schema.js';
+import { codePointLength, goFloat, goJson, oasPattern } from './json-schema.js';
 
 /** An operation's `requestBody` as `validateRequest` checks it. */
 export interface OasRequestBody {
@@ -117,7 +117,7 @@ function firstFailure(node: JsonSchemaNode, value: unknown, path: string[]): str
     }
     case 'string': {
       if (!permits('string')) return expected();
-      const length = [...(value as string)].length;
+      const length = codePointLength(value as string);
       if (node.minLength !== undefined && node.minLength !== 0 && length < node.minLength) return at(`minimum string length is ${node.minLength}`);
       if (node.maxLength !== undefined && length > node.maxLength) return at(`maximum string length is ${node.maxLength}`);
       if (

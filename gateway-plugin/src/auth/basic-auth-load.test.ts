@@ -1,0 +1,104 @@
+/**
+ * Issue 36 item 4 against a real gateway process: bcrypt off the event loop. While clients send
+ * wrong basic-auth passwords, a keyless API on the same gateway keeps answering, and the bcrypt
+ * work is done by the password pool's threads, not the main one (the process's own per-thread CPU
+ * in /proc/<pid>/task); a remembered success does not hash again, and a user's failed checks are
+ * throttled (counted by the gateway's debug lines, Tyk's words: `cache enabled: miss: bcrypt`, ...).
+ * Tyk's 401 words are unchanged.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { classicDef, recordingUpstream, tykBody } from '../gateway/definition-fixtures.js';
+import { runGateway, writeGateway } from '../gateway/engine-run.js';
+import { call, freePort, gatewayConfig } from '../gateway/test-support.js';
+
+const up = recordingUpstream();
+const dir = mkdtempSync(join(tmpdir(), 'svc-gw-basic-load-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const basic = (s: string) => `Basic ${Buffer.from(s).toString('base64')}`;
+const AUTH = { 'x-svc-authorization': 'test-secret' };
+const DENIED = tykBody('User not authorised');
+
+/** CPU ticks (user + system) of `/proc/<pid>/<rest>` (`stat`: the process; `task/<pid>/stat`: its main thread). */
+function ticks(pid: number, rest: string): number {
+  const fields = readFileSync(`/proc/${pid}/${rest}`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+const count = (log: string, words: string): number => log.split(words).length - 1;
+
+describe('basic authentication under load (issue 36)', () => {
+  it('wrong passwords are hashed off the main thread; a keyless API keeps answering; a remembered success does not hash', async (t) => {
+    const port = await freePort();
+    writeGateway(dir, { ...gatewayConfig(port), hash_keys: true } as ReturnType<typeof gatewayConfig>, []);
+    const basicApi = (id: string, more = {}) =>
+      classicDef(id, up.target(), { org_id: 'o', use_keyless: false, use_basic_auth: true, name: 'Basic API', ...more });
+    writeFileSync(join(dir, 'apps', 'basic.json'), JSON.stringify(basicApi('basic')));
+    writeFileSync(join(dir, 'apps', 'nocache.json'), JSON.stringify(basicApi('nocache', { basic_auth: { disable_caching: true } })));
+    writeFileSync(join(dir, 'apps', 'open.json'), JSON.stringify(classicDef('open', up.target())));
+    const engine = await runGateway(dir, port, 'logger: { level: DEBUG }\npipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}');
+    try {
+      const users = Array.from({ length: 8 }, (_, i) => `user${i}`);
+      for (const user of [...users, 'okuser']) {
+        const session = {
+          org_id: 'o',
+          rate: 1000,
+          per: 1,
+          quota_max: -1,
+          basic_auth_data: { password: `pw-${user}` },
+          access_rights: { basic: { api_id: 'basic', versions: ['Default'] }, nocache: { api_id: 'nocache', versions: ['Default'] } },
+        };
+        const created = await call(port, 'POST', `/svc/keys/${user}`, { headers: AUTH, body: JSON.stringify(session) });
+        assert.equal(created.status, 200, created.body);
+      }
+      let r = await call(port, 'GET', '/basic/x', { headers: { authorization: basic('okuser:pw-okuser') } });
+      assert.equal(r.status, 200, 'the pool is started by a first check');
+
+      // 8 clients, one user each, 5 wrong passwords each (all hashed: within the throttle), beside a keyless client.
+      const cpu0 = ticks(engine.pid, 'stat');
+      const main0 = ticks(engine.pid, `task/${engine.pid}/stat`);
+      let keyless = 0;
+      let stop = false;
+      const open = (async () => {
+        while (!stop) if ((await call(port, 'GET', '/open/x')).status === 200) keyless++;
+      })();
+      await Promise.all(
+        users.map(async (user) => {
+          for (let i = 0; i < 5; i++) {
+            const w = await call(port, 'GET', '/basic/x', { headers: { authorization: basic(`${user}:wrong${i}`) } });
+            assert.deepEqual([w.status, w.body, w.headers['www-authenticate']], [401, DENIED, 'Basic realm="Basic API"']);
+          }
+        }),
+      );
+      stop = true;
+      await open;
+      const cpu = ticks(engine.pid, 'stat') - cpu0;
+      const main = ticks(engine.pid, `task/${engine.pid}/stat`) - main0;
+      t.diagnostic(`main thread ${main} of ${cpu} CPU ticks; ${keyless} keyless answers meanwhile`);
+      assert.ok(keyless > 0, 'the keyless API answered while the wrong passwords were checked');
+      assert.equal(count(engine.log(), 'cache enabled: miss: bcrypt'), 1 + 40, 'every wrong password was hashed once');
+      // 40 bcrypt comparisons (cost 10, tens of ms each) against HTTP work: the bcrypt share is on the pool.
+      assert.ok(main * 3 < cpu, `main thread ${main} of ${cpu} CPU ticks`);
+
+      // A remembered success does not hash; with disable_caching every check does.
+      const before = engine.log();
+      for (let i = 0; i < 10; i++) assert.equal((await call(port, 'GET', '/basic/x', { headers: { authorization: basic('okuser:pw-okuser') } })).status, 200);
+      for (let i = 0; i < 3; i++) assert.equal((await call(port, 'GET', '/nocache/x', { headers: { authorization: basic('okuser:pw-okuser') } })).status, 200);
+      const since = engine.log().slice(before.length);
+      assert.deepEqual([count(since, 'cache enabled: hit: success'), count(since, 'cache enabled: miss: bcrypt'), count(since, 'cache disabled')], [10, 0, 3]);
+
+      // user0 failed 5 times within the window: its next wrong passwords fail without hashing, Tyk's 401 unchanged.
+      const before2 = engine.log();
+      for (let i = 0; i < 3; i++) {
+        r = await call(port, 'GET', '/basic/x', { headers: { authorization: basic(`user0:again${i}`) } });
+        assert.deepEqual([r.status, r.body], [401, DENIED]);
+      }
+      assert.equal(count(engine.log().slice(before2.length), 'bcrypt skipped: too many failed checks for this user'), 3);
+    } finally {
+      await engine.stop();
+    }
+  });
+});
