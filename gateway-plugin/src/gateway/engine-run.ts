@@ -174,8 +174,9 @@ export async function runGateway(
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  // 'close': the process exited and everything it printed has been read.
   const exited = new Promise<number | null>((r) =>
-    child.once('exit', (code) => {
+    child.once('close', (code) => {
       running.delete(child);
       r(code);
     }),
@@ -195,10 +196,11 @@ export async function runGateway(
     opts.waitMs ?? 60_000,
   )
     .then(() => {
-      if (failed()) throw new Error('the gateway did not start');
+      if (failed()) throw new Error(child.exitCode === null ? 'the gateway did not start' : `the engine exited with code ${child.exitCode}`);
     })
-    .catch((err: Error) => {
+    .catch(async (err: Error) => {
       child.kill('SIGKILL');
+      await exited;
       throw new Error(`${err.message}; engine log:\n${out}`);
     });
   return {
