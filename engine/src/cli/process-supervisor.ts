@@ -3,7 +3,8 @@
  * stream and they share the listening sockets (Node 20 has no `reusePort`; the primary accepts
  * and hands connections round-robin). The primary serves nothing itself; it supervises:
  *
- * - a child that crashes (any exit the primary did not ask for) is replaced at once; a child
+ * - a child that crashes (any exit the primary did not ask for) is replaced at once, and the
+ *   connections handed to it that it never took are closed (see connection-handoff.ts); a child
  *   that fails before it is ready (a config it cannot start), or whose input refused its config
  *   when it connected ({@link CONFIG_REFUSED_EXIT}), stops the run, as one process would: its
  *   replacement would read the same config;
@@ -15,6 +16,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../observability/logger.js';
+import { closeUntakenConnections } from '../processes/connection-handoff.js';
 import { ProcessHub } from '../processes/process-hub.js';
 
 /** The message a child sends once its stream started. */
@@ -93,6 +95,7 @@ export function superviseProcesses(opts: SupervisorOptions): Promise<number> {
     };
     const fork = (): void => {
       const w = cluster.fork();
+      closeUntakenConnections(w);
       w.on('message', (m: unknown) => {
         if ((m as { svc?: unknown } | null)?.svc !== READY) return;
         ready.add(w);
