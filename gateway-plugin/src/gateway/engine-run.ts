@@ -151,6 +151,15 @@ shutdown_timeout: 10s
   return file;
 }
 
+/** With `processes`: the pids of the children that said they serve, in order (a replaced one adds one). */
+export function childPids(engine: EngineRun): number[] {
+  return engine
+    .log()
+    .split('\n')
+    .filter((l) => /Child process \d+ is serving/.test(l))
+    .map((l) => Number(/pid[^\d]+(\d+)/.exec(l)?.[1]));
+}
+
 /** `engine lint` of the config `runGateway` would run: its exit code and what it printed. */
 export function lintGateway(dir: string, rest: string): { code: number | null; out: string } {
   const r = spawnSync(engineBin, ['lint', engineConfig(dir, rest)], { encoding: 'utf8', timeout: 60_000 });

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createClient } from '@redis/client';
-import { runGateway, writeApis, writeGateway, type EngineRun } from './engine-run.js';
+import { childPids, runGateway, writeApis, writeGateway, type EngineRun } from './engine-run.js';
 import { apiSpec, call, freePort, gatewayConfig, waitFor, type Reply } from './test-support.js';
 
 const dirs: string[] = [];
@@ -43,15 +43,6 @@ async function createKey(port: number, session: Record<string, unknown>): Promis
   const created = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: JSON.stringify(session) });
   assert.equal(created.status, 200, created.body);
   return (JSON.parse(created.body) as { key: string }).key;
-}
-
-/** The pids of the children that said they serve, in order (a replaced one adds one). */
-function childPids(engine: EngineRun): number[] {
-  return engine
-    .log()
-    .split('\n')
-    .filter((l) => /Child process \d+ is serving/.test(l))
-    .map((l) => Number(/pid[^\d]+(\d+)/.exec(l)?.[1]));
 }
 
 /** A gateway in two processes, once both serve. */
