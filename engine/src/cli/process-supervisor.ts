@@ -3,8 +3,11 @@
  * stream and they share the listening sockets (Node 20 has no `reusePort`; the primary accepts
  * and hands connections round-robin). The primary serves nothing itself; it supervises:
  *
- * - a child that crashes (any exit the primary did not ask for) is replaced at once; a child
- *   that fails before it is ready (a config it cannot start) stops the run, as one process would;
+ * - a child that crashes (any exit the primary did not ask for) is replaced at once, and the
+ *   connections handed to it that it never took are closed (see connection-handoff.ts); a child
+ *   that fails before it is ready (a config it cannot start), or whose input refused its config
+ *   when it connected ({@link CONFIG_REFUSED_EXIT}), stops the run, as one process would: its
+ *   replacement would read the same config;
  * - SIGINT/SIGTERM are passed to every child, each drains its stream as a single process does,
  *   and the primary waits for them (a second signal kills them);
  * - the exit status is 1 when a child crashed during the run or did not stop cleanly.
@@ -13,10 +16,14 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../observability/logger.js';
+import { closeUntakenConnections } from '../processes/connection-handoff.js';
 import { ProcessHub } from '../processes/process-hub.js';
 
 /** The message a child sends once its stream started. */
 const READY = 'svc:process-ready';
+
+/** A child's exit code when its stream ended on a refused config (sysexits' EX_CONFIG): not a crash to replace. */
+export const CONFIG_REFUSED_EXIT = 78;
 
 export interface SupervisorOptions {
   /** How many children run at once. */
@@ -88,6 +95,7 @@ export function superviseProcesses(opts: SupervisorOptions): Promise<number> {
     };
     const fork = (): void => {
       const w = cluster.fork();
+      closeUntakenConnections(w);
       w.on('message', (m: unknown) => {
         if ((m as { svc?: unknown } | null)?.svc !== READY) return;
         ready.add(w);
@@ -100,9 +108,10 @@ export function superviseProcesses(opts: SupervisorOptions): Promise<number> {
       if (stopping) {
         if (signal || code !== 0) uncleanStops++;
         log.info(`Child process ${w.id} stopped (${how})`, { pid: w.process.pid });
-      } else if (!wasReady) {
+      } else if (!wasReady || code === CONFIG_REFUSED_EXIT) {
         failedToStart = true;
-        log.error(`Child process ${w.id} failed before its stream started (${how}): stopping`, { pid: w.process.pid });
+        const why = wasReady ? 'refused its config' : 'failed before its stream started';
+        log.error(`Child process ${w.id} ${why} (${how}): stopping`, { pid: w.process.pid });
         stopAll('a child could not start');
       } else {
         crashes++;

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../config/duration.js';
-import { ConfigError, formatIssue } from '../errors.js';
+import { ConfigError, InputFailedError, formatIssue } from '../errors.js';
 import { createLogger, type LoggerConfig } from '../observability/logger.js';
 import { runUntilSignal, type Lifecycle } from '../plugin/lifecycle.js';
 import { StatusBoard } from '../runtime/status.js';
@@ -9,7 +9,7 @@ import { ServiceServer } from '../service/http-server.js';
 import { absoluteModule, buildStream, defineStream, type StreamDefinition } from '../streams/stream-builder.js';
 import type { Args } from './args.js';
 import { processCount } from './process-count.js';
-import { announceReady, processName, superviseProcesses } from './process-supervisor.js';
+import { CONFIG_REFUSED_EXIT, announceReady, processName, superviseProcesses } from './process-supervisor.js';
 import { printIssues } from './setup.js';
 import { processLink } from '../processes/process-link.js';
 import { WatchedStream } from './watched-stream.js';
@@ -83,13 +83,15 @@ export async function run(args: Args): Promise<number> {
       return 1;
     }
     logger.info(args.watch ? 'Launching a stream, watching its config for changes; press CTRL+C to close' : 'Launching a stream; press CTRL+C to close');
-    const { code, signalled } = await runUntilSignal([stream], {
+    const { code, signalled, failure } = await runUntilSignal([stream], {
       logger,
       timeoutMs,
       delayMs: parseDuration(config.shutdown_delay),
     });
     if (code === 0) logger.info(signalled ? 'Pipeline has terminated. Goodbye' : 'Input ended and every message was delivered: exiting');
     else if (!signalled) logger.info('The stream ended with an error (what it read before was delivered): exiting with code 1');
+    // A child tells its primary the config was refused, so that it is not replaced by one that would fail alike.
+    if (cluster.isWorker && failure instanceof InputFailedError && failure.cause instanceof ConfigError) return CONFIG_REFUSED_EXIT;
     return code;
   } finally {
     await service?.close();

@@ -36,6 +36,8 @@ export interface RunOutcome {
   code: number;
   /** True when a signal ended the run (rather than the parts ending by themselves). */
   signalled: boolean;
+  /** The error a part ended with, when one failed while running. */
+  failure?: unknown;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function runUntilSignal(parts: Lifecycle[], opts: RunOptions): Prom
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let code = 0;
+  let failure: { error: unknown } | undefined;
   try {
     for (const p of parts) {
       try {
@@ -79,6 +82,7 @@ export async function runUntilSignal(parts: Lifecycle[], opts: RunOptions): Prom
           () => wake('ended'),
           (err: unknown) => {
             log.error(`${parts.length === 1 ? parts[0]!.name : 'A part'} failed: ${errorMessage(err)}`);
+            failure ??= { error: err };
             code = 1;
             wake('failed');
           },
@@ -87,6 +91,7 @@ export async function runUntilSignal(parts: Lifecycle[], opts: RunOptions): Prom
         for (const p of finite) {
           p.ended!().catch((err: unknown) => {
             log.error(`${p.name} failed: ${errorMessage(err)}`);
+            failure ??= { error: err };
             code = 1;
             wake('failed');
           });
@@ -108,7 +113,7 @@ export async function runUntilSignal(parts: Lifecycle[], opts: RunOptions): Prom
       });
       if (!ok) code = 1;
     }
-    return { code, signalled: why === 'signal' };
+    return { code, signalled: why === 'signal', ...(failure ? { failure: failure.error } : {}) };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

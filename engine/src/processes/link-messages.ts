@@ -23,8 +23,11 @@ export interface Reply {
 export type Ask =
   /** `units` (else, when they do not fit, `cost`) taken from `key`'s window in the primary's window table `table`. */
   | { op: 'take'; table: string; maxKeys: number; key?: string; capacity: number; perMs: number; cost: number; units: number }
-  /** Sets (value) or deletes (value null) `key` of map `map` in every process; answers whether it was there. */
-  | { op: 'map-write'; map: string; key: string; value: unknown; expiresAt: number }
+  /**
+   * Sets (value) or deletes (value null) `key` of map `map` in every process; answers whether it
+   * was there. With `ifAbsent`, a key that is there is left as it is (nothing is sent).
+   */
+  | { op: 'map-write'; map: string; key: string; value: unknown; expiresAt: number; ifAbsent?: boolean }
   /** Every live entry of map `map`. */
   | { op: 'map-snapshot'; map: string }
   /** Hands `payload` to the `topic` handlers of every other child; answers once each ran them. */

@@ -113,6 +113,7 @@ export class ProcessHub {
       case 'map-write': {
         const map = this.map(ask.map);
         const had = this.live(map, ask.key);
+        if (had && ask.ifAbsent === true) return had;
         if (ask.value === null) map.delete(ask.key);
         else map.set(ask.key, { value: ask.value, expiresAt: ask.expiresAt });
         const entry: MapEntry = [ask.key, ask.value, ask.expiresAt];

@@ -181,6 +181,15 @@ export class ReplicatedMap<V> {
     await this.link.ask({ op: 'map-write', map: this.name, key, value, expiresAt });
   }
 
+  /**
+   * Sets `key` in every process unless some process set it first; resolves with the value every
+   * process holds then (this one's, or the first one's: its event arrived before the answer).
+   */
+  async setIfAbsent(key: string, value: V): Promise<V> {
+    await this.link.ask({ op: 'map-write', map: this.name, key, value, expiresAt: 0, ifAbsent: true });
+    return this.get(key) ?? value;
+  }
+
   /** Deletes `key` in every process; resolves (with whether it was there) once each has lost it. */
   async delete(key: string): Promise<boolean> {
     return (await this.link.ask<boolean>({ op: 'map-write', map: this.name, key, value: null, expiresAt: 0 })) === true;

@@ -6,7 +6,8 @@ import type { ComponentStatus } from './status.js';
 /**
  * A component's connection, as inputs and outputs share it: connects with exponential back-off
  * until it succeeds or is closed, one attempt loop at a time, keeping the component's status
- * (for `/ready`) and its retry gauge current.
+ * (for `/ready`) and its retry gauge current. An error `giveUp` names (a refused config: no
+ * retry can fix it) is not retried: `ensure()` rejects with it.
  */
 export class Connection {
   connected = false;
@@ -27,6 +28,7 @@ export class Connection {
     private readonly log: Logger,
     private readonly status: ComponentStatus,
     private readonly onRetry?: (attempts: number) => void,
+    private readonly giveUp: (err: unknown) => boolean = () => false,
   ) {}
 
   get closed(): boolean {
@@ -37,7 +39,7 @@ export class Connection {
     return this.closing.signal;
   }
 
-  /** Resolves once connected, or once closed (then `connected` stays false). */
+  /** Resolves once connected, or once closed (then `connected` stays false); rejects with an error `giveUp` names. */
   ensure(): Promise<void> {
     if (this.connected) return Promise.resolve();
     return (this.connecting ??= this.loop().finally(() => (this.connecting = undefined)));
@@ -59,6 +61,7 @@ export class Connection {
         this.log.info(`${this.what} is now active`);
       } catch (err) {
         this.status.reason = errorMessage(err);
+        if (this.giveUp(err)) throw err;
         const wait = this.backoff.next();
         this.onRetry?.(this.backoff.attempts);
         this.log.error(`Failed to connect, retrying in ${wait}ms: ${errorMessage(err)}`);

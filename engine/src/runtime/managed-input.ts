@@ -1,4 +1,4 @@
-import { InputFailedError, NotConnectedError } from '../errors.js';
+import { ConfigError, InputFailedError, NotConnectedError, errorMessage } from '../errors.js';
 import { END_OF_INPUT } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { InputProbe } from '../observability/probes.js';
@@ -12,7 +12,9 @@ import { FLUSH, type Source, type SourceRead } from './source.js';
  * The one place a plugin `Input` becomes a runtime `Source`. Owns the input's connection:
  * connects before the first read, and when the input throws NotConnectedError (or fails to
  * connect) reconnects with exponential back-off. Any other read error is logged and retried
- * after a back-off; nothing the input gave is dropped. Counts what is read (metrics, tracing,
+ * after a back-off; nothing the input gave is dropped. A config the input refuses when it
+ * connects (a ConfigError: a field it does not implement) is not a connection error: it is not
+ * retried, and the stream ends with it as an InputFailedError (`engine` exits 1 with its text). Counts what is read (metrics, tracing,
  * the stream's delivery ledger). A runtime component's source (the input broker) is managed
  * the same way, so that it is counted and watched like any input; its flush hints pass up.
  * An InputFailedError is passed on: the stream ends with it.
@@ -34,7 +36,14 @@ export class ManagedInput implements Source {
      */
     private readonly drainsItself = false,
   ) {
-    this.connection = new Connection(() => inner.connect?.(), 'Input', log, status, probe && ((n) => probe.retrying(n)));
+    this.connection = new Connection(
+      () => inner.connect?.(),
+      'Input',
+      log,
+      status,
+      probe && ((n) => probe.retrying(n)),
+      (err) => err instanceof ConfigError,
+    );
   }
 
   connect(): Promise<void> {
@@ -45,7 +54,9 @@ export class ManagedInput implements Source {
     const conn = this.connection;
     for (;;) {
       if (!conn.connected) {
-        await conn.ensure();
+        await conn.ensure().catch((err: unknown) => {
+          throw new InputFailedError(errorMessage(err), { cause: err });
+        });
         if (!conn.connected && !(conn.closed && this.drainsItself)) return END_OF_INPUT;
       }
       try {

@@ -62,6 +62,8 @@ import { GatewayState, registerGatewayState, unregisterGatewayState } from './st
 import { gatewayTls } from './gateway-tls.js';
 import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
 import { keepingPrevious } from '../sessions/load-policies.js';
+import { ProcessPolicies } from '../sessions/process-policies.js';
+import type { Policy } from '../sessions/session.js';
 import { CachedSessionStore } from '../sessions/cached-store.js';
 import { ProcessSessionStore } from '../sessions/process-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
@@ -105,6 +107,8 @@ export class ApiGatewayInput extends PushInput {
   private listener: HttpListener | undefined;
   /** With `processes`: stops reloading when another process's management API reloads. */
   private unlinkReload: (() => void) | undefined;
+  /** With `processes`: the one set of policies every process serves. */
+  private sharedPolicies: ProcessPolicies | undefined;
   private management: ManagementApi | undefined;
   private readonly instances: LiveInstances;
   private rateLimiting: RateLimiting | undefined;
@@ -147,7 +151,7 @@ export class ApiGatewayInput extends PushInput {
     const link = processLink();
     const [apis, policies, sessions] = await Promise.all([
       this.loadApis(config),
-      this.loadPolicies(config),
+      this.startingPolicies(config, link),
       link !== undefined && config.storage === undefined ? ProcessSessionStore.open(link, this.name) : this.sharedSessions(config, link),
     ]);
     const state = new GatewayState({ name: this.name, config, apis, policies, sessions });
@@ -156,7 +160,7 @@ export class ApiGatewayInput extends PushInput {
     });
     this.router = new ApiRouter(state.allApis(), hostRouting(state.config));
     this.management = new ManagementApi(state, this.checkedSource(), () => this.reloadEverywhere(), this.log);
-    this.unlinkReload = link?.on(this.reloadTopic(), () => this.reload());
+    this.unlinkReload = link?.on(this.reloadTopic(), () => this.reload(true));
     registerGatewayState(state);
     this.state = state;
     this.log.info(`Gateway ${this.name}: ${this.router.size} API(s) serving, ${policies.length} polic(ies)`);
@@ -206,13 +210,17 @@ export class ApiGatewayInput extends PushInput {
     };
   }
 
-  private async loadPolicies(config: GatewayConfig, refused: string[] = []) {
+  private async loadPolicies(config: GatewayConfig) {
     const { policies, errors } = await this.source.loadPolicies(config);
-    for (const e of errors) {
-      this.log.error(`policy ${e.file}: ${e.message} (not loaded; the other policies are)`);
-      refused.push(`policy ${e.file}: ${e.message}`);
-    }
+    for (const e of errors) this.log.error(`policy ${e.file}: ${e.message} (not loaded; the other policies are)`);
     return policies;
+  }
+
+  /** The policies to start with: with processes, the set the others serve if one of them loaded first. */
+  private async startingPolicies(config: GatewayConfig, link: ProcessLink | undefined): Promise<Policy[]> {
+    if (link === undefined) return this.loadPolicies(config);
+    const shared = (this.sharedPolicies = await ProcessPolicies.open(link, this.name));
+    return shared.current() ?? shared.first(await this.loadPolicies(config));
   }
 
   private reloadTopic(): string {
@@ -230,24 +238,37 @@ export class ApiGatewayInput extends PushInput {
    * Re-reads `app_path` and the policies and swaps them in (requests in flight keep their API);
    * resolves with what it refused (the rest is served). A policy file that does not load keeps
    * the policies it held before (as Tyk keeps its previous set); its error is logged once, here.
+   * With processes, the policies are read by the process that took the reload and published to
+   * every process; the others (`peer`) take that set instead of reading the files again.
    */
-  async reload(): Promise<string[]> {
+  async reload(peer = false): Promise<string[]> {
     const state = this.state;
     if (!state) return [];
     const refused: string[] = [];
-    const [apis, loaded] = await Promise.all([this.loadApis(state.config, refused), this.source.loadPolicies(state.config)]);
-    const { policies, kept } = keepingPrevious(state.allPolicies(), loaded.policies, loaded.errors);
-    for (const e of loaded.errors) {
-      const problem = `policy ${e.message.startsWith(e.file) ? e.message : `${e.file}: ${e.message}`}`;
-      this.log.error(`${problem} (what it held before is kept; the other policies are reloaded)`);
-      refused.push(`${problem} (its previous policies are kept)`);
-    }
+    const shared = this.sharedPolicies;
+    const [apis, { policies, kept }] = await Promise.all([
+      this.loadApis(state.config, refused),
+      peer && shared !== undefined ? { policies: shared.current() ?? state.allPolicies(), kept: 0 } : this.reloadPolicies(state, refused),
+    ]);
     state.replaceApis(apis);
     state.replacePolicies(policies);
     this.log.info(
       `Gateway ${this.name} reloaded: ${this.router.size} API(s) serving, ${policies.length} polic(ies)${kept > 0 ? ` (${kept} kept from before)` : ''}`,
     );
     return refused;
+  }
+
+  /** The policy files read again, over what `state` serves (see keepingPrevious), and published to every process. */
+  private async reloadPolicies(state: GatewayState, refused: string[]): Promise<{ policies: Policy[]; kept: number }> {
+    const loaded = await this.source.loadPolicies(state.config);
+    const result = keepingPrevious(state.allPolicies(), loaded.policies, loaded.errors);
+    for (const e of loaded.errors) {
+      const problem = `policy ${e.message.startsWith(e.file) ? e.message : `${e.file}: ${e.message}`}`;
+      this.log.error(`${problem} (what it held before is kept; the other policies are reloaded)`);
+      refused.push(`${problem} (its previous policies are kept)`);
+    }
+    await this.sharedPolicies?.publish(result.policies);
+    return result;
   }
 
   private async listen(): Promise<void> {
@@ -469,6 +490,7 @@ export class ApiGatewayInput extends PushInput {
    */
   protected override async onDrained(): Promise<void> {
     this.unlinkReload?.();
+    this.sharedPolicies?.close();
     await this.rateLimiting?.close();
     if (this.state) {
       unregisterGatewayState(this.state);

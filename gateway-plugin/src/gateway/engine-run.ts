@@ -153,6 +153,15 @@ shutdown_timeout: 10s
   return file;
 }
 
+/** With `processes`: the pids of the children that said they serve, in order (a replaced one adds one). */
+export function childPids(engine: EngineRun): number[] {
+  return engine
+    .log()
+    .split('\n')
+    .filter((l) => /Child process \d+ is serving/.test(l))
+    .map((l) => Number(/pid[^\d]+(\d+)/.exec(l)?.[1]));
+}
+
 /** `engine lint` of the config `runGateway` would run: its exit code and what it printed. */
 export function lintGateway(dir: string, rest: string): { code: number | null; out: string } {
   const r = spawnSync(engineBin, ['lint', engineConfig(dir, rest)], { encoding: 'utf8', timeout: 60_000 });
@@ -176,8 +185,9 @@ export async function runGateway(
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  // 'close': the process exited and everything it printed has been read.
   const exited = new Promise<number | null>((r) =>
-    child.once('exit', (code) => {
+    child.once('close', (code) => {
       running.delete(child);
       r(code);
     }),
@@ -197,10 +207,11 @@ export async function runGateway(
     opts.waitMs ?? 60_000,
   )
     .then(() => {
-      if (failed()) throw new Error('the gateway did not start');
+      if (failed()) throw new Error(child.exitCode === null ? 'the gateway did not start' : `the engine exited with code ${child.exitCode}`);
     })
-    .catch((err: Error) => {
+    .catch(async (err: Error) => {
       child.kill('SIGKILL');
+      await exited;
       throw new Error(`${err.message}; engine log:\n${out}`);
     });
   return {

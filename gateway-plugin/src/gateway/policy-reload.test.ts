@@ -2,7 +2,8 @@
  * `/svc/reload` with a broken policy file, in a real engine with a real gateway (issue 31, item
  * 3): the policies the broken file held before are kept (as Tyk keeps its previous set), the other
  * files reload, the reload answers with the error (Tyk's ok, the error its message), logged once, and JWT requests whose
- * policy came from the broken file still pass.
+ * policy came from the broken file still pass. With two processes, every process keeps the last good
+ * set, a child started after the file broke (replacing a killed one) too, and the error is logged once.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { nowS, signJwt } from '../auth/jwt-support.test-helpers.js';
-import { runGateway, writeGateway, type EngineRun } from './engine-run.js';
-import { call, freePort, gatewayConfig, upstreamForFile } from './test-support.js';
+import { childPids, runGateway, writeGateway, type EngineRun } from './engine-run.js';
+import { call, freePort, gatewayConfig, upstreamForFile, waitFor } from './test-support.js';
 
 const SECRET = 'policy-reload-secret';
 const auth = { 'x-svc-authorization': 'test-secret' };
@@ -21,8 +22,8 @@ const served = upstreamForFile(upstream);
 
 const policy = (id: string) => ({ id, name: id, org_id: 'o', rate: 1000, per: 1, quota_max: -1, access_rights: { j: { api_id: 'j', versions: ['Default'] } } });
 
-/** A gateway with one JWT HS256 API (`pol` claim → policy) and the policies as `policies` says. */
-async function gateway(dir: string, policies: Record<string, string>): Promise<{ port: number; engine: EngineRun }> {
+/** A gateway with one JWT HS256 API (`pol` claim → policy) and the policies as `policies` says (`input`: more api_gateway fields). */
+async function gateway(dir: string, policies: Record<string, string>, input?: string): Promise<{ port: number; engine: EngineRun }> {
   const port = await freePort();
   writeGateway(dir, gatewayConfig(port), []);
   const conf = JSON.parse(readFileSync(join(dir, 'svc.conf'), 'utf8')) as Record<string, unknown>;
@@ -43,7 +44,8 @@ async function gateway(dir: string, policies: Record<string, string>): Promise<{
       version_data: { not_versioned: true, versions: { Default: { name: 'Default' } } },
     }),
   );
-  return { port, engine: await runGateway(dir, port, 'pipeline: { threads: 1, processors: [ { gateway: {} } ] }\noutput:\n  gateway_proxy: {}') };
+  const rest = 'pipeline: { threads: 1, processors: [ { gateway: {} } ] }\noutput:\n  gateway_proxy: {}';
+  return { port, engine: await runGateway(dir, port, rest, input ? { input } : {}) };
 }
 
 let users = 0;
@@ -77,6 +79,36 @@ describe('a broken policy file on reload', () => {
         .filter((l) => l.includes('level=error'));
       assert.equal(errors.length, 1, `the error once in the log:\n${engine.log()}`);
       assert.ok(errors[0]!.includes(record), errors[0]);
+    } finally {
+      await engine.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('two processes: a truncated policies.json keeps the last good set in every process, a child started since too; the error logged once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-gw-pol-'));
+    const record = join(dir, 'policies.json');
+    writeFileSync(record, JSON.stringify({ gold: policy('gold') }));
+    const { port, engine } = await gateway(dir, { policy_record_name: record }, 'processes: 2');
+    const statuses = async (n: number) => (await Promise.all(Array.from({ length: n }, () => jwtCall(port, 'gold')))).map((r) => r.status);
+    const all200 = (n: number) => Array.from({ length: n }, () => 200);
+    try {
+      await waitFor(() => childPids(engine).length === 2, 'both children to serve', 30_000);
+      assert.deepEqual(await statuses(16), all200(16));
+      const text = readFileSync(record, 'utf8');
+      writeFileSync(record, text.slice(0, text.length / 2));
+      const r = await call(port, 'GET', '/svc/reload', { headers: auth });
+      assert.ok(r.body.includes('previous policies are kept'), r.body);
+      assert.deepEqual(await statuses(16), all200(16), 'after the reload');
+      // A child that starts now (replacing a killed one) finds the file broken: it serves the others' set.
+      process.kill(childPids(engine)[0]!, 'SIGKILL');
+      await waitFor(() => childPids(engine).length === 3, 'a new child', 30_000);
+      assert.deepEqual(await statuses(24), all200(24), `with the new child:\n${engine.log()}`);
+      const errors = engine
+        .log()
+        .split('\n')
+        .filter((l) => l.includes('level=error') && l.includes(record));
+      assert.equal(errors.length, 1, `the error once in the log:\n${engine.log()}`);
     } finally {
       await engine.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,8 @@
  * connection to a child in turn (every `call` opens its own), so parallel requests reach both.
  * What one process is told through the management API every process serves at once; sessions in
  * memory are one set; in-memory rate limits and quotas are one counter (the primary's); `/metrics`
- * on the service port counts every process; a child killed under load loses no answered request.
+ * on the service port counts every process; a child killed under load loses no answered request,
+ * and a connection handed to it that it never took is closed rather than left open.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createClient } from '@redis/client';
-import { runGateway, writeApis, writeGateway, type EngineRun } from './engine-run.js';
+import { childPids, runGateway, writeApis, writeGateway, type EngineRun } from './engine-run.js';
 import { apiSpec, call, freePort, gatewayConfig, waitFor, type Reply } from './test-support.js';
 
 const dirs: string[] = [];
@@ -42,15 +43,6 @@ async function createKey(port: number, session: Record<string, unknown>): Promis
   const created = await call(port, 'POST', '/svc/keys/create', { headers: AUTH, body: JSON.stringify(session) });
   assert.equal(created.status, 200, created.body);
   return (JSON.parse(created.body) as { key: string }).key;
-}
-
-/** The pids of the children that said they serve, in order (a replaced one adds one). */
-function childPids(engine: EngineRun): number[] {
-  return engine
-    .log()
-    .split('\n')
-    .filter((l) => /Child process \d+ is serving/.test(l))
-    .map((l) => Number(/pid[^\d]+(\d+)/.exec(l)?.[1]));
 }
 
 /** A gateway in two processes, once both serve. */
@@ -217,6 +209,43 @@ describe('the gateway in several processes', () => {
       assert.match(engine.log(), /1 child process\(es\) crashed/);
     } finally {
       upstream.close();
+    }
+  });
+
+  it('a connection handed to a child that dies before taking it is closed, not left open: every request gets an answer or a connection error', async () => {
+    const port = await freePort();
+    const dir = tempDir();
+    writeGateway(dir, gatewayConfig(port), [apiSpec('open', '/open')]);
+    const engine = await runTwo(dir, port, PROBE);
+    // The client's timeout is a guard for a busy machine, not a measurement: no request may reach it.
+    const GUARD_MS = 20_000;
+    const outcomes: string[] = [];
+    const request = () =>
+      call(port, 'GET', '/open/x', { timeoutMs: GUARD_MS }).then(
+        (r) => outcomes.push(String(r.status)),
+        (err: Error) => outcomes.push(/no answer within/.test(err.message) ? 'timeout' : 'connection error'),
+      );
+    try {
+      const [frozen] = childPids(engine);
+      // A stopped child takes nothing: the one connection handed to it waits in its channel (the
+      // primary hands a child the next only once it took the last), the others go to the other child.
+      process.kill(frozen!, 'SIGSTOP');
+      const burst = Array.from({ length: 12 }, request);
+      await waitFor(() => outcomes.length >= 11, '11 of 12 answered by the other child', GUARD_MS);
+      // Clients keep opening connections while the child dies and is replaced.
+      let running = true;
+      const clients = Array.from({ length: 4 }, async () => {
+        while (running) await request();
+      });
+      process.kill(frozen!, 'SIGKILL');
+      await waitFor(() => childPids(engine).length === 3, 'a new child', 30_000);
+      running = false;
+      await Promise.all([...burst, ...clients]);
+      const tally = [...new Set(outcomes)].map((o) => `${o}: ${outcomes.filter((x) => x === o).length}`).join(', ');
+      // The connection the frozen child held: closed, so its client saw a connection error.
+      assert.deepEqual(new Set(outcomes.filter((o) => o !== '200')), new Set(['connection error']), tally);
+    } finally {
+      await engine.stop();
     }
   });
 });

@@ -87,6 +87,24 @@ export async function loadPolicies(config: GatewayConfig): Promise<{ policies: P
 /** Which file each policy came from, for the duplicate message (not a field of the policy: policies are Tyk's JSON shape). */
 const fileOf = new WeakMap<Policy, string>();
 
+/** A policy with the file it came from, as it travels to other processes (JSON: the WeakMap stays here). */
+export interface PolicyRecord {
+  file: string;
+  policy: Policy;
+}
+
+export function policyRecords(policies: Policy[]): PolicyRecord[] {
+  return policies.map((policy) => ({ file: fileOf.get(policy) ?? '', policy }));
+}
+
+/** The policies of `records`, each known to come from its file again (for {@link keepingPrevious}). */
+export function fromRecords(records: PolicyRecord[]): Policy[] {
+  return records.map(({ file, policy }) => {
+    if (file !== '') fileOf.set(policy, file);
+    return policy;
+  });
+}
+
 /**
  * A reload's policies: those loaded now, plus each previous policy that came from a file (or
  * folder) that failed to load this time and whose id did not load anew. Tyk keeps its whole
