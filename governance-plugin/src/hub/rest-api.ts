@@ -20,6 +20,7 @@ import { agentRecord, rfc3339 } from './agent-view.js';
 import { parsedDefinition } from './definition-changes.js';
 import { maskedDefinition } from './masked-definition.js';
 import { sha256, type HubStore } from './hub-store.js';
+import { DatabaseUnavailableError } from './sql.js';
 import { LoginThrottle } from './login-throttle.js';
 import { checkPassword, hashPassword, newSecret, passwordProblem } from './passwords.js';
 
@@ -185,6 +186,8 @@ export class RestApi {
       // body, header or query is quoted, so no secret can reach the log this way.
       const path = new URL(req.url ?? '/', 'http://hub').pathname;
       this.failures.error(`${req.method ?? 'GET'} ${path} failed: ${errorMessage(err)}`);
+      if (err instanceof DatabaseUnavailableError)
+        return send(res, 503, { status: 503, message: 'the database did not answer: try again later (see the hub log)' }, { 'retry-after': '5' });
       send(res, 500, { status: 500, message: 'internal error (see the hub log)' });
     });
   }
