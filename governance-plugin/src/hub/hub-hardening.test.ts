@@ -1,6 +1,6 @@
 /**
  * The hub under hostile or broken conditions, on real hub processes: input PostgreSQL cannot
- * store is 400 (not 500), the page is locked down, logins are throttled, a SIGKILLed hub's lock
+ * store is 400 (not 500), the page and state-changing calls are locked down, logins are throttled by address, a SIGKILLed hub's lock
  * is taken over, unfinished syncs are bounded, and a failing database is logged and answered
  * UNAVAILABLE to agents (a PostgreSQL database of the test's own, closed to connections).
  */
@@ -39,7 +39,7 @@ async function startHub(name: string, extra = '', host = '127.0.0.1') {
 }
 
 describe('the hub under hostile input and broken parts', () => {
-  it('answers 400 to what PostgreSQL cannot store, locks the page down, and throttles logins', async () => {
+  it('answers 400 to what PostgreSQL cannot store, locks the page and state-changing calls down, and throttles logins by address', async () => {
     const { hub, base, oneTime } = await startHub('hostile');
     try {
       const key = await adminKey(base, oneTime);
@@ -60,14 +60,50 @@ describe('the hub under hostile input and broken parts', () => {
       assert.equal(login.status, 200);
       assert.doesNotMatch(String(login.headers.get('set-cookie')), /Secure/, 'on loopback the cookie works over plain HTTP');
 
-      // Per user: 10 failures, then even the right password waits.
+      const cookie = String(login.headers.get('set-cookie')).split(';')[0]!;
+
+      // Another site's page, riding the admin's session: refused before anything is done.
+      const agents = async () => ((await rest<unknown[]>(base, 'GET', '/api/agents/', { key })).body as unknown[]).length;
+      const before = await agents();
+      const forged: Array<{ headers: Record<string, string>; body?: unknown; text?: string }> = [
+        { headers: { origin: 'http://evil.example' }, body: { name: 'forged' } },
+        { headers: { origin: 'null' }, body: { name: 'forged' } },
+        { headers: { 'sec-fetch-site': 'cross-site' }, body: { name: 'forged' } },
+        { headers: { 'content-type': 'text/plain' }, text: '{"name":"forged"}' },
+        { headers: { 'content-type': 'application/x-www-form-urlencoded' }, text: 'name=forged' },
+      ];
+      const statuses = [];
+      for (const f of forged) statuses.push((await rest(base, 'POST', '/api/agents/', { cookie, ...f })).status);
+      assert.deepEqual(statuses, [403, 403, 403, 415, 415]);
+      assert.equal((await rest(base, 'POST', '/api/sync/', { cookie, headers: { origin: 'http://evil.example' } })).status, 403);
+      assert.equal(
+        (await rest(base, 'POST', '/api/login/', { headers: { 'content-type': 'text/plain' }, text: '{"username":"admin","password":"x"}' })).status,
+        415,
+      );
+      assert.equal(await agents(), before, 'no agent was made');
+      // The hub's own page (its origin) and clients that are no browser page work.
+      assert.equal(
+        (await rest(base, 'POST', '/api/agents/', { cookie, headers: { origin: base, 'sec-fetch-site': 'same-origin' }, body: { name: 'mine' } })).status,
+        201,
+      );
+      assert.equal((await rest(base, 'POST', '/api/agents/', { key, body: { name: 'scripted' } })).status, 201);
+
+      // Ten wrong passwords from one address: that address waits, even with the right password...
       for (let i = 0; i < 10; i++) assert.equal((await rest(base, 'POST', '/api/login/', { body: { username: 'admin', password: `wrong-${i}` } })).status, 401);
       const held = await rest(base, 'POST', '/api/login/', { body: { username: 'admin', password: 'a-long-new-password-1' } });
       assert.equal(held.status, 429);
       assert.ok(Number(held.headers.get('retry-after')) > 0);
-      // Per address: 30 failures over any user names, then every name from here waits.
-      for (let i = 0; i < 20; i++) assert.equal((await rest(base, 'POST', '/api/login/', { body: { username: `u${i}`, password: 'x' } })).status, 401);
-      assert.equal((await rest(base, 'POST', '/api/login/', { body: { username: 'someone-else', password: 'x' } })).status, 429);
+      assert.equal((await rest(base, 'POST', '/api/login/', { body: { username: 'someone-else', password: 'x' } })).status, 429, 'whatever the name');
+      // ...and the admin is not locked out: from another address the right password works, and a wrong one there counts for that address alone.
+      assert.equal(
+        (await rest(base, 'POST', '/api/login/', { from: '127.0.0.2', body: { username: 'admin', password: 'a-long-new-password-1' } })).status,
+        200,
+      );
+      assert.equal((await rest(base, 'POST', '/api/login/', { from: '127.0.0.3', body: { username: 'admin', password: 'wrong' } })).status, 401);
+      assert.equal(
+        (await rest(base, 'POST', '/api/login/', { from: '127.0.0.3', body: { username: 'admin', password: 'a-long-new-password-1' } })).status,
+        200,
+      );
     } finally {
       await hub.stop();
     }
