@@ -24,7 +24,8 @@ function fetchFrom(url: string, localAddress: string, init: { method: string; he
 
 /**
  * A JSON call to the hub's REST API; `from`: the local address to call from (any of 127.0.0.0/8
- * on loopback), for what the hub decides by the caller's address; `headers` added or replaced.
+ * on loopback), for what the hub decides by the caller's address; `headers` added or replaced;
+ * `text`: the body as written instead of `body` as JSON.
  */
 export async function rest<T = Record<string, unknown>>(
   base: string,
