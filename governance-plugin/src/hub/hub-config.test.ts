@@ -40,7 +40,7 @@ describe('hub.yaml', () => {
     const c = await loadHubConfig(
       write('storage: { postgres: { url: "postgres://hub@db/hub" } }\ngrpc: { address: 0.0.0.0:443, tls: { cert_file: c.pem, key_file: k.pem } }\n'),
     );
-    assert.deepEqual(c.storage, { kind: 'postgres', url: 'postgres://hub@db/hub' });
+    assert.deepEqual(c.storage, { kind: 'postgres', url: 'postgres://hub@db/hub', connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
     assert.deepEqual(c.tls, { certFile: join(dir, 'c.pem'), keyFile: join(dir, 'k.pem') });
   });
 
@@ -52,6 +52,7 @@ describe('hub.yaml', () => {
     ],
     ['agents: { inactive_after_missed: 0 }\n', /:1:34 expected a whole number of at least 1 \(agents\.inactive_after_missed\)$/],
     ['grpc: { tls: { cert_file: c.pem } }\n', /grpc\.tls needs both cert_file and key_file$/],
+    ['storage: { postgres: { url: "postgres://h/db", statement_timeout: 0s } }\n', /storage\.postgres\.statement_timeout: must be above 0$/],
     ['http: [\n', /:2:1 YAML syntax error: /],
   ] as const) {
     it(`refuses ${JSON.stringify(text.trim())} with where and why`, async () => {

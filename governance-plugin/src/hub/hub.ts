@@ -22,7 +22,7 @@ const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 
 /** Opens the configured database and its schema. */
 export async function openStore(config: HubConfig): Promise<HubStore> {
-  const sql: Sql = config.storage.kind === 'embedded' ? await openPglite(config.storage.dir) : await openPostgres(config.storage.url);
+  const sql: Sql = config.storage.kind === 'embedded' ? await openPglite(config.storage.dir) : await openPostgres(config.storage.url, config.storage);
   const store = new HubStore(sql);
   await store.migrate();
   return store;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stringifyJson } from '@svc/engine';
 import { parsedDefinition } from './definition-changes.js';
-import { maskedDefinition } from './masked-definition.js';
+import { maskedDefinition, maskedText, secretHeader, secretParam } from './masked-definition.js';
 
 describe('masked definition', () => {
   it('masks secret-named fields and URL passwords, and keeps the rest as written', () => {
@@ -37,5 +37,44 @@ describe('masked definition', () => {
 
   it('shows text that is not JSON as a string, its URL passwords masked', () => {
     assert.equal(maskedDefinition(parsedDefinition('not json http://u:secret@h/')), 'not json http://u:xxxxx@h/');
+  });
+
+  it('tells credential headers and query parameters by name, any case, and leaves look-alikes', () => {
+    for (const name of [
+      'Authorization',
+      'proxy-authorization',
+      'COOKIE',
+      'Set-Cookie',
+      'X-Api-Key',
+      'Api-Key',
+      'apikey',
+      'X-Auth-Token',
+      'X-Access-Token',
+      'x-svc-authorization',
+      'X-Client-Secret',
+      'X-Db-Password',
+      'X-Key',
+    ])
+      assert.ok(secretHeader(name), name);
+    for (const name of ['Content-Type', 'Keep-Alive', 'X-Author', 'X-Trace', 'X-Request-Source', 'Accept', 'X-Forwarded-For'])
+      assert.ok(!secretHeader(name), name);
+    for (const name of [
+      'api_key',
+      'apikey',
+      'key',
+      'token',
+      'access_token',
+      'accessToken',
+      'sig',
+      'signature',
+      'secret',
+      'password',
+      'client_secret',
+      'X-Amz-Signature',
+    ])
+      assert.ok(secretParam(name), name);
+    for (const name of ['page', 'region', 'keyword', 'monkey', 'design']) assert.ok(!secretParam(name), name);
+    assert.equal(maskedText('/hook?team=ops&api%5Fkey=k1&sig=s#x'), '/hook?team=ops&api%5Fkey=xxxxx&sig=xxxxx#x');
+    assert.equal(maskedText('no query, a key=value pair'), 'no query, a key=value pair');
   });
 });

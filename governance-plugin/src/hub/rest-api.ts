@@ -8,7 +8,9 @@
  * change, and users' access keys.
  * Management calls need `X-API-Key` (a user's access key) or the session cookie of a login;
  * a missing or wrong one is 401. Errors are `{"status": <code>, "message": "..."}`. Bodies are
- * bounded (1 MiB) and so is the time to send them.
+ * bounded (1 MiB) and so is the time to send them. A state-changing call from another site's page,
+ * or with a body that is not JSON, is refused (cross-site.ts); wrong passwords are throttled by
+ * the caller's address (login-throttle.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -17,9 +19,11 @@ import { BodyError, Router, readBody, type BodyStatus } from '@svc/engine/kit';
 import type { ProviderType } from '../providers/provider.js';
 import { agentConfigYaml, SECRET_VARIABLES } from './agent-config-template.js';
 import { agentRecord, rfc3339 } from './agent-view.js';
+import { crossSiteProblem } from './cross-site.js';
 import { parsedDefinition } from './definition-changes.js';
 import { maskedDefinition } from './masked-definition.js';
 import { sha256, type HubStore } from './hub-store.js';
+import { DatabaseUnavailableError } from './sql.js';
 import { LoginThrottle } from './login-throttle.js';
 import { checkPassword, hashPassword, newSecret, passwordProblem } from './passwords.js';
 
@@ -185,6 +189,8 @@ export class RestApi {
       // body, header or query is quoted, so no secret can reach the log this way.
       const path = new URL(req.url ?? '/', 'http://hub').pathname;
       this.failures.error(`${req.method ?? 'GET'} ${path} failed: ${errorMessage(err)}`);
+      if (err instanceof DatabaseUnavailableError)
+        return send(res, 503, { status: 503, message: 'the database did not answer: try again later (see the hub log)' }, { 'retry-after': '5' });
       send(res, 500, { status: 500, message: 'internal error (see the hub log)' });
     });
   }
@@ -214,6 +220,8 @@ export class RestApi {
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://hub');
     const method = req.method ?? 'GET';
+    const refused = crossSiteProblem(req);
+    if (refused !== undefined) throw new HttpError(refused.status, refused.message);
     const found = this.routes.find(method, url.pathname);
     const route = found?.found ? found.value : undefined;
     // Every call but logging in needs a caller, a path no route takes too (401 before 404).
@@ -447,17 +455,15 @@ export class RestApi {
     const body = await readJson(req);
     const { username, password } = body;
     if (typeof username !== 'string' || typeof password !== 'string') throw new HttpError(400, 'username and password are required');
-    const address = req.socket.remoteAddress ?? '';
-    const wait = this.throttle.retryAfter(username, address);
-    if (wait > 0) throw new HttpError(429, `too many failed logins: try again in ${wait} s`, { 'retry-after': String(wait) });
+    const address = this.throttled(req);
     const user = await this.hub.store.user(username);
     // The same work and the same answer for an unknown user and a wrong password.
     const ok = await checkPassword(password, user?.password_hash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA');
     if (user === undefined || !ok) {
-      this.throttle.failed(username, address);
+      this.throttle.failed(address);
       throw new HttpError(401, 'wrong username or password');
     }
-    this.throttle.succeeded(username);
+    this.throttle.succeeded(address);
     const token = newSecret(32);
     this.sessions.set(sha256(token), { username, mustChange: user.must_change, expires: Date.now() + SESSION_MS });
     send(
@@ -468,13 +474,25 @@ export class RestApi {
     );
   }
 
+  /** The caller's address; 429 while it must wait after failed passwords. */
+  private throttled(req: IncomingMessage): string {
+    const address = req.socket.remoteAddress ?? '';
+    const wait = this.throttle.retryAfter(address);
+    if (wait > 0) throw new HttpError(429, `too many failed passwords from your address: try again in ${wait} s`, { 'retry-after': String(wait) });
+    return address;
+  }
+
   private async changePassword(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const s = this.session(req);
     if (s === undefined) throw new HttpError(401, 'log in first');
     const body = await readJson(req);
+    // Guessing the current password through a session is throttled as logging in is.
+    const address = this.throttled(req);
     const user = await this.hub.store.user(s.username);
-    if (user === undefined || typeof body.current_password !== 'string' || !(await checkPassword(body.current_password, user.password_hash)))
+    if (user === undefined || typeof body.current_password !== 'string' || !(await checkPassword(body.current_password, user.password_hash))) {
+      this.throttle.failed(address);
       throw new HttpError(401, 'current_password is wrong');
+    }
     const problem = passwordProblem(body.new_password);
     if (problem !== undefined) throw new HttpError(400, problem);
     if (body.new_password === body.current_password) throw new HttpError(400, 'the new password must differ from the current one');

@@ -34,27 +34,59 @@ export async function openPglite(dir: string): Promise<Sql> {
   };
 }
 
-export async function openPostgres(url: string): Promise<Sql> {
+/**
+ * The database did not answer: no connection within the connect timeout, no answer to a statement
+ * within the statement timeout, or the connection broke. Callers answer 503 (agents: UNAVAILABLE)
+ * instead of waiting on a database that hangs.
+ */
+export class DatabaseUnavailableError extends Error {
+  readonly code = 'DATABASE_UNAVAILABLE';
+  constructor(cause: unknown) {
+    super(`the database did not answer: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** How long the hub waits for PostgreSQL. */
+export interface PostgresTimeouts {
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+}
+
+export async function openPostgres(url: string, timeouts: PostgresTimeouts = { connectTimeoutMs: 5000, statementTimeoutMs: 10_000 }): Promise<Sql> {
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 8,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    // PostgreSQL cancels a statement that runs too long; the client stops waiting for one that hangs.
+    statement_timeout: timeouts.statementTimeoutMs,
+    query_timeout: timeouts.statementTimeoutMs,
+  });
   // A broken connection is reported to the query that used it; an idle one failing must not crash the hub.
   pool.on('error', () => undefined);
+  // Anything but an answer from the server (a timeout, a refused or broken connection) is the database being unavailable.
+  const answered = <T>(p: Promise<T>): Promise<T> =>
+    p.catch((err: unknown) => Promise.reject(err instanceof pg.DatabaseError ? err : new DatabaseUnavailableError(err)));
   return {
-    query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[],
+    query: async <T>(text: string, params?: unknown[]) => (await answered(pool.query(text, params))).rows as T[],
     transaction: async (fn) => {
-      const client = await pool.connect();
+      const client = await answered(pool.connect());
+      let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
-        const out = await fn({ query: async <T>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as T[] });
-        await client.query('COMMIT');
+        await answered(client.query('BEGIN'));
+        const out = await fn({ query: async <T>(text: string, params?: unknown[]) => (await answered(client.query(text, params))).rows as T[] });
+        await answered(client.query('COMMIT'));
         return out;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // A connection that did not answer is dropped, not rolled back (that would wait again) nor reused.
+        if (err instanceof DatabaseUnavailableError) broken = err;
+        else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
         throw err;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
-    close: () => pool.end(),
+    // Closing waits for the server to say goodbye; a hung one never does.
+    close: () => Promise.race([pool.end(), new Promise<void>((r) => setTimeout(r, timeouts.connectTimeoutMs).unref())]),
   };
 }

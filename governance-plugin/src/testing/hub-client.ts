@@ -2,17 +2,46 @@
  * The hub's REST API as the tests and bench/governance.mjs call it: JSON calls, and the admin's
  * first login with its forced password change. No node:test here, so a plain script can use it.
  */
-/** A JSON call to the hub's REST API. */
+import { request } from 'node:http';
+
+/** A call from `localAddress` (fetch cannot choose it), answered as fetch answers. */
+function fetchFrom(url: string, localAddress: string, init: { method: string; headers: Record<string, string>; body: string | undefined }): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method, headers: init.headers, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('error', reject);
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers }));
+      });
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+/**
+ * A JSON call to the hub's REST API; `from`: the local address to call from (any of 127.0.0.0/8
+ * on loopback), for what the hub decides by the caller's address; `headers` added or replaced;
+ * `text`: the body as written instead of `body` as JSON.
+ */
 export async function rest<T = Record<string, unknown>>(
   base: string,
   method: string,
   path: string,
-  opts: { key?: string; cookie?: string; body?: unknown } = {},
+  opts: { key?: string; cookie?: string; body?: unknown; from?: string; headers?: Record<string, string>; text?: string } = {},
 ): Promise<{ status: number; body: T; headers: Headers }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.key) headers['x-api-key'] = opts.key;
   if (opts.cookie) headers.cookie = opts.cookie;
-  const r = await fetch(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  Object.assign(headers, opts.headers);
+  const payload = opts.text ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  const r =
+    opts.from === undefined
+      ? await fetch(`${base}${path}`, { method, headers, body: payload })
+      : await fetchFrom(`${base}${path}`, opts.from, { method, headers, body: payload });
   const text = await r.text();
   let body: unknown = text;
   try {
