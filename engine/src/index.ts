@@ -114,6 +114,7 @@ export {
   mappingTargets,
   type MappingTargets,
   compileInterpolation,
+  containedPath,
   hasInterpolation,
   type Mapping,
   type MappingResult,

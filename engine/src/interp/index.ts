@@ -10,4 +10,5 @@ export { compileMapping, compileQuery } from './mapping.js';
 export type { Mapping, MappingResult, Query, ExecContext } from './mapping.js';
 export { mappingTargets, type MappingTargets } from './targets.js';
 export { compileInterpolation, hasInterpolation } from './interpolation.js';
+export { containedPath } from './contained-path.js';
 export type { Interpolation } from './interpolation.js';

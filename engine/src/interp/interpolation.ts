@@ -19,6 +19,8 @@ export interface Interpolation {
   /** The text with each expression replaced by its result as a string; throws on a failing expression. */
   value(msg: Message, ctx: ExecContext): string;
   bytes(msg: Message, ctx: ExecContext): Buffer;
+  /** The text in pieces, each saying whether it came from an expression (a path guard needs to know). */
+  segments(msg: Message, ctx: ExecContext): { text: string; interpolated: boolean }[];
 }
 
 /** True when `text` holds an interpolation (or an escaped one) and needs compileInterpolation. */
@@ -90,7 +92,7 @@ export function compileInterpolation(text: string): Interpolation {
   if (segs.length === 1 && typeof segs[0] === 'string') {
     const s = segs[0];
     const b = Buffer.from(s, 'utf8');
-    return { isStatic: true, value: () => s, bytes: () => b };
+    return { isStatic: true, value: () => s, bytes: () => b, segments: () => [{ text: s, interpolated: false }] };
   }
   if (segs.length === 1) {
     const fn = segs[0] as Fn;
@@ -98,6 +100,7 @@ export function compileInterpolation(text: string): Interpolation {
       isStatic: false,
       value: (msg, ctx) => toStr(run(fn, state(msg, ctx))),
       bytes: (msg, ctx) => toBytes(run(fn, state(msg, ctx))),
+      segments: (msg, ctx) => [{ text: toStr(run(fn, state(msg, ctx))), interpolated: true }],
     };
   }
   const value = (msg: Message, ctx: ExecContext): string => {
@@ -109,5 +112,9 @@ export function compileInterpolation(text: string): Interpolation {
     }
     return out;
   };
-  return { isStatic: false, value, bytes: (msg, ctx) => Buffer.from(value(msg, ctx), 'utf8') };
+  const segments = (msg: Message, ctx: ExecContext) => {
+    const c = state(msg, ctx);
+    return segs.map((s) => (typeof s === 'string' ? { text: s, interpolated: false } : { text: toStr(run(s, c)), interpolated: true }));
+  };
+  return { isStatic: false, value, bytes: (msg, ctx) => Buffer.from(value(msg, ctx), 'utf8'), segments };
 }

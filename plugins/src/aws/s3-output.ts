@@ -11,6 +11,7 @@ import type { PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import {
   batchPolicySpec,
   compileInterpolation,
+  containedPath,
   errorMessage,
   f,
   parseDuration,
@@ -43,7 +44,14 @@ export const s3OutputSpec = f.object({
     .string()
     .validate((b) => (b !== '' ? undefined : 'bucket must name the bucket to upload to'))
     .describe('The bucket to upload messages to.'),
-  path: f.string().interpolated().default('${!counter()}-${!timestamp_unix_nano()}.txt').describe('The path of each message to upload.'),
+  path: f
+    .string()
+    .interpolated()
+    .default('${!counter()}-${!timestamp_unix_nano()}.txt')
+    .describe(
+      'The path of each message to upload. svc refuses (that message fails alone) a path whose interpolated part leaves the folder of ' +
+        'the literal text before it (`../x`, `a/../../y`), or makes a `..` segment or a leading `/`.',
+    ),
   tags: f.map(f.string().interpolated()).default({}).advanced().describe('Key/value pairs to store with the object as tags; values are interpolated.'),
   content_type: f.string().interpolated().default('application/octet-stream').describe('The content type to set for each object.'),
   content_encoding: optionalText('An optional content encoding to set for each object.'),
@@ -142,16 +150,17 @@ export class S3Output extends AwsOutput<typeof import('@aws-sdk/client-s3'), S3C
     const msg = batch[i]!;
     const ctx = { batch, index: i };
     const t = this.t;
-    const text = (what: string, tpl: Interpolation) => {
+    const text = (what: string, tpl: Interpolation, value = () => tpl.value(msg, ctx)) => {
       try {
-        return tpl.value(msg, ctx);
+        return value();
       } catch (err) {
         throw new Error(`${what} interpolation: ${errorMessage(err)}`);
       }
     };
     const input: PutObjectCommandInput = {
       Bucket: this.conf.bucket,
-      Key: text('key', t.path),
+      // A path whose interpolated part climbs out of its literal folder is refused, as the file output does.
+      Key: text('key', t.path, () => containedPath(t.path, msg, ctx, 'path')),
       Body: msg.content,
       ContentType: text('content type', t.contentType),
     };

@@ -64,6 +64,26 @@ ${sessionYaml('    ')}
     assert.deepEqual(o.metadata, { region: 'eu' });
   });
 
+  it('a path whose interpolated part leaves its folder (../x, a/../../y) is refused; the others are uploaded', async () => {
+    const bucket = await tempBucket('out-climb');
+    await runToEnd(`input:
+  generate:
+    count: 4
+    interval: ""
+    mapping: |
+      meta name = ["ok1", "../x", "a/../../y", "sub/ok2"].index(counter() - 1)
+output:
+  fallback:
+    - aws_s3:
+        bucket: ${bucket}
+        path: items/\${! meta("name") }
+        force_path_style_urls: true
+${sessionYaml('        ')}
+    - drop: {}
+`);
+    assert.deepEqual((await keysOf(bucket)).sort(), ['items/ok1', 'items/sub/ok2']);
+  });
+
   it('batching with an archive processor puts a whole batch into one object', async () => {
     const bucket = await tempBucket('out-batch');
     await runToEnd(`input:

@@ -6,7 +6,7 @@
  */
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
-import { lz4Compress, lz4Decompress, snappyBlockCompress, snappyDecompress, zstdCompress, zstdDecompress } from '../kafka/compression.js';
+import { OutputTooLarge, lz4Compress, lz4Decompress, snappyBlockCompress, snappyDecompress, zstdCompress, zstdDecompress } from '../kafka/compression.js';
 
 export const ALGORITHMS = ['flate', 'gzip', 'lz4', 'pgzip', 'snappy', 'zlib', 'zstd'] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
@@ -40,20 +40,32 @@ export function compressorOf(alg: Algorithm, level: number): Codec {
   }
 }
 
-export function decompressorOf(alg: Algorithm): Codec {
+/**
+ * zlib's inflate stops as soon as its output passes `maxOutputLength`, so a bomb never grows past
+ * the bound; its RangeError becomes an OutputTooLarge.
+ */
+function inflating(alg: Algorithm, inflater: (d: Buffer, o: zlib.ZlibOptions) => Promise<Buffer>, limit: number): Codec {
+  return (d) =>
+    inflater(d, { maxOutputLength: limit }).catch((err: unknown) => {
+      throw (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? new OutputTooLarge(alg, limit) : err;
+    });
+}
+
+/** The decompressor of `alg`, refusing (OutputTooLarge) an output larger than `limit` bytes. */
+export function decompressorOf(alg: Algorithm, limit: number): Codec {
   switch (alg) {
     case 'gzip':
     case 'pgzip':
-      return (d) => gunzip(d);
+      return inflating(alg, gunzip, limit);
     case 'zlib':
-      return (d) => inflate(d);
+      return inflating(alg, inflate, limit);
     case 'flate':
-      return (d) => inflateRaw(d);
+      return inflating(alg, inflateRaw, limit);
     case 'snappy':
-      return snappyDecompress;
+      return (d) => snappyDecompress(d, limit);
     case 'lz4':
-      return lz4Decompress;
+      return (d) => lz4Decompress(d, limit);
     case 'zstd':
-      return zstdDecompress;
+      return (d) => zstdDecompress(d, limit);
   }
 }

@@ -1,8 +1,12 @@
 /** The `compress` and `decompress` processors (Benthos'): each message's content through a codec. */
+import { kMaxLength } from 'node:buffer';
 import { errorMessage, f, registerProcessor, type Batch } from '@svc/engine';
 import { ALGORITHMS, compressorOf, decompressorOf } from './algorithms.js';
 
 const list = ALGORITHMS.join(', ');
+const DEFAULT_MAX_OUTPUT = 256 * 1024 * 1024;
+/** The largest Buffer Node makes. */
+const MAX_BUFFER = kMaxLength;
 
 /** Runs `codec` on every message; a message it fails on is flagged with the error and left as it was. */
 function byMessage(codec: (d: Buffer) => Buffer | Promise<Buffer>, log: { error(m: string): void }, what: string) {
@@ -38,10 +42,23 @@ registerProcessor('compress', {
 
 registerProcessor('decompress', {
   summary: `Decompresses messages according to the selected algorithm. Supported decompression algorithms are: [${list}]`,
-  description: 'A message that does not decompress is flagged with the error and left as it was.',
+  description: [
+    'A message that does not decompress is flagged with the error and left as it was. So is one whose',
+    'decompressed content would be larger than `max_output_bytes` (an svc field): decompression stops as soon as',
+    'the output passes it, so a small compression bomb cannot fill the memory.',
+  ].join('\n'),
   config: f.object({
     algorithm: f.enum(ALGORITHMS).describe('The decompression algorithm to use.'),
+    max_output_bytes: f
+      .int()
+      .default(DEFAULT_MAX_OUTPUT)
+      .advanced()
+      .validate((n) => (n >= 1 && n <= MAX_BUFFER ? undefined : `max_output_bytes must be from 1 to ${MAX_BUFFER}`))
+      .describe(
+        'The largest decompressed content of one message, in bytes (256 MiB by default). A message that would ' +
+          'decompress to more is flagged with an error and left as it was. Benthos has no such field: it decompresses without a bound.',
+      ),
   }),
   examples: ['pipeline:\n  processors:\n    - decompress:\n        algorithm: gzip\n'],
-  factory: (conf, ctx) => byMessage(decompressorOf(conf.algorithm), ctx.logger, 'Failed to decompress message part'),
+  factory: (conf, ctx) => byMessage(decompressorOf(conf.algorithm, conf.max_output_bytes), ctx.logger, 'Failed to decompress message part'),
 });

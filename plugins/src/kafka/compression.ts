@@ -9,6 +9,10 @@
  *   checksums); the broker refuses dependent blocks, which is why lz4js' own frame writer is not used.
  * - zstd: one zstd frame (level 3, Kafka's default); frames without a content size (the Java
  *   client streams them) are decoded into a growing buffer.
+ *
+ * Each decompressor takes an optional bound on its output (the `decompress` processor's
+ * `max_output_bytes`): it refuses, with an OutputTooLarge, as soon as the output would pass it,
+ * having held no more than the bound (and one block) in memory.
  */
 import { createRequire } from 'node:module';
 import type { CompressionTypes as CompressionType } from 'kafkajs';
@@ -43,7 +47,9 @@ interface SnappyJs {
 interface Lz4Js {
   compressBound(n: number): number;
   compressBlock(src: Uint8Array, dst: Uint8Array, sIndex: number, sLength: number, hashTable: Uint32Array): number;
-  decompress(src: Uint8Array): Uint8Array;
+  decompressBound(src: Uint8Array): number;
+  /** Writes past the end of `dst` are dropped; the returned index still counts them. */
+  decompressBlock(src: Uint8Array, dst: Uint8Array, sIndex: number, sLength: number, dIndex: number): number;
 }
 type Xxh32 = (seed: number, src: Uint8Array, index: number, length: number) => number;
 type ZstdWasm = typeof import('@bokuweb/zstd-wasm');
@@ -59,6 +65,17 @@ const zstd = () =>
     await z.init();
     return z;
   }));
+
+/** A decompressed output would be larger than the bound it was given. */
+export class OutputTooLarge extends RangeError {
+  constructor(
+    readonly algorithm: string,
+    readonly limit: number,
+  ) {
+    super(`${algorithm}: the decompressed output is larger than ${limit} bytes (max_output_bytes)`);
+    this.name = 'OutputTooLarge';
+  }
+}
 
 const asBuffer = (u: Uint8Array): Buffer => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
 
@@ -85,16 +102,35 @@ export function snappyCompress(data: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
-export function snappyDecompress(data: Buffer): Buffer {
-  if (data.length < XERIAL_HEADER.length || !data.subarray(0, XERIAL_MAGIC.length).equals(XERIAL_MAGIC)) return snappy().uncompress(data);
+/** The decoded length a raw snappy block declares (its leading varint); snappyjs allocates that much. */
+function snappyDeclaredLength(block: Buffer): number {
+  let n = 0;
+  for (let i = 0; i < 5 && i < block.length; i++) {
+    n += (block[i]! & 0x7f) * 2 ** (7 * i);
+    if (block[i]! < 0x80) return n;
+  }
+  throw new Error('snappy: invalid block length');
+}
+
+/** One raw block, refused before it is decoded when it declares more than `room` bytes. */
+function snappyBlock(block: Buffer, room: number, limit: number): Buffer {
+  if (snappyDeclaredLength(block) > room) throw new OutputTooLarge('snappy', limit);
+  return snappy().uncompress(block);
+}
+
+export function snappyDecompress(data: Buffer, limit = Infinity): Buffer {
+  if (data.length < XERIAL_HEADER.length || !data.subarray(0, XERIAL_MAGIC.length).equals(XERIAL_MAGIC)) return snappyBlock(data, limit, limit);
   const parts: Buffer[] = [];
+  let total = 0;
   let off = XERIAL_HEADER.length;
   while (off < data.length) {
     if (off + 4 > data.length) throw new Error('snappy: truncated xerial block header');
     const len = data.readUInt32BE(off);
     off += 4;
     if (off + len > data.length) throw new Error('snappy: truncated xerial block');
-    parts.push(snappy().uncompress(data.subarray(off, off + len)));
+    const part = snappyBlock(data.subarray(off, off + len), limit - total, limit);
+    total += part.length;
+    parts.push(part);
     off += len;
   }
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
@@ -141,8 +177,40 @@ export function lz4Compress(data: Buffer): Buffer {
   return out.subarray(0, pos + 4);
 }
 
-export function lz4Decompress(data: Buffer): Buffer {
-  return asBuffer(lz4().lz4.decompress(data));
+/** FLG bits: block checksums follow each block; the content size follows BD. */
+const LZ4_BLOCK_SUM = 0x10;
+const LZ4_CONTENT_SIZE = 0x08;
+
+/**
+ * One LZ4 frame, as lz4js' decompressFrame reads it (checksums skipped), into one buffer of at
+ * most `limit` bytes (blocks may refer to earlier ones), stopping at the first block that passes it.
+ */
+export function lz4Decompress(data: Buffer, limit = Infinity): Buffer {
+  const codec = lz4().lz4;
+  const bound = codec.decompressBound(data); // checks the magic, version and block size too
+  const dst = Buffer.alloc(Math.min(bound, limit));
+  const overflow = () => (bound > limit ? new OutputTooLarge('lz4', limit) : new Error('lz4: a block is larger than its frame declares'));
+  const flg = data[4]!;
+  let s = 7 + (flg & LZ4_CONTENT_SIZE ? 8 : 0); // magic, FLG, BD, header checksum
+  let d = 0;
+  for (;;) {
+    if (s + 4 > data.length) throw new Error('lz4: unexpected end of frame');
+    const word = data.readUInt32LE(s);
+    s += 4;
+    if (word === 0) break;
+    if (flg & LZ4_BLOCK_SUM) s += 4;
+    const size = (word & ~LZ4_UNCOMPRESSED) >>> 0;
+    if (s + size > data.length) throw new Error('lz4: unexpected end of frame');
+    if (word & LZ4_UNCOMPRESSED) {
+      if (d + size > dst.length) throw overflow();
+      d += data.copy(dst, d, s, s + size);
+    } else {
+      d = codec.decompressBlock(data, dst, s, size, d);
+      if (d > dst.length) throw overflow();
+    }
+    s += size;
+  }
+  return d === dst.length ? dst : dst.subarray(0, d);
 }
 
 // --- zstd ---------------------------------------------------------------------------------------
@@ -153,30 +221,52 @@ const ZSTD_LEVEL = 3;
 const ZSTD_MAX_UNKNOWN = 256 << 20;
 const ZSTD_MAGIC = 0xfd2fb528;
 
-/** Whether the (first) frame header carries the content size (Frame_Content_Size or Single_Segment). */
-function zstdDeclaresSize(data: Buffer): boolean {
-  if (data.length < 5 || data.readUInt32LE(0) !== ZSTD_MAGIC) return true; // not ours to guess: let zstd say what is wrong
+/** Bytes of Dictionary_ID by Dictionary_ID_flag, and of Frame_Content_Size by its flag. */
+const ZSTD_DICT_ID_BYTES = [0, 1, 2, 4];
+const ZSTD_FCS_BYTES = [0, 2, 4, 8];
+
+/**
+ * The content size the (first) frame header declares; undefined when it declares none, null when
+ * it is not a zstd frame header (not ours to guess: zstd says what is wrong).
+ */
+function zstdDeclaredSize(data: Buffer): number | undefined | null {
+  if (data.length < 5 || data.readUInt32LE(0) !== ZSTD_MAGIC) return null;
   const descriptor = data[4]!;
-  return descriptor >> 6 !== 0 || (descriptor & 0x20) !== 0;
+  const single = (descriptor & 0x20) !== 0;
+  const fcsFlag = descriptor >> 6;
+  const at = 5 + (single ? 0 : 1) + ZSTD_DICT_ID_BYTES[descriptor & 3]!;
+  const bytes = fcsFlag === 0 ? (single ? 1 : 0) : ZSTD_FCS_BYTES[fcsFlag]!;
+  if (bytes === 0) return undefined;
+  if (at + bytes > data.length) return null;
+  if (bytes === 1) return data[at]!;
+  if (bytes === 2) return data.readUInt16LE(at) + 256;
+  if (bytes === 4) return data.readUInt32LE(at);
+  return Number(data.readBigUInt64LE(at));
 }
 
 export async function zstdCompress(data: Buffer): Promise<Buffer> {
   return asBuffer((await zstd()).compress(data, ZSTD_LEVEL));
 }
 
-export async function zstdDecompress(data: Buffer): Promise<Buffer> {
+export async function zstdDecompress(data: Buffer, limit = Infinity): Promise<Buffer> {
+  const declared = zstdDeclaredSize(data);
+  // Refused before zstd allocates it: WebAssembly memory, once grown, never shrinks.
+  if (declared != null && declared > limit) throw new OutputTooLarge('zstd', limit);
   const z = await zstd();
-  if (zstdDeclaresSize(data)) return asBuffer(z.decompress(data));
+  if (declared !== undefined) return asBuffer(z.decompress(data));
   // No content size (the Java client streams its frames): retry into a growing buffer.
+  const most = Math.min(ZSTD_MAX_UNKNOWN, limit);
   let last: unknown;
-  for (let size = Math.max(1 << 20, data.length * 8); size <= ZSTD_MAX_UNKNOWN; size *= 4) {
+  for (let size = Math.min(Math.max(1 << 20, data.length * 8), most); ; size = Math.min(size * 4, most)) {
     try {
       return asBuffer(z.decompress(data, { defaultHeapSize: size }));
     } catch (err) {
       last = err;
     }
+    if (size === most) break;
   }
-  throw new Error(`zstd: cannot decompress a frame without a content size into ${ZSTD_MAX_UNKNOWN} bytes: ${String(last)}`);
+  const what = most === limit ? `${most} bytes (max_output_bytes)` : `${most} bytes`;
+  throw new Error(`zstd: cannot decompress a frame without a content size into ${what}: ${String(last)}`);
 }
 
 // --- registration -------------------------------------------------------------------------------

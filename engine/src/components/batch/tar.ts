@@ -4,6 +4,8 @@
  * `tar.FileInfoHeader` (mode 0666, the time of archiving); read back with the PAX (`x`) and GNU
  * (`L`) long names Go's reader understands.
  */
+import type { EntryBudget } from './unarchive-limits.js';
+
 const BLOCK = 512;
 
 export interface TarItem {
@@ -70,7 +72,8 @@ function readOctal(b: Buffer, off: number, len: number): number {
   return parseInt(text, 8);
 }
 
-export function readTar(b: Buffer): TarItem[] {
+/** The files of a tar, each admitted by `budget` before its content is copied out of `b`. */
+export function readTar(b: Buffer, budget: EntryBudget): TarItem[] {
   const out: TarItem[] = [];
   let off = 0;
   let longName: string | undefined;
@@ -99,6 +102,7 @@ export function readTar(b: Buffer): TarItem[] {
     const prefix = h.toString('binary', 257, 263) === 'ustar\x00' ? cString(h, 345, 155) : '';
     const name = longName ?? (prefix ? `${prefix}/${cString(h, 0, 100)}` : cString(h, 0, 100));
     longName = undefined;
+    budget.admit(body.length, name);
     out.push({ name, content: Buffer.from(body) });
   }
   if (off + BLOCK > b.length && out.length === 0 && b.length > 0) throw new Error('unexpected EOF');

@@ -7,11 +7,21 @@ import { errorMessage, f, registerProcessor, type Batch, type Message } from '@s
 import { deserializeParts } from './binary-parts.js';
 import { csvObjects, jsonDocuments } from './documents.js';
 import { readTar } from './tar.js';
+import { EntryBudget, type UnarchiveLimits } from './unarchive-limits.js';
 import { readZip } from './zip.js';
 
 const FORMATS = ['binary', 'csv', 'json_array', 'json_documents', 'json_map', 'lines', 'tar', 'zip'] as const;
 
-type Unarchiver = (m: Message) => Batch;
+type Unarchiver = (m: Message, budget: EntryBudget) => Batch;
+
+const MiB = 1024 * 1024;
+const bound = (name: string, def: number, what: string) =>
+  f
+    .int()
+    .default(def)
+    .advanced()
+    .validate((n) => (n >= 1 ? undefined : `${name} must be at least 1`))
+    .describe(`${what} A message that passes it is flagged with an error and left as it was. Benthos has no such field.`);
 
 registerProcessor('unarchive', {
   summary: 'Unarchives messages according to the selected archive format into multiple messages within a batch.',
@@ -22,13 +32,22 @@ registerProcessor('unarchive', {
     '`archive_key`), `tar` and `zip` (one per file, its name in `archive_filename`). A message that fails to unarchive',
     'stays as it was, flagged with the error. `json_documents`: one message per JSON document of a stream;',
     '`csv`: one object per row after the header row, keyed by the header (values are strings).',
+    '',
+    'svc bounds what one message may unarchive to (`max_entries`, and for `binary`, `lines`, `tar` and `zip` items',
+    '`max_entry_bytes` and `max_total_bytes`): a message that passes a bound is flagged and left as it was, and a',
+    'zip entry is refused at the size it declares, before it is inflated. `archive_filename` is the name as',
+    "archived, `../` included: the `file` output refuses a path whose interpolated part leaves the template's folder.",
   ].join('\n'),
   config: f.object({
     format: f.enum(FORMATS).describe('The unarchiving format to apply.'),
+    max_entries: bound('max_entries', 1_000_000, 'The most messages one message may unarchive to.'),
+    max_entry_bytes: bound('max_entry_bytes', 256 * MiB, 'The largest item, in bytes (a zip entry at its declared size).'),
+    max_total_bytes: bound('max_total_bytes', 256 * MiB, "The largest sum of one message's items, in bytes."),
   }),
   examples: ['pipeline:\n  processors:\n    - unarchive:\n        format: json_array\n'],
   factory: (conf, ctx) => {
     const unarchive = unarchiverOf(conf.format);
+    const limits: UnarchiveLimits = conf;
     const log = ctx.logger;
     return {
       process(batch) {
@@ -36,7 +55,7 @@ registerProcessor('unarchive', {
         for (const m of batch) {
           let parts: Batch;
           try {
-            parts = unarchive(m);
+            parts = unarchive(m, new EntryBudget(limits));
           } catch (err) {
             log.error(`Failed to unarchive message part: ${errorMessage(err)}`);
             m.setError(err);
@@ -82,44 +101,57 @@ function parsed(m: Message, what: string): unknown {
 function unarchiverOf(format: (typeof FORMATS)[number]): Unarchiver {
   switch (format) {
     case 'binary':
-      return (m) => deserializeParts(m.content).map((p) => withContent(m, p));
+      return (m, budget) =>
+        deserializeParts(m.content).map((p) => {
+          budget.admit(p.length);
+          return withContent(m, p);
+        });
     case 'lines':
-      return (m) => {
+      return (m, budget) => {
         const b = m.content;
         const out: Batch = [];
         let start = 0;
         for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, start)) {
+          budget.admit(i - start);
           out.push(withContent(m, b.subarray(start, i)));
           start = i + 1;
         }
+        budget.admit(b.length - start);
         out.push(withContent(m, b.subarray(start)));
         return out;
       };
     case 'json_array':
-      return (m) => {
+      return (m, budget) => {
         const doc = parsed(m, 'array');
         if (!Array.isArray(doc)) throw new Error(`failed to parse message into JSON array: invalid type '${typeName(doc)}'`);
+        budget.admitCount(doc.length);
         return doc.map((e) => withJson(m, e));
       };
     case 'json_map':
-      return (m) => {
+      return (m, budget) => {
         const doc = parsed(m, 'map');
         if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
           throw new Error(`failed to parse message into JSON map: invalid type '${typeName(doc)}'`);
-        return Object.entries(doc as Record<string, unknown>).map(([k, v]) => {
+        const entries = Object.entries(doc as Record<string, unknown>);
+        budget.admitCount(entries.length);
+        return entries.map(([k, v]) => {
           const c = withJson(m, v);
           c.setMeta('archive_key', k);
           return c;
         });
       };
     case 'json_documents':
-      return (m) => jsonDocuments(m.content.toString('utf8')).map((d) => withJson(m, d));
     case 'csv':
-      return (m) => csvObjects(m.content.toString('utf8')).map((d) => withJson(m, d));
+      return (m, budget) => {
+        const text = m.content.toString('utf8');
+        const docs: unknown[] = format === 'csv' ? csvObjects(text) : jsonDocuments(text);
+        budget.admitCount(docs.length);
+        return docs.map((d) => withJson(m, d));
+      };
     case 'tar':
     case 'zip':
-      return (m) =>
-        (format === 'tar' ? readTar(m.content) : readZip(m.content)).map((it) => {
+      return (m, budget) =>
+        (format === 'tar' ? readTar(m.content, budget) : readZip(m.content, budget)).map((it) => {
           const c = withContent(m, it.content);
           c.setMeta('archive_filename', it.name);
           return c;

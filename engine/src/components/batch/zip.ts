@@ -6,6 +6,7 @@
  */
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { TarItem as ArchiveItem } from './tar.js';
+import type { EntryBudget } from './unarchive-limits.js';
 
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
@@ -68,7 +69,11 @@ export function writeZip(items: ArchiveItem[], now = new Date()): Buffer {
   return Buffer.concat([...locals, dir, end]);
 }
 
-export function readZip(b: Buffer): ArchiveItem[] {
+/**
+ * The files of a zip, each admitted by `budget` at the size it declares before it is inflated;
+ * inflating stops at that size, so an entry cannot grow past what was admitted.
+ */
+export function readZip(b: Buffer, budget: EntryBudget): ArchiveItem[] {
   let end = -1;
   for (let i = b.length - 22; i >= Math.max(0, b.length - 22 - 0xffff); i--) {
     if (b.readUInt32LE(i) === END) {
@@ -98,6 +103,7 @@ export function readZip(b: Buffer): ArchiveItem[] {
     const start = local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28);
     if (start + csize > b.length) throw new Error('unexpected EOF');
     const raw = b.subarray(start, start + csize);
+    budget.admit(method === 0 ? csize : usize, name);
     let content: Buffer;
     if (method === 0) content = Buffer.from(raw);
     else if (method === 8) content = inflateRawSync(raw, { maxOutputLength: Math.max(usize, 1) });

@@ -7,9 +7,11 @@
 import { mkdir, open, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
+  BatchError,
   ErrorCode,
   SvcError,
   compileInterpolation,
+  containedPath,
   errorMessage,
   f,
   registerOutput,
@@ -66,18 +68,35 @@ export class FileOutput implements Output {
     return p;
   }
 
-  /** Groups the batch by the path each message resolves to, and writes each group. */
+  /**
+   * Groups the batch by the path each message resolves to, and writes each group. A message whose
+   * path is refused (it leaves the path's folder, see containedPath) is not written: it fails alone.
+   */
   private async writeAll(batch: Batch): Promise<void> {
     if (this.path.isStatic) return this.writeNow(this.path.value(batch[0]!, { batch, index: 0 }), batch);
     const groups = new Map<string, Batch>();
+    const refused = new Map<number, Error>();
     for (let i = 0; i < batch.length; i++) {
-      const path = this.path.value(batch[i]!, { batch, index: i });
+      let path: string;
+      try {
+        path = containedPath(this.path, batch[i]!, { batch, index: i }, 'file output');
+      } catch (err) {
+        if (!(err instanceof SvcError)) throw err;
+        refused.set(i, err);
+        continue;
+      }
       if (path.trim() === '') throw new SvcError(ErrorCode.Write, `file output: the path resolved to nothing for message ${i}`);
       let g = groups.get(path);
       if (!g) groups.set(path, (g = []));
       g.push(batch[i]!);
     }
     for (const [path, group] of groups) await this.writeNow(path, group);
+    if (refused.size > 0) {
+      const [first] = refused.values();
+      const e = new BatchError(batch.length, `${refused.size} of ${batch.length} messages not written: ${first!.message}`);
+      for (const [i, err] of refused) e.failed(i, err);
+      throw e;
+    }
   }
 
   private async writeNow(path: string, batch: Batch): Promise<void> {
@@ -121,6 +140,10 @@ registerOutput('file', {
     "created; each batch is one write. With `all-bytes` every message replaces the file's content.",
     '',
     'A failed write is rejected (its transaction nacked) and the file reopened on the next write.',
+    '',
+    'An interpolated `path` must stay inside the folder its literal text names (`./out/` of',
+    '`./out/${! meta("archive_filename") }`, the working directory when it starts with an interpolation): a message',
+    'whose path would leave it (`../x`), or that makes a `..` segment or a leading `/`, is not written and fails alone.',
   ].join('\n'),
   config: fileOutputSpec,
   examples: [
