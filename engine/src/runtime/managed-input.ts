@@ -34,7 +34,7 @@ export class ManagedInput implements Source {
      */
     private readonly drainsItself = false,
   ) {
-    this.connection = new Connection(() => inner.connect?.(), 'Input', log, status, probe && ((n) => probe.retrying(n)));
+    this.connection = new Connection(() => inner.connect?.(), 'Input', log, status, probe);
   }
 
   connect(): Promise<void> {
