@@ -91,7 +91,9 @@ export function applySets(parsed: ParsedConfig, sets: string[]): void {
       value = s.slice(eq + 1);
     }
     if (!parsed.doc.contents) parsed.doc.contents = parsed.doc.createNode({}) as never;
-    parsed.doc.setIn(path, value);
+    // As a node: a plain value set where the file has no key would not be a YAML scalar to the
+    // validator ("expected an integer"), as Benthos' --set, which sets YAML.
+    parsed.doc.setIn(path, parsed.doc.createNode(value));
   }
 }
 
