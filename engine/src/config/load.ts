@@ -17,6 +17,8 @@ export interface ParsedConfig {
   doc: Document;
   lines: LineCounter;
   issues: ConfigIssue[];
+  /** The text is not valid YAML: `issues` holds the first syntax error, and nothing is validated. */
+  syntaxError?: boolean;
 }
 
 function position(lines: LineCounter, offset: number): { line: number; col: number } {
@@ -32,9 +34,12 @@ export function parseConfig(text: string, file: string, env: Record<string, stri
   // value never spans lines: see env.ts).
   for (const p of sub.problems) issues.push({ file, line: p.line, col: p.col, message: p.message });
   const doc = parseYamlDocument(sub.text, lines);
-  for (const e of doc.errors) {
-    const pos = position(lines, e.pos[0]);
-    issues.push({ file, ...pos, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
+  // The first syntax error only, as Benthos: the ones after it follow from it, and checking the
+  // fields of a document that did not parse would only add noise.
+  const first = doc.errors[0];
+  if (first !== undefined) {
+    issues.push({ file, ...position(lines, first.pos[0]), message: `YAML syntax error: ${first.message.split('\n')[0]}` });
+    return { file, doc, lines, issues, syntaxError: true };
   }
   if (doc.errors.length === 0) {
     for (const d of duplicateKeys(doc.contents as Node | null)) {
@@ -100,6 +105,7 @@ export function applySets(parsed: ParsedConfig, sets: string[]): void {
 /** Validates a parsed config (and resource files) against the registered specs. */
 export function validateConfig(parsed: ParsedConfig, registry: Registry, resourceFiles: ParsedConfig[] = []): { config: RootConfig; issues: ConfigIssue[] } {
   const issues = [...parsed.issues];
+  if (parsed.syntaxError) return { config: {} as RootConfig, issues };
   const v = new Validator(registry, parsed.file, parsed.lines, resolveAliases(parsed.doc.contents as Node | null, parsed.file, parsed.lines, issues));
   const config = v.value(parsed.doc.contents as Node | null, rootSpec, 'root') as RootConfig | undefined;
   issues.push(...v.issues);
