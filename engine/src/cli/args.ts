@@ -147,6 +147,8 @@ Usage:
                                      or as a markdown reference: one page per kind in DIR)
   engine echo -c pipeline.yaml       print the config normalised, with every default filled in
   engine blobl 'MAPPING'             run a mapping on each line of stdin (or -f FILE for the mapping)
+  engine blobl server [--host H] [-p PORT] [-m FILE] [-i FILE] [-w]
+                                     a page to write a mapping against an input (POST /execute)
   engine test [PATH...]              run the configs' unit tests (their tests: section or their
                                      NAME_benthos_test.yaml); DIR/... recurses; exit 1 on a failure
   engine create [INPUTS/PROCESSORS/OUTPUTS] [--small]
