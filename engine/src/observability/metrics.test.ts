@@ -249,6 +249,7 @@ describe('metrics: served, pushed and written', () => {
         cert_file: '',
         key_file: '',
         cors: { enabled: false, allowed_origins: [] },
+        basic_auth: { enabled: false, realm: 'restricted', username: '', password_hash: '', algorithm: 'sha256', salt: '' },
       },
       { status, logger: silentLogger, version: 'test' },
     );
