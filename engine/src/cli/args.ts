@@ -141,12 +141,14 @@ export const HELP = `engine — run stream pipelines written in the Benthos / Ty
 
 Usage:
   engine -c pipeline.yaml            run a stream (same as: engine run -c pipeline.yaml)
-  engine lint FILE...                check configs; prints file:line:col for every problem
+  engine lint FILE|GLOB|DIR/...      check configs (DIR/...: every .yaml/.yml under DIR); file:line:col per problem
   engine list [--format text|json|jsonschema|markdown] [--out DIR]
                                      list the components (with their fields as JSON Schema,
                                      or as a markdown reference: one page per kind in DIR)
   engine echo -c pipeline.yaml       print the config normalised, with every default filled in
   engine blobl 'MAPPING'             run a mapping on each line of stdin (or -f FILE for the mapping)
+  engine blobl server [--host H] [-p PORT] [-m FILE] [-i FILE] [-w]
+                                     a page to write a mapping against an input (POST /execute)
   engine test [PATH...]              run the configs' unit tests (their tests: section or their
                                      NAME_benthos_test.yaml); DIR/... recurses; exit 1 on a failure
   engine create [INPUTS/PROCESSORS/OUTPUTS] [--small]

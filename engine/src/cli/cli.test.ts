@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,6 +105,27 @@ describe('engine CLI', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /broken\.yaml:\d+:\d+ YAML syntax error/);
     assert.match(r.stderr, /nope\.yaml:0:0 cannot read config: no such file/);
+    // One syntax error is one line, as Benthos prints it: no cascade, no field checks of a broken document.
+    const cascade = file('cascade.yaml', 'input:\n  stdin: {}\n  bad: [\noutput:\n  stdout: {}\n  x: "\n');
+    const one = engine(['lint', cascade]);
+    assert.equal(one.code, 1);
+    assert.deepEqual(one.stderr.trim().split('\n').length, 1, one.stderr);
+    assert.match(one.stderr, /cascade\.yaml:4:1 YAML syntax error/);
+  });
+
+  it("lint takes Benthos' forms: DIR/... (every .yaml and .yml under it), a glob; a folder alone is a clear error", () => {
+    const tree = join(dir, 'tree');
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'ok.yaml'), `${QUIET}input: { stdin: {} }\noutput: { stdout: {} }\n`);
+    writeFileSync(join(tree, 'sub', 'bad.yml'), `${QUIET}input: { stdin: { bogus: 1 } }\noutput: { stdout: {} }\n`);
+    writeFileSync(join(tree, 'sub', 'notes.txt'), 'not: yaml: [\n');
+    const all = engine(['lint', 'tree/...']);
+    assert.equal(all.code, 1);
+    assert.deepEqual(all.stderr.trim().split('\n'), [`tree/sub/bad.yml:${QUIET.split('\n').length}:19 field bogus not expected at root.input.stdin`]);
+    assert.equal(engine(['lint', 'tree/*.yaml']).code, 0);
+    const folder = engine(['lint', 'tree']);
+    assert.equal(folder.code, 1);
+    assert.match(folder.stderr, /^tree:0:0 is a directory: name its files, or tree\/\.\.\. to lint every \.yaml and \.yml file under it/);
   });
 
   it('reports a missing environment variable without a default', () => {

@@ -7,6 +7,7 @@ import { registerCoreComponents } from '../runtime/core-components.js';
 import { absoluteModule } from '../streams/stream-builder.js';
 import { HELP, parseArgs } from './args.js';
 import { blobl } from './blobl.js';
+import { blobServer } from './blobl-server.js';
 import { create } from './create.js';
 import { applyEnvFiles } from './env-files.js';
 import { echo } from './echo.js';
@@ -55,6 +56,8 @@ async function main(argv: string[]): Promise<number> {
     }
     return plugin.command.run(plugin.rest);
   }
+  // Its own flags (-p, -m, -i, -w mean other things there), as Benthos' subcommand.
+  if (argv[0] === 'blobl' && argv[1] === 'server') return blobServer(argv.slice(2));
   const args = parseArgs(argv);
   if (args.version) {
     process.stdout.write(`${engineVersion()}\n`);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -55,6 +55,16 @@ describe('engine create, -e, --chilled and -w', () => {
     const bad = engine(['create', 'nope']);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /unrecognised input type: nope/);
+  });
+
+  it("-s sets YAML values, also where the file has no key (as Benthos' --set)", () => {
+    const conf = file('set.yaml', 'http:\n  enabled: false\ninput:\n  generate:\n    interval: ""\n    mapping: root = "s"\noutput:\n  stdout: {}\n');
+    const r = engine(['-c', conf, '-s', 'input.generate.count=2', '-s', 'pipeline.threads=2', '-s', 'output.stdout.codec=lines']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 's\ns\n');
+    const wrong = engine(['-c', conf, '-s', 'input.generate.count=many']);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /expected an integer at root\.input\.generate\.count, got the string "many"/);
   });
 
   it('-e reads dotenv files (quotes, comments, later files win) before the config', () => {
@@ -108,11 +118,23 @@ describe('engine create, -e, --chilled and -w', () => {
       writeFileSync(conf, 'http:\n  enabled: false\ninput:\n  generate:\n    interval: 20ms\n    mapping: root = "v2"\noutput:\n  stdout: {}\n');
       await until(() => out.includes('v2\n'), 'v2');
       assert.match(err, /Updated the stream from the changed config/);
+      // An atomic save (an editor's, `sed -i`'s): a new file renamed over the old one is seen too.
+      const tmp = join(dir, '.watched.yaml.swp');
+      writeFileSync(tmp, 'http:\n  enabled: false\ninput:\n  generate:\n    interval: 20ms\n    mapping: root = "v3"\noutput:\n  stdout: {}\n');
+      renameSync(tmp, conf);
+      await until(() => out.includes('v3\n'), 'v3 after an atomic save');
+      writeFileSync(tmp, 'http:\n  enabled: false\ninput:\n  generate:\n    interval: 20ms\n    mapping: root = "v4"\noutput:\n  stdout: {}\n');
+      renameSync(tmp, conf);
+      await until(() => out.includes('v4\n'), 'v4 after a second atomic save');
       // Once v2 started, v1 never comes again: the old stream was stopped before it.
       const lines = out.trim().split('\n');
       const firstV2 = lines.indexOf('v2');
+      const firstV3 = lines.indexOf('v3');
+      const firstV4 = lines.indexOf('v4');
       assert.ok(
-        lines.slice(firstV2).every((l) => l === 'v2'),
+        lines.slice(firstV2, firstV3).every((l) => l === 'v2') &&
+          lines.slice(firstV3, firstV4).every((l) => l === 'v3') &&
+          lines.slice(firstV4).every((l) => l === 'v4'),
         out,
       );
     } finally {

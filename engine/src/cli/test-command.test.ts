@@ -92,6 +92,7 @@ tests:
 
 const EXPECTED = `Test 'doubles.yaml' failed
 Test 'mocked.yaml' failed
+Test 'ordered.yaml' succeeded
 Test 'upper.yaml' succeeded
 
 Failures:
@@ -129,6 +130,18 @@ describe('engine test', () => {
     'upper.yaml': 'pipeline:\n  processors:\n    - mapping: root = content().uppercase()\n',
     'upper_benthos_test.yaml': 'tests:\n  - name: upper\n    input_batch: [{content: abc}]\n    output_batches: [[{content_equals: ABC}]]\n',
     'no-tests.yaml': 'input: { stdin: {} }\n',
+    // A mapping's keys in its own order here; Benthos writes them sorted, and a test written
+    // against its output passes here too (benthos test ordered.yaml: succeeded).
+    'ordered.yaml': `pipeline:
+  processors:
+    - mapping: |
+        root.b = 1
+        root.a = {"z": 1.5, "y": [{"d": 1, "c": 2}]}
+tests:
+  - name: key order
+    input_batch: [{content: x}]
+    output_batches: [[{content_equals: '{"a":{"y":[{"c":2,"d":1}],"z":1.5},"b":1}'}]]
+`,
   });
 
   it('reports every case as Benthos does and exits 1 when one failed', (t) => {

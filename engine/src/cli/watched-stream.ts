@@ -4,8 +4,12 @@
  * stopped first and drains (every message it read is delivered or handed back) within
  * `shutdown_timeout`. A config that does not load is logged and the running stream kept. Runs
  * until a signal: a stream that ends waits for the next change.
+ *
+ * The folders are watched, not the files: an editor's or `sed -i`'s atomic save writes a new file
+ * and renames it over the old one, and a watch on the old file's inode would see nothing after.
  */
 import { watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { parseDuration } from '../config/duration.js';
 import { ConfigError, errorMessage, formatIssue } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
@@ -34,9 +38,17 @@ export class WatchedStream implements Lifecycle {
 
   async start(): Promise<void> {
     await this.current.start();
+    const names = new Map<string, Set<string>>();
     for (const f of this.files) {
+      const full = resolve(f);
+      const dir = dirname(full);
+      if (!names.has(dir)) names.set(dir, new Set());
+      names.get(dir)!.add(basename(full));
+    }
+    for (const [dir, files] of names) {
       this.watchers.push(
-        watch(f, () => {
+        watch(dir, (_event, name) => {
+          if (name !== null && !files.has(name)) return;
           clearTimeout(this.timer);
           this.timer = setTimeout(() => (this.reloading = this.reloading.then(() => this.reload())), SETTLE_MS);
         }),

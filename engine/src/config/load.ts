@@ -17,6 +17,8 @@ export interface ParsedConfig {
   doc: Document;
   lines: LineCounter;
   issues: ConfigIssue[];
+  /** The text is not valid YAML: `issues` holds the first syntax error, and nothing is validated. */
+  syntaxError?: boolean;
 }
 
 function position(lines: LineCounter, offset: number): { line: number; col: number } {
@@ -32,9 +34,12 @@ export function parseConfig(text: string, file: string, env: Record<string, stri
   // value never spans lines: see env.ts).
   for (const p of sub.problems) issues.push({ file, line: p.line, col: p.col, message: p.message });
   const doc = parseYamlDocument(sub.text, lines);
-  for (const e of doc.errors) {
-    const pos = position(lines, e.pos[0]);
-    issues.push({ file, ...pos, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
+  // The first syntax error only, as Benthos: the ones after it follow from it, and checking the
+  // fields of a document that did not parse would only add noise.
+  const first = doc.errors[0];
+  if (first !== undefined) {
+    issues.push({ file, ...position(lines, first.pos[0]), message: `YAML syntax error: ${first.message.split('\n')[0]}` });
+    return { file, doc, lines, issues, syntaxError: true };
   }
   if (doc.errors.length === 0) {
     for (const d of duplicateKeys(doc.contents as Node | null)) {
@@ -91,13 +96,16 @@ export function applySets(parsed: ParsedConfig, sets: string[]): void {
       value = s.slice(eq + 1);
     }
     if (!parsed.doc.contents) parsed.doc.contents = parsed.doc.createNode({}) as never;
-    parsed.doc.setIn(path, value);
+    // As a node: a plain value set where the file has no key would not be a YAML scalar to the
+    // validator ("expected an integer"), as Benthos' --set, which sets YAML.
+    parsed.doc.setIn(path, parsed.doc.createNode(value));
   }
 }
 
 /** Validates a parsed config (and resource files) against the registered specs. */
 export function validateConfig(parsed: ParsedConfig, registry: Registry, resourceFiles: ParsedConfig[] = []): { config: RootConfig; issues: ConfigIssue[] } {
   const issues = [...parsed.issues];
+  if (parsed.syntaxError) return { config: {} as RootConfig, issues };
   const v = new Validator(registry, parsed.file, parsed.lines, resolveAliases(parsed.doc.contents as Node | null, parsed.file, parsed.lines, issues));
   const config = v.value(parsed.doc.contents as Node | null, rootSpec, 'root') as RootConfig | undefined;
   issues.push(...v.issues);

@@ -1,4 +1,5 @@
 import { loggerSpec } from '../observability/logger.js';
+import { serviceBasicAuthSpec } from '../service/basic-auth.js';
 import { f, type Infer } from './spec.js';
 import type { ComponentConfig } from './component-config.js';
 
@@ -15,6 +16,7 @@ export const httpSpec = f.object({
       allowed_origins: f.array(f.string()).default([]).describe('Origins allowed to make requests.'),
     })
     .advanced(),
+  basic_auth: serviceBasicAuthSpec,
 });
 export type HttpConfig = Infer<typeof httpSpec>;
 

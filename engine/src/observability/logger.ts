@@ -1,4 +1,5 @@
 import { f, type Infer } from '../config/spec.js';
+import { FileLogSink, type LogFileConfig } from './log-file.js';
 
 export const LOG_LEVELS = ['OFF', 'NONE', 'FATAL', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE', 'ALL'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
@@ -16,6 +17,14 @@ export const loggerSpec = f.object({
   message_name: f.string().default('msg').advanced().describe('The key of the message field.'),
   timestamp_name: f.string().default('time').advanced().describe('The key of the timestamp field.'),
   static_fields: f.map(f.string()).default({ '@service': 'svc' }).describe('Fields added to every line.'),
+  file: f
+    .object({
+      path: f.string().default('').describe('A file to append log lines to instead of stderr (created when missing); empty for stderr.'),
+      rotate: f.bool().default(false).describe('Rotate the file at 10 MB, keeping one gzipped backup (as Benthos).'),
+      rotate_max_age_days: f.int().default(0).describe('Delete a backup older than this many days; 0 keeps it until the next rotation replaces it.'),
+    })
+    .advanced()
+    .describe('Where log lines go when not to stderr.'),
 });
 export type LoggerConfig = Infer<typeof loggerSpec>;
 
@@ -40,6 +49,14 @@ export interface LogSink {
 }
 
 const stderrSink: LogSink = { write: (line) => process.stderr.write(line) };
+
+/** One sink per log file in a thread: every logger of the process (streams, the CLI) shares it. */
+const fileSinks = new Map<string, FileLogSink>();
+function fileSink(conf: LogFileConfig): LogSink {
+  let s = fileSinks.get(conf.path);
+  if (s === undefined) fileSinks.set(conf.path, (s = new FileLogSink(conf)));
+  return s;
+}
 
 function logfmtValue(v: unknown): string {
   const s = typeof v === 'string' ? v : v instanceof Error ? v.message : (JSON.stringify(v) ?? String(v));
@@ -104,7 +121,7 @@ class StructuredLogger implements Logger {
 }
 
 /** Builds the root logger from the `logger` section. Lines go to stderr unless a sink is given. */
-export function createLogger(conf: Partial<LoggerConfig> = {}, sink: LogSink = stderrSink): Logger {
+export function createLogger(conf: Partial<LoggerConfig> = {}, sink?: LogSink): Logger {
   const full: LoggerConfig = {
     level: 'INFO',
     format: 'logfmt',
@@ -114,9 +131,10 @@ export function createLogger(conf: Partial<LoggerConfig> = {}, sink: LogSink = s
     timestamp_name: 'time',
     static_fields: { '@service': 'svc' },
     ...conf,
+    file: { path: '', rotate: false, rotate_max_age_days: 0, ...conf.file },
   };
   const level = String(full.level).toUpperCase();
-  return new StructuredLogger(full, SEVERITY[level] ?? 4, {}, sink);
+  return new StructuredLogger(full, SEVERITY[level] ?? 4, {}, sink ?? (full.file.path !== '' ? fileSink(full.file) : stderrSink));
 }
 
 /** A logger that prints nothing. */

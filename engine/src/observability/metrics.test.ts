@@ -74,6 +74,11 @@ output: { test_sink: { name: m2 } }
     assert.equal(sample(text, 'svc_processor_processed', P2), 1000);
     assert.equal(sample(text, 'svc_processor_dropped', P2), 3);
     assert.equal(sample(text, 'svc_processor_batch_dropped', P2), 0);
+    // Benthos' names for the same counts: received in, sent on (what was dropped is not sent).
+    assert.equal(sample(text, 'svc_processor_received', P2), 1000);
+    assert.equal(sample(text, 'svc_processor_batch_received', P2), 100);
+    assert.equal(sample(text, 'svc_processor_sent', P2), 997);
+    assert.equal(sample(text, 'svc_processor_batch_sent', P2), 100);
     assert.equal(sample(text, 'svc_output_sent', OUT), 997);
     assert.equal(sample(text, 'svc_input_received', IN), 1000);
     assert.equal(sample(text, 'svc_processor_latency_count', P0), 100, 'one timing per batch');
@@ -188,6 +193,18 @@ output: { test_sink: { name: l1 } }
     assert.ok(types.has('nodejs_eventloop_lag_seconds'), 'event loop lag');
   });
 
+  it("counts failed and lost connections under Benthos' names", async () => {
+    const text = await runAndRead(`
+input: { test_source: { name: c1, count: 5, fail_connects: 2 } }
+output: { test_sink: { name: c1, disconnect_writes: 1 } }
+`);
+    assert.equal(sample(text, 'svc_input_connection_failed', IN), 2);
+    assert.equal(sample(text, 'svc_input_connection_lost', IN), 0);
+    assert.equal(sample(text, 'svc_output_connection_failed', OUT), 0);
+    assert.equal(sample(text, 'svc_output_connection_lost', OUT), 1);
+    assert.equal(sample(text, 'svc_output_sent', OUT), 5, 'the write after the loss delivered');
+  });
+
   it('keeps the connection and running gauges', async () => {
     const s = streamOf(`
 input: { test_source: { name: g1, count: 3 } }
@@ -232,6 +249,7 @@ describe('metrics: served, pushed and written', () => {
         cert_file: '',
         key_file: '',
         cors: { enabled: false, allowed_origins: [] },
+        basic_auth: { enabled: false, realm: 'restricted', username: '', password_hash: '', algorithm: 'sha256', salt: '' },
       },
       { status, logger: silentLogger, version: 'test' },
     );

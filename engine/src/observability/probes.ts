@@ -7,6 +7,7 @@
 import { flaggedCount, type Batch, type Message } from '../message/message.js';
 import type { Ack, Transaction } from '../message/transaction.js';
 import type { Processor, RateLimit } from '../plugin/types.js';
+import type { ConnectionWatcher } from '../runtime/connection.js';
 import type { ComponentStatus } from '../runtime/status.js';
 import type { Counter, Gauge, StreamMetrics } from './metrics.js';
 import { StageTimer } from './stage-timer.js';
@@ -103,8 +104,10 @@ function mirrorConnection(status: ComponentStatus, gauge: Gauge): void {
 }
 
 /** The input side: counts what is read, times read → ack, starts each message's root span. */
-export class InputProbe {
+export class InputProbe implements ConnectionWatcher {
   private readonly received: Counter;
+  private readonly connectionFailures: Counter;
+  private readonly connectionLosses: Counter;
   private readonly batchReceived: Counter;
   private readonly errors: Counter;
   private readonly batchErrors: Counter;
@@ -124,6 +127,8 @@ export class InputProbe {
     this.batchErrors = m.standard('input_batch_error', c.path, c.label);
     this.timer = new StageTimer(m.standard('input_latency', c.path, c.label), m.standard('input_batch_latency', c.path, c.label), m.enabled, true);
     this.retry = m.standard('input_retry', c.path, c.label);
+    this.connectionFailures = m.standard('input_connection_failed', c.path, c.label);
+    this.connectionLosses = m.standard('input_connection_lost', c.path, c.label);
     this.running = m.standard('input_running', c.path, c.label);
     m.standard<Gauge>('input_count', c.path, c.label).set(1);
     this.running.set(1);
@@ -217,14 +222,24 @@ export class InputProbe {
     this.retry.set(attempts);
   }
 
+  connectionFailed(): void {
+    this.connectionFailures.inc(1);
+  }
+
+  connectionLost(): void {
+    this.connectionLosses.inc(1);
+  }
+
   closed(): void {
     this.running.set(0);
   }
 }
 
 /** The output side: counts and times each write, with a child span per message. */
-export class OutputProbe {
+export class OutputProbe implements ConnectionWatcher {
   private readonly sent: Counter;
+  private readonly connectionFailures: Counter;
+  private readonly connectionLosses: Counter;
   private readonly batchSent: Counter;
   private readonly errors: Counter;
   private readonly batchErrors: Counter;
@@ -243,6 +258,8 @@ export class OutputProbe {
     this.batchErrors = m.standard('output_batch_error', c.path, c.label);
     this.timer = new StageTimer(m.standard('output_latency', c.path, c.label), m.standard('output_batch_latency', c.path, c.label), m.enabled);
     this.retry = m.standard('output_retry', c.path, c.label);
+    this.connectionFailures = m.standard('output_connection_failed', c.path, c.label);
+    this.connectionLosses = m.standard('output_connection_lost', c.path, c.label);
     this.running = m.standard('output_running', c.path, c.label);
     m.standard<Gauge>('output_count', c.path, c.label).set(1);
     this.running.set(1);
@@ -299,6 +316,14 @@ export class OutputProbe {
     this.retry.set(attempts);
   }
 
+  connectionFailed(): void {
+    this.connectionFailures.inc(1);
+  }
+
+  connectionLost(): void {
+    this.connectionLosses.inc(1);
+  }
+
   closed(): void {
     this.running.set(0);
   }
@@ -308,6 +333,10 @@ export class OutputProbe {
 export class ProcessorProbe {
   private readonly processed: Counter;
   private readonly batchProcessed: Counter;
+  private readonly received: Counter;
+  private readonly batchReceived: Counter;
+  private readonly sent: Counter;
+  private readonly batchSent: Counter;
   private readonly dropped: Counter;
   private readonly batchDropped: Counter;
   private readonly errors: Counter;
@@ -324,6 +353,10 @@ export class ProcessorProbe {
     const m = c.metrics;
     this.processed = m.standard('processor_processed', c.path, c.label);
     this.batchProcessed = m.standard('processor_batch_processed', c.path, c.label);
+    this.received = m.standard('processor_received', c.path, c.label);
+    this.batchReceived = m.standard('processor_batch_received', c.path, c.label);
+    this.sent = m.standard('processor_sent', c.path, c.label);
+    this.batchSent = m.standard('processor_batch_sent', c.path, c.label);
     this.dropped = m.standard('processor_dropped', c.path, c.label);
     this.batchDropped = m.standard('processor_batch_dropped', c.path, c.label);
     this.errors = m.standard('processor_error', c.path, c.label);
@@ -390,13 +423,23 @@ export class ProcessorProbe {
     this.timer.end(t0, n, weight);
     this.processed.inc(n);
     this.batchProcessed.inc(1);
+    this.received.inc(n);
+    this.batchReceived.inc(1);
     let outN = n;
+    let outBatches = 1;
     // A throw: the chain is about to flag every message of the batch not flagged yet.
     let errs = flaggedCount() - flaggedBefore + (out === undefined ? unflagged(batch) : 0);
     if (out !== undefined) {
       outN = 0;
-      for (let i = 0; i < out.length; i++) outN += out[i]!.length;
+      outBatches = 0;
+      for (let i = 0; i < out.length; i++) {
+        const k = out[i]!.length;
+        outN += k;
+        if (k > 0) outBatches++;
+      }
     }
+    this.sent.inc(outN);
+    this.batchSent.inc(outBatches);
     if (errs < 0) errs = 0;
     if (outN < n) {
       this.dropped.inc(n - outN);

@@ -68,6 +68,7 @@ describe('Prometheus (real server, from scripts/services.sh)', () => {
         cert_file: '',
         key_file: '',
         cors: { enabled: false, allowed_origins: [] },
+        basic_auth: { enabled: false, realm: 'restricted', username: '', password_hash: '', algorithm: 'sha256', salt: '' },
       },
       { status, logger: silentLogger, version: 'test' },
     );

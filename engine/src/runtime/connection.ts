@@ -3,6 +3,16 @@ import type { Logger } from '../observability/logger.js';
 import { Backoff, sleep } from './backoff.js';
 import type { ComponentStatus } from './status.js';
 
+/** What a connection reports as it goes (the input's or output's probe: retry gauge, Benthos' connection counters). */
+export interface ConnectionWatcher {
+  /** Consecutive failed attempts so far (0 once connected or working again). */
+  retrying(attempts: number): void;
+  /** A connection attempt failed (`*_connection_failed`). */
+  connectionFailed(): void;
+  /** A connection that was up was lost (`*_connection_lost`). */
+  connectionLost(): void;
+}
+
 /**
  * A component's connection, as inputs and outputs share it: connects with exponential back-off
  * until it succeeds or is closed, one attempt loop at a time, keeping the component's status
@@ -27,7 +37,7 @@ export class Connection {
     private readonly what: string,
     private readonly log: Logger,
     private readonly status: ComponentStatus,
-    private readonly onRetry?: (attempts: number) => void,
+    private readonly watcher?: ConnectionWatcher,
     private readonly giveUp: (err: unknown) => boolean = () => false,
   ) {}
 
@@ -57,13 +67,14 @@ export class Connection {
         this.status.connected = true;
         this.status.reason = undefined;
         this.backoff.reset();
-        this.onRetry?.(0);
+        this.watcher?.retrying(0);
         this.log.info(`${this.what} is now active`);
       } catch (err) {
         this.status.reason = errorMessage(err);
         if (this.giveUp(err)) throw err;
         const wait = this.backoff.next();
-        this.onRetry?.(this.backoff.attempts);
+        this.watcher?.connectionFailed();
+        this.watcher?.retrying(this.backoff.attempts);
         this.log.error(`Failed to connect, retrying in ${wait}ms: ${errorMessage(err)}`);
         await sleep(wait, this.closing.signal);
       }
@@ -72,6 +83,7 @@ export class Connection {
 
   /** The component said it lost its connection (NotConnectedError): reconnect on next use. */
   lost(err: unknown): void {
+    if (this.connected) this.watcher?.connectionLost();
     this.connected = false;
     this.status.connected = false;
     this.status.reason = errorMessage(err);
@@ -87,7 +99,7 @@ export class Connection {
   /** Waits the next back-off step after a failure that is not a lost connection. */
   retryAfterFailure(what: string, err: unknown): Promise<boolean> {
     const wait = this.backoff.next();
-    this.onRetry?.(this.backoff.attempts);
+    this.watcher?.retrying(this.backoff.attempts);
     this.log.error(`${what}, retrying in ${wait}ms: ${errorMessage(err)}`);
     return sleep(wait, this.closing.signal);
   }

@@ -36,14 +36,7 @@ export class ManagedInput implements Source {
      */
     private readonly drainsItself = false,
   ) {
-    this.connection = new Connection(
-      () => inner.connect?.(),
-      'Input',
-      log,
-      status,
-      probe && ((n) => probe.retrying(n)),
-      (err) => err instanceof ConfigError,
-    );
+    this.connection = new Connection(() => inner.connect?.(), 'Input', log, status, probe, (err) => err instanceof ConfigError);
   }
 
   connect(): Promise<void> {

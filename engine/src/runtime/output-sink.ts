@@ -42,7 +42,7 @@ export class OutputSink implements Sink {
   ) {
     this.slots = new Semaphore(Math.max(1, maxInFlight));
     this.flusher = batcher && new BatchFlusher(batcher, (batch, ack) => this.write(batch, ack));
-    this.connection = new Connection(() => output.connect?.(), 'Output', log, status, probe && ((n) => probe.retrying(n)));
+    this.connection = new Connection(() => output.connect?.(), 'Output', log, status, probe);
   }
 
   /** Connects (retrying with back-off); called once at start so `/ready` reflects reality. */

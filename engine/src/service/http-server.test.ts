@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, scryptSync } from 'node:crypto';
 import * as http from 'node:http';
+import bcrypt from 'bcryptjs';
 import * as https from 'node:https';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,7 @@ function config(overrides: Partial<HttpConfig> = {}): HttpConfig {
     cert_file: '',
     key_file: '',
     cors: { enabled: false, allowed_origins: [] },
+    basic_auth: { enabled: false, realm: 'restricted', username: '', password_hash: '', algorithm: 'sha256', salt: '' },
     ...overrides,
   };
 }
@@ -323,6 +326,34 @@ describe('ServiceServer', () => {
     assert.ok(Date.now() - started < 1000);
     await within(2000, ended);
     partial.destroy();
+  });
+
+  it("basic_auth: every route needs the user and a password matching password_hash, by each of Benthos' algorithms", async () => {
+    const pass = 'hunter2';
+    const salt = Buffer.from('pepper').toString('base64');
+    const hashes = {
+      md5: createHash('md5').update(pass).digest('base64'),
+      sha256: createHash('sha256').update(pass).digest('base64'),
+      bcrypt: Buffer.from(bcrypt.hashSync(pass, 4)).toString('base64'),
+      scrypt: scryptSync(pass, Buffer.from(salt, 'base64'), 32, { N: 32768, r: 8, p: 1, maxmem: 64 << 20 }).toString('base64'),
+    };
+    for (const [algorithm, password_hash] of Object.entries(hashes) as Array<[keyof typeof hashes, string]>) {
+      await withServer(
+        async (base) => {
+          const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` });
+          const none = await fetch(`${base}/ping`);
+          assert.equal(none.status, 401, algorithm);
+          assert.equal(none.headers.get('www-authenticate'), 'Basic realm="ops", charset="UTF-8"');
+          assert.equal((await fetch(`${base}/ping`, { headers: basic('admin', 'wrong') })).status, 401, algorithm);
+          assert.equal((await fetch(`${base}/ping`, { headers: basic('root', pass) })).status, 401, algorithm);
+          const ok = await fetch(`${base}/ping`, { headers: basic('admin', pass) });
+          assert.equal(ok.status, 200, algorithm);
+          assert.equal(await ok.text(), 'pong');
+          assert.equal((await fetch(`${base}/ping`, { headers: basic('admin', pass) })).status, 200, `${algorithm} again`);
+        },
+        { basic_auth: { enabled: true, realm: 'ops', username: 'admin', password_hash, algorithm, salt } },
+      );
+    }
   });
 
   it('rejects start on a port in use, and close is then a no-op', async () => {

@@ -2,6 +2,7 @@ import type * as http from 'node:http';
 import type { HttpConfig } from '../config/root-spec.js';
 import { errorMessage } from '../errors.js';
 import { Cors } from '../http/cors.js';
+import { ServiceBasicAuth } from './basic-auth.js';
 import { HttpListener } from '../http/listener.js';
 import { loadTlsFiles } from '../http/tls.js';
 import type { Logger } from '../observability/logger.js';
@@ -73,6 +74,7 @@ function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
 export class ServiceServer implements ServiceRoutes {
   private readonly routes: RouteTable;
   private readonly cors: Cors | undefined;
+  private readonly basicAuth: ServiceBasicAuth | undefined;
   private readonly logger: Logger;
   private listener: HttpListener | undefined;
   private closing: Promise<void> | undefined;
@@ -84,6 +86,7 @@ export class ServiceServer implements ServiceRoutes {
     this.logger = opts.logger;
     this.routes = new RouteTable(conf.root_path);
     this.cors = conf.cors.enabled ? new Cors(conf.cors.allowed_origins, 'http.cors') : undefined;
+    this.basicAuth = conf.basic_auth?.enabled ? new ServiceBasicAuth(conf.basic_auth) : undefined;
     this.builtin('/ping', 'Responds 200 "pong": the process is alive.', (_req, res) => sendText(res, 200, 'pong'));
     this.builtin('/ready', 'Responds 200 when every input and output is connected, else 503 listing those that are not.', (_req, res) => this.ready(res));
     this.builtin('/version', 'The version and build date, as JSON.', (_req, res) =>
@@ -189,6 +192,18 @@ export class ServiceServer implements ServiceRoutes {
 
   private dispatch(req: http.IncomingMessage, res: http.ServerResponse): void {
     if (this.cors?.handle(req, res)) return;
+    if (this.basicAuth !== undefined) {
+      const auth = this.basicAuth;
+      void auth.admit(req, res).then(
+        (ok) => ok && this.route(req, res),
+        () => res.destroy(),
+      );
+      return;
+    }
+    this.route(req, res);
+  }
+
+  private route(req: http.IncomingMessage, res: http.ServerResponse): void {
     const found = this.routes.match(req.method ?? 'GET', requestPath(req.url));
     if (!found) return sendText(res, 404, 'not found\n');
     if (!found.found) {

@@ -119,7 +119,7 @@ test('what only the client can check fails the build, naming the field', async (
   await assert.rejects(buildComponent('input', 'kafka', conf, testContext({ type: 'kafka' })), /sasl\.token_cache: cache resources are not available/);
 });
 
-test('record → message: content, logbus_* metadata, headers (last value, or lists with multi_header)', () => {
+test('record → message: content, logbus_* and Benthos\' kafka_* metadata, headers (last value, or lists with multi_header)', () => {
   const rec = {
     key: Buffer.from('k1'),
     value: Buffer.from('hello'),
@@ -139,6 +139,14 @@ test('record → message: content, logbus_* metadata, headers (last value, or li
     logbus_lag: 8,
     logbus_timestamp_unix: 1700000000,
     logbus_tombstone_message: false,
+    kafka_key: 'k1',
+    kafka_topic: 't',
+    kafka_partition: 3,
+    kafka_offset: 41,
+    kafka_lag: 8,
+    kafka_timestamp_ms: 1700000000123,
+    kafka_timestamp_unix: 1700000000,
+    kafka_tombstone_message: false,
   });
   const multi = recordMessage(rec, 't', 3, 41, 42, true);
   assert.deepEqual(multi.getMeta('rep'), ['x', 'y']);
