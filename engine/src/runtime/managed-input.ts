@@ -36,7 +36,14 @@ export class ManagedInput implements Source {
      */
     private readonly drainsItself = false,
   ) {
-    this.connection = new Connection(() => inner.connect?.(), 'Input', log, status, probe, (err) => err instanceof ConfigError);
+    this.connection = new Connection(
+      () => inner.connect?.(),
+      'Input',
+      log,
+      status,
+      probe,
+      (err) => err instanceof ConfigError,
+    );
   }
 
   connect(): Promise<void> {
