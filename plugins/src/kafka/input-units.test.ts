@@ -119,7 +119,7 @@ test('what only the client can check fails the build, naming the field', async (
   await assert.rejects(buildComponent('input', 'kafka', conf, testContext({ type: 'kafka' })), /sasl\.token_cache: cache resources are not available/);
 });
 
-test('record → message: content, logbus_* and Benthos\' kafka_* metadata, headers (last value, or lists with multi_header)', () => {
+test("record → message: content, logbus_* and Benthos' kafka_* metadata, headers (last value, or lists with multi_header)", () => {
   const rec = {
     key: Buffer.from('k1'),
     value: Buffer.from('hello'),
