@@ -13,4 +13,6 @@ export interface ComponentConfig {
   config: unknown;
   /** Processors of an input (run after it) or an output (run before it). */
   processors: ComponentConfig[];
+  /** The metrics section's `mapping` (Benthos': renames or drops metric series); metrics only. */
+  mapping?: string;
 }

@@ -44,5 +44,6 @@ function component(c: ComponentConfig, kind: ComponentKind, registry: Registry):
   if (c.label) out.label = c.label;
   out[c.type] = reg ? toYamlShape(c.config, reg.spec.config, registry) : c.config;
   if (c.processors.length) out.processors = c.processors.map((p) => component(p, 'processor', registry));
+  if (c.mapping) out.mapping = c.mapping;
   return out;
 }

@@ -4,8 +4,11 @@ import { InterpError, compileInterpolation, compileMapping, compileQuery, hasInt
 import { packageToInstall } from '../plugin/component-packages.js';
 import type { Registry } from '../plugin/registry.js';
 import type { ComponentConfig, ComponentKind } from './component-config.js';
-import type { Field } from './spec.js';
+import { f, type Field } from './spec.js';
 import { isMergeKey } from './aliases.js';
+
+/** The metrics section's `mapping`, beside its type (see observability/metric-mapping.ts). */
+const METRICS_MAPPING_FIELD = f.mapping().default('') as Field<unknown>;
 
 const LABEL_RE = /^[a-z0-9_]+$/;
 
@@ -267,6 +270,7 @@ export class Validator {
     let typePair: Pair | undefined;
     let label = '';
     let processorsNode: Node | undefined;
+    let mapping: string | undefined;
     for (const pair of this.pairs(node)) {
       const key = keyOf(pair);
       if (key === 'label') {
@@ -282,6 +286,8 @@ export class Validator {
         label = l;
       } else if (key === 'processors' && acceptsProcessors) {
         processorsNode = this.deref(pair.value);
+      } else if (key === 'mapping' && kind === 'metrics') {
+        mapping = this.value(pair.value as Node, METRICS_MAPPING_FIELD, `${path}.mapping`) as string | undefined;
       } else if (typeName === undefined) {
         typeName = key;
         typePair = pair;
@@ -316,7 +322,7 @@ export class Validator {
         });
       }
     }
-    return { type: typeName, label, path, config, processors };
+    return mapping ? { type: typeName, label, path, config, processors, mapping } : { type: typeName, label, path, config, processors };
   }
 }
 

@@ -222,6 +222,28 @@ output: { test_sink: { name: g1 } }
     assert.equal(sample(text, 'svc_output_running', OUT), 0);
   });
 
+  it("metrics.mapping renames, drops and relabels series as Benthos' does", async () => {
+    // Benthos v4.51 on the same mapping (json_api, generate count 5, a mapping processor, drop):
+    // {"output_sent{env=\"test\",path=\"root.output\"}":5, "source_received{env=\"test\",path=\"root.input\"}":5, ...}
+    // and no processor_* series.
+    const text = await runAndRead(`
+input: { test_source: { name: mm, count: 5 } }
+pipeline: { threads: 1, processors: [ { test_split: {} } ] }
+output: { test_sink: { name: mm } }
+metrics:
+  mapping: |
+    root = if this.has_prefix("processor_") { deleted() } else { this.replace_all("input_", "source_") }
+    meta label = deleted()
+    meta env = "test"
+  prometheus: {}
+`);
+    assert.equal(sample(text, 'svc_source_received', { env: 'test', path: 'root.input' }), 5);
+    assert.equal(sample(text, 'svc_output_sent', { env: 'test', path: 'root.output' }), 5);
+    assert.match(text, /^svc_output_sent\{env="test",path="root\.output"\} 5$/m, 'labels as mapped: label dropped, env added, names sorted');
+    assert.doesNotMatch(text, /^svc_processor_/m, 'dropped');
+    assert.doesNotMatch(text, /^svc_input_received/m, 'renamed');
+  });
+
   it('counts nothing and adds no probe with metrics: none', async () => {
     const s = streamOf(`
 input: { test_source: { name: n1, count: 3 } }

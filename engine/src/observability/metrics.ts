@@ -13,6 +13,7 @@
  */
 import { ErrorCode, SvcError } from '../errors.js';
 import { STANDARD_METRICS, type MetricType } from './metric-names.js';
+import type { MetricMapping } from './metric-mapping.js';
 
 /** A count that only goes up. */
 export interface Counter {
@@ -140,7 +141,11 @@ interface FamilyEntry {
   extra: readonly string[];
   make: ChildFactory<unknown>;
   children: Map<string, unknown>;
+  /** With a metrics mapping: every label name of the family (the mapped ones, then the extras). */
+  labels?: readonly string[];
 }
+
+const NOOP_BY_TYPE: Record<MetricType, unknown> = { counter: NOOP_COUNTER, gauge: NOOP_GAUGE, timer: NOOP_TIMER };
 
 const SEP = '\u0001';
 
@@ -159,20 +164,25 @@ export class StreamMetrics {
   private readonly streamLabel: boolean;
   private readonly stream: string;
 
+  private readonly mapping: MetricMapping | undefined;
+  /** With a mapping: each series as first asked for (name and label values) → its child. */
+  private readonly mapped = new Map<string, unknown>();
+
   constructor(
     readonly exporter: MetricsExporter,
-    opts: { streamLabel?: boolean } = {},
+    opts: { streamLabel?: boolean; mapping?: MetricMapping } = {},
     scope?: { families: Map<string, FamilyEntry>; stream: string },
   ) {
     this.enabled = exporter.enabled !== false;
     this.streamLabel = opts.streamLabel === true;
+    this.mapping = opts.mapping;
     this.families = scope?.families ?? new Map();
     this.stream = scope?.stream ?? '';
   }
 
   /** The metrics of stream `id` (streams mode): the same families, its series labelled stream=id. */
   forStream(id: string): StreamMetrics {
-    return this.streamLabel ? new StreamMetrics(this.exporter, { streamLabel: true }, { families: this.families, stream: id }) : this;
+    return this.streamLabel ? new StreamMetrics(this.exporter, { streamLabel: true, mapping: this.mapping }, { families: this.families, stream: id }) : this;
   }
 
   private family(type: MetricType, name: string, help: string, extra: readonly string[]): FamilyEntry {
@@ -203,6 +213,7 @@ export class StreamMetrics {
 
   /** The child of a family for the given label values (path, label, extras), made once. */
   child<T>(type: MetricType, name: string, help: string, extra: readonly string[], values: readonly string[]): T {
+    if (this.mapping !== undefined) return this.mappedChild<T>(this.mapping, type, name, help, extra, values);
     const fam = this.family(type, name, help, extra);
     if (values.length !== 2 + fam.extra.length) {
       throw metricsError(`metric ${name} takes ${fam.extra.length} label value(s) (${fam.extra.join(', ') || 'none'}), got ${values.length - 2}`);
@@ -217,6 +228,46 @@ export class StreamMetrics {
     return c as T;
   }
 
+  /**
+   * A child through `metrics.mapping`: the mapping names the series and its component labels once;
+   * a dropped series (or one whose labels differ from the family's first series, which Prometheus
+   * cannot hold) counts nowhere.
+   */
+  private mappedChild<T>(mapping: MetricMapping, type: MetricType, name: string, help: string, extra: readonly string[], values: readonly string[]): T {
+    const seriesKey = [name, this.stream, ...values].join(SEP);
+    if (this.mapped.has(seriesKey)) return this.mapped.get(seriesKey) as T;
+    const names = this.streamLabel ? ['label', 'path', 'stream'] : ['label', 'path'];
+    const own = this.streamLabel ? [values[1]!, values[0]!, this.stream] : [values[1]!, values[0]!];
+    const m = mapping.map(name, names, own);
+    let c: unknown = NOOP_BY_TYPE[type];
+    if (m !== undefined) {
+      const labels = [...m.labelNames, ...extra];
+      let fam = this.families.get(m.name);
+      if (fam === undefined) {
+        const std = STANDARD_METRICS[m.name];
+        if (std && std.type !== type)
+          throw metricsError(`metrics.mapping names a ${type} ${m.name}, a standard ${std.type} of the runtime: choose another name`);
+        if (!NAME_RE.test(m.name)) throw metricsError(`metrics.mapping gave the invalid metric name "${m.name}" (for ${name})`);
+        const make =
+          type === 'counter'
+            ? this.exporter.counter(m.name, help, labels)
+            : type === 'gauge'
+              ? this.exporter.gauge(m.name, help, labels)
+              : this.exporter.timer(m.name, help, labels);
+        fam = { type, extra: [...extra], make: make as ChildFactory<unknown>, children: new Map(), labels };
+        this.families.set(m.name, fam);
+      }
+      if (fam.type === type && (fam.labels ?? []).join(',') === labels.join(',')) {
+        const full = [...m.labelValues, ...values.slice(2)].map(String);
+        const key = full.join(SEP);
+        c = fam.children.get(key);
+        if (c === undefined) fam.children.set(key, (c = fam.make(full)));
+      }
+    }
+    this.mapped.set(seriesKey, c);
+    return c as T;
+  }
+
   /** A standard metric of the runtime (see metric-names.ts) bound to a component. */
   standard<T>(name: string, path: string, label: string): T {
     const std = STANDARD_METRICS[name];
@@ -226,6 +277,7 @@ export class StreamMetrics {
 
   /** Declares every standard metric, so that each is listed (with HELP and TYPE) before it has samples. */
   declareStandard(): void {
+    if (this.mapping !== undefined) return; // names and labels are the mapping's, known per series
     for (const [name, std] of Object.entries(STANDARD_METRICS)) this.family(std.type, name, std.help, []);
   }
 

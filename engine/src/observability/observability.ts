@@ -5,6 +5,7 @@
 import { errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import type { Logger } from './logger.js';
+import type { MetricMapping } from './metric-mapping.js';
 import { NOOP_EXPORTER, StreamMetrics, type Gauge, type MetricsExporter } from './metrics.js';
 import { InputProbe, OutputProbe, ProcessorProbe, type CallRecorder } from './probes.js';
 import { NOOP_TRACER, SPAN_KEY, type Tracer } from './tracer.js';
@@ -18,6 +19,8 @@ export interface ObservabilityOptions {
   streamLabel?: boolean;
   /** Metrics already made (forStream): shared with the Observability it was made from. */
   metrics?: StreamMetrics;
+  /** `metrics.mapping`: names (or drops) each series as it is made. */
+  metricsMapping?: MetricMapping;
 }
 
 export class Observability {
@@ -34,7 +37,7 @@ export class Observability {
     tracer: Tracer = NOOP_TRACER,
     private readonly opts: ObservabilityOptions = {},
   ) {
-    this.metrics = opts.metrics ?? new StreamMetrics(exporter, { streamLabel: opts.streamLabel });
+    this.metrics = opts.metrics ?? new StreamMetrics(exporter, { streamLabel: opts.streamLabel, mapping: opts.metricsMapping });
     this.tracer = tracer;
     this.calls = opts.calls;
     this.active = this.metrics.enabled || tracer.enabled || this.calls !== undefined;

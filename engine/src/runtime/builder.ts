@@ -39,6 +39,7 @@ import type { Sink } from './sink.js';
 import type { Source } from './source.js';
 import type { StatusBoard } from './status.js';
 import { wrapsProcessor } from './wrapped-processor.js';
+import { MetricMapping } from '../observability/metric-mapping.js';
 
 /** What every component of one stream (on one thread) shares. */
 export interface BuildEnv {
@@ -200,7 +201,10 @@ export class Builder implements Resources, Parts {
     // A backend that is not one (an old `none` returning {}) counts as none.
     const registry = typeof exporter?.counter === 'function' ? exporter : undefined;
     // The tracer is built with the metrics already there, so that it can count (dropped spans).
-    this.env.obs = new Observability(registry, undefined, { logger: this.env.logger, streamLabel: opts.streamLabel });
+    // The mapping applies where series are made for the exporter: on the main thread (a worker's
+    // counts are applied there under their own names).
+    const mapping = metrics.mapping && !this.env.isWorker ? new MetricMapping(metrics.mapping, this.env.logger) : undefined;
+    this.env.obs = new Observability(registry, undefined, { logger: this.env.logger, streamLabel: opts.streamLabel, metricsMapping: mapping });
     let t: Tracer;
     try {
       t = await this.create<Tracer>('tracer', tracer);
@@ -212,6 +216,7 @@ export class Builder implements Resources, Parts {
     const obs = new Observability(registry, typeof t?.startSpan === 'function' ? t : undefined, {
       logger: this.env.logger,
       streamLabel: opts.streamLabel,
+      metricsMapping: mapping,
     });
     if (!this.env.isWorker) obs.metrics.declareStandard();
     this.env.obs = obs;
