@@ -7,6 +7,7 @@
 import type { JsonSchemaNode } from '../transform/json-schema.js';
 import type { OasRequestBody } from '../transform/oas-request-validation.js';
 import type { OasParameter } from '../transform/oas-parameters.js';
+import type { PathMatching } from './endpoints.js';
 
 /** A `rate` per `per` seconds pair (0/0: no limit). */
 export interface RatePair {
@@ -328,6 +329,11 @@ export interface ApiSpec {
   /** The listen path, always starting with `/`. */
   listenPath: string;
   stripListenPath: boolean;
+  /**
+   * How endpoint patterns are anchored: svc.conf's `enable_path_prefix_matching` and
+   * `enable_path_suffix_matching`, set on every API by the gateway state (absent: Tyk's default, unanchored).
+   */
+  pathMatching?: PathMatching;
   /** The upstream URL (`proxy.target_url`, `upstream.url`). */
   targetUrl: string;
   /**

@@ -1,31 +1,63 @@
 /**
- * Which endpoint of an API a request is for: Tyk's endpoint paths (rate limits, URL rewrites)
- * are patterns over the path after the listen path, `{id}` and `/*` widened as Tyk does, matched
- * with RE2 (linear time whatever the pattern and the path), unanchored as Tyk matches them.
+ * Which endpoint of an API a request is for: Tyk's endpoint paths (endpoint lists, rate limits,
+ * URL rewrites, `allowed_urls`) are patterns, `{id}` and `/*` widened as Tyk's PreparePathRegexp
+ * does (internal/httputil/mux.go at v5.14.0), matched with RE2 (linear time whatever the pattern
+ * and the path). Unanchored by default (`/public` also matches `/x/public`); svc.conf's
+ * `http_server_options.enable_path_prefix_matching` anchors a pattern starting with `/` at the
+ * start (`^`), `enable_path_suffix_matching` anchors every pattern at the end (`$`).
  */
 import { RE2JS } from 're2js';
-import { preparePathRegexp } from '../sessions/access-check.js';
 import type { ApiSpec } from './api-spec.js';
+
+/** svc.conf's `http_server_options.enable_path_prefix_matching` and `enable_path_suffix_matching`. */
+export interface PathMatching {
+  prefix: boolean;
+  suffix: boolean;
+}
+
+/** Tyk's default: neither prefix nor suffix matching. */
+export const WILDCARD_MATCHING: PathMatching = { prefix: false, suffix: false };
+
+/**
+ * Tyk's `PreparePathRegexp`: `{name}` segments (when the braces pair up) become `([^/]+)`, `/*`
+ * becomes `/.*` (`/*\/` one segment); with `prefix` a pattern starting with `/` gets `^`, with
+ * `suffix` one not ending in `$` gets `$`.
+ */
+export function preparePathRegexp(pattern: string, matching: PathMatching = WILDCARD_MATCHING): string {
+  let p = pattern;
+  const open = p.split('{').length - 1;
+  if (open > 0 && open === p.split('}').length - 1) p = p.replace(/{([^}]+)}/g, '([^/]+)');
+  if (p.includes('/*')) p = p.replaceAll('/*/', '/[^/]+/').replaceAll('/*', '/.*');
+  if (matching.prefix && p.startsWith('/')) p = '^' + p;
+  if (matching.suffix && !p.endsWith('$')) p = p + '$';
+  return p;
+}
+
+/** The matching `api` is served with (Tyk's default when the gateway state has not set it). */
+export function pathMatchingOf(api: Pick<ApiSpec, 'pathMatching'>): PathMatching {
+  return api.pathMatching ?? WILDCARD_MATCHING;
+}
 
 const compiled = new Map<string, RE2JS | null>();
 
 /** Endpoint patterns, compiled once (RE2: linear time whatever the pattern and the path). */
-function matcher(path: string): RE2JS | null {
-  let re = compiled.get(path);
+function matcher(path: string, matching: PathMatching): RE2JS | null {
+  const id = `${matching.prefix ? 'p' : '-'}${matching.suffix ? 's' : '-'}${path}`;
+  let re = compiled.get(id);
   if (re === undefined) {
     try {
-      re = RE2JS.compile(preparePathRegexp(path));
+      re = RE2JS.compile(preparePathRegexp(path, matching));
     } catch {
       re = null;
     }
     if (compiled.size > 10_000) compiled.clear();
-    compiled.set(path, re);
+    compiled.set(id, re);
   }
   return re;
 }
 
 /** The path endpoint patterns are matched against: the request path after the listen path. */
-export function endpointPath(api: ApiSpec, path: string): string {
+export function endpointPath(api: Pick<ApiSpec, 'listenPath'>, path: string): string {
   if (api.listenPath !== '/' && path.startsWith(api.listenPath)) {
     const rest = path.slice(api.listenPath.length);
     return rest.startsWith('/') ? rest : `/${rest}`;
@@ -33,8 +65,9 @@ export function endpointPath(api: ApiSpec, path: string): string {
   return path;
 }
 
-export function endpointMatches(e: { path: string; method: string }, method: string, path: string): boolean {
+/** True when `e` is for `method` (or any method) and its pattern is found in `path` as `matching` anchors it. */
+export function endpointMatches(e: { path: string; method: string }, method: string, path: string, matching: PathMatching = WILDCARD_MATCHING): boolean {
   if (e.method !== '' && e.method.toUpperCase() !== method) return false;
-  const re = matcher(e.path);
+  const re = matcher(e.path, matching);
   return re !== null && re.matcher(path).find();
 }

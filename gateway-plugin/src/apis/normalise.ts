@@ -1,6 +1,6 @@
 /** Shared rules of both definition formats: listen path, target URL, JWT signing method, endpoint paths, durations. */
 import { RE2JS } from 're2js';
-import { preparePathRegexp } from '../sessions/access-check.js';
+import { preparePathRegexp } from './endpoints.js';
 import type { CorsSettings, JwtSettings } from './api-spec.js';
 import type { Fields } from './fields.js';
 

@@ -72,7 +72,7 @@ export class GatewayAuth extends GatewayMiddleware {
       answerMessage(msg, tykError(outcome.status, outcome.message, outcome.headers));
       return;
     }
-    const refusal = checkSession(outcome.session, api.id, req.method, req.path, undefined, req.accessVersions);
+    const refusal = checkSession(outcome.session, api, req.method, req.path, undefined, req.accessVersions);
     if (refusal !== undefined) {
       answerMessage(msg, tykError(refusal.status, refusal.message));
       return;

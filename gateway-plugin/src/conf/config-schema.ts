@@ -72,6 +72,10 @@ export const GATEWAY_CONFIG_SPEC = f.object({
     min_version: int(0, 0, 772),
     // Go cipher suite names (TLS 1.2; apis/go-cipher-suites.ts); empty: Node's defaults.
     ssl_ciphers: f.array(f.string()).default([]),
+    // Tyk's routing and endpoint matching switches (apis/endpoints.ts, gateway/api-router.ts).
+    enable_strict_routes: bool(),
+    enable_path_prefix_matching: bool(),
+    enable_path_suffix_matching: bool(),
   }),
   // Tyk's float64 seconds; 0 (its zero value): the proxy's own `timeout` (30 s, Tyk's default too).
   proxy_default_timeout: f

@@ -83,6 +83,12 @@ export interface GatewayConfig {
     min_version?: number;
     /** Go cipher suite names the HTTPS port accepts (TLS 1.2 ones; TLS 1.3 suites are not configurable, as in Go). */
     ssl_ciphers?: string[];
+    /** A listen path without a trailing slash or `{name}` answers only itself and what is under it (`/app` 404s `/apple`). */
+    enable_strict_routes?: boolean;
+    /** Endpoint patterns starting with `/` match at the start of the path only (`^`). */
+    enable_path_prefix_matching?: boolean;
+    /** Endpoint patterns match at the end of the path only (`$`). */
+    enable_path_suffix_matching?: boolean;
   };
   /** Seconds (a fraction allowed) the proxy gives a request up to the upstream's response headers; 0 = `gateway_proxy.timeout`. */
   proxy_default_timeout: number;

@@ -74,7 +74,7 @@ import type { LiveInstances } from '../ratelimit/distributed-limiter.js';
 /** Tyk's answer when a transaction was not delivered (the proxy failed it). */
 /** svc.conf's routing by Host. */
 function hostRouting(config: GatewayConfig): HostRouting {
-  return { customDomains: config.enable_custom_domains, hostname: config.hostname };
+  return { customDomains: config.enable_custom_domains, hostname: config.hostname, strictRoutes: config.http_server_options?.enable_strict_routes === true };
 }
 
 const NOT_DELIVERED = tykError(500, 'There was a problem proxying the request');

@@ -20,10 +20,29 @@ describe('ApiRouter', () => {
     assert.equal(router.route('/foo/bar/baz')?.id, 'foobar');
     // `/foo/bar/` does not cover `/foo/bar`: `/foo` does.
     assert.equal(router.route('/foo/bar')?.id, 'foo');
-    // A listen path covers itself and what is under it, not a longer segment.
-    assert.equal(router.route('/foobar')?.id, 'root');
+    // gorilla/mux's PathPrefix: a listen path covers a longer segment too (Tyk's TestListener:
+    // `/sample` answers `/samplefoo`).
+    assert.equal(router.route('/foobar')?.id, 'foo');
     assert.equal(router.route('/users/7/orders/1')?.id, 'user');
-    assert.equal(router.route('/users/7/ordersx')?.id, 'root');
+    assert.equal(router.route('/users/7/ordersx')?.id, 'user');
+    assert.equal(router.route('/users/7')?.id, 'root');
+  });
+
+  it("enable_strict_routes: a listen path answers itself and what is under it, else 404 (Tyk's TestListenerWithStrictRoutes)", () => {
+    const strict = new ApiRouter([apiSpec('root', '/'), apiSpec('sample', '/sample'), apiSpec('slash', '/s/'), apiSpec('user', '/u/{id}/o')], {
+      customDomains: false,
+      hostname: '',
+      strictRoutes: true,
+    });
+    assert.equal(strict.route('/sample')?.id, 'sample');
+    assert.equal(strict.route('/sample/')?.id, 'sample');
+    assert.equal(strict.route('/sample/foo')?.id, 'sample');
+    // Routed to `/sample`, which refuses it: not handed on to `/`.
+    assert.equal(strict.route('/samplefoo'), undefined);
+    // A trailing slash or a {name} part keeps the listen path as a prefix.
+    assert.equal(strict.route('/s/x')?.id, 'slash');
+    assert.equal(strict.route('/u/7/ox')?.id, 'user');
+    assert.equal(strict.route('/other')?.id, 'root');
   });
 
   it('an API with active: false is routed, as Tyk v5.14.0 serves it', () => {

@@ -1,8 +1,11 @@
 /**
  * Which API a request is for: the longest listen path that covers the request's (decoded, clean)
  * path wins, as Tyk sorts its routes (`sortSpecsByListenPath`: longer first, a `{name}` segment
- * counting as its slash only). A listen path covers a path equal to it or under it (`/foo`
- * covers `/foo` and `/foo/...`, not `/foobar`; `/foo/` covers `/foo/...`; `/` covers all).
+ * counting as its slash only). A listen path covers every path it is a prefix of, as gorilla/mux's
+ * PathPrefix does (`/foo` covers `/foo`, `/foo/...` and `/foobar`; `/` covers all). With svc.conf's
+ * `enable_strict_routes` (Tyk's explicitRouteSubpaths, gateway/api_loader.go at v5.14.0), a listen
+ * path without a trailing slash or `{name}` part that is routed a path neither equal to it nor
+ * under it (`/foo` and `/foobar`) answers 404: the request does not go on to a shorter listen path.
  * An API with `active: false` is routed too: Tyk v5.14.0 serves a definition file whatever its
  * `active` says (only its mutual TLS setup reads it). With svc.conf's `enable_custom_domains`, an
  * API with a `domain` answers only on that host (Tyk's gorilla/mux Host route), and svc.conf's
@@ -21,10 +24,11 @@ interface Route {
   host?: ReturnType<typeof hostPattern>;
 }
 
-/** svc.conf's routing by Host: `enable_custom_domains` and `hostname`. */
+/** svc.conf's routing: by Host (`enable_custom_domains`, `hostname`) and `enable_strict_routes`. */
 export interface HostRouting {
   customDomains: boolean;
   hostname: string;
+  strictRoutes?: boolean;
 }
 
 /** Tyk's `listenPathLength`: a `{name}` segment counts for nothing but its slash. */
@@ -46,13 +50,15 @@ function patternOf(lp: string): RegExp | undefined {
     .split('/')
     .map((seg) => (seg.length > 2 && seg.startsWith('{') && seg.endsWith('}') ? '[^/]+' : escapeRegExp(seg)))
     .join('/');
-  return new RegExp(lp.endsWith('/') ? `^${body}` : `^${body}(?=/|$)`);
+  return new RegExp(`^${body}`);
 }
 
 export class ApiRouter {
   private readonly routes: Route[];
+  private readonly strict: boolean;
 
   constructor(apis: readonly ApiSpec[], hosts: HostRouting = { customDomains: false, hostname: '' }) {
+    this.strict = hosts.strictRoutes === true;
     const byDomain = hosts.customDomains;
     this.routes = apis
       // An internal API is reached only by a loop or as a base API's version (Tyk does not route it).
@@ -77,7 +83,9 @@ export class ApiRouter {
 
   /** The API serving `path` (decoded and clean) on `host` (the Host header), or undefined (Tyk's 404). */
   route(path: string, host = ''): ApiSpec | undefined {
-    for (const r of this.routes) if ((r.host === undefined || hostMatches(r.host, host)) && covers(r, path)) return r.api;
+    for (const r of this.routes) {
+      if ((r.host === undefined || hostMatches(r.host, host)) && covers(r, path)) return this.strict && !explicit(r, path) ? undefined : r.api;
+    }
     return undefined;
   }
 
@@ -87,10 +95,14 @@ export class ApiRouter {
 }
 
 function covers(r: Route, path: string): boolean {
-  if (r.pattern) return r.pattern.test(path);
+  return r.pattern ? r.pattern.test(path) : path.startsWith(r.api.listenPath);
+}
+
+/** Tyk's explicitRouteHandler: a listen path with a trailing slash or `{name}` takes what it covers, another itself and what is under it. */
+function explicit(r: Route, path: string): boolean {
   const lp = r.api.listenPath;
-  if (!path.startsWith(lp)) return false;
-  return lp.endsWith('/') || path.length === lp.length || path.charCodeAt(lp.length) === 47; /* '/' */
+  if (lp.endsWith('/') || (lp.includes('{') && lp.includes('}'))) return true;
+  return path.length === lp.length || path.charCodeAt(lp.length) === 47; /* '/' */
 }
 
 /**

@@ -5,7 +5,7 @@
  * read body is (`max_body_size`: 413).
  */
 import type { ApiSpec } from '../apis/api-spec.js';
-import { endpointMatches } from '../apis/endpoints.js';
+import { endpointMatches, pathMatchingOf } from '../apis/endpoints.js';
 
 /** Compiled endpoint paths, per API object (an API is immutable; a reload makes new ones). */
 const compiled = new WeakMap<ApiSpec, Array<{ method: string; path: RegExp }>>();
@@ -39,6 +39,6 @@ export function needsBody(api: ApiSpec, method: string, apiPath: string): boolea
   if (api.bodyTransforms?.some((v) => v.method === method) === true) return true;
   if (api.urlRewrites.length === 0) return false;
   // The first rule for the endpoint is the one that applies: only its triggers count.
-  const rule = api.urlRewrites.find((r) => endpointMatches(r, method, apiPath));
+  const rule = api.urlRewrites.find((r) => endpointMatches(r, method, apiPath, pathMatchingOf(api)));
   return rule !== undefined && rule.triggers.some((t) => t.rules.payload !== undefined);
 }

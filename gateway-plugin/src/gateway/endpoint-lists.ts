@@ -13,13 +13,14 @@
  *    forbidden, except an internal entry reached through a loop (and only if no entry of the
  *    lists Tyk compiles before the internal one, a URL rewrite or a size limit, matches first).
  *
- * Paths are Tyk's patterns (`{id}` and `/*` widened), unanchored, tried on the path without the
- * listen path and on the whole path, case-insensitively with `ignore_case`; matched with RE2.
+ * Paths are Tyk's patterns (`{id}` and `/*` widened), unanchored unless svc.conf's
+ * `enable_path_prefix_matching` / `enable_path_suffix_matching` anchor them (Tyk's generateRegex),
+ * tried on the path without the listen path and on the whole path, case-insensitively with
+ * `ignore_case`; matched with RE2.
  */
 import { RE2JS } from 're2js';
 import type { ApiSpec, EndpointListEntry, MockReply } from '../apis/api-spec.js';
-import { endpointPath } from '../apis/endpoints.js';
-import { preparePathRegexp } from '../sessions/access-check.js';
+import { endpointPath, pathMatchingOf, preparePathRegexp, WILDCARD_MATCHING, type PathMatching } from '../apis/endpoints.js';
 
 /** What the lists say of a request: go on, go on without authentication, refuse, or answer with a mock reply. */
 export type EndpointStatus = 'ok' | 'ignored' | 'forbidden' | { reply: MockReply };
@@ -36,12 +37,12 @@ function asciiLower(s: string): string {
 }
 
 /**
- * A Tyk endpoint pattern as a test (PreparePathRegexp, unanchored, `(?i)` with `ignoreCase`):
- * a pattern without regular expression syntax (most are: `/admin`, `/users/list`) is a substring
- * search, the rest RE2 (checked at load).
+ * A Tyk endpoint pattern as a test (PreparePathRegexp, anchored as `matching` says, `(?i)` with
+ * `ignoreCase`): a pattern without regular expression syntax (most are: `/admin`, `/users/list`)
+ * is a substring search, the rest RE2 (checked at load).
  */
-export function pathTest(pattern: string, ignoreCase: boolean): PathTest {
-  const p = preparePathRegexp(pattern);
+export function pathTest(pattern: string, ignoreCase: boolean, matching: PathMatching = WILDCARD_MATCHING): PathTest {
+  const p = preparePathRegexp(pattern, matching);
   const re = RE2JS.compile(p, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   if (!/[\\.*+?^${}()|[\]]/.test(p) && /^[\x20-\x7e]*$/.test(p)) {
     if (!ignoreCase) return (path) => path.includes(p);
@@ -55,12 +56,13 @@ export function pathTest(pattern: string, ignoreCase: boolean): PathTest {
 const tests = new Map<string, PathTest>();
 
 /** Tyk's pattern test of an entry's path (compiled once; checked at load). */
-function testOf(path: string): PathTest {
-  let t = tests.get(path);
+function testOf(path: string, matching: PathMatching): PathTest {
+  const id = `${matching.prefix ? 'p' : '-'}${matching.suffix ? 's' : '-'}${path}`;
+  let t = tests.get(id);
   if (t === undefined) {
-    t = pathTest(path, false);
+    t = pathTest(path, false, matching);
     if (tests.size > 10_000) tests.clear();
-    tests.set(path, t);
+    tests.set(id, t);
   }
   return t;
 }
@@ -79,7 +81,8 @@ export function firstEndpointFor<T extends { path: string; method: string }>(
   if (entries === undefined) return undefined;
   const matchPath = endpointPath(api, path);
   const clean = endpointPath(api, matchPath);
-  return entries.find((e) => e.method === method && matches(testOf(e.path), clean, matchPath));
+  const matching = pathMatchingOf(api);
+  return entries.find((e) => e.method === method && matches(testOf(e.path, matching), clean, matchPath));
 }
 
 interface Compiled {
@@ -93,7 +96,8 @@ function listsOf(api: ApiSpec): { entries: Compiled[]; whiteList: boolean } {
   let c = compiled.get(api);
   if (c === undefined) {
     // Patterns are checked at load (one that does not compile refuses the definition).
-    const entries = (api.endpointLists ?? []).map((entry) => ({ entry, test: pathTest(entry.path, entry.ignoreCase) }));
+    const matching = pathMatchingOf(api);
+    const entries = (api.endpointLists ?? []).map((entry) => ({ entry, test: pathTest(entry.path, entry.ignoreCase, matching) }));
     c = { entries, whiteList: entries.some((e) => e.entry.kind === 'white') };
     compiled.set(api, c);
   }

@@ -1,7 +1,8 @@
 /**
  * End-to-end helpers of the gateway's tests: a real `engine` process running `api_gateway` over a
  * real svc.conf and classic API definition files (written from the test's ApiSpec objects), with
- * a plugin module of the test's own whose `test_thread_probe` answers with the process and thread it ran on.
+ * a plugin module of the test's own whose `test_thread_probe` answers with the process and thread it ran on
+ * and the rate limiter's verdict for the request (`req.rateLimit`: limit, remaining, resetAt).
  * The gateway runs in one process unless `opts.input` sets `processes`.
  * Every process is killed when the test file ends.
  */
@@ -28,13 +29,13 @@ import { registerProcessor, answerMessage, f } from ${JSON.stringify(join(root, 
 import { GATEWAY_REQUEST } from ${JSON.stringify(join(here, 'request.js'))};
 
 registerProcessor('test_thread_probe', {
-  summary: 'answers with the process and thread it ran on and the request key (tests)',
+  summary: 'answers with the process and thread it ran on, the request key and the rate limiter verdict (tests)',
   config: f.object({}),
   factory: () => ({
     async process(batch) {
       for (const msg of batch) {
         const req = msg.ctx.get(GATEWAY_REQUEST);
-        answerMessage(msg, { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ pid: process.pid, thread: threadId, key: req.session?.keyId ?? null })) });
+        answerMessage(msg, { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ pid: process.pid, thread: threadId, key: req.session?.keyId ?? null, rateLimit: req.rateLimit ?? null })) });
       }
       return [batch];
     },

@@ -12,7 +12,7 @@
  */
 import type { Answer } from '@svc/engine';
 import type { ApiSpec, EndpointSizeLimit } from '../apis/api-spec.js';
-import { endpointPath } from '../apis/endpoints.js';
+import { endpointPath, pathMatchingOf } from '../apis/endpoints.js';
 import { matches, pathTest, type PathTest } from './endpoint-lists.js';
 import { tykError } from './errors.js';
 
@@ -26,7 +26,7 @@ const compiled = new WeakMap<ApiSpec, Array<{ limit: EndpointSizeLimit; test: Pa
 function limitsOf(api: ApiSpec): Array<{ limit: EndpointSizeLimit; test: PathTest }> {
   let c = compiled.get(api);
   if (c === undefined) {
-    c = (api.endpointSizeLimits ?? []).map((limit) => ({ limit, test: pathTest(limit.path, false) }));
+    c = (api.endpointSizeLimits ?? []).map((limit) => ({ limit, test: pathTest(limit.path, false, pathMatchingOf(api)) }));
     compiled.set(api, c);
   }
   return c;

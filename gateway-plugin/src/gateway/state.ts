@@ -8,6 +8,7 @@
  */
 import type { GatewayRequest } from './request.js';
 import type { ApiSpec } from '../apis/api-spec.js';
+import type { PathMatching } from '../apis/endpoints.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Policy } from '../sessions/session.js';
@@ -67,6 +68,10 @@ export class GatewayState {
   }
 
   replaceApis(apis: ApiSpec[]): void {
+    const o = this.config.http_server_options;
+    const matching: PathMatching = { prefix: o?.enable_path_prefix_matching === true, suffix: o?.enable_path_suffix_matching === true };
+    // Every spec a request can be served by (a versioned API's versions too) matches its endpoints as svc.conf says.
+    for (const a of apis) for (const spec of [a, ...Object.values(a.versioning?.versions ?? {})]) spec.pathMatching = matching;
     this.apis = new Map(apis.map((a) => [a.id, a]));
     this.version++;
     this.notify({ kind: 'apis' });

@@ -10,7 +10,8 @@
  *   Tyk's RealIP: X-Real-IP, then the first X-Forwarded-For, then the peer), the method, the URL
  *   the upstream gets (path and query), the `cache_by_headers` values, and for POST, PUT and
  *   PATCH a hash of the body (or of the entry's `cache_key_regex` match in it). An answer is
- *   never served to another key or another keyless client, as in Tyk;
+ *   never served to another key; a keyless API's "client" is the X-Real-IP / X-Forwarded-For the
+ *   client sends, so one that sends another's address is served that one's answers, as in Tyk;
  * - what is kept: the answer (status, headers as the client got them, body) when its status is
  *   in the entry's `cache_response_codes` (else `cache_options.cache_response_codes`; none listed:
  *   every status), or the upstream set `x-svc-cache-action-set` with `enable_upstream_cache_control`;

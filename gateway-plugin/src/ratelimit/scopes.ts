@@ -13,7 +13,7 @@
  */
 import type { ApiSpec, EndpointRateLimit } from '../apis/api-spec.js';
 import type { GatewayRequest } from '../gateway/request.js';
-import { endpointMatches, endpointPath } from '../apis/endpoints.js';
+import { endpointMatches, endpointPath, pathMatchingOf } from '../apis/endpoints.js';
 import type { AccessLimit, SessionState, Smoothing } from '../sessions/session.js';
 import type { Limit } from './limiter.js';
 
@@ -32,7 +32,7 @@ export function apiLimit(api: ApiSpec, req: GatewayRequest): Limit | undefined {
   if (api.disableRateLimit) return undefined;
   const base = `${PREFIX}apilimiter-${api.orgId}${api.id}`;
   const path = endpointPath(api, req.path);
-  const ep = api.endpointRateLimits.find((e: EndpointRateLimit) => e.rate > 0 && e.per > 0 && endpointMatches(e, req.method, path));
+  const ep = api.endpointRateLimits.find((e: EndpointRateLimit) => e.rate > 0 && e.per > 0 && endpointMatches(e, req.method, path, pathMatchingOf(api)));
   if (ep !== undefined) return { key: `${base}-${ep.method}:${ep.path}`, rate: ep.rate, per: ep.per };
   const g = api.globalRateLimit;
   return g.rate > 0 && g.per > 0 ? { key: base, rate: g.rate, per: g.per } : undefined;
@@ -68,7 +68,7 @@ export function keyLimits(api: ApiSpec, req: GatewayRequest, keyId: string, sess
   let key = base;
   const path = endpointPath(api, req.path);
   for (const e of endpoints) {
-    if (typeof e.path !== 'string' || !endpointMatches({ path: e.path, method: '' }, req.method, path)) continue;
+    if (typeof e.path !== 'string' || !endpointMatches({ path: e.path, method: '' }, req.method, path, pathMatchingOf(api))) continue;
     const m = e.methods?.find((x) => typeof x.name === 'string' && x.name.toUpperCase() === req.method);
     if (m === undefined) continue;
     rate = m.limit?.rate ?? 0;

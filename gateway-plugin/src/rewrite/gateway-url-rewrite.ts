@@ -8,7 +8,7 @@
  */
 import { answerMessage, type Logger } from '@svc/engine';
 import type { ApiSpec, UrlRewriteRule } from '../apis/api-spec.js';
-import { endpointMatches, endpointPath } from '../apis/endpoints.js';
+import { endpointMatches, endpointPath, pathMatchingOf } from '../apis/endpoints.js';
 import { tykError } from '../gateway/errors.js';
 import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
 import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
@@ -22,7 +22,7 @@ const LOOP_SCHEME = 'svc://';
 function ruleFor(api: ApiSpec, req: GatewayRequest): UrlRewriteRule | undefined {
   if (api.urlRewrites.length === 0) return undefined;
   const path = endpointPath(api, req.path);
-  return api.urlRewrites.find((r) => endpointMatches(r, req.method, path));
+  return api.urlRewrites.find((r) => endpointMatches(r, req.method, path, pathMatchingOf(api)));
 }
 
 /** The path after the listen path, when the API strips it (Tyk's SanitizeProxyPaths on the rewritten URL). */

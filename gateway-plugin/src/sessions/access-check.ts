@@ -5,6 +5,8 @@
  * method not in the API's `allowed_urls`.
  */
 import { RE2JS } from 're2js';
+import type { ApiSpec } from '../apis/api-spec.js';
+import { endpointPath, pathMatchingOf, preparePathRegexp, type PathMatching } from '../apis/endpoints.js';
 import type { SessionState } from './session.js';
 
 export interface Refusal {
@@ -17,40 +19,51 @@ export const KEY_EXPIRED: Refusal = { status: 401, message: 'Key has expired, pl
 export const API_DISALLOWED: Refusal = { status: 403, message: 'Access to this API has been disallowed' };
 export const RESOURCE_DISALLOWED: Refusal = { status: 403, message: 'Access to this resource has been disallowed' };
 
-/** `PreparePathRegexp` (no prefix or suffix matching, Tyk's defaults): `{id}` and `/*` widened. */
-export function preparePathRegexp(pattern: string): string {
-  let p = pattern;
-  const open = p.split('{').length - 1;
-  if (open > 0 && open === p.split('}').length - 1) p = p.replace(/{([^}]+)}/g, '([^/]+)');
-  if (p.includes('/*')) p = p.replaceAll('/*/', '/[^/]+/').replaceAll('/*', '/.*');
-  return p;
-}
-
 /** Compiled allowed_urls patterns (few, and shared by every key with the same policy). */
 const compiled = new Map<string, RE2JS | null>();
 
-function compile(url: string): RE2JS | null {
-  let re = compiled.get(url);
+function compile(url: string, matching: PathMatching): RE2JS | null {
+  const id = `${matching.prefix ? 'p' : '-'}${matching.suffix ? 's' : '-'}${url}`;
+  let re = compiled.get(id);
   if (re === undefined) {
     try {
-      re = RE2JS.compile(preparePathRegexp(url));
+      re = RE2JS.compile(preparePathRegexp(url, matching));
     } catch {
       // Tyk logs "error compiling regex" and skips the entry.
       re = null;
     }
     if (compiled.size > 10_000) compiled.clear();
-    compiled.set(url, re);
+    compiled.set(id, re);
   }
   return re;
 }
 
 /**
- * The refusal Tyk gives this session for `method path` on API `apiId`, or undefined. `versions`:
+ * Tyk's GranularAccessMiddleware match of one `allowed_urls` entry: with prefix matching, the
+ * anchored pattern on the path without the listen path, then the whole path (MatchPaths; a
+ * pattern that is only anchors matches nothing); else the pattern (`$`-anchored with suffix
+ * matching) on the whole path.
+ */
+function allows(url: string, api: AccessApi, path: string): boolean {
+  const matching = pathMatchingOf(api);
+  const re = compile(url, matching);
+  if (re === null) return false;
+  if (!matching.prefix) return re.matcher(path).find();
+  if (url.replace(/^[$^]+|[$^]+$/g, '') === '') return false;
+  const stripped = endpointPath(api, path);
+  return re.matcher(stripped).find() || (stripped !== path && re.matcher(path).find());
+}
+
+/** What of the API the check reads. */
+export type AccessApi = Pick<ApiSpec, 'id' | 'listenPath' | 'pathMatching'>;
+
+/**
+ * The refusal Tyk gives this session for `method path` on `api`, or undefined. `versions`:
  * on a versioned API, the versions the access right must list one of (Tyk's AccessRightsCheck).
  */
 export function checkSession(
   session: SessionState,
-  apiId: string,
+  api: AccessApi,
   method: string,
   path: string,
   nowSeconds = Date.now() / 1000,
@@ -60,7 +73,7 @@ export function checkSession(
   if ((session.expires ?? 0) >= 1 && nowSeconds > session.expires!) return KEY_EXPIRED;
   const rights = session.access_rights;
   if (rights === undefined || Object.keys(rights).length === 0) return undefined;
-  const access = rights[apiId];
+  const access = rights[api.id];
   if (access === undefined) return API_DISALLOWED;
   if (versions !== undefined && !versions.some((v) => access.versions?.includes(v) === true)) return API_DISALLOWED;
   const urls = access.allowed_urls;
@@ -73,8 +86,7 @@ export function checkSession(
   }
   for (const u of urls) {
     if (!u.methods.includes(method)) continue;
-    const re = compile(u.url);
-    if (re !== null && re.matcher(decoded).find()) return undefined;
+    if (allows(u.url, api, decoded)) return undefined;
   }
   return RESOURCE_DISALLOWED;
 }

@@ -106,6 +106,12 @@ export class KeyEndpoints {
       );
     }
     const name = generateToken(org, key || randomUUID().replaceAll('-', ''), c.hash_key_function);
+    // Tyk overwrites whatever is stored under the name. With hash_keys the store holds only the
+    // hash, and Tyk's murmur32 ignores a key's last 1-3 bytes (user01 and user02 share one): the
+    // key there cannot be told from another, so a custom key is never stored over it (PUT updates).
+    if (key !== '' && c.hash_keys && (await this.state.sessions.get(this.storeId(name))) !== undefined) {
+      return statusMessage(409, "A key is already stored under this key's hash: choose another key ID, or update the existing key with PUT");
+    }
     await storePassword(session, await this.state.sessions.get(this.storeId(name)));
     await this.state.sessions.set(this.storeId(name), session);
     this.log.info('Key added.');

@@ -277,6 +277,46 @@ describe('management API on control_api_port', () => {
 });
 
 describe('management API with hash_keys', () => {
+  it('hash_key_function (none, murmur32, murmur64, murmur128, sha256): a custom key is stored under the hash its token names (hex); one whose hash is taken is refused with 409', async () => {
+    for (const [fn, hexLength] of [
+      ['', 8],
+      ['murmur32', 8],
+      ['murmur64', 16],
+      ['murmur128', 32],
+      ['sha256', 64],
+    ] as const) {
+      const port = await freePort();
+      const input = new ApiGatewayInput(
+        inputConfig({ conf: '/tmp/x/svc.conf', headers_timeout: '2s', close_grace: '1s' }),
+        componentContext(`hashed-${fn}`),
+        new FakeSource(gatewayConfig(port, { hash_keys: true, hash_key_function: fn }), [apiSpec('a', '/a')]),
+      );
+      await input.connect();
+      try {
+        const session = { access_rights: { a: { api_id: 'a' } }, org_id: 'o' };
+        const r = await call(port, 'POST', '/svc/keys/user01', { headers: AUTH, body: JSON.stringify(session) });
+        assert.equal(r.status, 200, r.body);
+        const body = json(r) as { key: string; key_hash: string };
+        // GenerateToken: org + id without a function, else base64 of {"org","id","h"}; HashStr: hex of the function the token names (murmur32 when none).
+        if (fn === '') assert.equal(body.key, 'ouser01');
+        else assert.equal(Buffer.from(body.key, 'base64').toString(), `{"org":"o","id":"user01","h":"${fn}"}`);
+        assert.match(body.key_hash, new RegExp(`^[0-9a-f]{${hexLength}}$`));
+        assert.deepEqual(await gatewayState(input.name)!.sessions.keys(), [body.key_hash]);
+        // The same key again: its hash is taken (Tyk would overwrite; a colliding key cannot be told apart).
+        const again = await call(port, 'POST', '/svc/keys/user01', { headers: AUTH, body: JSON.stringify(session) });
+        assert.equal(again.status, 409, again.body);
+        // Tyk's murmur32 hashes whole 4-byte blocks only: the legacy token ouser02 differs from ouser01
+        // in its last byte, so it has the same hash and is refused instead of overwriting user01.
+        const other = await call(port, 'POST', '/svc/keys/user02', { headers: AUTH, body: JSON.stringify(session) });
+        assert.equal(other.status, fn === '' ? 409 : 200, other.body);
+        assert.equal((await gatewayState(input.name)!.sessions.keys()).length, fn === '' ? 1 : 2);
+      } finally {
+        await input.close();
+        await input.closed();
+      }
+    }
+  });
+
   it('stores keys under their hash, answers key_hash, refuses listing as Tyk does', async () => {
     const port = await freePort();
     const input = new ApiGatewayInput(
