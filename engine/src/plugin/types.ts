@@ -44,6 +44,13 @@ export interface Input {
 export interface Output {
   connect?(): Promise<void>;
   write(batch: Batch): Promise<void>;
+  /**
+   * Optional: writes several batches in one call, exactly as writing them one after another would
+   * (the same bytes, the same effect), so that many small batches (a line each) cost one write.
+   * Only for an output whose result cannot tell the difference. Fails as `write` does, for all of
+   * them together.
+   */
+  writeBatches?(batches: Batch[]): Promise<void>;
   close?(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { BatchError, NotConnectedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
-import type { Ack } from '../message/transaction.js';
+import { splitAck, type Ack } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { OutputProbe } from '../observability/probes.js';
 import type { Output, Processor } from '../plugin/types.js';
@@ -55,6 +55,22 @@ export class OutputSink implements Sink {
     return this.accept(batch, done);
   }
 
+  /** Several batches: one write when the output can take them at once (nothing in between), else one by one. */
+  sendAll(batches: Batch[], done: Ack): Promise<void> | void {
+    if (this.output.writeBatches === undefined || this.processors.length > 0 || this.flusher !== undefined) return this.sendEach(batches, done);
+    const wait = this.slots.acquire();
+    if (wait) return wait.then(() => void this.attempt(batches.flat(), done, batches));
+    void this.attempt(batches.flat(), done, batches);
+  }
+
+  private async sendEach(batches: Batch[], done: Ack): Promise<void> {
+    const part = splitAck(done, batches.length);
+    for (const b of batches) {
+      const r = this.send(b, part);
+      if (r) await r;
+    }
+  }
+
   private accept(batch: Batch, done: Ack): Promise<void> | void {
     return this.flusher ? this.flusher.add(batch, done) : this.write(batch, done);
   }
@@ -66,7 +82,8 @@ export class OutputSink implements Sink {
     void this.attempt(batch, done);
   }
 
-  private async attempt(batch: Batch, done: Ack): Promise<void> {
+  /** Writes `batch`, or with `parts` those batches (its messages) in one writeBatches call. */
+  private async attempt(batch: Batch, done: Ack, parts?: Batch[]): Promise<void> {
     const probe = this.probe;
     const spans = probe?.tracing ? probe.startSpans(batch) : undefined;
     // What is still to be written: the batch, then the messages a BatchError named.
@@ -80,10 +97,12 @@ export class OutputSink implements Sink {
         const t0 = probe !== undefined ? probe.begin() : -1;
         const weight = probe !== undefined ? probe.weight : 0;
         try {
-          await this.output.write(pending);
+          // A retry of what a BatchError named writes those messages as one batch.
+          if (parts !== undefined && pending === batch) await this.output.writeBatches!(parts);
+          else await this.output.write(pending);
           conn.working();
           if (probe !== undefined) {
-            probe.attempted(pending.length, t0, weight, undefined);
+            probe.attempted(pending.length, t0, weight, undefined, parts !== undefined && pending === batch ? parts.length : 1);
             probe.finished(spans, undefined);
           }
           done();

@@ -12,6 +12,7 @@ import {
   InputFailedError,
   Message,
   NotConnectedError,
+  eachMessage,
   errorMessage,
   f,
   registerInput,
@@ -214,7 +215,7 @@ export class FileInput implements Input {
       if (!m.hasMeta()) m.shareMetaOf(proto);
       else for (const [k, v] of proto.metaEntries()) m.setMeta(k, v);
     }
-    return { batch, ack: this.deleteOnFinish ? this.trackAck(cur.state) : NOOP_ACK };
+    return { batch, ack: this.deleteOnFinish ? this.trackAck(cur.state) : NOOP_ACK, parts: eachMessage(batch.length) };
   }
 
   private trackAck(state: FileState): Ack {

@@ -10,6 +10,7 @@ import {
   END_OF_INPUT,
   InputFailedError,
   Message,
+  eachMessage,
   errorMessage,
   f,
   registerInput,
@@ -107,7 +108,7 @@ export class StdinInput implements Input {
       return END_OF_INPUT;
     }
     if (this.closed) return END_OF_INPUT;
-    return { batch, ack: NOOP_ACK };
+    return { batch, ack: NOOP_ACK, parts: eachMessage(batch.length) };
   }
 
   /**
