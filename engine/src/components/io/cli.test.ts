@@ -202,3 +202,36 @@ describe("batch boundaries are Benthos'", () => {
     assert.equal(r.stdout, 'a\nb\nc\nd\n');
   });
 });
+
+/** Benthos' stdin fields and read_until over stdin; each expected text printed by Benthos v4.51 for the same YAML and input. */
+describe("stdin's scanner and read_until, as Benthos", () => {
+  it('read_until over stdin stops at the first line that passes: that line is delivered (marked final), nothing after it, exit 0', async () => {
+    // printf 'a\nSTOP\nafter\n' | benthos -c cfg.yaml  →  "a -\nSTOP final\n", exit 0
+    const r = await engine(
+      'read-until-stdin',
+      `input:\n  read_until:\n    check: content() == "STOP"\n    input:\n      stdin: {}\npipeline:\n  threads: 1\n  processors:\n    - mapping: 'root = content().string() + " " + @benthos_read_until.or("-")'\noutput:\n  stdout: {}\n`,
+      'a\nSTOP\nafter\n',
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'a -\nSTOP final\n');
+  });
+
+  it('stdin: {scanner: {json_documents: {}}} writes each document again compactly, keys sorted, numbers as float64', async () => {
+    // printf '<the input below>' | benthos -c cfg.yaml
+    const input = '{\n  "b": 1.50,\n  "a": [1, 2e3, 12345678901234567890, -0.0, 1e21, 1e-7],\n  "c": "<&>\\u00e9\\u2028"\n}\n"x" 3 true null {"z":{}}';
+    const r = await engine('json-documents-stdin', 'input:\n  stdin:\n    scanner:\n      json_documents: {}\noutput:\n  stdout: {}\n', input);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '{"a":[1,2000,12345678901234567000,-0,1e+21,1e-7],"b":1.5,"c":"<&>é\\u2028"}\n"x"\n3\ntrue\nnull\n{"z":{}}\n');
+  });
+
+  it('stdin as `benthos create stdin//stdout` writes it (scanner: {lines: {}}, auto_replay_nacks) runs', async () => {
+    const r = await engine(
+      'create-stdin',
+      'input:\n  stdin:\n    scanner:\n      lines: {}\n    auto_replay_nacks: true\noutput:\n  stdout:\n    codec: lines\n',
+      'a\r\nb\n\nc',
+    );
+    assert.equal(r.code, 0, r.stderr);
+    // printf 'a\r\nb\n\nc' | benthos -c cfg.yaml: the lines scanner drops a \r before \n.
+    assert.equal(r.stdout, 'a\nb\n\nc\n');
+  });
+});
