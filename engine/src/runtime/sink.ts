@@ -11,10 +11,11 @@ import type { Ack } from '../message/transaction.js';
 export interface Sink {
   send(batch: Batch, done: Ack): Promise<void> | void;
   /**
-   * Optional: hands over several batches (a transaction's) under one `done`, written together
-   * where that cannot be told from `send` for each (see `Output.writeBatches`).
+   * Optional: hands over several batches under one `done`, as a Transaction holds them (`batch`
+   * cut at `parts`), written together where that cannot be told from `send` for each (see
+   * `Output.writeBatches`).
    */
-  sendAll?(batches: Batch[], done: Ack): Promise<void> | void;
+  sendAll?(batch: Batch, parts: readonly number[], done: Ack): Promise<void> | void;
   /** Flushes what is buffered and waits for in-flight writes, then closes. */
   close(): Promise<void>;
 }

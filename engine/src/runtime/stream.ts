@@ -4,7 +4,7 @@ import { streamShape } from '../config/stream-checks.js';
 import { InputFailedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { allGone, requestersOf } from '../message/requester.js';
-import { END_OF_INPUT, batchesOf, splitAck, type Ack, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, batchesOf, joinBatches, splitAck, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
 import type { Lifecycle } from '../plugin/lifecycle.js';
@@ -68,6 +68,8 @@ export class Stream implements Lifecycle {
   private sink: Sink | undefined;
   private pool: WorkerPool | undefined;
   private process: Process | undefined;
+  /** True when the pipeline has no processors: transactions go straight to the output. */
+  private passThrough = false;
   /** Where pipeline batches run, with threads > 1 and dispatch auto. */
   private dispatch: PipelineDispatch | undefined;
   private outstanding = 0;
@@ -142,7 +144,10 @@ export class Stream implements Lifecycle {
     const procs = c.pipeline.processors;
     const obs = this.builder.obs;
     obs.threads(procs.length === 0 || this.threads <= 1 ? 1 : this.threads);
-    if (procs.length === 0) return batchesOf;
+    if (procs.length === 0) {
+      this.passThrough = true;
+      return batchesOf;
+    }
     if (this.threads <= 1) return (b, parts) => runOver(processors, batchesOf(b, parts));
     const shared = [...this.builder.env.shared.entries()];
     const data = {
@@ -283,6 +288,8 @@ export class Stream implements Lifecycle {
     const requesters = requestersOf(tx.batch);
     // Nobody waits for it any more (clients that left while it was queued): nothing to do.
     if (requesters?.every((q) => q.gone)) return ack();
+    // No pipeline processors: the transaction's batches go to the output as they came.
+    if (this.passThrough) return this.output(sink, tx.batch, tx.parts, ack);
     try {
       const r = process(tx.batch, tx.parts);
       if (r instanceof Promise && requesters !== undefined) {
@@ -299,16 +306,19 @@ export class Stream implements Lifecycle {
       return ack(err instanceof Error ? err : new Error(String(err)));
     }
     if (batches.length === 0) return ack();
-    if (batches.length === 1) {
-      const r = sink.send(batches[0]!, ack);
-      if (r) await r;
-      return;
-    }
-    if (sink.sendAll) {
-      const r = sink.sendAll(batches, ack);
-      if (r) await r;
-      return;
-    }
+    if (batches.length === 1) return this.output(sink, batches[0]!, undefined, ack);
+    const joined = joinBatches(batches);
+    return this.output(sink, joined.batch, joined.parts, ack);
+  }
+
+  /** Hands a transaction's batches to the output: together where it takes them so, else one by one. */
+  private async output(sink: Sink, batch: Batch, parts: readonly number[] | undefined, ack: Ack): Promise<void> {
+    const r = parts === undefined ? sink.send(batch, ack) : sink.sendAll ? sink.sendAll(batch, parts, ack) : this.sendEach(sink, batch, parts, ack);
+    if (r) await r;
+  }
+
+  private async sendEach(sink: Sink, batch: Batch, parts: readonly number[], ack: Ack): Promise<void> {
+    const batches = batchesOf(batch, parts);
     const part = splitAck(ack, batches.length);
     for (const b of batches) {
       const r = sink.send(b, part);

@@ -93,8 +93,8 @@ export class StdoutOutput implements Output {
    * Batches one after another write the same bytes as their messages in one batch (Benthos writes
    * stdout message by message, with nothing between batches), so they are written as one.
    */
-  writeBatches(batches: Batch[]): Promise<void> {
-    return this.write(batches.length === 1 ? batches[0]! : batches.flat());
+  writeBatches(batch: Batch): Promise<void> {
+    return this.write(batch);
   }
 
   /** Waits for the write in flight; the stream is not ended (stdout is not ours to close). */
