@@ -124,6 +124,17 @@ describe("batch boundaries are Benthos'", () => {
     assert.equal(r.stdout, 'ab 0/1\nb 0/1\nac 0/1\nd 0/1\n');
   });
 
+  it("stdin: an input's own processors see each line as a batch of one too", async () => {
+    // The same config with the mapping under input.processors: "ab 0/1\nb 0/1\nac 0/1\nd 0/1\n" from Benthos.
+    const r = await engine(
+      'bounds-input-processors',
+      `input:\n  stdin: {}\n  processors:\n    - ${FORMAT}\npipeline:\n  threads: 1\noutput:\n  stdout: {}\n`,
+      LINES,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'ab 0/1\nb 0/1\nac 0/1\nd 0/1\n');
+  });
+
   it('stdin: archive lines archives each line alone; with a batching policy, two at a time', async () => {
     const one = await engine('bounds-archive', stdinThrough(ARCHIVE), LINES);
     assert.equal(one.code, 0, one.stderr);
