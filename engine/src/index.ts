@@ -10,7 +10,7 @@ export { getPath, setPath } from './message/field-path.js';
 export { parseJson, stringifyJson } from './message/json.js';
 export { contextKey, ContextKey, MessageContext, type ContextKeyOptions } from './message/context.js';
 export { ResultStore, storeResult, answerMessage, isAnswered, type Answer } from './message/result-store.js';
-export { END_OF_INPUT, splitAck, type Ack, type EndOfInput, type Transaction } from './message/transaction.js';
+export { END_OF_INPUT, batchesOf, eachMessage, joinBatches, splitAck, type Ack, type EndOfInput, type Transaction } from './message/transaction.js';
 export { REQUESTER, type Requester } from './message/requester.js';
 export { f, Field, type Infer, type FieldKind } from './config/spec.js';
 export type { ComponentConfig, ComponentKind } from './config/component-config.js';

@@ -6,10 +6,51 @@ import type { Batch } from './message.js';
  */
 export type Ack = (err?: Error) => void;
 
-/** A batch plus the acknowledgement that tells its input what became of it. */
+/**
+ * A batch plus the acknowledgement that tells its input what became of it.
+ *
+ * A transaction may carry several batches under one ack: then `parts` lists how many messages
+ * each has, in order (every entry at least 1, their sum `batch.length`), and `batch` holds all
+ * their messages. Without `parts` the batch is one batch. Boundaries are what processors and
+ * outputs see (`batch_size()`, `archive`, `split`, a batching policy), so an input that reads
+ * many messages at once but whose source makes each its own batch (a line of `stdin`, as
+ * Benthos reads it) says so with {@link eachMessage}: the runtime still moves them together.
+ */
 export interface Transaction {
   batch: Batch;
   ack: Ack;
+  parts?: readonly number[];
+}
+
+/** The `parts` of a transaction whose `n` messages are each a batch of their own. */
+export function eachMessage(n: number): number[] {
+  return new Array<number>(n).fill(1);
+}
+
+/** A transaction's batches: `batch` cut at its `parts` (itself alone without them). */
+export function batchesOf(batch: Batch, parts: readonly number[] | undefined): Batch[] {
+  if (parts === undefined) return [batch];
+  const out = new Array<Batch>(parts.length);
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const n = parts[i]!;
+    out[i] = n === 1 ? [batch[at]!] : batch.slice(at, at + n);
+    at += n;
+  }
+  return out;
+}
+
+/** Batches as one transaction's `batch` and `parts` (no `parts` for a single batch). */
+export function joinBatches(batches: readonly Batch[]): { batch: Batch; parts?: number[] } {
+  if (batches.length === 1) return { batch: batches[0]! };
+  const parts = new Array<number>(batches.length);
+  const batch: Batch = [];
+  for (let i = 0; i < batches.length; i++) {
+    const b = batches[i]!;
+    parts[i] = b.length;
+    for (let j = 0; j < b.length; j++) batch.push(b[j]!);
+  }
+  return { batch, parts };
 }
 
 /** Returned by `Input.read()` when a finite input has nothing more to give. */

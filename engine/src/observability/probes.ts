@@ -146,7 +146,7 @@ export class InputProbe implements ConnectionWatcher {
     if (this.retries !== 0) this.retrying(0); // reading again after failures
     const batch = tx.batch;
     this.received.inc(batch.length);
-    this.batchReceived.inc(1);
+    this.batchReceived.inc(tx.parts?.length ?? 1);
     const spans = this.tracer !== undefined ? this.startRoots(this.tracer, batch) : undefined;
     const t0 = this.timer.begin();
     if (t0 < 0 && spans === undefined) return tx; // neither timed nor traced: the ack is untouched
@@ -162,7 +162,7 @@ export class InputProbe implements ConnectionWatcher {
       }
       ack(err);
     };
-    return { batch, ack: wrapped };
+    return tx.parts ? { batch, ack: wrapped, parts: tx.parts } : { batch, ack: wrapped };
   }
 
   /**
@@ -296,10 +296,10 @@ export class OutputProbe implements ConnectionWatcher {
   }
 
   /** One write attempt of `n` messages ended; `t0` and `weight` from `begin()`. */
-  attempted(n: number, t0: number, weight: number, err: unknown): void {
+  attempted(n: number, t0: number, weight: number, err: unknown, batches = 1): void {
     if (err === undefined) {
       this.sent.inc(n);
-      this.batchSent.inc(1);
+      this.batchSent.inc(batches);
     } else {
       this.errors.inc(n);
       this.batchErrors.inc(1);

@@ -44,6 +44,14 @@ export interface Input {
 export interface Output {
   connect?(): Promise<void>;
   write(batch: Batch): Promise<void>;
+  /**
+   * Optional: writes several batches in one call, exactly as writing them one after another would
+   * (the same bytes, the same effect), so that many small batches (a line each) cost one write.
+   * They come as a Transaction holds them: `batch` has every message, `parts` how many each batch
+   * has (`batchesOf` cuts them). Only for an output whose result cannot tell the difference.
+   * Fails as `write` does, for all of them together.
+   */
+  writeBatches?(batch: Batch, parts: readonly number[]): Promise<void>;
   close?(): Promise<void>;
 }
 

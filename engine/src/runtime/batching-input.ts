@@ -1,4 +1,4 @@
-import { END_OF_INPUT, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, batchesOf, splitAck, type Transaction } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { Batcher } from './batch-policy.js';
 import { BatchFlusher } from './batch-flusher.js';
@@ -44,7 +44,14 @@ export class BatchingInput implements Source {
           await this.out.push(FLUSH);
           continue;
         }
-        await this.flusher.add(tx.batch, tx.ack);
+        if (!tx.parts) {
+          await this.flusher.add(tx.batch, tx.ack);
+          continue;
+        }
+        // Batch by batch, as they would have come one at a time: the policy may flush between them.
+        const batches = batchesOf(tx.batch, tx.parts);
+        const ack = splitAck(tx.ack, batches.length);
+        for (const b of batches) await this.flusher.add(b, ack);
       }
       await this.flusher.flush();
     } catch (err) {

@@ -23,7 +23,7 @@ export class DeliveryLedger {
     this.owed += n;
     const ack = tx.ack;
     let settled = false;
-    return {
+    const tracked: Transaction = {
       batch: tx.batch,
       ack: (err?: Error) => {
         if (!settled) {
@@ -34,6 +34,8 @@ export class DeliveryLedger {
         ack(err);
       },
     };
+    if (tx.parts) tracked.parts = tx.parts;
+    return tracked;
   }
 
   /** Resolves once nothing is owed. */

@@ -1,6 +1,6 @@
 import { BatchError, NotConnectedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
-import type { Ack } from '../message/transaction.js';
+import { batchesOf, splitAck, type Ack } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { OutputProbe } from '../observability/probes.js';
 import type { Output, Processor } from '../plugin/types.js';
@@ -55,6 +55,23 @@ export class OutputSink implements Sink {
     return this.accept(batch, done);
   }
 
+  /** Several batches (`batch` cut at `parts`): one write when the output can take them at once, else one by one. */
+  sendAll(batch: Batch, parts: readonly number[], done: Ack): Promise<void> | void {
+    if (this.output.writeBatches === undefined || this.processors.length > 0 || this.flusher !== undefined) return this.sendEach(batch, parts, done);
+    const wait = this.slots.acquire();
+    if (wait) return wait.then(() => void this.attempt(batch, done, parts));
+    void this.attempt(batch, done, parts);
+  }
+
+  private async sendEach(batch: Batch, parts: readonly number[], done: Ack): Promise<void> {
+    const batches = batchesOf(batch, parts);
+    const part = splitAck(done, batches.length);
+    for (const b of batches) {
+      const r = this.send(b, part);
+      if (r) await r;
+    }
+  }
+
   private accept(batch: Batch, done: Ack): Promise<void> | void {
     return this.flusher ? this.flusher.add(batch, done) : this.write(batch, done);
   }
@@ -66,7 +83,8 @@ export class OutputSink implements Sink {
     void this.attempt(batch, done);
   }
 
-  private async attempt(batch: Batch, done: Ack): Promise<void> {
+  /** Writes `batch`, or with `parts` its batches in one writeBatches call. */
+  private async attempt(batch: Batch, done: Ack, parts?: readonly number[]): Promise<void> {
     const probe = this.probe;
     const spans = probe?.tracing ? probe.startSpans(batch) : undefined;
     // What is still to be written: the batch, then the messages a BatchError named.
@@ -80,10 +98,12 @@ export class OutputSink implements Sink {
         const t0 = probe !== undefined ? probe.begin() : -1;
         const weight = probe !== undefined ? probe.weight : 0;
         try {
-          await this.output.write(pending);
+          // A retry of what a BatchError named writes those messages as one batch.
+          if (parts !== undefined && pending === batch) await this.output.writeBatches!(batch, parts);
+          else await this.output.write(pending);
           conn.working();
           if (probe !== undefined) {
-            probe.attempted(pending.length, t0, weight, undefined);
+            probe.attempted(pending.length, t0, weight, undefined, parts !== undefined && pending === batch ? parts.length : 1);
             probe.finished(spans, undefined);
           }
           done();

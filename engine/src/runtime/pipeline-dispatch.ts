@@ -1,7 +1,8 @@
 import type { Batch } from '../message/message.js';
 import type { Processor } from '../plugin/types.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
-import { runProcessors } from './processor-chain.js';
+import { batchesOf } from '../message/transaction.js';
+import { runOver } from './processor-chain.js';
 
 /**
  * While on the pool, every this many batches one runs inline to measure it again; while inline,
@@ -61,28 +62,29 @@ export class PipelineDispatch {
     return (this.batches < WARM_UP || !this.pool.started || this.cheaper) && !this.pool.working;
   }
 
-  process(batch: Batch): Promise<Batch[]> {
+  /** Runs a transaction's batches (`batch` cut at `parts`, see Transaction). */
+  process(batch: Batch, parts?: readonly number[]): Promise<Batch[]> {
     const n = ++this.batches;
     const cheaper = this.cheaper;
     const inline =
       n <= WARM_UP ||
       !this.pool.started ||
       (cheaper ? n % POOL_SAMPLE_EVERY !== 0 || this.inlineNs < this.pool.hopNs * SAMPLE_ABOVE_HOP_SHARE : n % INLINE_SAMPLE_EVERY === 0 || this.pool.busy);
-    if (!inline) return this.pool.process(batch);
+    if (!inline) return this.pool.process(batch, parts);
     // A dear batch about to run here because the workers are full: first let their results in (a
     // macrotask; other lanes may have run batches here in the same turn, and a worker that
     // finished waits for this thread), then it goes to a worker that has room after all.
     if (!cheaper && this.pool.busy && n % INLINE_SAMPLE_EVERY !== 0) {
-      return afterMacrotask(undefined).then(() => (this.pool.busy ? this.runHere(batch, n, cheaper) : this.pool.process(batch)));
+      return afterMacrotask(undefined).then(() => (this.pool.busy ? this.runHere(batch, parts, n, cheaper) : this.pool.process(batch, parts)));
     }
-    return this.runHere(batch, n, cheaper);
+    return this.runHere(batch, parts, n, cheaper);
   }
 
   /** Runs the batch on this thread, timing it (always while dear, one in TIME_CHEAP_EVERY while cheap). */
-  private runHere(batch: Batch, n: number, cheaper: boolean): Promise<Batch[]> {
-    if (cheaper && n > WARM_UP && n % TIME_CHEAP_EVERY !== 0) return this.settle(runProcessors(this.processors, batch));
+  private runHere(batch: Batch, parts: readonly number[] | undefined, n: number, cheaper: boolean): Promise<Batch[]> {
+    if (cheaper && n > WARM_UP && n % TIME_CHEAP_EVERY !== 0) return this.settle(runOver(this.processors, batchesOf(batch, parts)));
     const t0 = process.hrtime.bigint();
-    const out = runProcessors(this.processors, batch);
+    const out = runOver(this.processors, batchesOf(batch, parts));
     const ns = Number(process.hrtime.bigint() - t0);
     // A lower sample is taken at once (the first batches run before the JIT has warmed up), a
     // higher one gradually and by at most a quarter a sample (a garbage collection can land in

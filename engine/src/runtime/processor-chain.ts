@@ -18,8 +18,12 @@ function withoutAnswered(batch: Batch): Batch {
  * it failed on is flagged with the error and passed on, as Benthos does. Answered messages are
  * left out: their answer is in the transaction's result store (see result-store.ts).
  */
-export async function runProcessors(processors: readonly Processor[], batch: Batch): Promise<Batch[]> {
-  let batches: Batch[] = [batch];
+export function runProcessors(processors: readonly Processor[], batch: Batch): Promise<Batch[]> {
+  return runOver(processors, [batch]);
+}
+
+/** {@link runProcessors} over several batches (a transaction's parts): each processor sees each batch. */
+export async function runOver(processors: readonly Processor[], batches: Batch[]): Promise<Batch[]> {
   for (let p = 0; p < processors.length; p++) {
     const proc = processors[p]!;
     const next: Batch[] = [];

@@ -1,7 +1,9 @@
 /**
- * The `read_until` input (Benthos'): reads a child input until a message passes `check` (that
- * message, marked `benthos_read_until: final`, is the last one given, and the input ends once it
- * is acked; a nack reads on) or until nothing came for `idle_timeout`. With `restart_input` a
+ * The `read_until` input (Benthos'): reads a child input until the first message of a batch
+ * passes `check` (that batch, its first message marked `benthos_read_until: final`, is the last
+ * one given, and the input ends once it is acked; a nack reads on) or until nothing came for
+ * `idle_timeout`. A transaction of several batches (a read of stdin lines) is checked batch by
+ * batch and cut after the one that passed. With `restart_input` a
  * child that ends is built again and read again until the check passes.
  */
 import type { ComponentConfig } from '../config/component-config.js';
@@ -9,6 +11,7 @@ import { f, type Infer } from '../config/spec.js';
 import { parseDuration } from '../config/duration.js';
 import { ErrorCode, SvcError, errorMessage } from '../errors.js';
 import { compileQuery, type Query } from '../interp/index.js';
+import type { Batch, Message } from '../message/message.js';
 import { END_OF_INPUT, type Transaction } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import { sleep } from './backoff.js';
@@ -77,8 +80,14 @@ export class ReadUntilInput implements Source {
       }
       if (r === FLUSH) return r;
       this.restartWait = 1;
-      if (!this.passes(r)) return r;
-      r.batch[0]!.setMeta('benthos_read_until', 'final');
+      const final = this.finalPart(r);
+      if (final === undefined) return r;
+      final.first.setMeta('benthos_read_until', 'final');
+      if (final.end < r.batch.length) {
+        // The batches after it are dropped: Benthos would not have read them (the ack covers the read).
+        r.batch = r.batch.slice(0, final.end);
+        r.parts = r.parts!.slice(0, final.index + 1);
+      }
       const ack = r.ack;
       this.final = new Promise((resolve) => {
         r.ack = (err) => {
@@ -106,10 +115,26 @@ export class ReadUntilInput implements Source {
     });
   }
 
-  private passes(tx: Transaction): boolean {
-    if (!this.check) return false;
+  /**
+   * The first batch of the transaction (each of its parts) whose first message passes the check,
+   * as Benthos checks each batch it reads: that message, its part's index and where the part ends.
+   */
+  private finalPart(tx: Transaction): { first: Message; index: number; end: number } | undefined {
+    if (!this.check) return undefined;
+    const parts = tx.parts ?? [tx.batch.length];
+    let at = 0;
+    for (let i = 0; i < parts.length; i++) {
+      const end = at + parts[i]!;
+      const batch = parts.length === 1 ? tx.batch : tx.batch.slice(at, end);
+      if (this.passes(batch)) return { first: batch[0]!, index: i, end };
+      at = end;
+    }
+    return undefined;
+  }
+
+  private passes(batch: Batch): boolean {
     try {
-      return this.check.eval(tx.batch[0]!, { batch: tx.batch, index: 0 }) === true;
+      return this.check!.eval(batch[0]!, { batch, index: 0 }) === true;
     } catch (err) {
       this.log.error(`Failed to execute check query: ${errorMessage(err)}`);
       return false;

@@ -6,6 +6,7 @@ import { FLUSH, type Source, type SourceRead } from './source.js';
 
 interface Pending {
   original: Batch;
+  parts: readonly number[] | undefined;
   ack: Ack;
   attempts: number;
 }
@@ -66,7 +67,7 @@ export class ReplayInput implements Source {
           return FLUSH;
         } else if (r.value !== undefined) {
           const tx = r.value;
-          return this.serve({ original: tx.batch, ack: tx.ack, attempts: 0 });
+          return this.serve({ original: tx.batch, parts: tx.parts, ack: tx.ack, attempts: 0 });
         }
         continue;
       }
@@ -122,7 +123,7 @@ export class ReplayInput implements Source {
     this.outstanding++;
     this.hinted = false;
     let settled = false;
-    return {
+    const tx: Transaction = {
       batch: this.copies ? copyBatch(p.original) : p.original,
       ack: (err?: Error) => {
         if (settled) return;
@@ -145,6 +146,8 @@ export class ReplayInput implements Source {
         }, delay);
       },
     };
+    if (p.parts) tx.parts = p.parts;
+    return tx;
   }
 
   async close(): Promise<void> {

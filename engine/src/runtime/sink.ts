@@ -10,6 +10,12 @@ import type { Ack } from '../message/transaction.js';
  */
 export interface Sink {
   send(batch: Batch, done: Ack): Promise<void> | void;
+  /**
+   * Optional: hands over several batches under one `done`, as a Transaction holds them (`batch`
+   * cut at `parts`), written together where that cannot be told from `send` for each (see
+   * `Output.writeBatches`).
+   */
+  sendAll?(batch: Batch, parts: readonly number[], done: Ack): Promise<void> | void;
   /** Flushes what is buffered and waits for in-flight writes, then closes. */
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { streamShape } from '../config/stream-checks.js';
 import { InputFailedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { allGone, requestersOf } from '../message/requester.js';
-import { END_OF_INPUT, splitAck, type Ack, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, batchesOf, joinBatches, splitAck, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
 import type { Lifecycle } from '../plugin/lifecycle.js';
@@ -15,7 +15,7 @@ import { Builder, newScope, type ResourceConfigs } from './builder.js';
 import { Channel } from './channel.js';
 import { PipelineDispatch } from './pipeline-dispatch.js';
 import { DeliveryLedger } from './delivery-ledger.js';
-import { runProcessors } from './processor-chain.js';
+import { runOver } from './processor-chain.js';
 import type { Sink } from './sink.js';
 import { FLUSH, type Source } from './source.js';
 import { StatusBoard } from './status.js';
@@ -49,8 +49,8 @@ export interface SharedResources {
   shared: Map<string, SharedArrayBuffer>;
 }
 
-/** Turns the pipeline section into "process a batch" on this thread or on the pool. */
-type Process = (batch: Batch) => Promise<Batch[]> | Batch[];
+/** Turns the pipeline section into "process a transaction's batches" on this thread or on the pool. */
+type Process = (batch: Batch, parts: readonly number[] | undefined) => Promise<Batch[]> | Batch[];
 
 /**
  * A running stream: input → pipeline processors → output, at least once.
@@ -68,6 +68,8 @@ export class Stream implements Lifecycle {
   private sink: Sink | undefined;
   private pool: WorkerPool | undefined;
   private process: Process | undefined;
+  /** True when the pipeline has no processors: transactions go straight to the output. */
+  private passThrough = false;
   /** Where pipeline batches run, with threads > 1 and dispatch auto. */
   private dispatch: PipelineDispatch | undefined;
   private outstanding = 0;
@@ -142,8 +144,11 @@ export class Stream implements Lifecycle {
     const procs = c.pipeline.processors;
     const obs = this.builder.obs;
     obs.threads(procs.length === 0 || this.threads <= 1 ? 1 : this.threads);
-    if (procs.length === 0) return (b) => [b];
-    if (this.threads <= 1) return (b) => runProcessors(processors, b);
+    if (procs.length === 0) {
+      this.passThrough = true;
+      return batchesOf;
+    }
+    if (this.threads <= 1) return (b, parts) => runOver(processors, batchesOf(b, parts));
     const shared = [...this.builder.env.shared.entries()];
     const data = {
       plugins: this.opts.plugins,
@@ -164,11 +169,11 @@ export class Stream implements Lifecycle {
     const { WorkerPool } = await import('../workers/worker-pool.js');
     this.pool = new WorkerPool(toPool ? this.threads : this.threads - 1, data, obs.active ? obs : undefined);
     const pool = this.pool;
-    if (toPool) return (b) => pool.process(b);
+    if (toPool) return (b, parts) => pool.process(b, parts);
     // Inline while a batch costs less than the hop; else on an idle worker, or here when all are busy.
     const dispatch = new PipelineDispatch(processors, pool, () => void this.startWorkers().catch((err: unknown) => this.fail(err)));
     this.dispatch = dispatch;
-    return (b) => dispatch.process(b);
+    return (b, parts) => dispatch.process(b, parts);
   }
 
   private running: Promise<void> | undefined;
@@ -283,8 +288,10 @@ export class Stream implements Lifecycle {
     const requesters = requestersOf(tx.batch);
     // Nobody waits for it any more (clients that left while it was queued): nothing to do.
     if (requesters?.every((q) => q.gone)) return ack();
+    // No pipeline processors: the transaction's batches go to the output as they came.
+    if (this.passThrough) return this.output(sink, tx.batch, tx.parts, ack);
     try {
-      const r = process(tx.batch);
+      const r = process(tx.batch, tx.parts);
       if (r instanceof Promise && requesters !== undefined) {
         // Every requester leaving frees this slot at once; the processors' result is then dropped.
         const left = allGone(requesters).then(() => undefined);
@@ -299,11 +306,19 @@ export class Stream implements Lifecycle {
       return ack(err instanceof Error ? err : new Error(String(err)));
     }
     if (batches.length === 0) return ack();
-    if (batches.length === 1) {
-      const r = sink.send(batches[0]!, ack);
-      if (r) await r;
-      return;
-    }
+    if (batches.length === 1) return this.output(sink, batches[0]!, undefined, ack);
+    const joined = joinBatches(batches);
+    return this.output(sink, joined.batch, joined.parts, ack);
+  }
+
+  /** Hands a transaction's batches to the output: together where it takes them so, else one by one. */
+  private async output(sink: Sink, batch: Batch, parts: readonly number[] | undefined, ack: Ack): Promise<void> {
+    const r = parts === undefined ? sink.send(batch, ack) : sink.sendAll ? sink.sendAll(batch, parts, ack) : this.sendEach(sink, batch, parts, ack);
+    if (r) await r;
+  }
+
+  private async sendEach(sink: Sink, batch: Batch, parts: readonly number[], ack: Ack): Promise<void> {
+    const batches = batchesOf(batch, parts);
     const part = splitAck(ack, batches.length);
     for (const b of batches) {
       const r = sink.send(b, part);

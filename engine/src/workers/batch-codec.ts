@@ -23,6 +23,8 @@ export interface EncodedBatch {
   errors?: Array<string | undefined>;
   origins?: Int32Array;
   ctx?: Array<Array<[string, unknown]> | undefined>;
+  /** On the way in: the batch is several batches of these sizes (a transaction's `parts`). */
+  parts?: readonly number[];
   /** On the way in: a message of the batch is traced, so the worker logs its processor calls. */
   trace?: boolean;
 }

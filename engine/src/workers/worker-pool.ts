@@ -96,9 +96,11 @@ export class WorkerPool {
     }
   }
 
-  async process(batch: Batch): Promise<Batch[]> {
+  /** Runs a transaction's batches (`batch` cut at `parts`, see Transaction) on a worker. */
+  async process(batch: Batch, parts?: readonly number[]): Promise<Batch[]> {
     const t0 = process.hrtime.bigint();
     const task = encodeBatch(batch);
+    if (parts) task.parts = parts;
     const ctx = crossingCtxOf(batch);
     if (ctx) task.ctx = ctx;
     if (this.obs?.traced(batch)) task.trace = true;

@@ -14,7 +14,8 @@ import { registry } from '../plugin/registry.js';
 import type { Processor } from '../plugin/types.js';
 import { Builder } from '../runtime/builder.js';
 import { registerResourceComponents } from '../runtime/resource-components.js';
-import { runProcessors } from '../runtime/processor-chain.js';
+import { runOver } from '../runtime/processor-chain.js';
+import { batchesOf } from '../message/transaction.js';
 import { StatusBoard } from '../runtime/status.js';
 import { decodeBatch, encodeBatch, type EncodedBatch, type EncodedResult } from './batch-codec.js';
 import { CALL_LOG_KEY, WORKER_CALLS, type ProcessorCall } from './call-log.js';
@@ -89,7 +90,7 @@ export default async function process(task: EncodedBatch | Warmup): Promise<unkn
     ctxs[i] = c;
   }
   const t0 = hrtime.bigint();
-  const out = await runProcessors(processors, batch);
+  const out = await runOver(processors, batchesOf(batch, task.parts));
   const workNs = Number(hrtime.bigint() - t0);
   const result: EncodedResult = { batches: out.map((b) => encodeBatch(b, originOf)) };
   let writes: Array<CtxWrites | undefined> | undefined;

@@ -7,6 +7,11 @@ export class DropOutput implements Output {
   write(_batch: Batch): Promise<void> {
     return Promise.resolve();
   }
+
+  /** Dropping batches together is dropping them one by one. */
+  writeBatches(_batch: Batch): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 registerOutput('drop', {

@@ -1,9 +1,10 @@
 /**
  * The `file` input: reads files one after the other with a codec (lines by default).
  *
- * Each file is read in 256 KiB chunks; every complete line currently buffered becomes one
- * transaction (up to 4096 messages), each message's content a slice of its chunk, with the
- * metadata `path`, `mod_time_unix` and `mod_time`.
+ * Each file is read in 256 KiB chunks; every complete line currently buffered is handed over as
+ * one transaction (up to 4096 messages) whose messages are each a batch of their own (a line is a
+ * message, as Benthos reads it), each message's content a slice of its chunk, with the metadata
+ * `path`, `mod_time_unix` and `mod_time`.
  */
 import { createReadStream } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import {
   InputFailedError,
   Message,
   NotConnectedError,
+  eachMessage,
   errorMessage,
   f,
   registerInput,
@@ -37,7 +39,7 @@ import {
 } from './codec.js';
 import { expandGlobs } from './glob.js';
 import { LongLineLog } from './long-lines.js';
-import { SCANNER_DESCRIPTION, parseScanner, scannerField, type Scanner } from './scanner.js';
+import { SCANNER_DESCRIPTION, ScannerReader, parseScanner, scannerField, type Scanner } from './scanner.js';
 
 export const fileSpec = f.object({
   paths: f
@@ -214,7 +216,7 @@ export class FileInput implements Input {
       if (!m.hasMeta()) m.shareMetaOf(proto);
       else for (const [k, v] of proto.metaEntries()) m.setMeta(k, v);
     }
-    return { batch, ack: this.deleteOnFinish ? this.trackAck(cur.state) : NOOP_ACK };
+    return { batch, ack: this.deleteOnFinish ? this.trackAck(cur.state) : NOOP_ACK, parts: eachMessage(batch.length) };
   }
 
   private trackAck(state: FileState): Ack {
@@ -291,25 +293,6 @@ export class FileInput implements Input {
   }
 }
 
-/** A scanner's batches as a PieceReader. */
-class ScannerReader implements PieceReader {
-  readonly skipped = 0;
-  constructor(
-    private readonly batches: AsyncGenerator<Message[]>,
-    private readonly destroy: () => void,
-  ) {}
-
-  async read(): Promise<Message[] | null> {
-    const r = await this.batches.next();
-    return r.done ? null : r.value;
-  }
-
-  close(): void {
-    this.destroy();
-    void this.batches.return(undefined).catch(() => undefined);
-  }
-}
-
 registerInput('file', {
   summary: 'Reads files, one after the other, one message per line by default.',
   description: [
@@ -318,8 +301,10 @@ registerInput('file', {
     'after the last file. A path may be a glob (`./data/*.csv`, `./logs/**/*.log`): its matches are read in',
     'sorted order; a glob that matches nothing reads nothing, a plain path that does not exist is an error.',
     '',
-    'Reading is batched: every complete line currently buffered (up to 4096, from 256 KiB reads) becomes one',
-    'transaction. A final line without a newline is a message too; empty lines are empty messages.',
+    'Each message is a batch of its own, as Benthos gives them (what `batch_size()`, `archive` or a batching',
+    'policy sees). Reading is still done in bulk: every complete line currently buffered (up to 4096, from',
+    '256 KiB reads) is handed over at once. A final line without a newline is a message too; empty lines are',
+    'empty messages.',
     '',
     'Each message carries the metadata `path` (as listed in `paths`), `mod_time_unix` (seconds) and',
     '`mod_time` (RFC 3339, UTC).',

@@ -44,6 +44,28 @@ export function scannerField(): Field<unknown> {
   });
 }
 
+/** Reads a scanner's batches one after the other (`null` at the end), as the codec readers do. */
+export class ScannerReader {
+  /** A scanner skips nothing (a codec reader may skip long lines). */
+  readonly skipped = 0;
+
+  constructor(
+    private readonly batches: AsyncGenerator<Batch>,
+    /** Stops the stream the scanner reads. */
+    private readonly destroy: () => void,
+  ) {}
+
+  async read(): Promise<Message[] | null> {
+    const r = await this.batches.next();
+    return r.done ? null : r.value;
+  }
+
+  close(): void {
+    this.destroy();
+    void this.batches.return(undefined).catch(() => undefined);
+  }
+}
+
 /** Parses a scanner config (`{lines: {}}`, ...); throws a TypeError naming what is wrong. */
 export function parseScanner(conf: unknown, at = 'scanner'): Scanner {
   if (conf === null || typeof conf !== 'object' || Array.isArray(conf)) throw new TypeError(`${at}: expected an object naming one scanner, e.g. {lines: {}}`);
@@ -252,8 +274,9 @@ const toTheEndScanner: Scanner = async function* (stream) {
 
 /**
  * One message per JSON document of the stream (objects, arrays or scalars, separated by
- * whitespace or nothing). The message keeps the document's own bytes; a document that is not
- * valid JSON ends the file with an error.
+ * whitespace or nothing), written again as Benthos does (it decodes each into a Go `any` and
+ * serialises that): compact, see {@link goJson}. A document that is not valid JSON ends the file
+ * with an error.
  */
 const jsonDocumentsScanner: Scanner = async function* (stream) {
   let buf = Buffer.alloc(0);
@@ -323,9 +346,33 @@ function nextDocument(buf: Buffer, atEnd: boolean): { message: Message; end: num
     if (atEnd) throw new SyntaxError('unexpected EOF');
     return undefined;
   }
-  const text = buf.subarray(start, end);
-  JSON.parse(text.toString('utf8'));
-  return { message: msg(text), end };
+  const value: unknown = JSON.parse(buf.toString('utf8', start, end));
+  return { message: new Message(Buffer.from(goJson(value))), end };
+}
+
+/** Go's encoding/json escapes these even with HTML escaping off; JSON.stringify does not. */
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+function goString(s: string): string {
+  return JSON.stringify(s).replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+}
+
+/**
+ * A parsed JSON value as Go's encoding/json writes an `any` that it decoded (what Benthos'
+ * structured messages serialise as): object keys sorted, numbers as float64 (`2e3` → `2000`,
+ * `1.50` → `1.5`, a 20-digit integer rounded; JS and Go print float64 alike, `-0` aside), no
+ * whitespace, `<`, `>` and `&` not escaped.
+ */
+export function goJson(v: unknown): string {
+  if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
+  if (typeof v === 'string') return goString(v);
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(goJson).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${goString(k)}:${goJson(o[k])}`)
+    .join(',')}}`;
 }
 
 interface CsvOptions {

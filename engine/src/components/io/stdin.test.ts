@@ -32,8 +32,10 @@ async function feed(stream: PassThrough, data: Buffer, size: () => number): Prom
 }
 
 test('config: Benthos fields and defaults, lint of codec', () => {
-  assert.deepEqual(conf(), { codec: 'lines', max_buffer: 1_000_000, skip_long_lines: false, auto_replay_nacks: true });
+  assert.deepEqual(conf(), { codec: 'lines', scanner: undefined, max_buffer: 1_000_000, skip_long_lines: false, auto_replay_nacks: true });
   assert.match(lint(stdinSpec, conf({ codec: 'csv' })).join(), /unsupported codec "csv"/);
+  assert.deepEqual(lint(stdinSpec, conf({ scanner: { csv: { parse_header_row: false } } })), []);
+  assert.match(lint(stdinSpec, conf({ scanner: { lines: { nope: 1 } } })).join(), /scanner\.lines: unknown field "nope"/);
   assert.ok(registry().get('input', 'stdin'));
 });
 

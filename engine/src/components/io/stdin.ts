@@ -3,13 +3,15 @@
  *
  * Reads chunks as the stream gives them, with back-pressure (nothing is buffered beyond ~1 MiB),
  * and hands out every complete line currently buffered as one transaction (up to 4096
- * messages), each message's content a slice of its chunk.
+ * messages) whose messages are each a batch of their own (a line is a message, as Benthos reads
+ * it), each message's content a slice of its chunk.
  */
 import type { Readable } from 'node:stream';
 import {
   END_OF_INPUT,
   InputFailedError,
   Message,
+  eachMessage,
   errorMessage,
   f,
   registerInput,
@@ -33,9 +35,13 @@ import {
   type ReadCodec,
 } from './codec.js';
 import { LongLineLog } from './long-lines.js';
+import { SCANNER_DESCRIPTION, ScannerReader, parseScanner, scannerField, type Scanner } from './scanner.js';
 
 export const stdinSpec = f.object({
   codec: readCodecField(),
+  scanner: scannerField()
+    .optional()
+    .describe(`${SCANNER_DESCRIPTION} When set it replaces \`codec\` (Benthos' field; \`benthos create\` writes \`scanner: {lines: {}}\`).`),
   max_buffer: maxBufferField(),
   skip_long_lines: skipLongLinesField(),
   auto_replay_nacks: f.bool().default(true).describe('Whether a rejected batch is delivered again (true) or dropped (false).'),
@@ -50,9 +56,10 @@ export interface StdinOptions {
 }
 
 export class StdinInput implements Input {
-  private reader: CodecReader | undefined;
+  private reader: CodecReader | ScannerReader | undefined;
   private readonly stream: Readable | undefined;
   private readonly codec: ReadCodec;
+  private readonly scanner: Scanner | undefined;
   private readonly maxBuffer: number;
   private readonly log: Logger | undefined;
   private readonly path: string;
@@ -66,6 +73,7 @@ export class StdinInput implements Input {
   constructor(conf: StdinConfig, ctx?: ComponentContext, opts: StdinOptions = {}) {
     this.stream = opts.stream;
     this.codec = readCodec(conf.codec);
+    this.scanner = conf.scanner === undefined ? undefined : parseScanner(conf.scanner);
     this.maxBuffer = conf.max_buffer;
     this.log = ctx?.logger;
     this.path = ctx?.path ?? 'input';
@@ -77,8 +85,13 @@ export class StdinInput implements Input {
     this.open();
   }
 
-  private open(): CodecReader {
-    return (this.reader ??= new CodecReader(new StreamChunks(this.stream ?? process.stdin), this.codec, this.maxBuffer, undefined, this.longLines?.onSkip));
+  private open(): CodecReader | ScannerReader {
+    if (this.reader) return this.reader;
+    const stream = this.stream ?? process.stdin;
+    this.reader = this.scanner
+      ? new ScannerReader(this.scanner(stream, ''), () => stream.destroy())
+      : new CodecReader(new StreamChunks(stream), this.codec, this.maxBuffer, undefined, this.longLines?.onSkip);
+    return this.reader;
   }
 
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
@@ -107,7 +120,7 @@ export class StdinInput implements Input {
       return END_OF_INPUT;
     }
     if (this.closed) return END_OF_INPUT;
-    return { batch, ack: NOOP_ACK };
+    return { batch, ack: NOOP_ACK, parts: eachMessage(batch.length) };
   }
 
   /**
@@ -141,11 +154,13 @@ registerInput('stdin', {
   summary: 'Reads messages from the standard input, one per line by default.',
   description: [
     "Consumes the process's standard input and splits it into messages with `codec`: `lines` (the default),",
-    '`delim:X` or `all-bytes` (the whole input is one message). The input ends at the end of the stream.',
+    '`delim:X` or `all-bytes` (the whole input is one message), or with a Benthos `scanner`. The input ends at',
+    'the end of the stream.',
     '',
-    'Reading is batched: every complete line currently buffered (up to 4096) becomes one transaction,',
-    'so a rejected transaction (with `auto_replay_nacks: true`) is replayed as that batch. A final line',
-    'without a newline is a message too; empty lines are empty messages.',
+    'Each message is a batch of its own, as Benthos gives them (what `batch_size()`, `archive` or a batching',
+    'policy sees). Reading is still done in bulk: every complete line currently buffered (up to 4096) is',
+    'handed over at once, and a rejected read (with `auto_replay_nacks: true`) is replayed as a whole. A',
+    'final line without a newline is a message too; empty lines are empty messages.',
     '',
     'A line longer than `max_buffer` is an error: the lines before it are',
     'delivered, then the stream ends with exit code 1 and an error naming the input, the limit and the line.',

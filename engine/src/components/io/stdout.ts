@@ -89,6 +89,14 @@ export class StdoutOutput implements Output {
     return p;
   }
 
+  /**
+   * Batches one after another write the same bytes as their messages in one batch (Benthos writes
+   * stdout message by message, with nothing between batches), so they are written as one.
+   */
+  writeBatches(batch: Batch): Promise<void> {
+    return this.write(batch);
+  }
+
   /** Waits for the write in flight; the stream is not ended (stdout is not ours to close). */
   async close(): Promise<void> {
     await this.inFlight;

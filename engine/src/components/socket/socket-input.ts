@@ -12,6 +12,7 @@ import {
   Message,
   NotConnectedError,
   compileMapping,
+  eachMessage,
   errorMessage,
   f,
   registerInput,
@@ -107,7 +108,8 @@ class SocketInput implements Input {
       if (this.closed) return END_OF_INPUT;
       throw new NotConnectedError(`socket: ${this.conf.address} closed the connection`);
     }
-    return { batch: r.value, ack: () => undefined };
+    // Each message a batch of its own, as Benthos' scanners give them.
+    return { batch: r.value, ack: () => undefined, parts: eachMessage(r.value.length) };
   }
 
   private drop(): void {

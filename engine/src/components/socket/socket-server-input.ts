@@ -14,7 +14,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import { createServer as createTlsServer } from 'node:tls';
-import { ErrorCode, SvcError, errorMessage, f, registerInput, type ComponentContext, type Infer, type Logger } from '@svc/engine';
+import { ErrorCode, SvcError, eachMessage, errorMessage, f, registerInput, type ComponentContext, type Infer, type Logger } from '@svc/engine';
 import { PushInput } from '@svc/engine/kit';
 import { parseScanner, scannerField, type Scanner } from '../io/scanner.js';
 import { socketTarget } from './socket-input.js';
@@ -137,7 +137,8 @@ class SocketServerInput extends PushInput {
     try {
       for await (const batch of this.scanner(stream, this.conf.address)) {
         if (this.closing) break;
-        await this.push({ tx: { batch, ack: () => undefined } });
+        // Each message a batch of its own, as Benthos' scanners give them.
+        await this.push({ tx: { batch, ack: () => undefined, parts: eachMessage(batch.length) } });
       }
     } catch (err) {
       if (!this.closing) this.log.error(`socket_server: connection dropped due to: ${errorMessage(err)}`);
