@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import kafkajs, { type Admin, type IHeaders, type Kafka as KafkaClient } from 'kafkajs';
 import { Message, NotConnectedError, registry, setTraceParent, type Batch } from '@svc/engine';
-import { buildComponent, lintValue, serviceAddress, testContext, waitFor, withDefaults, TcpOutage } from '@svc/engine/testing';
+import { buildComponent, lintValue, serviceAddress, testContext, waitFor, withDefaults, TcpOutage, type TestContext } from '@svc/engine/testing';
 import { KafkaWriteError, isConnectionLoss } from './output-errors.js';
 import { KafkaOutput, type KafkaOutputConfig } from './output.js';
 import { fnv1aPartition, murmur2Partition } from './partitioner.js';
@@ -61,6 +61,9 @@ interface Read {
   headers: IHeaders;
 }
 
+/** The waits an output announced before its retries (`...; retrying in 80ms`). */
+const retryWaits = (ctx: TestContext) => ctx.logger.lines.flatMap((l) => /; retrying in (\d+)ms$/.exec(l.msg)?.[1] ?? []).map(Number);
+
 /** Reads `count` records from the topics, from the start; fails after a while saying how many came. */
 async function read(topics: string[], count: number, timeoutMs = 30_000): Promise<Read[]> {
   const consumer = kafka.consumer({ groupId: unique('reader'), maxWaitTimeInMs: 100 });
@@ -91,15 +94,14 @@ async function landed(t: string): Promise<number> {
   return (await admin.fetchTopicOffsets(t)).reduce((n, p) => n + Number(p.high), 0);
 }
 
-async function output(config: Record<string, unknown>, name = 'kafka'): Promise<KafkaOutput> {
-  const ctx = testContext({ type: name, path: 'root.output' });
+async function output(config: Record<string, unknown>, name = 'kafka', ctx = testContext({ type: name, path: 'root.output' })): Promise<KafkaOutput> {
   const o = await buildComponent<KafkaOutput>('output', name, { addresses: [BROKERS], ...config }, ctx);
   opened.push(o);
   return o;
 }
 
-async function connected(config: Record<string, unknown>, name = 'kafka'): Promise<KafkaOutput> {
-  const o = await output(config, name);
+async function connected(config: Record<string, unknown>, name = 'kafka', ctx?: TestContext): Promise<KafkaOutput> {
+  const o = await output(config, name, ctx);
   await o.connect();
   return o;
 }
@@ -254,17 +256,17 @@ describe('kafka output: records', () => {
 describe('kafka output: partitioners', () => {
   it('manual: each record in the partition its interpolation names; a partition the topic lacks fails at once', async () => {
     const t = await topic('manual', 3);
-    const o = await connected({ topic: t, partitioner: 'manual', partition: '${! meta("p") }' });
+    const ctx = testContext({ type: 'kafka', path: 'root.output' });
+    const o = await connected({ topic: t, partitioner: 'manual', partition: '${! meta("p") }' }, 'kafka', ctx);
     await o.write(msgs(9, (i) => ({ p: String(i % 3) })));
     const got = await read([t], 9);
     for (const r of got) assert.equal(r.partition, Number(r.value.slice(1)) % 3, r.value);
-    const t0 = Date.now();
     await assert.rejects(
       o.write(msgs(1, () => ({ p: '7' }))),
       (err: unknown) => err instanceof KafkaWriteError && err.permanent && /partition 7 does not exist/.test(err.message),
     );
     await assert.rejects(o.write(msgs(1, () => ({ p: 'x' }))), /kafka output root\.output: message 0 of the batch: partition "x" is not an integer/);
-    assert.ok(Date.now() - t0 < 5_000, 'no retries for a partition that cannot exist');
+    assert.deepEqual(retryWaits(ctx), [], 'no retries for a partition that cannot exist');
   });
 
   it('round_robin spreads evenly over the partitions', async () => {
@@ -368,8 +370,8 @@ describe('kafka output: topics', () => {
 
   it('a topic that does not exist (no custom_topic_creation): a clear error naming it, within the back-off bounds', async () => {
     const t = unique('missing');
-    const o = await connected({ topic: t, max_retries: 2, backoff: { initial_interval: '50ms', max_interval: '100ms' } });
-    const t0 = Date.now();
+    const ctx = testContext({ type: 'kafka', path: 'root.output' });
+    const o = await connected({ topic: t, max_retries: 2, backoff: { initial_interval: '50ms', max_interval: '100ms' } }, 'kafka', ctx);
     await assert.rejects(
       o.write(msgs(2)),
       (err: unknown) =>
@@ -378,7 +380,10 @@ describe('kafka output: topics', () => {
         err.message.includes(`topic "${t}" does not exist: create it, or enable custom_topic_creation`) &&
         /gave up after 2 retries/.test(err.message),
     );
-    assert.ok(Date.now() - t0 < 15_000, `gave up after ${Date.now() - t0} ms`);
+    const waits = retryWaits(ctx);
+    // initial_interval, then doubled up to max_interval, each with ±20% jitter.
+    assert.equal(waits.length, 2, `two retries: ${waits.join(', ')}`);
+    assert.ok(waits[0]! >= 40 && waits[0]! <= 60 && waits[1]! >= 80 && waits[1]! <= 120, `the waits chosen: ${waits.join(', ')}`);
     // max_elapsed_time bounds it too.
     const p = await connected({ topic: t, backoff: { initial_interval: '100ms', max_interval: '200ms', max_elapsed_time: '1s' } }, 'logbus');
     await assert.rejects(
