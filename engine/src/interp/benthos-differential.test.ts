@@ -135,6 +135,127 @@ const ROWS: Row[] = [
     m: 'root.a = match this.x { 1 => "one", _ => "other" }\nroot.b = match this.y.bytes() { "a" => "yes", _ => "no" }\nroot.c = match this.z { [1.0, 1] => "yes", _ => "no" }\nroot.d = match "2020-01-02T03:04:05Z".ts_parse("2006-01-02T15:04:05Z07:00") { "2020-01-02T03:04:05Z" => "yes", _ => "no" }',
     out: '{"a":"one","b":"yes","c":"yes","d":"yes"}',
   },
+  // ---- objects and arrays (issue 38): map, with, find_by, find_all_by, concat, zip, squash, assign, map_each_key, collapse, explode, not_empty, replace
+  { in: '{"a":{"b":1,"c":2},"d":[1,2]}', m: 'root = this.map(x -> x.a.b)', out: '1' },
+  {
+    in: '{"d":"fourth","e":"fifth","inner":{"a":"first","b":"second","c":"third"}}',
+    m: 'root = this.with("inner.a","inner.c","d")',
+    out: '{"d":"fourth","inner":{"a":"first","c":"third"}}',
+  },
+  { in: '{"a":{"b":1},"c":"x"}', m: 'root = this.with("a.b.z","c.d","nope")', out: '{"a":{"b":1},"c":"x"}' },
+  { in: '{"a":1}', m: 'root = this.with(5)', err: 'failed to parse mapping: line 1 char 20: argument 0: expected string value, got number (5)' },
+  { in: '[1,2]', m: 'root = this.with("a")', err: 'failed to execute map: failed assignment (line 1): expected object value, got array' },
+  {
+    in: '{"xs":[{"n":1},{"n":2},{"n":2}]}',
+    m: 'root.a = this.xs.find_by(x -> x.n == 2)\nroot.b = this.xs.find_all_by(x -> x.n == 2)\nroot.c = this.xs.find_by(x -> x.n == 5)\nroot.d = this.xs.find_all_by(x -> x.n == 5)',
+    out: '{"a":1,"b":[1,2],"c":-1,"d":[]}',
+  },
+  {
+    in: '{"xs":[{"n":1},{"n":2}]}',
+    m: 'root = this.xs.find_by(x -> x.n)',
+    err: 'failed to execute map: failed assignment (line 1): field `this.xs`: query returned a non-boolean value for index 0: expected bool value, got number (1)',
+  },
+  {
+    in: '{"xs":[{"n":1},{"n":"a"}]}',
+    m: 'root = this.xs.find_all_by(x -> x.n + 1 > 0)',
+    err: 'failed to execute map: failed assignment (line 1): field `this.xs`: query returned an error for index 1: cannot add types string (from field `x.n`) and number (from number literal)',
+  },
+  {
+    in: '{"xs":"a"}',
+    m: 'root = this.xs.find_by(x -> true)',
+    err: 'failed to execute map: failed assignment (line 1): expected array value, got string from field `this.xs` ("a")',
+  },
+  {
+    in: '{"s":"foo bar foo"}',
+    m: 'root.a = this.s.replace("foo","baz")\nroot.b = this.s.replace_many(["foo","x","bar","y"])',
+    out: '{"a":"baz bar baz","b":"x y x"}',
+  },
+  {
+    in: '{"foo":["a","b"],"bar":["c"],"baz":["d","e","f"]}',
+    m: 'root.a = this.foo.concat(this.bar, this.baz)\nroot.b = this.foo.concat()\nroot.c = this.foo.zip(this.bar.concat(["z"]))',
+    out: '{"a":["a","b","c","d","e","f"],"b":["a","b"],"c":[["a","c"],["b","z"]]}',
+  },
+  { in: '{"foo":["a","b"]}', m: 'root = this.foo.concat("x")', err: 'failed to parse mapping: line 1 char 28: expected array value, got string ("x")' },
+  { in: '{"foo":["a","b"]}', m: 'root = this.foo.zip()', err: 'failed to execute map: failed assignment (line 1): zip requires at least one argument' },
+  {
+    in: '{"foo":["a","b"]}',
+    m: 'root = this.foo.zip(["a"])',
+    err: "failed to execute map: failed assignment (line 1): can't zip different length array values",
+  },
+  { in: '{"foo":"a"}', m: 'root = this.foo.zip(["a"])', err: 'failed to execute map: failed assignment (line 1): expected array value, got string ("a")' },
+  { in: '{"foo":["a"]}', m: 'root = this.foo.zip(["a"],["b","c"])', err: "failed to parse mapping: line 1 char 37: can't zip different length array values" },
+  {
+    in: '{"locations":[{"name":"New York","state":"NY"},{"name":"Seattle","state":"WA"},{"name":"Bellevue","state":"WA"},{"name":"Olympia","state":"WA"}]}',
+    m: 'root.locations = this.locations.map_each(loc -> {loc.state: [loc.name]}).squash()',
+    out: '{"locations":{"NY":["New York"],"WA":["Seattle","Bellevue","Olympia"]}}',
+  },
+  { in: '{"a":[{"x":1},"s",{"x":2,"y":{"z":1}},{"y":{"z":2}}]}', m: 'root = this.a.squash()', out: '{"x":[1,2],"y":{"z":[1,2]}}' },
+  {
+    in: '{"a":{"x":1,"y":{"p":1,"q":[1]}}}',
+    m: 'root.a = this.a.assign({"x":2,"y":{"q":[2],"r":3},"z":4})\nroot.b = [1].assign([2,3])\nroot.c = [1].assign(4)',
+    out: '{"a":{"x":2,"y":{"p":1,"q":[2],"r":3},"z":4},"b":[1,2,3],"c":[1,4]}',
+  },
+  { in: '{"a":{"x":1}}', m: 'root = this.a.assign("str")', out: '{"x":1}' },
+  {
+    in: '{"a":"x"}',
+    m: 'root = this.a.assign({})',
+    err: 'failed to execute map: failed assignment (line 1): expected object or array value, got string from field `this.a` ("x")',
+  },
+  {
+    in: '{"a":{"b":1,"c":2}}',
+    m: 'root.a = this.a.map_each_key(k -> k.uppercase())\nroot.b = this.a.map_each_key(k -> if k == "c" { "z" })',
+    out: '{"a":{"B":1,"C":2},"b":{"b":1,"z":2}}',
+  },
+  {
+    in: '{"a":{"b":1}}',
+    m: 'root = this.a.map_each_key(k -> 5)',
+    err: 'failed to execute map: failed assignment (line 1): field `this.a`: unexpected result from key mapping: expected string value, got number (5)',
+  },
+  {
+    in: '{"foo":[{"bar":"1"},{"bar":{}},{"bar":"2"},{"bar":[]}],"x.y":{"z":1}}',
+    m: 'root.a = this.collapse()\nroot.b = this.collapse(include_empty: true)\nroot.c = [].collapse(true)\nroot.d = {}.collapse(true)',
+    out: '{"a":{"foo.0.bar":"1","foo.2.bar":"2","x.y.z":1},"b":{"foo.0.bar":"1","foo.1.bar":{},"foo.2.bar":"2","foo.3.bar":[],"x.y.z":1},"c":{"":[]},"d":{"":{}}}',
+  },
+  { in: '{"a":5}', m: 'root = this.a.collapse()', err: 'failed to execute map: failed assignment (line 1): field `this.a`: not an object or array' },
+  {
+    in: '{"id":1,"value":["foo","bar","baz"]}',
+    m: 'root = this.explode("value")',
+    out: '[{"id":1,"value":"foo"},{"id":1,"value":"bar"},{"id":1,"value":"baz"}]',
+  },
+  {
+    in: '{"id":1,"value":{"bar":[3,4],"baz":{"bev":5},"foo":2}}',
+    m: 'root = this.explode("value")',
+    out: '{"bar":{"id":1,"value":[3,4]},"baz":{"id":1,"value":{"bev":5}},"foo":{"id":1,"value":2}}',
+  },
+  { in: '{"id":1,"n":{"value":[1,2],"k":3}}', m: 'root = this.explode("n.value")', out: '[{"id":1,"n":{"k":3,"value":1}},{"id":1,"n":{"k":3,"value":2}}]' },
+  {
+    in: '{"id":1,"value":"x"}',
+    m: 'root = this.explode("value")',
+    err: "failed to execute map: failed assignment (line 1): field `this`: expected array or object value at path 'value', found: string",
+  },
+  {
+    in: '{"id":1}',
+    m: 'root = this.explode("value")',
+    err: "failed to execute map: failed assignment (line 1): field `this`: expected array or object value at path 'value', found: null",
+  },
+  {
+    in: '[1]',
+    m: 'root = this.explode("value")',
+    err: 'failed to execute map: failed assignment (line 1): expected object value, got array from field `this`',
+  },
+  {
+    in: '{"a":"","b":[],"c":{},"d":"x","e":[1],"f":{"g":1}}',
+    m: 'root.d = this.d.not_empty()\nroot.e = this.e.not_empty()\nroot.f = this.f.not_empty()',
+    out: '{"d":"x","e":[1],"f":{"g":1}}',
+  },
+  { in: '{"a":""}', m: 'root = this.a.not_empty()', err: 'failed to execute map: failed assignment (line 1): field `this.a`: string value is empty' },
+  { in: '{"b":[]}', m: 'root = this.b.not_empty()', err: 'failed to execute map: failed assignment (line 1): field `this.b`: array value is empty' },
+  { in: '{"c":{}}', m: 'root = this.c.not_empty()', err: 'failed to execute map: failed assignment (line 1): field `this.c`: object value is empty' },
+  {
+    in: '{"c":5}',
+    m: 'root = this.c.not_empty()',
+    err: 'failed to execute map: failed assignment (line 1): expected string, array or object value, got number from field `this.c` (5)',
+  },
 ];
 
 /** One line through a mapping, printed as `engine blobl` prints it (cli/blobl.ts). */

@@ -93,6 +93,11 @@ export function errFrom(err: unknown, annotation: string): QueryError {
   return new AttributedError(annotation ? `${annotation}: ${msg}` : msg);
 }
 
+/** An error of a Benthos plugin method: its text stays as it is, never attributed to the target. */
+export function pluginError(err: unknown): QueryError {
+  return err instanceof AttributedError ? err : new AttributedError(err instanceof Error ? err.message : String(err));
+}
+
 /** Wraps any thrown value as a QueryError without changing its text. */
 export function asQueryError(err: unknown): QueryError {
   if (err instanceof QueryError) return err;

@@ -256,3 +256,12 @@ coercion('timestamp', (v) => {
   if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
   throw typeError(v, 'number', 'string');
 });
+
+/** `map(query)`: the query run with the target as its context, as `.(query)` is. */
+defineMethod('map', {
+  params: [{ name: 'query', query: true }],
+  build(a) {
+    const lam = a.lambda(0);
+    return (v, c, self) => lam.call(c, v, self);
+  },
+});

@@ -5,7 +5,7 @@
 import { QueryError, typeError } from '../errors.js';
 import { sprintf } from '../gofmt.js';
 import { goTitle, goToLower, goToUpper, goUnescapeHTML, goUnquote } from '../gostrings.js';
-import { type ParamSpec, asInt, asString, defineMethod, simpleMethod } from '../registry.js';
+import { type ParamSpec, asInt, asString, defineMethod, methods, simpleMethod } from '../registry.js';
 import { parseJson } from '../../message/json.js';
 import { Timestamp, equals, isObject, toBytes, toJSON, toStr } from '../values.js';
 
@@ -297,3 +297,7 @@ simpleMethod(
     return Buffer.from(s, 'utf8'); // bytes, as in Benthos (`.string()` for text)
   },
 );
+
+// Benthos' deprecated names, still accepted by its parser and lint without a warning (v4.51).
+defineMethod('replace', methods.get('replace_all')!);
+defineMethod('replace_many', methods.get('replace_all_many')!);
