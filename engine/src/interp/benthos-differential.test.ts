@@ -256,6 +256,117 @@ const ROWS: Row[] = [
     m: 'root = this.c.not_empty()',
     err: 'failed to execute map: failed assignment (line 1): expected string, array or object value, got number from field `this.c` (5)',
   },
+  // ---- parsing and durations (issue 38): parse_url, parse_form_url_encoded, parse_duration, parse_duration_iso8601, parse_csv, parse_yaml, format_yaml, ts_round, ts_sub, ts_add_iso8601, ts_sub_iso8601
+  {
+    in: '{"u":"https://user:pass@example.com:8080/a%20b/c?x=1;y=2#frag%20x"}',
+    m: 'root = this.u.parse_url()',
+    out: '{"fragment":"frag x","host":"example.com:8080","opaque":"","path":"/a b/c","raw_fragment":"","raw_path":"","raw_query":"x=1;y=2","scheme":"https","user":{"name":"user","password":"pass"}}',
+  },
+  {
+    in: '{"u":"mailto:joe@example.com"}',
+    m: 'root = this.u.parse_url()',
+    out: '{"fragment":"","host":"","opaque":"joe@example.com","path":"","raw_fragment":"","raw_path":"","raw_query":"","scheme":"mailto"}',
+  },
+  {
+    in: '{"u":"/a/b%2Fc?q"}',
+    m: 'root = this.u.parse_url()',
+    out: '{"fragment":"","host":"","opaque":"","path":"/a/b/c","raw_fragment":"","raw_path":"/a/b%2Fc","raw_query":"q","scheme":""}',
+  },
+  {
+    in: '{"u":"http://x.com/%zz"}',
+    m: 'root = this.u.parse_url()',
+    err: 'failed to execute map: failed assignment (line 1): field `this.u`: parse "http://x.com/%zz": invalid URL escape "%zz"',
+  },
+  {
+    in: '{"u":"a:b/c"}',
+    m: 'root = this.u.parse_url()',
+    out: '{"fragment":"","host":"","opaque":"b/c","path":"","raw_fragment":"","raw_path":"","raw_query":"","scheme":"a"}',
+  },
+  {
+    in: '{"u":"1a:b"}',
+    m: 'root = this.u.parse_url()',
+    err: 'failed to execute map: failed assignment (line 1): field `this.u`: parse "1a:b": first path segment in URL cannot contain colon',
+  },
+  {
+    in: '{"u":5}',
+    m: 'root = this.u.parse_url()',
+    err: 'failed to execute map: failed assignment (line 1): expected string value, got number from field `this.u` (5)',
+  },
+  { in: '{"f":"a=1&b=2&b=3&c=x+y%21"}', m: 'root = this.f.parse_form_url_encoded()', out: '{"a":"1","b":["2","3"],"c":"x y!"}' },
+  {
+    in: '{"f":"a=%zz"}',
+    m: 'root = this.f.parse_form_url_encoded()',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse value as url-encoded data: invalid URL escape "%zz"',
+  },
+  {
+    in: '{"d":["1h30m","50us","-1.5s","0","300ms","1h0.5m","2562047h"]}',
+    m: 'root = this.d.map_each(d -> d.parse_duration())',
+    out: '[5400000000000,50000,-1500000000,0,300000000,3630000000000,9223369200000000000]',
+  },
+  { in: '{"d":"1x"}', m: 'root = this.d.parse_duration()', err: 'failed to execute map: failed assignment (line 1): time: unknown unit "x" in duration "1x"' },
+  { in: '{"d":"abc"}', m: 'root = this.d.parse_duration()', err: 'failed to execute map: failed assignment (line 1): time: invalid duration "abc"' },
+  { in: '{"d":"10"}', m: 'root = this.d.parse_duration()', err: 'failed to execute map: failed assignment (line 1): time: missing unit in duration "10"' },
+  {
+    in: '{"d":["P1D","PT2.5S","P1Y2M","-P1W","PT1H30M","P0D"]}',
+    m: 'root = this.d.map_each(d -> d.parse_duration_iso8601())',
+    out: '[86400000000000,2500000000,36816444000000000,-604800000000000,5400000000000,0]',
+  },
+  {
+    in: '{"d":"X1D"}',
+    m: 'root = this.d.parse_duration_iso8601()',
+    err: "failed to execute map: failed assignment (line 1): X1D: expected 'P' period mark at the start",
+  },
+  {
+    in: '{"d":"P1"}',
+    m: 'root = this.d.parse_duration_iso8601()',
+    err: 'failed to execute map: failed assignment (line 1): P1: missing designator at the end',
+  },
+  {
+    in: '{"c":"a,b\\n1,2\\n3,4"}',
+    m: 'root.a = this.c.parse_csv()\nroot.b = this.c.parse_csv(false)\nroot.c = "a;b\\n1;\\"x;y\\"".parse_csv(delimiter: ";")',
+    out: '{"a":[{"a":"1","b":"2"},{"a":"3","b":"4"}],"b":[["a","b"],["1","2"],["3","4"]],"c":[{"a":"1","b":"x;y"}]}',
+  },
+  {
+    in: '{"c":"a,b\\n1,2,3"}',
+    m: 'root = this.c.parse_csv()',
+    err: 'failed to execute map: failed assignment (line 1): field `this.c`: record on line 2: wrong number of fields',
+  },
+  { in: '{"c":""}', m: 'root = this.c.parse_csv()', err: 'failed to execute map: failed assignment (line 1): field `this.c`: zero records were parsed' },
+  {
+    in: '{"c":"a"}',
+    m: 'root = this.c.parse_csv(delimiter: "ab")',
+    err: 'failed to execute map: failed assignment (line 1): field `this.c`: delimiter value must be exactly one character',
+  },
+  {
+    in: '{"y":"a: 1\\nb: [x, 2.5, true, null]\\nc:\\n  d: 12345678901234567890\\n  e: 9007199254740993\\n"}',
+    m: 'root = this.y.parse_yaml()',
+    out: '{"a":1,"b":["x",2.5,true,null],"c":{"d":12345678901234567890,"e":9007199254740993}}',
+  },
+  {
+    in: '{"a":{"b":["x"],"c":{"d":true,"e":null},"f":"multi\\nline","g":"yes","h":"1.0"}}',
+    m: 'root.y = this.a.format_yaml().string()',
+    out: '{"y":"b:\\n    - x\\nc:\\n    d: true\\n    e: null\\nf: |-\\n    multi\\n    line\\ng: \\"yes\\"\\nh: \\"1.0\\"\\n"}',
+  },
+  {
+    in: '{"a":[]}',
+    m: 'root.x = this.a.format_yaml().string()\nroot.y = {}.format_yaml().string()\nroot.z = "s".format_yaml().string()',
+    out: '{"x":"[]\\n","y":"{}\\n","z":"s\\n"}',
+  },
+  {
+    in: '{"t":"2020-01-02T03:04:05.678Z"}',
+    m: 'root.a = this.t.ts_round(1000000000)\nroot.b = this.t.ts_round(3600000000000)\nroot.c = this.t.ts_sub("2020-01-01T00:00:00Z")\nroot.d = this.t.ts_add_iso8601("P1M2DT3H")\nroot.e = this.t.ts_sub_iso8601("P1Y")\nroot.f = "2020-01-31T00:00:00Z".ts_add_iso8601("P1M")\nroot.g = this.t.ts_add_iso8601("PT1.5S")\nroot.h = this.t.ts_round(7000000000)',
+    out: '{"a":"2020-01-02T03:04:06Z","b":"2020-01-02T03:00:00Z","c":97445678000000,"d":"2020-02-04T06:04:05.678Z","e":"2019-01-02T03:04:05.678Z","f":"2020-03-02T00:00:00Z","g":"2020-01-02T03:04:07.178Z","h":"2020-01-02T03:04:09Z"}',
+  },
+  {
+    in: '{"t":"2020-01-02T03:04:05Z"}',
+    m: 'root = this.t.ts_add_iso8601("bad")',
+    err: "failed to parse mapping: line 1 char 36: bad: expected 'P' period mark at the start",
+  },
+  {
+    in: '{"n":5,"f":1.5}',
+    m: 'root.y = [this.n + 1, this.f * 2, 3, "on", "1:20", "0o7", "~", ""].format_yaml().string()',
+    out: '{"y":"- 6\\n- 3\\n- 3\\n- \\"on\\"\\n- \\"1:20\\"\\n- \\"0o7\\"\\n- \\"~\\"\\n- \\"\\"\\n"}',
+  },
 ];
 
 /** One line through a mapping, printed as `engine blobl` prints it (cli/blobl.ts). */

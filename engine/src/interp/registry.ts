@@ -132,12 +132,7 @@ export function simpleMethod(name: string, params: ParamSpec[], impl: (v: unknow
  * argument values and returns the method. With constant arguments it runs once, when the mapping
  * compiles, so a bad argument is a compile error there as in Benthos; otherwise once per call.
  */
-export function pluginMethod(
-  name: string,
-  params: ParamSpec[],
-  ctor: (args: unknown[]) => (v: unknown) => unknown,
-  variadic = false,
-): void {
+export function pluginMethod(name: string, params: ParamSpec[], ctor: (args: unknown[]) => (v: unknown) => unknown, variadic = false): void {
   defineMethod(name, {
     params,
     variadic,
