@@ -367,6 +367,102 @@ const ROWS: Row[] = [
     m: 'root.y = [this.n + 1, this.f * 2, 3, "on", "1:20", "0o7", "~", ""].format_yaml().string()',
     out: '{"y":"- 6\\n- 3\\n- 3\\n- \\"on\\"\\n- \\"1:20\\"\\n- \\"0o7\\"\\n- \\"~\\"\\n- \\"\\"\\n"}',
   },
+  // ---- functions and the remaining methods (issue 38): pi, var, ksuid, uuid_v7, tracing_id, tracing_span, error_source_* (shapes where random), sin, cos, tan, int8/int16/uint8/uint16 (Benthos plugin errors), uuid_v5, filepath_join/split, re_find_all_object, encrypt_aes/decrypt_aes, from, from_all
+  {
+    in: '{"a":1}',
+    m: 'root.a = tracing_id()\nroot.b = tracing_span()\nroot.c = error_source_name()\nroot.d = error_source_label()\nroot.e = error_source_path()\nroot.f = pi()\nroot.g = ksuid().length()\nroot.h = uuid_v7().length()\nroot.i = uuid_v7("2020-01-02T03:04:05Z").slice(0, 13)\nroot.j = uuid_v7().slice(14, 15)',
+    out: '{"a":"00000000000000000000000000000000","b":{},"c":null,"d":null,"e":null,"f":3.141592653589793,"g":27,"h":36,"i":"016f6435-cc88","j":"7"}',
+  },
+  { in: '{"a":1}', m: 'let x = {"b": 2}\nroot.a = var("x").b', out: '{"a":2}' },
+  { in: '{"a":1}', m: 'root = var("nope")', err: "failed to execute map: failed assignment (line 1): variable 'nope' undefined" },
+  {
+    in: '{"n":0.5}',
+    m: 'root.a = this.n.sin()\nroot.b = this.n.cos()\nroot.c = this.n.tan()\nroot.d = (this.n * 2).sin()\nroot.e = pi()',
+    out: '{"a":0.479425538604203,"b":0.8775825618903728,"c":0.5463024898437905,"d":0.8414709848078965,"e":3.141592653589793}',
+  },
+  { in: '{"n":"x"}', m: 'root = this.n.sin()', err: 'failed to execute map: failed assignment (line 1): expected number value, got string ("x")' },
+  {
+    in: '{"n":[127,-128,255,32767,65535,"12"]}',
+    m: 'root.a = this.n.0.int8()\nroot.b = this.n.1.int8()\nroot.c = this.n.2.uint8()\nroot.d = this.n.3.int16()\nroot.e = this.n.4.uint16()\nroot.f = this.n.5.int8()',
+    out: '{"a":127,"b":-128,"c":255,"d":32767,"e":65535,"f":12}',
+  },
+  {
+    in: '{"n":128}',
+    m: 'root = this.n.int8()',
+    err: 'failed to execute map: failed assignment (line 1): value is too large to be cast as an 8-bit signed integer',
+  },
+  {
+    in: '{"n":-1}',
+    m: 'root = this.n.uint16()',
+    err: 'failed to execute map: failed assignment (line 1): signed integer value is negative and cannot be cast as an unsigned integer',
+  },
+  {
+    in: '{"n":65536}',
+    m: 'root = this.n.uint16()',
+    err: 'failed to execute map: failed assignment (line 1): value is too large to be cast as a 16-bit unsigned integer',
+  },
+  {
+    in: '{"n":-32769}',
+    m: 'root = this.n.int16()',
+    err: 'failed to execute map: failed assignment (line 1): value is too small to be cast as a 16-bit signed integer',
+  },
+  {
+    in: '{"s":"hello"}',
+    m: 'root.a = this.s.uuid_v5()\nroot.b = this.s.uuid_v5("dns")\nroot.c = this.s.uuid_v5("URL")\nroot.d = this.s.uuid_v5("6ba7b812-9dad-11d1-80b4-00c04fd430c8")\nroot.e = null.uuid_v5()',
+    out: '{"a":"b7502f40-1152-59f2-ba10-69aeed522cdf","b":"9342d47a-1bab-5709-9869-c840b2eac501","c":"074171de-bc84-5ea4-b636-1135477620e1","d":"4d71d03f-f19b-5d9e-8523-9628ba18063c","e":null}',
+  },
+  {
+    in: '{"s":"hello"}',
+    m: 'root = this.s.uuid_v5("nope")',
+    err: 'failed to execute map: failed assignment (line 1): field `this.s`: invalid ns uuid: "nope"',
+  },
+  {
+    in: '{"p":["/foo/","bar.txt"],"q":"/foo/bar.txt"}',
+    m: 'root.a = this.p.filepath_join()\nroot.b = this.q.filepath_split()\nroot.c = ["a","","../b/"].filepath_join()\nroot.d = [].filepath_join()\nroot.e = "file".filepath_split()',
+    out: '{"a":"/foo/bar.txt","b":["/foo/","bar.txt"],"c":"b","d":"","e":["","file"]}',
+  },
+  {
+    in: '{"p":["a",1]}',
+    m: 'root = this.p.filepath_join()',
+    err: 'failed to execute map: failed assignment (line 1): field `this.p`: path element 1: expected string value, got number (1)',
+  },
+  {
+    in: '{"s":"a1b2 c3"}',
+    m: 'root.a = this.s.re_find_all_object("(?P<d>[a-z])(?P<l>[0-9])")\nroot.b = this.s.re_find_all_object("x")',
+    out: '{"a":[{"0":"a1","d":"a","l":"1"},{"0":"b2","d":"b","l":"2"},{"0":"c3","d":"c","l":"3"}],"b":[]}',
+  },
+  {
+    in: '{"v":"hello world 1234"}',
+    m: 'let key = "2b7e151628aed2a6abf7158809cf4f3c".decode("hex")\nlet vector = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff".decode("hex")\nroot.back = this.v.encrypt_aes("ctr", $key, $vector).decrypt_aes("ctr", $key, $vector).string()\nroot.cbc = "0123456789abcdef".encrypt_aes("cbc", $key, $vector).encode("hex")\nroot.ctr = this.v.encrypt_aes("ctr", $key, $vector).encode("hex")\nroot.gback = this.v.encrypt_aes("gcm", $key, $vector.slice(0, 12)).decrypt_aes("gcm", $key, $vector.slice(0, 12)).string()\nroot.gcm = this.v.encrypt_aes("gcm", $key, $vector.slice(0, 12)).encode("hex")\nroot.ofb = this.v.encrypt_aes("ofb", $key, $vector).encode("hex")',
+    out: '{"back":"hello world 1234","cbc":"e89e8e43818fff59b386b0076aec1b48","ctr":"84e9b31ff7400bdf80be7255dbac92d0","gback":"hello world 1234","gcm":"6d6ddf41a33c50b8785220e9bb14a3b8b07b14f87e1dac49613917c31dee2cda","ofb":"84e9b31ff7400bdf80be7255dbac92d0"}',
+  },
+  {
+    in: '{"v":"hello"}',
+    m: 'root = this.v.encrypt_aes("cbc", "0123456789abcdef", "0123456789abcdef")',
+    err: 'failed to execute map: failed assignment (line 1): field `this.v`: plaintext is not a multiple of the block size',
+  },
+  {
+    in: '{"v":"hello"}',
+    m: 'root = this.v.encrypt_aes("ctr", "short", "0123456789abcdef")',
+    err: 'failed to parse mapping: line 1 char 62: crypto/aes: invalid key size 5',
+  },
+  {
+    in: '{"v":"hello"}',
+    m: 'root = this.v.encrypt_aes("xyz", "0123456789abcdef", "0123456789abcdef")',
+    err: 'failed to parse mapping: line 1 char 73: unrecognized encryption type: xyz',
+  },
+  {
+    in: '{"v":"hello"}',
+    m: 'root = this.v.encrypt_aes("ctr", "0123456789abcdef", "0123")',
+    err: 'failed to parse mapping: line 1 char 61: the key must match the initialisation vector size',
+  },
+  { in: '{"a":1}', m: 'root.a = json("a").from(0)\nroot.b = json("a").from_all()\nroot.c = batch_index().from(0)', out: '{"a":1,"b":[1],"c":0}' },
+  {
+    in: '{"n":-1}',
+    m: 'root = this.n.uint32()',
+    err: 'failed to execute map: failed assignment (line 1): signed integer value is negative and cannot be cast as an unsigned integer',
+  },
+  { in: '{"n":"-1"}', m: 'root = this.n.uint32()', err: 'failed to execute map: failed assignment (line 1): strconv.ParseUint: parsing "-1": invalid syntax' },
 ];
 
 /** One line through a mapping, printed as `engine blobl` prints it (cli/blobl.ts). */

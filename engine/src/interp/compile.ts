@@ -5,7 +5,7 @@
  */
 import type { MetaValue } from '../message/message.js';
 import type { Arg, Expr, Pos, Stmt } from './ast.js';
-import { InterpError, QueryError, asQueryError, errFrom, pluginError, typeError } from './errors.js';
+import { ArgumentError, InterpError, QueryError, asQueryError, errFrom, pluginError, typeError } from './errors.js';
 import { ARITH, truthy } from './operators.js';
 import { getter, joinPath, setPath } from './paths.js';
 import { Args, type CompiledArg, type Lambda, type ParamSpec, functions, methods } from './registry.js';
@@ -559,7 +559,7 @@ export class Compiler {
       };
     } catch (err) {
       if (err instanceof InterpError) throw err;
-      return this.fail(spec.plugin ? asQueryError(err).message : `method ${name}: ${asQueryError(err).message}`, pos);
+      return this.fail(spec.plugin || err instanceof ArgumentError ? asQueryError(err).message : `method ${name}: ${asQueryError(err).message}`, pos);
     }
   }
 
