@@ -11,3 +11,4 @@ export type { Mapping, MappingResult, Query, ExecContext } from './mapping.js';
 export { mappingTargets, type MappingTargets } from './targets.js';
 export { compileInterpolation, hasInterpolation } from './interpolation.js';
 export type { Interpolation } from './interpolation.js';
+export { languageNames } from './registry.js';

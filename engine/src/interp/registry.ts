@@ -105,6 +105,11 @@ export interface MethodSpec {
 export const functions = new Map<string, FunctionSpec>();
 export const methods = new Map<string, MethodSpec>();
 
+/** The names a mapping may call, sorted: the registered ones and `apply`, which the compiler resolves itself. */
+export function languageNames(): { functions: string[]; methods: string[] } {
+  return { functions: [...functions.keys()].sort(), methods: [...methods.keys(), 'apply'].sort() };
+}
+
 export function defineFunction(name: string, spec: FunctionSpec): void {
   functions.set(name, spec);
 }
