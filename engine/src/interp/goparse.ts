@@ -129,10 +129,13 @@ function parse(rawURL: string): GoUrl {
     u.fragment = unescape(frag, 'fragment');
     u.raw_fragment = rawForm(frag, u.fragment, 'fragment');
   }
-  if (/[\x00-\x1f\x7f]/.test(rest)) throw new QueryError('net/url: invalid control character in URL');
+  for (let i = 0; i < rest.length; i++) {
+    const c = rest.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) throw new QueryError('net/url: invalid control character in URL');
+  }
   if (rest === '') return u;
-  let scheme: string;
-  [scheme, rest] = getScheme(rest);
+  const [scheme, afterScheme] = getScheme(rest);
+  rest = afterScheme;
   u.scheme = scheme.toLowerCase();
   if (rest.endsWith('?') && rest.split('?').length === 2) {
     rest = rest.slice(0, -1);

@@ -380,7 +380,7 @@ function csvScanner(o: CsvOptions): Scanner {
   };
 }
 
-export interface CsvRecord {
+interface CsvRecord {
   fields: string[];
   line: number;
   error?: string;
