@@ -5,6 +5,7 @@ import { configSchema, fieldSchema } from '../config/json-schema.js';
 import { indexMarkdown, kindMarkdown, kindPage, type ReferencedComponent } from '../config/markdown-reference.js';
 import { rootSpec } from '../config/root-spec.js';
 import { componentOrigin } from '../plugin/component-packages.js';
+import { languageNames } from '../interp/index.js';
 import { registry } from '../plugin/registry.js';
 import type { Args } from './args.js';
 import { loadBasePlugins } from './setup.js';
@@ -43,13 +44,17 @@ export async function list(args: Args): Promise<number> {
     return 0;
   }
   if (format === 'json') {
-    const out = r.all().map((c) => ({
+    const out: object[] = r.all().map((c) => ({
       kind: c.kind,
       name: c.name,
       summary: c.spec.summary,
       package: componentOrigin(c.kind, c.name) ?? '@svc/engine',
       config: fieldSchema(c.spec.config),
     }));
+    // The mapping language's names, as `benthos list bloblang-functions bloblang-methods` lists them.
+    const names = languageNames();
+    for (const name of names.functions) out.push({ kind: 'bloblang-function', name, package: '@svc/engine' });
+    for (const name of names.methods) out.push({ kind: 'bloblang-method', name, package: '@svc/engine' });
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return 0;
   }

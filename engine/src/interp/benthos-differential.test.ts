@@ -135,6 +135,334 @@ const ROWS: Row[] = [
     m: 'root.a = match this.x { 1 => "one", _ => "other" }\nroot.b = match this.y.bytes() { "a" => "yes", _ => "no" }\nroot.c = match this.z { [1.0, 1] => "yes", _ => "no" }\nroot.d = match "2020-01-02T03:04:05Z".ts_parse("2006-01-02T15:04:05Z07:00") { "2020-01-02T03:04:05Z" => "yes", _ => "no" }',
     out: '{"a":"one","b":"yes","c":"yes","d":"yes"}',
   },
+  // ---- objects and arrays (issue 38): map, with, find_by, find_all_by, concat, zip, squash, assign, map_each_key, collapse, explode, not_empty, replace
+  { in: '{"a":{"b":1,"c":2},"d":[1,2]}', m: 'root = this.map(x -> x.a.b)', out: '1' },
+  {
+    in: '{"d":"fourth","e":"fifth","inner":{"a":"first","b":"second","c":"third"}}',
+    m: 'root = this.with("inner.a","inner.c","d")',
+    out: '{"d":"fourth","inner":{"a":"first","c":"third"}}',
+  },
+  { in: '{"a":{"b":1},"c":"x"}', m: 'root = this.with("a.b.z","c.d","nope")', out: '{"a":{"b":1},"c":"x"}' },
+  { in: '{"a":1}', m: 'root = this.with(5)', err: 'failed to parse mapping: line 1 char 20: argument 0: expected string value, got number (5)' },
+  { in: '[1,2]', m: 'root = this.with("a")', err: 'failed to execute map: failed assignment (line 1): expected object value, got array' },
+  {
+    in: '{"xs":[{"n":1},{"n":2},{"n":2}]}',
+    m: 'root.a = this.xs.find_by(x -> x.n == 2)\nroot.b = this.xs.find_all_by(x -> x.n == 2)\nroot.c = this.xs.find_by(x -> x.n == 5)\nroot.d = this.xs.find_all_by(x -> x.n == 5)',
+    out: '{"a":1,"b":[1,2],"c":-1,"d":[]}',
+  },
+  {
+    in: '{"xs":[{"n":1},{"n":2}]}',
+    m: 'root = this.xs.find_by(x -> x.n)',
+    err: 'failed to execute map: failed assignment (line 1): field `this.xs`: query returned a non-boolean value for index 0: expected bool value, got number (1)',
+  },
+  {
+    in: '{"xs":[{"n":1},{"n":"a"}]}',
+    m: 'root = this.xs.find_all_by(x -> x.n + 1 > 0)',
+    err: 'failed to execute map: failed assignment (line 1): field `this.xs`: query returned an error for index 1: cannot add types string (from field `x.n`) and number (from number literal)',
+  },
+  {
+    in: '{"xs":"a"}',
+    m: 'root = this.xs.find_by(x -> true)',
+    err: 'failed to execute map: failed assignment (line 1): expected array value, got string from field `this.xs` ("a")',
+  },
+  {
+    in: '{"s":"foo bar foo"}',
+    m: 'root.a = this.s.replace("foo","baz")\nroot.b = this.s.replace_many(["foo","x","bar","y"])',
+    out: '{"a":"baz bar baz","b":"x y x"}',
+  },
+  {
+    in: '{"foo":["a","b"],"bar":["c"],"baz":["d","e","f"]}',
+    m: 'root.a = this.foo.concat(this.bar, this.baz)\nroot.b = this.foo.concat()\nroot.c = this.foo.zip(this.bar.concat(["z"]))',
+    out: '{"a":["a","b","c","d","e","f"],"b":["a","b"],"c":[["a","c"],["b","z"]]}',
+  },
+  { in: '{"foo":["a","b"]}', m: 'root = this.foo.concat("x")', err: 'failed to parse mapping: line 1 char 28: expected array value, got string ("x")' },
+  { in: '{"foo":["a","b"]}', m: 'root = this.foo.zip()', err: 'failed to execute map: failed assignment (line 1): zip requires at least one argument' },
+  {
+    in: '{"foo":["a","b"]}',
+    m: 'root = this.foo.zip(["a"])',
+    err: "failed to execute map: failed assignment (line 1): can't zip different length array values",
+  },
+  { in: '{"foo":"a"}', m: 'root = this.foo.zip(["a"])', err: 'failed to execute map: failed assignment (line 1): expected array value, got string ("a")' },
+  { in: '{"foo":["a"]}', m: 'root = this.foo.zip(["a"],["b","c"])', err: "failed to parse mapping: line 1 char 37: can't zip different length array values" },
+  {
+    in: '{"locations":[{"name":"New York","state":"NY"},{"name":"Seattle","state":"WA"},{"name":"Bellevue","state":"WA"},{"name":"Olympia","state":"WA"}]}',
+    m: 'root.locations = this.locations.map_each(loc -> {loc.state: [loc.name]}).squash()',
+    out: '{"locations":{"NY":["New York"],"WA":["Seattle","Bellevue","Olympia"]}}',
+  },
+  { in: '{"a":[{"x":1},"s",{"x":2,"y":{"z":1}},{"y":{"z":2}}]}', m: 'root = this.a.squash()', out: '{"x":[1,2],"y":{"z":[1,2]}}' },
+  {
+    in: '{"a":{"x":1,"y":{"p":1,"q":[1]}}}',
+    m: 'root.a = this.a.assign({"x":2,"y":{"q":[2],"r":3},"z":4})\nroot.b = [1].assign([2,3])\nroot.c = [1].assign(4)',
+    out: '{"a":{"x":2,"y":{"p":1,"q":[2],"r":3},"z":4},"b":[1,2,3],"c":[1,4]}',
+  },
+  { in: '{"a":{"x":1}}', m: 'root = this.a.assign("str")', out: '{"x":1}' },
+  {
+    in: '{"a":"x"}',
+    m: 'root = this.a.assign({})',
+    err: 'failed to execute map: failed assignment (line 1): expected object or array value, got string from field `this.a` ("x")',
+  },
+  {
+    in: '{"a":{"b":1,"c":2}}',
+    m: 'root.a = this.a.map_each_key(k -> k.uppercase())\nroot.b = this.a.map_each_key(k -> if k == "c" { "z" })',
+    out: '{"a":{"B":1,"C":2},"b":{"b":1,"z":2}}',
+  },
+  {
+    in: '{"a":{"b":1}}',
+    m: 'root = this.a.map_each_key(k -> 5)',
+    err: 'failed to execute map: failed assignment (line 1): field `this.a`: unexpected result from key mapping: expected string value, got number (5)',
+  },
+  {
+    in: '{"foo":[{"bar":"1"},{"bar":{}},{"bar":"2"},{"bar":[]}],"x.y":{"z":1}}',
+    m: 'root.a = this.collapse()\nroot.b = this.collapse(include_empty: true)\nroot.c = [].collapse(true)\nroot.d = {}.collapse(true)',
+    out: '{"a":{"foo.0.bar":"1","foo.2.bar":"2","x.y.z":1},"b":{"foo.0.bar":"1","foo.1.bar":{},"foo.2.bar":"2","foo.3.bar":[],"x.y.z":1},"c":{"":[]},"d":{"":{}}}',
+  },
+  { in: '{"a":5}', m: 'root = this.a.collapse()', err: 'failed to execute map: failed assignment (line 1): field `this.a`: not an object or array' },
+  {
+    in: '{"id":1,"value":["foo","bar","baz"]}',
+    m: 'root = this.explode("value")',
+    out: '[{"id":1,"value":"foo"},{"id":1,"value":"bar"},{"id":1,"value":"baz"}]',
+  },
+  {
+    in: '{"id":1,"value":{"bar":[3,4],"baz":{"bev":5},"foo":2}}',
+    m: 'root = this.explode("value")',
+    out: '{"bar":{"id":1,"value":[3,4]},"baz":{"id":1,"value":{"bev":5}},"foo":{"id":1,"value":2}}',
+  },
+  { in: '{"id":1,"n":{"value":[1,2],"k":3}}', m: 'root = this.explode("n.value")', out: '[{"id":1,"n":{"k":3,"value":1}},{"id":1,"n":{"k":3,"value":2}}]' },
+  {
+    in: '{"id":1,"value":"x"}',
+    m: 'root = this.explode("value")',
+    err: "failed to execute map: failed assignment (line 1): field `this`: expected array or object value at path 'value', found: string",
+  },
+  {
+    in: '{"id":1}',
+    m: 'root = this.explode("value")',
+    err: "failed to execute map: failed assignment (line 1): field `this`: expected array or object value at path 'value', found: null",
+  },
+  {
+    in: '[1]',
+    m: 'root = this.explode("value")',
+    err: 'failed to execute map: failed assignment (line 1): expected object value, got array from field `this`',
+  },
+  {
+    in: '{"a":"","b":[],"c":{},"d":"x","e":[1],"f":{"g":1}}',
+    m: 'root.d = this.d.not_empty()\nroot.e = this.e.not_empty()\nroot.f = this.f.not_empty()',
+    out: '{"d":"x","e":[1],"f":{"g":1}}',
+  },
+  { in: '{"a":""}', m: 'root = this.a.not_empty()', err: 'failed to execute map: failed assignment (line 1): field `this.a`: string value is empty' },
+  { in: '{"b":[]}', m: 'root = this.b.not_empty()', err: 'failed to execute map: failed assignment (line 1): field `this.b`: array value is empty' },
+  { in: '{"c":{}}', m: 'root = this.c.not_empty()', err: 'failed to execute map: failed assignment (line 1): field `this.c`: object value is empty' },
+  {
+    in: '{"c":5}',
+    m: 'root = this.c.not_empty()',
+    err: 'failed to execute map: failed assignment (line 1): expected string, array or object value, got number from field `this.c` (5)',
+  },
+  // ---- parsing and durations (issue 38): parse_url, parse_form_url_encoded, parse_duration, parse_duration_iso8601, parse_csv, parse_yaml, format_yaml, ts_round, ts_sub, ts_add_iso8601, ts_sub_iso8601
+  {
+    in: '{"u":"https://user:pass@example.com:8080/a%20b/c?x=1;y=2#frag%20x"}',
+    m: 'root = this.u.parse_url()',
+    out: '{"fragment":"frag x","host":"example.com:8080","opaque":"","path":"/a b/c","raw_fragment":"","raw_path":"","raw_query":"x=1;y=2","scheme":"https","user":{"name":"user","password":"pass"}}',
+  },
+  {
+    in: '{"u":"mailto:joe@example.com"}',
+    m: 'root = this.u.parse_url()',
+    out: '{"fragment":"","host":"","opaque":"joe@example.com","path":"","raw_fragment":"","raw_path":"","raw_query":"","scheme":"mailto"}',
+  },
+  {
+    in: '{"u":"/a/b%2Fc?q"}',
+    m: 'root = this.u.parse_url()',
+    out: '{"fragment":"","host":"","opaque":"","path":"/a/b/c","raw_fragment":"","raw_path":"/a/b%2Fc","raw_query":"q","scheme":""}',
+  },
+  {
+    in: '{"u":"http://x.com/%zz"}',
+    m: 'root = this.u.parse_url()',
+    err: 'failed to execute map: failed assignment (line 1): field `this.u`: parse "http://x.com/%zz": invalid URL escape "%zz"',
+  },
+  {
+    in: '{"u":"a:b/c"}',
+    m: 'root = this.u.parse_url()',
+    out: '{"fragment":"","host":"","opaque":"b/c","path":"","raw_fragment":"","raw_path":"","raw_query":"","scheme":"a"}',
+  },
+  {
+    in: '{"u":"1a:b"}',
+    m: 'root = this.u.parse_url()',
+    err: 'failed to execute map: failed assignment (line 1): field `this.u`: parse "1a:b": first path segment in URL cannot contain colon',
+  },
+  {
+    in: '{"u":5}',
+    m: 'root = this.u.parse_url()',
+    err: 'failed to execute map: failed assignment (line 1): expected string value, got number from field `this.u` (5)',
+  },
+  { in: '{"f":"a=1&b=2&b=3&c=x+y%21"}', m: 'root = this.f.parse_form_url_encoded()', out: '{"a":"1","b":["2","3"],"c":"x y!"}' },
+  {
+    in: '{"f":"a=%zz"}',
+    m: 'root = this.f.parse_form_url_encoded()',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse value as url-encoded data: invalid URL escape "%zz"',
+  },
+  {
+    in: '{"d":["1h30m","50us","-1.5s","0","300ms","1h0.5m","2562047h"]}',
+    m: 'root = this.d.map_each(d -> d.parse_duration())',
+    out: '[5400000000000,50000,-1500000000,0,300000000,3630000000000,9223369200000000000]',
+  },
+  { in: '{"d":"1x"}', m: 'root = this.d.parse_duration()', err: 'failed to execute map: failed assignment (line 1): time: unknown unit "x" in duration "1x"' },
+  { in: '{"d":"abc"}', m: 'root = this.d.parse_duration()', err: 'failed to execute map: failed assignment (line 1): time: invalid duration "abc"' },
+  { in: '{"d":"10"}', m: 'root = this.d.parse_duration()', err: 'failed to execute map: failed assignment (line 1): time: missing unit in duration "10"' },
+  {
+    in: '{"d":["P1D","PT2.5S","P1Y2M","-P1W","PT1H30M","P0D"]}',
+    m: 'root = this.d.map_each(d -> d.parse_duration_iso8601())',
+    out: '[86400000000000,2500000000,36816444000000000,-604800000000000,5400000000000,0]',
+  },
+  {
+    in: '{"d":"X1D"}',
+    m: 'root = this.d.parse_duration_iso8601()',
+    err: "failed to execute map: failed assignment (line 1): X1D: expected 'P' period mark at the start",
+  },
+  {
+    in: '{"d":"P1"}',
+    m: 'root = this.d.parse_duration_iso8601()',
+    err: 'failed to execute map: failed assignment (line 1): P1: missing designator at the end',
+  },
+  {
+    in: '{"c":"a,b\\n1,2\\n3,4"}',
+    m: 'root.a = this.c.parse_csv()\nroot.b = this.c.parse_csv(false)\nroot.c = "a;b\\n1;\\"x;y\\"".parse_csv(delimiter: ";")',
+    out: '{"a":[{"a":"1","b":"2"},{"a":"3","b":"4"}],"b":[["a","b"],["1","2"],["3","4"]],"c":[{"a":"1","b":"x;y"}]}',
+  },
+  {
+    in: '{"c":"a,b\\n1,2,3"}',
+    m: 'root = this.c.parse_csv()',
+    err: 'failed to execute map: failed assignment (line 1): field `this.c`: record on line 2: wrong number of fields',
+  },
+  { in: '{"c":""}', m: 'root = this.c.parse_csv()', err: 'failed to execute map: failed assignment (line 1): field `this.c`: zero records were parsed' },
+  {
+    in: '{"c":"a"}',
+    m: 'root = this.c.parse_csv(delimiter: "ab")',
+    err: 'failed to execute map: failed assignment (line 1): field `this.c`: delimiter value must be exactly one character',
+  },
+  {
+    in: '{"y":"a: 1\\nb: [x, 2.5, true, null]\\nc:\\n  d: 12345678901234567890\\n  e: 9007199254740993\\n"}',
+    m: 'root = this.y.parse_yaml()',
+    out: '{"a":1,"b":["x",2.5,true,null],"c":{"d":12345678901234567890,"e":9007199254740993}}',
+  },
+  {
+    in: '{"a":{"b":["x"],"c":{"d":true,"e":null},"f":"multi\\nline","g":"yes","h":"1.0"}}',
+    m: 'root.y = this.a.format_yaml().string()',
+    out: '{"y":"b:\\n    - x\\nc:\\n    d: true\\n    e: null\\nf: |-\\n    multi\\n    line\\ng: \\"yes\\"\\nh: \\"1.0\\"\\n"}',
+  },
+  {
+    in: '{"a":[]}',
+    m: 'root.x = this.a.format_yaml().string()\nroot.y = {}.format_yaml().string()\nroot.z = "s".format_yaml().string()',
+    out: '{"x":"[]\\n","y":"{}\\n","z":"s\\n"}',
+  },
+  {
+    in: '{"t":"2020-01-02T03:04:05.678Z"}',
+    m: 'root.a = this.t.ts_round(1000000000)\nroot.b = this.t.ts_round(3600000000000)\nroot.c = this.t.ts_sub("2020-01-01T00:00:00Z")\nroot.d = this.t.ts_add_iso8601("P1M2DT3H")\nroot.e = this.t.ts_sub_iso8601("P1Y")\nroot.f = "2020-01-31T00:00:00Z".ts_add_iso8601("P1M")\nroot.g = this.t.ts_add_iso8601("PT1.5S")\nroot.h = this.t.ts_round(7000000000)',
+    out: '{"a":"2020-01-02T03:04:06Z","b":"2020-01-02T03:00:00Z","c":97445678000000,"d":"2020-02-04T06:04:05.678Z","e":"2019-01-02T03:04:05.678Z","f":"2020-03-02T00:00:00Z","g":"2020-01-02T03:04:07.178Z","h":"2020-01-02T03:04:09Z"}',
+  },
+  {
+    in: '{"t":"2020-01-02T03:04:05Z"}',
+    m: 'root = this.t.ts_add_iso8601("bad")',
+    err: "failed to parse mapping: line 1 char 36: bad: expected 'P' period mark at the start",
+  },
+  {
+    in: '{"n":5,"f":1.5}',
+    m: 'root.y = [this.n + 1, this.f * 2, 3, "on", "1:20", "0o7", "~", ""].format_yaml().string()',
+    out: '{"y":"- 6\\n- 3\\n- 3\\n- \\"on\\"\\n- \\"1:20\\"\\n- \\"0o7\\"\\n- \\"~\\"\\n- \\"\\"\\n"}',
+  },
+  // ---- functions and the remaining methods (issue 38): pi, var, ksuid, uuid_v7, tracing_id, tracing_span, error_source_* (shapes where random), sin, cos, tan, int8/int16/uint8/uint16 (Benthos plugin errors), uuid_v5, filepath_join/split, re_find_all_object, encrypt_aes/decrypt_aes, from, from_all
+  {
+    in: '{"a":1}',
+    m: 'root.a = tracing_id()\nroot.b = tracing_span()\nroot.c = error_source_name()\nroot.d = error_source_label()\nroot.e = error_source_path()\nroot.f = pi()\nroot.g = ksuid().length()\nroot.h = uuid_v7().length()\nroot.i = uuid_v7("2020-01-02T03:04:05Z").slice(0, 13)\nroot.j = uuid_v7().slice(14, 15)',
+    out: '{"a":"00000000000000000000000000000000","b":{},"c":null,"d":null,"e":null,"f":3.141592653589793,"g":27,"h":36,"i":"016f6435-cc88","j":"7"}',
+  },
+  { in: '{"a":1}', m: 'let x = {"b": 2}\nroot.a = var("x").b', out: '{"a":2}' },
+  { in: '{"a":1}', m: 'root = var("nope")', err: "failed to execute map: failed assignment (line 1): variable 'nope' undefined" },
+  {
+    in: '{"n":0.5}',
+    m: 'root.a = this.n.sin()\nroot.b = this.n.cos()\nroot.c = this.n.tan()\nroot.d = (this.n * 2).sin()\nroot.e = pi()',
+    out: '{"a":0.479425538604203,"b":0.8775825618903728,"c":0.5463024898437905,"d":0.8414709848078965,"e":3.141592653589793}',
+  },
+  { in: '{"n":"x"}', m: 'root = this.n.sin()', err: 'failed to execute map: failed assignment (line 1): expected number value, got string ("x")' },
+  {
+    in: '{"n":[127,-128,255,32767,65535,"12"]}',
+    m: 'root.a = this.n.0.int8()\nroot.b = this.n.1.int8()\nroot.c = this.n.2.uint8()\nroot.d = this.n.3.int16()\nroot.e = this.n.4.uint16()\nroot.f = this.n.5.int8()',
+    out: '{"a":127,"b":-128,"c":255,"d":32767,"e":65535,"f":12}',
+  },
+  {
+    in: '{"n":128}',
+    m: 'root = this.n.int8()',
+    err: 'failed to execute map: failed assignment (line 1): value is too large to be cast as an 8-bit signed integer',
+  },
+  {
+    in: '{"n":-1}',
+    m: 'root = this.n.uint16()',
+    err: 'failed to execute map: failed assignment (line 1): signed integer value is negative and cannot be cast as an unsigned integer',
+  },
+  {
+    in: '{"n":65536}',
+    m: 'root = this.n.uint16()',
+    err: 'failed to execute map: failed assignment (line 1): value is too large to be cast as a 16-bit unsigned integer',
+  },
+  {
+    in: '{"n":-32769}',
+    m: 'root = this.n.int16()',
+    err: 'failed to execute map: failed assignment (line 1): value is too small to be cast as a 16-bit signed integer',
+  },
+  {
+    in: '{"s":"hello"}',
+    m: 'root.a = this.s.uuid_v5()\nroot.b = this.s.uuid_v5("dns")\nroot.c = this.s.uuid_v5("URL")\nroot.d = this.s.uuid_v5("6ba7b812-9dad-11d1-80b4-00c04fd430c8")\nroot.e = null.uuid_v5()',
+    out: '{"a":"b7502f40-1152-59f2-ba10-69aeed522cdf","b":"9342d47a-1bab-5709-9869-c840b2eac501","c":"074171de-bc84-5ea4-b636-1135477620e1","d":"4d71d03f-f19b-5d9e-8523-9628ba18063c","e":null}',
+  },
+  {
+    in: '{"s":"hello"}',
+    m: 'root = this.s.uuid_v5("nope")',
+    err: 'failed to execute map: failed assignment (line 1): field `this.s`: invalid ns uuid: "nope"',
+  },
+  {
+    in: '{"p":["/foo/","bar.txt"],"q":"/foo/bar.txt"}',
+    m: 'root.a = this.p.filepath_join()\nroot.b = this.q.filepath_split()\nroot.c = ["a","","../b/"].filepath_join()\nroot.d = [].filepath_join()\nroot.e = "file".filepath_split()',
+    out: '{"a":"/foo/bar.txt","b":["/foo/","bar.txt"],"c":"b","d":"","e":["","file"]}',
+  },
+  {
+    in: '{"p":["a",1]}',
+    m: 'root = this.p.filepath_join()',
+    err: 'failed to execute map: failed assignment (line 1): field `this.p`: path element 1: expected string value, got number (1)',
+  },
+  {
+    in: '{"s":"a1b2 c3"}',
+    m: 'root.a = this.s.re_find_all_object("(?P<d>[a-z])(?P<l>[0-9])")\nroot.b = this.s.re_find_all_object("x")',
+    out: '{"a":[{"0":"a1","d":"a","l":"1"},{"0":"b2","d":"b","l":"2"},{"0":"c3","d":"c","l":"3"}],"b":[]}',
+  },
+  {
+    in: '{"v":"hello world 1234"}',
+    m: 'let key = "2b7e151628aed2a6abf7158809cf4f3c".decode("hex")\nlet vector = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff".decode("hex")\nroot.back = this.v.encrypt_aes("ctr", $key, $vector).decrypt_aes("ctr", $key, $vector).string()\nroot.cbc = "0123456789abcdef".encrypt_aes("cbc", $key, $vector).encode("hex")\nroot.ctr = this.v.encrypt_aes("ctr", $key, $vector).encode("hex")\nroot.gback = this.v.encrypt_aes("gcm", $key, $vector.slice(0, 12)).decrypt_aes("gcm", $key, $vector.slice(0, 12)).string()\nroot.gcm = this.v.encrypt_aes("gcm", $key, $vector.slice(0, 12)).encode("hex")\nroot.ofb = this.v.encrypt_aes("ofb", $key, $vector).encode("hex")',
+    out: '{"back":"hello world 1234","cbc":"e89e8e43818fff59b386b0076aec1b48","ctr":"84e9b31ff7400bdf80be7255dbac92d0","gback":"hello world 1234","gcm":"6d6ddf41a33c50b8785220e9bb14a3b8b07b14f87e1dac49613917c31dee2cda","ofb":"84e9b31ff7400bdf80be7255dbac92d0"}',
+  },
+  {
+    in: '{"v":"hello"}',
+    m: 'root = this.v.encrypt_aes("cbc", "0123456789abcdef", "0123456789abcdef")',
+    err: 'failed to execute map: failed assignment (line 1): field `this.v`: plaintext is not a multiple of the block size',
+  },
+  {
+    in: '{"v":"hello"}',
+    m: 'root = this.v.encrypt_aes("ctr", "short", "0123456789abcdef")',
+    err: 'failed to parse mapping: line 1 char 62: crypto/aes: invalid key size 5',
+  },
+  {
+    in: '{"v":"hello"}',
+    m: 'root = this.v.encrypt_aes("xyz", "0123456789abcdef", "0123456789abcdef")',
+    err: 'failed to parse mapping: line 1 char 73: unrecognized encryption type: xyz',
+  },
+  {
+    in: '{"v":"hello"}',
+    m: 'root = this.v.encrypt_aes("ctr", "0123456789abcdef", "0123")',
+    err: 'failed to parse mapping: line 1 char 61: the key must match the initialisation vector size',
+  },
+  { in: '{"a":1}', m: 'root.a = json("a").from(0)\nroot.b = json("a").from_all()\nroot.c = batch_index().from(0)', out: '{"a":1,"b":[1],"c":0}' },
+  {
+    in: '{"n":-1}',
+    m: 'root = this.n.uint32()',
+    err: 'failed to execute map: failed assignment (line 1): signed integer value is negative and cannot be cast as an unsigned integer',
+  },
+  { in: '{"n":"-1"}', m: 'root = this.n.uint32()', err: 'failed to execute map: failed assignment (line 1): strconv.ParseUint: parsing "-1": invalid syntax' },
 ];
 
 /** One line through a mapping, printed as `engine blobl` prints it (cli/blobl.ts). */

@@ -5,7 +5,7 @@
  */
 import type { MetaValue } from '../message/message.js';
 import type { Arg, Expr, Pos, Stmt } from './ast.js';
-import { InterpError, QueryError, asQueryError, errFrom, typeError } from './errors.js';
+import { ArgumentError, InterpError, QueryError, asQueryError, errFrom, pluginError, typeError } from './errors.js';
 import { ARITH, truthy } from './operators.js';
 import { getter, joinPath, setPath } from './paths.js';
 import { Args, type CompiledArg, type Lambda, type ParamSpec, functions, methods } from './registry.js';
@@ -544,6 +544,7 @@ export class Compiler {
       const tf = target.fn;
       const tann = target.ann;
       const widens = !KEEPS_FLOAT32.has(name);
+      const attribute = spec.plugin ? pluginError : errFrom;
       return {
         fn: (c, self) => {
           let v = tf(c, self);
@@ -551,14 +552,14 @@ export class Compiler {
           try {
             return impl(v, c, self);
           } catch (err) {
-            throw errFrom(err, tann);
+            throw attribute(err, tann);
           }
         },
         ann: `method ${name}`,
       };
     } catch (err) {
       if (err instanceof InterpError) throw err;
-      return this.fail(`method ${name}: ${asQueryError(err).message}`, pos);
+      return this.fail(spec.plugin || err instanceof ArgumentError ? asQueryError(err).message : `method ${name}: ${asQueryError(err).message}`, pos);
     }
   }
 

@@ -93,6 +93,14 @@ export function errFrom(err: unknown, annotation: string): QueryError {
   return new AttributedError(annotation ? `${annotation}: ${msg}` : msg);
 }
 
+/** A bad constant argument that Benthos reports as it is, without the method's name (`encrypt_aes`'s key). */
+export class ArgumentError extends QueryError {}
+
+/** An error of a Benthos plugin method: its text stays as it is, never attributed to the target. */
+export function pluginError(err: unknown): QueryError {
+  return err instanceof AttributedError ? err : new AttributedError(err instanceof Error ? err.message : String(err));
+}
+
 /** Wraps any thrown value as a QueryError without changing its text. */
 export function asQueryError(err: unknown): QueryError {
   if (err instanceof QueryError) return err;

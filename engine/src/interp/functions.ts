@@ -3,8 +3,13 @@
  * its parameters; `build` runs once per call site.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { formatTraceparent } from '../observability/propagation.js';
+import { SPAN_KEY } from '../observability/tracer.js';
 import { QueryError } from './errors.js';
+import { ksuid, uuidV7 } from './ids.js';
+import { toTimestamp } from './methods/time.js';
 import { getDotPath } from './paths.js';
 import { type Args, asBool, asInt, asString, defineFunction } from './registry.js';
 import type { Fn, State } from './state.js';
@@ -282,3 +287,70 @@ defineFunction('random_int', {
     };
   },
 });
+
+// ---------------------------------------------------------------- added for Benthos v4.51's full set
+
+defineFunction('pi', { params: [], build: () => () => Math.PI });
+
+/** `var(name)`: a variable by name (Benthos' hidden form of `$name`). */
+defineFunction('var', {
+  params: [{ name: 'name', type: 'string' }],
+  build(a) {
+    return (c, self) => {
+      const name = asString(a.get(0, c, self));
+      const vars = c.vars;
+      if (vars === undefined || !Object.hasOwn(vars, name)) throw new QueryError(`variable '${name}' undefined`);
+      return vars[name];
+    };
+  },
+});
+
+defineFunction('uuid_v7', {
+  params: [{ name: 'time', optional: true }],
+  build(a) {
+    return (c, self) => uuidV7(a.given(0) ? Number(toTimestamp(a.get(0, c, self)).unixNano() / 1_000_000n) : Date.now());
+  },
+});
+
+simple('ksuid', () => ksuid(Math.floor(Date.now() / 1000)));
+
+/** The trace of the message's span; all zeros when it has none, as Benthos' no-op tracer. */
+simple('tracing_id', (c) => c.current.ctx.get(SPAN_KEY)?.context().traceId ?? '00000000000000000000000000000000');
+/** The message's span as the W3C headers that carry it (Benthos' TextMap); `{}` when it has none. */
+simple('tracing_span', (c) => {
+  const span = c.current.ctx.get(SPAN_KEY);
+  return span === undefined ? {} : { traceparent: formatTraceparent(span.context()) };
+});
+
+// The component that flagged an error is not recorded with the message: these answer null, as
+// Benthos does for a message without an error or with an error of no component.
+simple('error_source_label', () => null);
+simple('error_source_name', () => null);
+simple('error_source_path', () => null);
+
+/** `file(path)` and `file_rel(path)`: a file's bytes, relative to the working directory, read once when the path is constant. */
+function fileFunction(name: string): void {
+  defineFunction(name, {
+    params: [
+      { name: 'path', type: 'string' },
+      { name: 'no_cache', type: 'bool', default: false },
+    ],
+    build(a) {
+      const read = (path: unknown): Buffer => {
+        try {
+          return readFileSync(asString(path));
+        } catch (e) {
+          const err = e as NodeJS.ErrnoException;
+          throw new QueryError(`open ${asString(path)}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`);
+        }
+      };
+      if (a.isConst(0) && a.isConst(1) && a.const(1) !== true) {
+        const bytes = read(a.const(0));
+        return () => bytes;
+      }
+      return (c, self) => read(a.get(0, c, self));
+    },
+  });
+}
+fileFunction('file');
+fileFunction('file_rel');

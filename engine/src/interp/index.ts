@@ -12,3 +12,4 @@ export { mappingTargets, type MappingTargets } from './targets.js';
 export { compileInterpolation, hasInterpolation } from './interpolation.js';
 export { containedPath } from './contained-path.js';
 export type { Interpolation } from './interpolation.js';
+export { languageNames } from './registry.js';

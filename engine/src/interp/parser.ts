@@ -4,6 +4,8 @@
  * end at a newline, a binary operator must follow its left operand on the same line, and
  * newlines are free inside brackets and after operators and commas.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Arg, AssignTarget, BinaryOp, Expr, Pos, Program, Stmt } from './ast.js';
 import { JsonNumber } from '../message/json-number.js';
 import { InterpError } from './errors.js';
@@ -27,6 +29,35 @@ class Fail extends InterpError {
     readonly definite = false,
   ) {
     super(reason, tok.line, tok.col);
+  }
+}
+
+/** Files being read by `import`/`from`, so that a file importing itself fails instead of recursing. */
+const reading: string[] = [];
+const MAX_IMPORT_DEPTH = 16;
+
+/**
+ * The mapping in a file named by `import` or `from`: the path is relative to the working directory,
+ * as Benthos resolves it. The file is the config author's, read once when the mapping compiles.
+ */
+function readMappingFile(path: string, at: Token): Program {
+  const full = resolve(path);
+  if (reading.includes(full) || reading.length >= MAX_IMPORT_DEPTH) throw new Fail(`import cycle or nesting too deep at '${path}'`, at, true);
+  let src: string;
+  try {
+    src = readFileSync(full, 'utf8');
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new Fail(`failed to read import: open ${full}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`, at, true);
+  }
+  reading.push(full);
+  try {
+    return new Parser(src).parseMapping();
+  } catch (e) {
+    if (e instanceof InterpError) throw new Fail(`failed to parse import '${path}': ${e.message}`, at, true);
+    throw e;
+  } finally {
+    reading.pop();
   }
 }
 
@@ -114,6 +145,15 @@ export class Parser {
     const maps = new Map<string, Stmt[]>();
     this.skipNl();
     if (this.peek().kind === 'eof') return { stmts: [], maps };
+    // `from "file"`: the whole mapping is the file's.
+    const first = this.peek();
+    if (first.kind === 'ident' && first.text === 'from' && this.peek(1).kind === 'string') {
+      this.advance();
+      const prog = readMappingFile(this.advance().text, first);
+      this.skipNl();
+      if (this.peek().kind !== 'eof') throw new Fail(`unexpected content after single root import: ${this.describe(this.peek())}`, this.peek(), true);
+      return prog;
+    }
     const start = this.i;
     let stmtErr: Fail;
     try {
@@ -216,13 +256,19 @@ export class Parser {
           break;
         case 'import':
           if (next.kind === 'string') {
-            throw new Fail(`import is not supported: files of maps are not read; declare the maps (map name { ... }) in this mapping instead`, t, true);
+            if (maps === null) this.fail('importing maps is not allowed within this block');
+            this.advance();
+            const imported = readMappingFile(this.advance().text, t);
+            if (imported.maps.size === 0) throw new Fail(`no maps to import from '${next.text}'`, t, true);
+            for (const [name, body] of imported.maps) {
+              if (maps.has(name)) throw new Fail(`map name collision: ${name}`, t, true);
+              maps.set(name, body);
+            }
+            return null;
           }
           break;
         case 'from':
-          if (next.kind === 'string') {
-            throw new Fail(`from is not supported: a mapping is not read from a file; write the mapping itself here instead`, t, true);
-          }
+          if (next.kind === 'string') throw new Fail(`from must be the only statement of a mapping: use import for maps`, t, true);
           break;
         case 'if':
           return this.parseIfStatement(allowMeta);

@@ -95,10 +95,20 @@ export interface MethodSpec {
   build?(a: Args): SimpleMethod;
   /** For methods that handle the target's errors themselves (`catch`, `or`). */
   raw?(target: { fn: Fn; ann: string }, a: Args): Fn;
+  /**
+   * Benthos registers it as a plugin (`public/bloblang`): its errors do not name the target, and a
+   * constructor error is reported without the method's name.
+   */
+  plugin?: boolean;
 }
 
 export const functions = new Map<string, FunctionSpec>();
 export const methods = new Map<string, MethodSpec>();
+
+/** The names a mapping may call, sorted: the registered ones and `apply`, which the compiler resolves itself. */
+export function languageNames(): { functions: string[]; methods: string[] } {
+  return { functions: [...functions.keys()].sort(), methods: [...methods.keys(), 'apply'].sort() };
+}
 
 export function defineFunction(name: string, spec: FunctionSpec): void {
   functions.set(name, spec);
@@ -118,6 +128,26 @@ export function simpleMethod(name: string, params: ParamSpec[], impl: (v: unknow
         return (v) => impl(v, vals);
       }
       return (v, c, self) => impl(v, a.all(c, self));
+    },
+  });
+}
+
+/**
+ * A method as Benthos' plugin API declares one (RegisterMethodV2): a constructor that reads the
+ * argument values and returns the method. With constant arguments it runs once, when the mapping
+ * compiles, so a bad argument is a compile error there as in Benthos; otherwise once per call.
+ */
+export function pluginMethod(name: string, params: ParamSpec[], ctor: (args: unknown[]) => (v: unknown) => unknown, variadic = false): void {
+  defineMethod(name, {
+    params,
+    variadic,
+    plugin: true,
+    build(a) {
+      if (a.allConst) {
+        const m = ctor(a.list.map((x) => x.value));
+        return (v) => m(v);
+      }
+      return (v, c, self) => ctor(a.all(c, self))(v);
     },
   });
 }

@@ -47,7 +47,8 @@ export class State {
   constructor(
     readonly msg: Message,
     readonly batch: Message[],
-    readonly index: number,
+    /** The message index functions read (`from` moves it). */
+    public index: number,
     readonly maps: Map<string, CompiledMap>,
   ) {}
 

@@ -434,7 +434,7 @@ interface CsvRecord {
 }
 
 /** RFC 4180 records as Go's encoding/csv reads them (quotes, doubled quotes, CRLF, lazy_quotes). */
-class CsvParser {
+export class CsvParser {
   private text = '';
   private line = 1;
 

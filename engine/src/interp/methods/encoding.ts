@@ -3,11 +3,12 @@
  * `hash` (sha*, md5, hmac_*, crc32, xxhash64). Results match Bloblang byte for byte, including
  * xxhash64's decimal string form.
  */
-import { createHash, createHmac } from 'node:crypto';
-import { QueryError, typeError } from '../errors.js';
+import { type CipherGCMTypes, createCipheriv, createDecipheriv, createHash, createHmac } from 'node:crypto';
+import { ArgumentError, QueryError, typeError } from '../errors.js';
 import { type Args, asString, defineMethod } from '../registry.js';
 import { toBytes } from '../values.js';
 import { xxhash64 } from '../xxhash64.js';
+import { UUID_NAMESPACES, parseUuid, uuidV5 } from '../ids.js';
 
 function input(v: unknown): Buffer {
   if (typeof v === 'string' || v instanceof Uint8Array) return toBytes(v);
@@ -200,5 +201,80 @@ defineMethod('hash', {
         throw new Error(`unrecognised hash type: ${algo}`);
     }
     return (v) => fn(input(v));
+  },
+});
+
+/** The AES cipher of a key's size; Go's error for another size. */
+function aesName(key: Buffer, mode: string): string {
+  if (key.length !== 16 && key.length !== 24 && key.length !== 32) throw new ArgumentError(`crypto/aes: invalid key size ${key.length}`);
+  return `aes-${key.length * 8}-${mode}`;
+}
+
+const AES_SCHEMES = new Set(['ctr', 'gcm', 'ofb', 'cbc']);
+
+/** `encrypt_aes(scheme, key, iv)` / `decrypt_aes(...)`: Go's crypto/cipher modes; CBC without padding, GCM with its tag appended. */
+function aesMethod(name: string, decrypt: boolean): void {
+  defineMethod(name, {
+    params: [{ name: 'scheme', type: 'string' }, { name: 'key' }, { name: 'iv' }],
+    build(a) {
+      const prepare = (args: unknown[]): ((b: Buffer) => Buffer) => {
+        const scheme = asString(args[0]);
+        const key = toBytes(args[1]);
+        const cipherName = aesName(key, scheme);
+        const iv = toBytes(args[2]);
+        if (scheme !== 'gcm' && AES_SCHEMES.has(scheme) && iv.length !== 16) throw new ArgumentError('the key must match the initialisation vector size');
+        if (!AES_SCHEMES.has(scheme)) throw new ArgumentError(`unrecognized ${decrypt ? 'decryption' : 'encryption'} type: ${scheme}`);
+        return (b) => {
+          if (scheme === 'cbc' && b.length % 16 !== 0) throw new QueryError(`${decrypt ? 'ciphertext' : 'plaintext'} is not a multiple of the block size`);
+          if (scheme === 'gcm') {
+            if (!decrypt) {
+              const c = createCipheriv(cipherName as CipherGCMTypes, key, iv);
+              return Buffer.concat([c.update(b), c.final(), c.getAuthTag()]);
+            }
+            try {
+              const d = createDecipheriv(cipherName as CipherGCMTypes, key, iv);
+              d.setAuthTag(b.subarray(b.length - 16));
+              return Buffer.concat([d.update(b.subarray(0, b.length - 16)), d.final()]);
+            } catch {
+              throw new QueryError('gcm decrypting failed: cipher: message authentication failed');
+            }
+          }
+          const c = decrypt ? createDecipheriv(cipherName, key, iv) : createCipheriv(cipherName, key, iv);
+          c.setAutoPadding(false);
+          return Buffer.concat([c.update(b), c.final()]);
+        };
+      };
+      const run = (fn: (b: Buffer) => Buffer, v: unknown): Buffer => {
+        if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+        return fn(toBytes(v));
+      };
+      if (a.allConst) {
+        const fn = prepare(a.list.map((x) => x.value));
+        return (v) => run(fn, v);
+      }
+      return (v, c, self) => run(prepare(a.all(c, self)), v);
+    },
+  });
+}
+aesMethod('encrypt_aes', false);
+aesMethod('decrypt_aes', true);
+
+/** `uuid_v5(ns?)`: the name-based UUID of the target in a namespace (`dns`, `url`, `oid`, `x500` or a UUID; nil by default). */
+defineMethod('uuid_v5', {
+  params: [{ name: 'ns', type: 'string', optional: true }],
+  build(a) {
+    return (v, c, self) => {
+      if (v === null) return null;
+      let ns: Buffer = Buffer.alloc(16);
+      if (a.given(0)) {
+        const name = asString(a.get(0, c, self));
+        const known = UUID_NAMESPACES.get(name.toLowerCase() === name || name.toUpperCase() === name ? name.toLowerCase() : '');
+        const parsed = parseUuid(known ?? name);
+        if (parsed === undefined) throw new QueryError(`invalid ns uuid: ${JSON.stringify(name)}`);
+        ns = parsed;
+      }
+      if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+      return uuidV5(ns, toBytes(v));
+    };
   },
 });

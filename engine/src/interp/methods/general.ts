@@ -229,23 +229,30 @@ function toUint(v: unknown): number | JsonNumber {
   return toInt(v, true);
 }
 
+/** Benthos' integer casts are plugins (registerIntMethod): their errors do not name the target. */
 function intRange(name: string, min: number, max: number, what: string): void {
   defineMethod(name, {
     params: [],
+    plugin: true,
     build() {
       return (v) => {
         const i = min === 0 ? toUint(v) : toInt(v);
         const n = widen(i) as number;
         if (n > max) throw new QueryError(`value is too large to be cast as ${what}`);
-        if (n < min) throw new QueryError(min === 0 ? `value is negative and cannot be cast as ${what}` : `value is too small to be cast as ${what}`);
+        if (n < min && min === 0) throw new QueryError(`${isInt(n) ? 'signed integer' : 'float'} value is negative and cannot be cast as an unsigned integer`);
+        if (n < min) throw new QueryError(`value is too small to be cast as ${what}`);
         return i;
       };
     },
   });
 }
 
-defineMethod('int64', { params: [], build: () => (v) => toInt(v) });
+defineMethod('int64', { params: [], plugin: true, build: () => (v) => toInt(v) });
+intRange('int8', -(2 ** 7), 2 ** 7 - 1, 'an 8-bit signed integer');
+intRange('int16', -(2 ** 15), 2 ** 15 - 1, 'a 16-bit signed integer');
 intRange('int32', -(2 ** 31), 2 ** 31 - 1, 'a 32-bit signed integer');
+intRange('uint8', 0, 2 ** 8 - 1, 'an 8-bit unsigned integer');
+intRange('uint16', 0, 2 ** 16 - 1, 'a 16-bit unsigned integer');
 intRange('uint32', 0, 2 ** 32 - 1, 'a 32-bit unsigned integer');
 intRange('uint64', 0, 2 ** 64 - 1, 'an unsigned integer');
 
@@ -255,4 +262,52 @@ coercion('timestamp', (v) => {
   if (typeof v === 'number' || v instanceof JsonNumber) return Timestamp.fromUnix(widen(v) as number, Zone.Local);
   if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
   throw typeError(v, 'number', 'string');
+});
+
+/** `map(query)`: the query run with the target as its context, as `.(query)` is. */
+defineMethod('map', {
+  params: [{ name: 'query', query: true }],
+  build(a) {
+    const lam = a.lambda(0);
+    return (v, c, self) => lam.call(c, v, self);
+  },
+});
+
+/** `from(index)`: the target evaluated as if the mapping ran on another message of the batch. */
+defineMethod('from', {
+  params: [{ name: 'index', type: 'number' }],
+  raw(target, a) {
+    const t = target.fn;
+    return (c, self) => {
+      const i = asStrictInt(a.get(0, c, self));
+      const saved = c.index;
+      c.index = i;
+      try {
+        return t(c, self);
+      } finally {
+        c.index = saved;
+      }
+    };
+  },
+});
+
+/** `from_all()`: the target evaluated once per message of the batch, as an array. */
+defineMethod('from_all', {
+  params: [],
+  raw(target) {
+    const t = target.fn;
+    return (c, self) => {
+      const saved = c.index;
+      const out: unknown[] = [];
+      try {
+        for (let i = 0; i < c.batch.length; i++) {
+          c.index = i;
+          out.push(t(c, self));
+        }
+      } finally {
+        c.index = saved;
+      }
+      return out;
+    };
+  },
 });

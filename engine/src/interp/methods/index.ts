@@ -6,3 +6,4 @@ import './encoding.js';
 import './structured.js';
 import './numbers.js';
 import './time.js';
+import './parsing.js';

@@ -1,6 +1,6 @@
 /** Number methods (`round`, `floor`, `abs`, ...) and the numeric reductions `sum`, `max`, `min`. */
 import { QueryError, typeError } from '../errors.js';
-import { asInt, simpleMethod } from '../registry.js';
+import { asInt, pluginMethod, simpleMethod } from '../registry.js';
 import { JsonNumber, isInt, widen } from '../values.js';
 
 function num(v: unknown): number {
@@ -83,3 +83,8 @@ simpleMethod('min', [], (v) => {
   if (ns.length === 0) throw new QueryError('the array was empty');
   return Math.min(...ns);
 });
+
+// Benthos' trigonometry plugins (Float64Method): any number, as float64.
+pluginMethod('sin', [], () => (v) => Math.sin(num(v)));
+pluginMethod('cos', [], () => (v) => Math.cos(num(v)));
+pluginMethod('tan', [], () => (v) => Math.tan(num(v)));

@@ -232,3 +232,24 @@ defineMethod('re_find_object', {
     };
   },
 });
+
+/** `re_find_all_object(pattern)`: every match as an object of its groups (`"0"` is the whole match). */
+defineMethod('re_find_all_object', {
+  params: [{ name: 'pattern', type: 'string' }],
+  build(a) {
+    const reOf = regexArg(a);
+    return (v, c, self) => {
+      const re = reOf(c, self);
+      const names: string[] = [];
+      for (const [name, idx] of Object.entries(re.namedGroups() as Record<string, number>)) names[idx] = name;
+      const bytes = v instanceof Uint8Array;
+      const out: Obj[] = [];
+      for (const g of goMatches(re, target(v))) {
+        const o: Obj = {};
+        g.forEach((m, i) => setKey(o, names[i] ?? String(i), bytes ? Buffer.from(m ?? '', 'utf8') : (m ?? '')));
+        out.push(o);
+      }
+      return out;
+    };
+  },
+});

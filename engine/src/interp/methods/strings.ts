@@ -2,10 +2,11 @@
  * String methods. Lengths and slices count UTF-8 bytes, as Go strings do, so results match
  * Bloblang on non-ASCII text.
  */
+import { posix } from 'node:path';
 import { QueryError, typeError } from '../errors.js';
 import { sprintf } from '../gofmt.js';
 import { goTitle, goToLower, goToUpper, goUnescapeHTML, goUnquote } from '../gostrings.js';
-import { type ParamSpec, asInt, asString, defineMethod, simpleMethod } from '../registry.js';
+import { type ParamSpec, asInt, asString, defineMethod, methods, simpleMethod } from '../registry.js';
 import { parseJson } from '../../message/json.js';
 import { Timestamp, equals, isObject, toBytes, toJSON, toStr } from '../values.js';
 
@@ -297,3 +298,30 @@ simpleMethod(
     return Buffer.from(s, 'utf8'); // bytes, as in Benthos (`.string()` for text)
   },
 );
+
+// Benthos' deprecated names, still accepted by its parser and lint without a warning (v4.51).
+defineMethod('replace', methods.get('replace_all')!);
+defineMethod('replace_many', methods.get('replace_all_many')!);
+
+/** Go's filepath.Clean on a joined path (POSIX): no trailing slash, `.` for nothing. */
+function goClean(p: string): string {
+  const n = posix.normalize(p);
+  return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
+}
+
+simpleMethod('filepath_join', [], (v) => {
+  if (!Array.isArray(v)) throw typeError(v, 'array');
+  const parts = v.map((e, i) => {
+    if (typeof e !== 'string' && !(e instanceof Uint8Array)) throw new QueryError(`path element ${i}: ${typeError(e, 'string').message}`);
+    return toStr(e);
+  });
+  const joined = parts.filter((s) => s !== '').join('/');
+  return joined === '' ? '' : goClean(joined);
+});
+
+simpleMethod('filepath_split', [], (v) => {
+  if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+  const s = toStr(v);
+  const i = s.lastIndexOf('/');
+  return [s.slice(0, i + 1), s.slice(i + 1)];
+});

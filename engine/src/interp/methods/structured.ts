@@ -3,8 +3,9 @@
  * message's own parsed document or a shared constant, so results are always new containers.
  */
 import { QueryError, asQueryError, typeError } from '../errors.js';
-import { splitDotPath } from '../paths.js';
-import { asInt, asString, defineMethod, simpleMethod } from '../registry.js';
+import { cloneJson } from '../../message/json.js';
+import { getDotPath, setPath, splitDotPath } from '../paths.js';
+import { asInt, asString, defineMethod, pluginMethod, simpleMethod } from '../registry.js';
 import { DELETE, NOTHING, type Obj, equals, isNumber, isObject, setKey, toStr, typeOf, widen } from '../values.js';
 
 function elementError(i: number | string, err: unknown): QueryError {
@@ -308,4 +309,212 @@ simpleMethod('find_all', [{ name: 'value' }], (v, [x]) => {
   const out: number[] = [];
   v.forEach((e, i) => equals(x, e) && out.push(i));
   return out;
+});
+
+/** `find_by(query)` / `find_all_by(query)`: the index (indexes) of the elements the query is true for. */
+function findBy(name: string, all: boolean): void {
+  defineMethod(name, {
+    params: [{ name: 'query', query: true }],
+    build(a) {
+      const lam = a.lambda(0);
+      return (v, c, self) => {
+        if (!Array.isArray(v)) throw typeError(v, 'array');
+        const out: number[] = [];
+        for (let i = 0; i < v.length; i++) {
+          let r: unknown;
+          try {
+            r = lam.call(c, v[i], self);
+          } catch (err) {
+            throw new QueryError(`query returned an error for index ${i}: ${asQueryError(err).message}`);
+          }
+          if (typeof r !== 'boolean') throw new QueryError(`query returned a non-boolean value for index ${i}: ${typeError(r, 'bool').message}`);
+          if (!r) continue;
+          if (!all) return i;
+          out.push(i);
+        }
+        return all ? out : -1;
+      };
+    },
+  });
+}
+findBy('find_by', false);
+findBy('find_all_by', true);
+
+/** Variadic arguments that must all be arrays (`concat`, `zip`). */
+function arrayArgs(args: unknown[]): unknown[][] {
+  return args.map((x) => {
+    if (!Array.isArray(x)) throw typeError(x, 'array');
+    return x;
+  });
+}
+
+pluginMethod(
+  'concat',
+  [],
+  (args) => {
+    const rest = arrayArgs(args);
+    return (v) => {
+      if (!Array.isArray(v)) throw typeError(v, 'array');
+      return v.concat(...rest);
+    };
+  },
+  true,
+);
+
+const ZIP_SIZES = "can't zip different length array values";
+pluginMethod(
+  'zip',
+  [],
+  (args) => {
+    const rest = arrayArgs(args);
+    if (rest.some((r) => r.length !== rest[0]!.length)) throw new QueryError(ZIP_SIZES);
+    return (v) => {
+      if (!Array.isArray(v)) throw typeError(v, 'array');
+      if (rest.length === 0) throw new QueryError('zip requires at least one argument');
+      if (v.length !== rest[0]!.length) throw new QueryError(ZIP_SIZES);
+      return v.map((e, i) => [e, ...rest.map((r) => r[i])]);
+    };
+  },
+  true,
+);
+
+/** `squash()`: the objects of an array merged into one, as `merge` merges; other elements are skipped. */
+pluginMethod('squash', [], () => (v) => {
+  if (!Array.isArray(v)) throw typeError(v, 'array');
+  const out: Obj = {};
+  for (const e of v) if (isObject(e)) mergeInto(out, e);
+  return out;
+});
+
+/** gabs' MergeFn with a collision that keeps the source: objects merge deeply, other values are replaced. */
+function assignInto(dst: Obj, src: Obj): void {
+  for (const k of Object.keys(src)) {
+    const s = src[k];
+    const d = Object.hasOwn(dst, k) ? dst[k] : undefined;
+    if (isObject(d) && isObject(s)) {
+      const copy: Obj = { ...d };
+      assignInto(copy, s);
+      dst[k] = copy;
+    } else {
+      setKey(dst, k, s);
+    }
+  }
+}
+
+simpleMethod('assign', [{ name: 'with' }], (v, [w]) => {
+  if (Array.isArray(v)) return Array.isArray(w) ? [...v, ...w] : [...v, w];
+  if (!isObject(v)) throw typeError(v, 'object', 'array');
+  const out: Obj = { ...v };
+  if (isObject(w)) assignInto(out, w);
+  return out;
+});
+
+/** `map_each_key(query)`: each key replaced by the query's string result (nothing() keeps it). */
+defineMethod('map_each_key', {
+  params: [{ name: 'query', query: true }],
+  build(a) {
+    const lam = a.lambda(0);
+    return (v, c, self) => {
+      const o = needObject(v);
+      const out: Obj = {};
+      for (const k of Object.keys(o)) {
+        const nk = lam.call(c, k, self);
+        if (nk === NOTHING) setKey(out, k, o[k]);
+        else if (typeof nk === 'string') setKey(out, nk, o[k]);
+        else throw new QueryError(`unexpected result from key mapping: ${typeError(nk, 'string').message}`);
+      }
+      return out;
+    };
+  },
+});
+
+/** gabs' Flatten: every leaf keyed by its dot path (keys are not escaped), optionally empty containers too. */
+function collapse(v: unknown, path: string, out: Obj, includeEmpty: boolean): void {
+  const child = (k: string | number): string => (path === '' ? String(k) : `${path}.${k}`);
+  if (Array.isArray(v)) {
+    if (includeEmpty && v.length === 0) setKey(out, path, []);
+    v.forEach((e, i) => collapseValue(e, child(i), out, includeEmpty));
+  } else if (isObject(v)) {
+    const keys = Object.keys(v);
+    if (includeEmpty && keys.length === 0) setKey(out, path, {});
+    for (const k of keys) collapseValue(v[k], child(k), out, includeEmpty);
+  }
+}
+
+function collapseValue(v: unknown, path: string, out: Obj, includeEmpty: boolean): void {
+  if (Array.isArray(v) || isObject(v)) collapse(v, path, out, includeEmpty);
+  else setKey(out, path, v);
+}
+
+simpleMethod('collapse', [{ name: 'include_empty', type: 'bool', default: false }], (v, [inc]) => {
+  if (!Array.isArray(v) && !isObject(v)) throw new QueryError('not an object or array');
+  const out: Obj = {};
+  collapse(v, '', out, inc === true);
+  return out;
+});
+
+/** `explode(path)`: one copy of the document per element (or key) of the array (object) at path. */
+simpleMethod('explode', [{ name: 'path', type: 'string' }], (v, [p]) => {
+  const path = splitDotPath(asString(p));
+  const root = needObject(v);
+  const target = getDotPath(root, asString(p));
+  const base = path.length ? without(root, path, 0) : {};
+  const copyWith = (e: unknown): unknown => setPath(cloneJson(base), path, e);
+  if (Array.isArray(target)) return target.map(copyWith);
+  if (isObject(target)) {
+    const out: Obj = {};
+    for (const k of Object.keys(target)) setKey(out, k, copyWith(target[k]));
+    return out;
+  }
+  throw new QueryError(`expected array or object value at path '${asString(p)}', found: ${typeOf(target)}`);
+});
+
+/** A copy of `o` keeping only the key paths listed (a path into a non-object keeps the value whole). */
+function withPaths(o: Obj, paths: string[][]): Obj {
+  const out: Obj = {};
+  for (const k of Object.keys(o)) {
+    let included = false;
+    const nested: string[][] = [];
+    for (const p of paths) {
+      if (p[0] !== k) continue;
+      included = true;
+      if (p.length > 1) nested.push(p.slice(1));
+    }
+    if (!included) continue;
+    const e = o[k];
+    setKey(out, k, nested.length && isObject(e) ? withPaths(e, nested) : e);
+  }
+  return out;
+}
+
+pluginMethod(
+  'with',
+  [],
+  (args) => {
+    // gabs' DotPathToSlice: an empty path is one empty key
+    const paths = args.map((p, i) => {
+      if (typeof p !== 'string' && !(p instanceof Uint8Array)) throw new QueryError(`argument ${i}: ${typeError(p, 'string').message}`);
+      return asString(p)
+        .split('.')
+        .map((seg) => seg.replaceAll('~1', '.').replaceAll('~0', '~'));
+    });
+    return (v) => {
+      if (!isObject(v)) throw typeError(v, 'object');
+      return withPaths(v, paths);
+    };
+  },
+  true,
+);
+
+simpleMethod('not_empty', [], (v) => {
+  if (typeof v === 'string') {
+    if (v === '') throw new QueryError('string value is empty');
+  } else if (Array.isArray(v)) {
+    if (v.length === 0) throw new QueryError('array value is empty');
+  } else if (isObject(v)) {
+    if (Object.keys(v).length === 0) throw new QueryError('object value is empty');
+  } else {
+    throw typeError(v, 'string', 'array', 'object');
+  }
+  return v;
 });

@@ -3,7 +3,8 @@
  * seconds (numbers), as Bloblang accepts.
  */
 import { QueryError, typeError } from '../errors.js';
-import { asString, defineMethod } from '../registry.js';
+import { addNanos, addPeriod, parsePeriod, periodNanos } from '../durations.js';
+import { asStrictInt, asString, defineMethod, pluginMethod } from '../registry.js';
 import type { State } from '../state.js';
 import { RFC3339_NANO, Timestamp, Zone, formatTime, parseTime } from '../timestamp.js';
 import { JsonNumber, toStr } from '../values.js';
@@ -111,4 +112,40 @@ defineMethod('ts_unix_nano', {
     const t = unixOf(v);
     return int64(t.sec * 1_000_000_000n + BigInt(t.nsec));
   },
+});
+
+/** `ts_round(duration)`: Go's Time.Round (halves away from zero, measured from year 1). */
+pluginMethod('ts_round', [{ name: 'duration', type: 'number' }], ([d]) => {
+  const dur = BigInt(asStrictInt(d));
+  return (v) => {
+    const t = toTimestamp(v);
+    if (dur <= 0n) return t;
+    const abs = t.unixNano() + 62_135_596_800n * 1_000_000_000n;
+    const r = ((abs % dur) + dur) % dur;
+    return addNanos(t, r + r < dur ? -r : dur - r);
+  };
+});
+
+/** `ts_sub(t2)`: t - t2 in nanoseconds, saturated at the int64 bounds as Go's Sub. */
+pluginMethod('ts_sub', [{ name: 't2' }], ([t2]) => {
+  const other = toTimestamp(t2);
+  return (v) => {
+    const d = toTimestamp(v).unixNano() - other.unixNano();
+    const max = (1n << 63n) - 1n;
+    return JsonNumber.ofInt(d > max ? max : d < -max - 1n ? -max - 1n : d);
+  };
+});
+
+function isoShift(name: string, negate: boolean): void {
+  pluginMethod(name, [{ name: 'duration', type: 'string' }], ([d]) => {
+    const p = parsePeriod(asString(d));
+    return (v) => addPeriod(toTimestamp(v), p, negate);
+  });
+}
+isoShift('ts_add_iso8601', false);
+isoShift('ts_sub_iso8601', true);
+
+pluginMethod('parse_duration_iso8601', [], () => (v) => {
+  if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+  return JsonNumber.ofInt(periodNanos(parsePeriod(toStr(v))));
 });
