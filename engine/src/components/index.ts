@@ -12,3 +12,4 @@ import './flow/index.js';
 import './batch/index.js';
 import './http/index.js';
 import './socket/index.js';
+import './parse/index.js';

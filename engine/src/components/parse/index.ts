@@ -1,0 +1,2 @@
+// Registers the parsing processors: text into structure (grok, parse_log) and JSON queries (jmespath, jq).
+import './grok.js';
