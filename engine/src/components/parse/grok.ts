@@ -8,14 +8,16 @@ import { sortedKeys } from './sorted-keys.js';
 const spec = f.object({
   expressions: f
     .array(f.string())
-    .describe('One or more Grok expressions to attempt against incoming messages. The first expression to match at least one value will be used to form a result.'),
+    .describe(
+      'One or more Grok expressions to attempt against incoming messages. The first expression to match at least one value will be used to form a result.',
+    ),
   pattern_definitions: f.map(f.string()).default({}).describe('A map of pattern definitions that can be referenced within `patterns`.'),
   pattern_paths: f
     .array(f.string())
     .default([])
     .describe('A list of paths to load Grok patterns from (lines of `NAME expression`). This field supports wildcards, including super globs (double star).'),
   named_captures_only: f.bool().default(true).advanced().describe('Whether to only capture values from named patterns.'),
-  use_default_patterns: f.bool().default(true).advanced().describe('Whether to use the default set of patterns (Benthos\' grok set).'),
+  use_default_patterns: f.bool().default(true).advanced().describe("Whether to use the default set of patterns (Benthos' grok set)."),
   remove_empty_values: f.bool().default(true).advanced().describe('Whether to remove values that are empty from the resulting structure.'),
 });
 
@@ -50,7 +52,10 @@ registerProcessor('grok', {
     for (const path of conf.pattern_paths) await patternsFrom(path, own);
     let grok: Grok;
     try {
-      grok = new Grok({ namedOnly: conf.named_captures_only, removeEmpty: conf.remove_empty_values }, conf.use_default_patterns ? [DEFAULT_GROK_PATTERNS, own] : [own]);
+      grok = new Grok(
+        { namedOnly: conf.named_captures_only, removeEmpty: conf.remove_empty_values },
+        conf.use_default_patterns ? [DEFAULT_GROK_PATTERNS, own] : [own],
+      );
     } catch (err) {
       throw new Error(`failed to create grok compiler: ${(err as Error).message}`);
     }
