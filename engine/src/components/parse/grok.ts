@@ -3,7 +3,7 @@ import { f, registerProcessor, setPath } from '@svc/engine';
 import { expandGlobs } from '../io/glob.js';
 import { Grok, type CompiledGrok, type GrokValue } from './grok-compiler.js';
 import { DEFAULT_GROK_PATTERNS } from './grok-patterns.js';
-import { sortedKeys } from './sorted-keys.js';
+import { goValue } from './go-value.js';
 
 const spec = f.object({
   expressions: f
@@ -86,7 +86,7 @@ registerProcessor('grok', {
           }
           let root: unknown = {};
           for (const [k, v] of values) root = setPath(root, k, v);
-          m.setJson(sortedKeys(root));
+          m.setJson(goValue(root));
         }
         return [batch];
       },

@@ -1,5 +1,5 @@
 import { f, registerProcessor } from '@svc/engine';
-import { sortedKeys } from './sorted-keys.js';
+import { goValue } from './go-value.js';
 import { parseRfc3164 } from './syslog-rfc3164.js';
 import { parseRfc5424 } from './syslog-rfc5424.js';
 import { checkZone } from './syslog-time.js';
@@ -63,7 +63,7 @@ registerProcessor('parse_log', {
       process(batch) {
         for (const m of batch) {
           try {
-            m.setJson(sortedKeys(parse(m.content)));
+            m.setJson(goValue(parse(m.content)));
           } catch (err) {
             m.setError(err);
           }
