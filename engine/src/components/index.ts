@@ -13,3 +13,4 @@ import './batch/index.js';
 import './http/index.js';
 import './socket/index.js';
 import './parse/index.js';
+import './utility/index.js';
