@@ -2,3 +2,4 @@
 import './insert-part.js';
 import './processors.js';
 import './crash.js';
+import './metric.js';
