@@ -14,3 +14,4 @@ import './http/index.js';
 import './socket/index.js';
 import './parse/index.js';
 import './utility/index.js';
+import './subprocess/index.js';
