@@ -380,14 +380,14 @@ function csvScanner(o: CsvOptions): Scanner {
   };
 }
 
-interface CsvRecord {
+export interface CsvRecord {
   fields: string[];
   line: number;
   error?: string;
 }
 
 /** RFC 4180 records as Go's encoding/csv reads them (quotes, doubled quotes, CRLF, lazy_quotes). */
-class CsvParser {
+export class CsvParser {
   private text = '';
   private line = 1;
 
