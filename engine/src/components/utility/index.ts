@@ -3,3 +3,4 @@ import './insert-part.js';
 import './processors.js';
 import './crash.js';
 import './metric.js';
+import './benchmark.js';
