@@ -12,3 +12,6 @@ import './flow/index.js';
 import './batch/index.js';
 import './http/index.js';
 import './socket/index.js';
+import './parse/index.js';
+import './utility/index.js';
+import './subprocess/index.js';

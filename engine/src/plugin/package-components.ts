@@ -4,7 +4,7 @@ import type { ComponentKind } from '../config/component-config.js';
 /** The components each optional package brings, to name the package a config needs. */
 export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<ComponentKind, readonly string[]>>>> = {
   '@svc/plugins': {
-    cache: ['file', 'lru', 'memory', 'multilevel', 'nats_kv', 'redis', 'ttlru'],
+    cache: ['file', 'lru', 'memory', 'multilevel', 'nats_kv', 'noop', 'redis', 'ttlru'],
     input: [
       'amqp_0_9',
       'amqp_1',

@@ -4,6 +4,7 @@ import './lru.js';
 import './ttlru.js';
 import './file.js';
 import './multilevel.js';
+import './noop.js';
 import './cache-processor.js';
 import './cached-processor.js';
 import './dedupe.js';

@@ -6,3 +6,4 @@ import './for-each.js';
 import './parallel.js';
 import './retry.js';
 import './group-by.js';
+import './batched.js';

@@ -12,3 +12,4 @@ import './reject.js';
 import './inproc.js';
 
 export {};
+import './csv-input.js';

@@ -427,7 +427,7 @@ function csvScanner(o: CsvOptions): Scanner {
   };
 }
 
-interface CsvRecord {
+export interface CsvRecord {
   fields: string[];
   line: number;
   error?: string;

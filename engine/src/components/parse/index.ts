@@ -1,0 +1,4 @@
+// Registers the parsing processors: text into structure (grok, parse_log) and JSON queries (jmespath, jq).
+import './grok.js';
+import './parse-log.js';
+import './jmespath.js';
