@@ -14,7 +14,7 @@
  *   client sends, so one that sends another's address is served that one's answers, as in Tyk;
  * - what is kept: the answer (status, headers as the client got them, body) when its status is
  *   in the entry's `cache_response_codes` (else `cache_options.cache_response_codes`; none listed:
- *   every status), or the upstream set `x-svc-cache-action-set` with `enable_upstream_cache_control`;
+ *   every status below 500), or the upstream set `x-svc-cache-action-set` with `enable_upstream_cache_control`;
  *   for the entry's `timeout` (else `cache_timeout`, or the upstream's TTL header), to the second
  *   as Tyk counts it (expired once `now` passes `stored second + ttl`).
  *
@@ -123,7 +123,9 @@ export function cachePlan(api: ApiSpec, req: GatewayRequest, method: string, ups
 
 /** Whether (and for how long) an answer is kept, as Tyk's ResponseCacheMiddleware decides. */
 export function keepFor(api: ApiSpec, plan: CachePlan, status: number, headers: Record<string, string | string[] | undefined>): number | undefined {
-  let keep = plan.codes.length === 0 || plan.codes.includes(status);
+  // None listed: any status but a server error (svc's default; Tyk keeps a 500 too, which then
+  // answers every caller until the entry expires).
+  let keep = plan.codes.length === 0 ? status < 500 : plan.codes.includes(status);
   let ttl = plan.ttl;
   const options = api.cache;
   if (options?.upstreamCacheControl === true) {

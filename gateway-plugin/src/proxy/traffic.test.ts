@@ -212,6 +212,27 @@ describe('response cache (cache_options, advance_cache_config, cache)', () => {
   });
 });
 
+describe('response cache without cache_response_codes', () => {
+  it('keeps any status below 500: a server error is never served from the cache (an svc default; Tyk keeps it)', async () => {
+    flakyStatus = 500;
+    const { port } = await gateway({
+      'cache-any.json': {
+        ...classic('cacheany', {}, { advance_cache_config: [{ method: 'GET', path: '/count' }, { method: 'GET', path: '/flaky' }] }),
+        cache_options: { enable_cache: true, cache_timeout: 60 },
+      },
+    });
+    const start = seen.length;
+    assert.equal((await call(port, 'GET', '/cacheany/flaky')).status, 500);
+    assert.equal((await call(port, 'GET', '/cacheany/flaky')).status, 500);
+    assert.equal(seen.length, start + 2, 'both 500s came from the upstream');
+    flakyStatus = 200;
+    const first = await call(port, 'GET', '/cacheany/flaky');
+    assert.equal(first.status, 200);
+    const again = await call(port, 'GET', '/cacheany/flaky');
+    assert.equal(again.headers['x-svc-cached-response'], '1', 'a 200 is kept');
+  });
+});
+
 describe('the OAS forms (upstream.loadBalancing, operations enforceTimeout / circuitBreaker / cache, middleware.global.cache)', () => {
   it('balances by weight, times out, breaks and caches as the classic fields do', async () => {
     flakyStatus = 500;
