@@ -217,7 +217,16 @@ describe('response cache without cache_response_codes', () => {
     flakyStatus = 500;
     const { port } = await gateway({
       'cache-any.json': {
-        ...classic('cacheany', {}, { advance_cache_config: [{ method: 'GET', path: '/count' }, { method: 'GET', path: '/flaky' }] }),
+        ...classic(
+          'cacheany',
+          {},
+          {
+            advance_cache_config: [
+              { method: 'GET', path: '/count' },
+              { method: 'GET', path: '/flaky' },
+            ],
+          },
+        ),
         cache_options: { enable_cache: true, cache_timeout: 60 },
       },
     });
