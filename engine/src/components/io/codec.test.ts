@@ -262,6 +262,16 @@ test('encodeBatch: each message followed by the suffix, in one buffer', () => {
   assert.equal(encodeBatch([], Buffer.from('\n')).length, 0);
 });
 
+test("encodeBatch and batchViews: a message that already ends with the suffix gets none (Benthos' writers)", () => {
+  // printf 'input: {generate: {count: 2, interval: "", mapping: root = "a\\n"}}\noutput: {stdout: {}}\n' | benthos -c /dev/stdin
+  // wrote "a\na\n" (not "a\n\na\n\n").
+  const batch = msgs([Buffer.from('a\n'), Buffer.from('b'), Buffer.from('\n'), Buffer.from('c<>')]);
+  assert.equal(encodeBatch(batch, Buffer.from('\n')).toString(), 'a\nb\n\nc<>\n');
+  assert.equal(encodeBatch(batch, Buffer.from('<>')).toString(), 'a\n<>b<>\n<>c<>');
+  const big = Buffer.from(`${'x'.repeat(5000)}\n`);
+  assert.deepEqual(Buffer.concat(batchViews(msgs([big]), Buffer.from('\n'))!).toString(), big.toString());
+});
+
 test('encodeBatch: adjacent slices separated by the delimiter are coalesced, byte-identical', () => {
   const chunk = Buffer.from('one\ntwo\n\nthree\nfour|five\nsix');
   // Slices like a reader makes, plus traps: a slice not followed by the delimiter, another buffer.

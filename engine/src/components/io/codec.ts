@@ -625,9 +625,10 @@ export class CloseGate {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The bytes of a batch: each message followed by `suffix`, in ONE Buffer. Consecutive messages
- * that are adjacent slices of the same memory, separated by exactly `suffix`, are copied as a
- * single run (so re-joining what a reader split is one memcpy per chunk).
+ * The bytes of a batch: each message followed by `suffix` unless it already ends with it (as
+ * Benthos' writers: `"a\n"` is written once, not followed by an empty line), in ONE Buffer.
+ * Consecutive messages that are adjacent slices of the same memory, separated by exactly
+ * `suffix`, are copied as a single run (so re-joining what a reader split is one memcpy per chunk).
  */
 export function encodeBatch(batch: Batch, suffix: Buffer): Buffer {
   const n = batch.length;
@@ -640,12 +641,21 @@ export function encodeBatch(batch: Batch, suffix: Buffer): Buffer {
   let pos = 0;
   for (let i = 0; i < n;) {
     const j = runAfter(batch, i, suffix);
-    pos += batch[i]!.rangeSource.copy(out, pos, batch[i]!.rangeStart, batch[j - 1]!.rangeEnd);
-    if (d === 1) out[pos++] = suffix[0]!;
-    else if (d > 1) pos += suffix.copy(out, pos);
+    const src = batch[i]!.rangeSource;
+    const end = batch[j - 1]!.rangeEnd;
+    pos += src.copy(out, pos, batch[i]!.rangeStart, end);
+    if (d > 0 && !endsWithAt(src, batch[j - 1]!.rangeStart, end, suffix)) {
+      if (d === 1) out[pos++] = suffix[0]!;
+      else pos += suffix.copy(out, pos);
+    }
     i = j;
   }
-  return out;
+  return pos === total ? out : out.subarray(0, pos);
+}
+
+/** True when `buf[start, end)` ends with `suffix` (a non-empty one). */
+function endsWithAt(buf: Buffer, start: number, end: number, suffix: Buffer): boolean {
+  return suffix.length > 0 && end - start >= suffix.length && hasAt(buf, end - suffix.length, suffix);
 }
 
 /**
@@ -665,7 +675,8 @@ export function batchViews(batch: Batch, suffix: Buffer, maxRuns = 64): Buffer[]
     const src = batch[i]!.rangeSource;
     const start = batch[i]!.rangeStart;
     const end = batch[j - 1]!.rangeEnd;
-    if (end + d <= src.length && hasAt(src, end, suffix)) views.push(src.subarray(start, end + d));
+    if (endsWithAt(src, batch[j - 1]!.rangeStart, end, suffix)) views.push(src.subarray(start, end));
+    else if (end + d <= src.length && hasAt(src, end, suffix)) views.push(src.subarray(start, end + d));
     else views.push(src.subarray(start, end), suffix);
     bytes += end - start + d;
     if (views.length > maxRuns) return undefined;
