@@ -71,6 +71,51 @@ export function splitAck(ack: Ack, parts: number): Ack {
   };
 }
 
+/**
+ * A nack of some of a transaction's batches only: `failed` are the indexes (in `parts` order) of
+ * the batches that were not delivered, in `batch` — the very array they index, so that a layer
+ * that handed out other batches (processors, batching) is never misread: such a layer's error
+ * refers to another array, and its input replays the whole transaction, as for any nack.
+ */
+export class PartsNacked extends Error {
+  constructor(
+    readonly batch: Batch,
+    readonly failed: readonly number[],
+    cause: Error,
+  ) {
+    super(cause.message, { cause });
+    this.name = 'PartsNacked';
+  }
+}
+
+/**
+ * One ack per batch of `batch` cut at `parts`: `done` fires once all have, with nothing when every
+ * batch was delivered, the first error when none was, and a {@link PartsNacked} naming the others
+ * when some were (as Benthos, where each would be a transaction of its own, replays only those).
+ */
+export function ackPerPart(done: Ack, batch: Batch, parts: readonly number[]): Ack[] {
+  let remaining = parts.length;
+  const failed: number[] = [];
+  let first: Error | undefined;
+  return parts.map((_, i) => (err?: Error) => {
+    if (err) {
+      failed.push(i);
+      first ??= err;
+    }
+    if (--remaining > 0) return;
+    if (first === undefined) done();
+    else if (failed.length === parts.length) done(first);
+    else
+      done(
+        new PartsNacked(
+          batch,
+          failed.sort((a, b) => a - b),
+          first,
+        ),
+      );
+  });
+}
+
 /** Joins acks: calling the result calls every one of them with the same outcome. */
 export function joinAcks(acks: Ack[]): Ack {
   if (acks.length === 1) return acks[0]!;

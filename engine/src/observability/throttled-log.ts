@@ -47,6 +47,12 @@ export class ThrottledLog {
     this.log[level](message + more);
   }
 
+  /** Says now how many lines were left out, if any (at close: the interval's timer would never fire). */
+  flush(): void {
+    this.clear();
+    this.report();
+  }
+
   /** The interval ended with lines left out: say how many. */
   private report(): void {
     this.timer = undefined;

@@ -285,7 +285,10 @@ export class Builder implements Resources, Parts {
     }
     const probe = this.obs.processor(c.path, c.label || c.type, c.type);
     if (probe) this.closers.push(() => probe.closed());
-    return wrapsProcessor(withErrorLog(probe ? probe.wrap(p) : p, this.env.logger.child({ path: c.path, label: c.label || c.type })), p);
+    const errors = new ThrottledLog(this.env.logger.child({ path: c.path, label: c.label || c.type }), 1000, PROCESSOR_ERRORS_PER_SECOND);
+    // What the log left out is said when the stream closes, too (its timer would not keep the process up for it).
+    this.closers.push(() => errors.flush());
+    return wrapsProcessor(withErrorLog(probe ? probe.wrap(p) : p, errors), p);
   }
 
   async processors(configs: ComponentConfig[]): Promise<Processor[]> {
@@ -392,8 +395,7 @@ const PROCESSOR_ERRORS_PER_SECOND = 3;
  * mapping that failed on some). Throttled, so a mapping failing on every message of a busy
  * stream costs a few lines a second, not one a message.
  */
-function withErrorLog(p: Processor, log: Logger): Processor {
-  const throttled = new ThrottledLog(log, 1000, PROCESSOR_ERRORS_PER_SECOND);
+function withErrorLog(p: Processor, throttled: ThrottledLog): Processor {
   const fail = (err: unknown): never => {
     throttled.error(errorMessage(err));
     throw err;

@@ -1,6 +1,6 @@
 import { BatchError, NotConnectedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
-import { batchesOf, splitAck, type Ack } from '../message/transaction.js';
+import { ackPerPart, batchesOf, type Ack } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import type { OutputProbe } from '../observability/probes.js';
 import type { Output, Processor } from '../plugin/types.js';
@@ -65,9 +65,9 @@ export class OutputSink implements Sink {
 
   private async sendEach(batch: Batch, parts: readonly number[], done: Ack): Promise<void> {
     const batches = batchesOf(batch, parts);
-    const part = splitAck(done, batches.length);
-    for (const b of batches) {
-      const r = this.send(b, part);
+    const acks = ackPerPart(done, batch, parts);
+    for (let i = 0; i < batches.length; i++) {
+      const r = this.send(batches[i]!, acks[i]!);
       if (r) await r;
     }
   }

@@ -1,5 +1,5 @@
 import { copyBatch, type Batch } from '../message/message.js';
-import { END_OF_INPUT, type Ack, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, PartsNacked, batchesOf, joinBatches, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger } from '../observability/logger.js';
 import { errorMessage } from '../errors.js';
 import { FLUSH, type Source, type SourceRead } from './source.js';
@@ -119,7 +119,8 @@ export class ReplayInput implements Source {
     );
   }
 
-  private serve(p: Pending): Transaction {
+  private serve(served: Pending): Transaction {
+    let p = served;
     this.outstanding++;
     this.hinted = false;
     let settled = false;
@@ -133,6 +134,12 @@ export class ReplayInput implements Source {
           p.ack();
           if (this.ended || this.closed) this.wake?.();
           return;
+        }
+        // Only some of its batches failed (and the error indexes the very batch handed out here):
+        // those alone are replayed, as Benthos replays a line of stdin, not the lines read with it.
+        if (err instanceof PartsNacked && p.parts !== undefined && err.batch === tx.batch) {
+          const kept = keptParts(p.original, p.parts, err.failed);
+          p = { ...p, original: kept.batch, parts: kept.parts };
         }
         p.attempts++;
         const delay = Math.min(1000, 2 ** Math.min(p.attempts, 10));
@@ -155,4 +162,11 @@ export class ReplayInput implements Source {
     this.wake?.();
     await this.inner.close();
   }
+}
+
+/** The batches of `batch` (cut at `parts`) whose indexes are in `failed`, as a batch and its parts. */
+function keptParts(batch: Batch, parts: readonly number[], failed: readonly number[]): { batch: Batch; parts: readonly number[] | undefined } {
+  const all = batchesOf(batch, parts);
+  const joined = joinBatches(failed.map((i) => all[i]!));
+  return { batch: joined.batch, parts: joined.parts ?? [joined.batch.length] };
 }

@@ -4,7 +4,7 @@ import { streamShape } from '../config/stream-checks.js';
 import { InputFailedError, errorMessage } from '../errors.js';
 import type { Batch } from '../message/message.js';
 import { allGone, requestersOf } from '../message/requester.js';
-import { END_OF_INPUT, batchesOf, joinBatches, splitAck, type Ack, type Transaction } from '../message/transaction.js';
+import { END_OF_INPUT, batchesOf, joinBatches, ackPerPart, type Ack, type Transaction } from '../message/transaction.js';
 import type { Logger, LoggerConfig } from '../observability/logger.js';
 import type { Observability } from '../observability/observability.js';
 import type { Lifecycle } from '../plugin/lifecycle.js';
@@ -319,9 +319,9 @@ export class Stream implements Lifecycle {
 
   private async sendEach(sink: Sink, batch: Batch, parts: readonly number[], ack: Ack): Promise<void> {
     const batches = batchesOf(batch, parts);
-    const part = splitAck(ack, batches.length);
-    for (const b of batches) {
-      const r = sink.send(b, part);
+    const acks = ackPerPart(ack, batch, parts);
+    for (let i = 0; i < batches.length; i++) {
+      const r = sink.send(batches[i]!, acks[i]!);
       if (r) await r;
     }
   }

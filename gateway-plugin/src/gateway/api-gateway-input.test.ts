@@ -83,7 +83,8 @@ describe('api_gateway input', () => {
   });
 
   it("a path no API listens on gets Tyk's 404", async () => {
-    for (const p of ['/nothing', '/apix']) {
+    // ('/apix' is not one: a listen path without strict routes takes every path it begins, as Tyk's.)
+    for (const p of ['/nothing']) {
       const r = await call(port, 'GET', p);
       assert.equal(r.status, 404, p);
       assert.equal(r.body, 'Not Found');

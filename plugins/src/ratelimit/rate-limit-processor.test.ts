@@ -19,7 +19,7 @@ const ENGINE_API = new URL('../../../engine/dist/index.js', import.meta.url).hre
  */
 const PROBE = `
 import { threadId } from 'node:worker_threads';
-import { f, registerProcessor } from '${ENGINE_API}';
+import { f, registerProcessor } from ${JSON.stringify(ENGINE_API)};
 registerProcessor('rl_probe', {
   summary: 'test: records the rate limit decision for each message',
   config: f.object({ resource: f.string() }),
