@@ -189,6 +189,14 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
       logbus_lag: 3,
       logbus_timestamp_unix: 1700000000,
       logbus_tombstone_message: false,
+      kafka_key: 'k1',
+      kafka_topic: topic,
+      kafka_partition: 0,
+      kafka_offset: 0,
+      kafka_lag: 3,
+      kafka_timestamp_ms: 1700000000500,
+      kafka_timestamp_unix: 1700000000,
+      kafka_tombstone_message: false,
     });
     assert.equal(m2!.getMeta('logbus_tombstone_message'), true);
     assert.equal(m2!.content.length, 0);
