@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Arg, AssignTarget, BinaryOp, Expr, Pos, Program, Stmt } from './ast.js';
 import { JsonNumber } from '../message/json-number.js';
+import { WholeFloat } from './values.js';
 import { InterpError } from './errors.js';
 import { Lexer, Positions, type Token } from './lexer.js';
 
@@ -382,6 +383,7 @@ export class Parser {
       this.skipNl();
       const e = this.parseOperand();
       if (e.kind === 'lit' && typeof e.value === 'number') return { kind: 'lit', value: 0 - e.value, pos: this.pos(t) }; // -0.0 is 0, as 0 - 0.0 is in Go
+      if (e.kind === 'lit' && e.value instanceof WholeFloat) return { kind: 'lit', value: new WholeFloat(0 - e.value.value), pos: this.pos(t) };
       if (e.kind === 'lit' && e.value instanceof JsonNumber) return { kind: 'lit', value: JsonNumber.ofInt(-e.value.int!), pos: this.pos(t) };
       return { kind: 'binary', op: '-', left: { kind: 'lit', value: 0, pos: this.pos(t) }, right: e, pos: this.pos(t) };
     }

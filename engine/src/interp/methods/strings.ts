@@ -8,7 +8,7 @@ import { sprintf } from '../gofmt.js';
 import { goTitle, goToLower, goToUpper, goUnescapeHTML, goUnquote } from '../gostrings.js';
 import { type ParamSpec, asInt, asString, defineMethod, methods, simpleMethod } from '../registry.js';
 import { parseJson } from '../../message/json.js';
-import { Timestamp, equals, isObject, toBytes, toJSON, toStr } from '../values.js';
+import { Timestamp, equals, float64, isObject, toBytes, toJSON, toStr } from '../values.js';
 
 interface Targets {
   /** Bytes in, bytes out (a string result as bytes, an array's strings as bytes), as Benthos' `[]byte` cases. */
@@ -269,7 +269,7 @@ simpleMethod('reverse', [], (v) => {
 strMethod('parse_json', [{ name: 'use_number', type: 'bool', default: false }], (s, [useNumber]) => {
   let v: unknown;
   try {
-    v = useNumber === true ? parseJson(s) : JSON.parse(s);
+    v = useNumber === true ? parseJson(s) : JSON.parse(s, asFloat64);
   } catch (e) {
     throw new QueryError(`failed to parse value as JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -279,6 +279,11 @@ strMethod('parse_json', [{ name: 'use_number', type: 'bool', default: false }], 
   }
   return v;
 });
+
+/** JSON.parse's reviver for Go's float64 decoding: a whole number is a float64 too. */
+function asFloat64(_key: string, v: unknown): unknown {
+  return typeof v === 'number' && Number.isInteger(v) ? float64(v) : v;
+}
 
 // a number token with a 3-digit exponent or 309+ digits: it may be beyond float64
 const OVERFLOW = /\d[eE]\+?\d{3}|\d{309}/;

@@ -7,14 +7,14 @@ import { addNanos, addPeriod, parsePeriod, periodNanos } from '../durations.js';
 import { asStrictInt, asString, defineMethod, pluginMethod } from '../registry.js';
 import type { State } from '../state.js';
 import { RFC3339_NANO, Timestamp, Zone, formatTime, parseTime } from '../timestamp.js';
-import { JsonNumber, toStr } from '../values.js';
+import { JsonNumber, WholeFloat, toStr } from '../values.js';
 import type { Args } from '../registry.js';
 
 /** Bloblang's IGetTimestamp: timestamps as is, numbers as unix seconds, strings as RFC 3339. */
 export function toTimestamp(v: unknown): Timestamp {
   if (v instanceof Timestamp) return v;
   if (typeof v === 'number') return Timestamp.fromUnix(v, Zone.Local);
-  if (v instanceof JsonNumber) return Timestamp.fromUnix(v.value, Zone.Local);
+  if (v instanceof JsonNumber || v instanceof WholeFloat) return Timestamp.fromUnix(v.value, Zone.Local);
   if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
   throw typeError(v, 'number', 'string');
 }
