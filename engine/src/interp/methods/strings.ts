@@ -215,6 +215,19 @@ function bound(i: number, len: number): number {
   return i < 0 ? Math.max(0, len + i) : i;
 }
 
+/**
+ * Bytes a..b of valid UTF-8 as text, as Go's string of them reads (and encoding/json writes): each
+ * byte of a character cut at the end is one U+FFFD, where a WHATWG decoder writes one for all.
+ */
+function goBytesText(buf: Buffer, a: number, b: number): string {
+  if (b < buf.length && (buf[b]! & 0xc0) === 0x80) {
+    let lead = b - 1;
+    while (lead > a && (buf[lead]! & 0xc0) === 0x80) lead--;
+    if (lead >= a && (buf[lead]! & 0xc0) === 0xc0) return buf.subarray(a, lead).toString('utf8') + '\ufffd'.repeat(b - lead);
+  }
+  return buf.subarray(a, b).toString('utf8');
+}
+
 /** `slice(low, high?)`: negative indexes count from the end; strings slice by UTF-8 bytes. */
 simpleMethod(
   'slice',
@@ -241,7 +254,7 @@ simpleMethod(
       }
       const buf = Buffer.from(v);
       const [a, b] = sliceIdx(buf.length);
-      return buf.subarray(a, b).toString('utf8');
+      return goBytesText(buf, a, b);
     }
     if (v instanceof Uint8Array) {
       const [a, b] = sliceIdx(v.length);
