@@ -121,6 +121,119 @@ const ROWS: Row[] = [
     out: '["h\\ufffd","\\ufffd\\ufffdl","\\ufffd\\ufffd"]',
     json: true,
   },
+  // ---- errors read as Benthos' (issue 37 item 5): Go's json.Decoder texts for parse_json (the first value only: `1 2` is 1), an argument's error named by its method (ResolveDynamic), an unknown name without a suggestion (as Benthos prints none)
+  {
+    in: '{"s":"abc"}',
+    m: 'root = this.s.parse_json()',
+    err: "failed to execute map: failed assignment (line 1): field `this.s`: failed to parse value as JSON: invalid character 'a' looking for beginning of value",
+  },
+  {
+    in: '{}',
+    m: 'root = "{\\"a\\" 1}".parse_json()',
+    err: "failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: invalid character '1' after object key",
+  },
+  {
+    in: '{}',
+    m: 'root = "{\\"a\\":1 2}".parse_json()',
+    err: "failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: invalid character '2' after object key:value pair",
+  },
+  {
+    in: '{}',
+    m: 'root = "[1 2]".parse_json()',
+    err: "failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: invalid character '2' after array element",
+  },
+  {
+    in: '{}',
+    m: 'root = "{\\"a\\":1".parse_json()',
+    err: 'failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: unexpected EOF',
+  },
+  { in: '{}', m: 'root = "".parse_json()', err: 'failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: EOF' },
+  {
+    in: '{}',
+    m: 'root = "\\"ab\\u0001\\"".parse_json()',
+    err: "failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: invalid character '\\x01' in string literal",
+  },
+  {
+    in: '{}',
+    m: 'root = "{1:2}".parse_json()',
+    err: "failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: invalid character '1' looking for beginning of object key string",
+  },
+  {
+    in: '{}',
+    m: 'root = "[1,]".parse_json()',
+    err: "failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: invalid character ']' looking for beginning of value",
+  },
+  { in: '{}', m: 'root = "1 2".parse_json()', out: '1' },
+  {
+    in: '{}',
+    m: 'root = "tru".parse_json()',
+    err: 'failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: unexpected EOF',
+  },
+  {
+    in: '{}',
+    m: 'root = "-".parse_json()',
+    err: 'failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: unexpected EOF',
+  },
+  { in: '{}', m: 'root = "01".parse_json()', out: '0' },
+  {
+    in: '{}',
+    m: 'root = "\\"\\\\x\\"".parse_json()',
+    err: "failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: invalid character 'x' in string escape code",
+  },
+  {
+    in: '{}',
+    m: 'root = "nul".parse_json()',
+    err: 'failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: unexpected EOF',
+  },
+  {
+    in: '{}',
+    m: 'root = "1.e5".parse_json()',
+    err: "failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: invalid character 'e' after decimal point in numeric literal",
+  },
+  {
+    in: '{}',
+    m: 'root = "[1,2".parse_json()',
+    err: 'failed to execute map: failed assignment (line 1): string literal: failed to parse value as JSON: unexpected EOF',
+  },
+  { in: '{"s":"abc"}', m: 'root = this.s.parse_json().catch(error())', out: 'null' },
+  {
+    in: '{"s":"abc"}',
+    m: 'root = this.s.parse_json(use_number: true)',
+    err: "failed to execute map: failed assignment (line 1): field `this.s`: failed to parse value as JSON: invalid character 'a' looking for beginning of value",
+  },
+  { in: '{}', m: 'root = {}.merge(5)', out: '{}' },
+  { in: '{}', m: 'root = this.merge("a")', out: '{}' },
+  { in: '{}', m: 'root = this.uppercas()', err: "failed to parse mapping: line 1 char 23: unrecognised method 'uppercas'" },
+  { in: '{}', m: 'root = nw()', err: "failed to parse mapping: line 1 char 12: unrecognised function 'nw'" },
+  { in: '{}', m: 'root = this.foo.nothing_like_it()', err: "failed to parse mapping: line 1 char 34: unrecognised method 'nothing_like_it'" },
+  { in: '{}', m: 'root = totally_unknown_fn()', err: "failed to parse mapping: line 1 char 28: unrecognised function 'totally_unknown_fn'" },
+  { in: '{}', m: 'root = {}.merge(this.nope)', out: '{}' },
+  { in: '{}', m: 'root = "x".contains(this.nope)', out: 'false' },
+  {
+    in: '{}',
+    m: 'root = "abc".replace_all(this.nope, "x")',
+    err: "failed to execute map: failed assignment (line 1): method 'replace_all': failed to extract input arg 'old': wrong argument type, expected string, got null",
+  },
+  {
+    in: '{}',
+    m: 'root = [1,2].index(this.nope)',
+    err: "failed to execute map: failed assignment (line 1): method 'index': failed to extract input arg 'index': expected number value, got null",
+  },
+  {
+    in: '{}',
+    m: 'root = "abc".slice(this.nope)',
+    err: "failed to execute map: failed assignment (line 1): method 'slice': failed to extract input arg 'low': expected number value, got null",
+  },
+  {
+    in: '{}',
+    m: 'root = "abc".slice("x".number())',
+    err: "failed to execute map: failed assignment (line 1): method 'slice': failed to extract input arg 'low': string literal: strconv.ParseFloat: parsing \"x\": invalid syntax",
+  },
+  {
+    in: '{}',
+    m: 'root = [1].append(this.nope.number())',
+    err: "failed to execute map: failed assignment (line 1): method 'append': failed to extract input arg '0': expected number value, got null from field `this.nope`",
+  },
   // ---- timestamp comparison
   {
     in: '{"t":"2020-01-02T03:04:05Z","u":"2020-01-02T04:04:05+02:00"}',

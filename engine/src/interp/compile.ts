@@ -5,7 +5,7 @@
  */
 import type { MetaValue } from '../message/message.js';
 import type { Arg, Expr, Pos, Stmt } from './ast.js';
-import { ArgumentError, InterpError, QueryError, asQueryError, errFrom, pluginError, typeError } from './errors.js';
+import { ArgumentError, InterpError, QueryError, argumentError, asQueryError, errFrom, pluginError, typeError } from './errors.js';
 import { ARITH, truthy } from './operators.js';
 import { getter, joinPath, setPath } from './paths.js';
 import { Args, type CompiledArg, type Lambda, type ParamSpec, functions, methods } from './registry.js';
@@ -25,6 +25,40 @@ export interface CNode {
 }
 
 /** Error of one statement, already carrying its line; enclosing statements pass it through. */
+
+/**
+ * A non-constant argument as Benthos' ResolveDynamic reads it: an error evaluating it, or a value
+ * of the wrong type for its parameter, is `method 'name': failed to extract input arg 'p': ...`
+ * (Benthos checks the type there: a string parameter takes a string or bytes, a number one any
+ * number, a bool one a bool or a number).
+ */
+function dynamicArg(what: string, param: string, type: ParamSpec['type'], fn: Fn): Fn {
+  const owner = what.replace(/^(method|function) (.*)$/, "$1 '$2'");
+  const fail = (err: unknown): never => {
+    throw argumentError(`${owner}: failed to extract input arg '${param}': ${asQueryError(err).message}`);
+  };
+  return (c, self) => {
+    let v: unknown;
+    try {
+      v = fn(c, self);
+    } catch (err) {
+      fail(err);
+    }
+    switch (type) {
+      case 'string':
+        if (typeof v !== 'string' && !(v instanceof Uint8Array)) fail(new QueryError(`wrong argument type, expected string, got ${typeOf(v)}`));
+        break;
+      case 'number':
+        if (!isNumber(v)) fail(typeError(v, 'number'));
+        break;
+      case 'bool':
+        if (typeof v !== 'boolean' && !isNumber(v)) fail(typeError(v, 'bool'));
+        break;
+    }
+    return v;
+  };
+}
+
 export class AssignmentError extends QueryError {}
 
 const MAX_MAP_DEPTH = 5000;
@@ -474,6 +508,7 @@ export class Compiler {
     }
     const out: CompiledArg[] = [];
     const n = variadic ? given.length : params.length;
+    let dynamic = 0;
     for (let i = 0; i < n; i++) {
       const p = params[i];
       const a = slots[i];
@@ -495,8 +530,15 @@ export class Compiler {
       if (a.value.kind === 'lambda') this.fail(`${what}: argument '${p?.name ?? i}' does not take a lambda`, a.pos);
       const node = this.expr(a.value);
       let value = node.value;
-      if (p?.type !== undefined && node.konst === true) value = this.typed(p, value, a.pos);
-      out.push({ fn: node.konst === true ? () => value : node.fn, ann: node.ann, isConst: node.konst === true, value, given: true });
+      if (node.konst === true) {
+        if (p?.type !== undefined) value = this.typed(p, value, a.pos);
+        out.push({ fn: () => value, ann: node.ann, isConst: true, value, given: true });
+      } else {
+        // Benthos names a variadic argument by its place among the dynamic ones (ResolveDynamic)
+        const fn = dynamicArg(what, p?.name ?? String(dynamic), p?.type, node.fn);
+        out.push({ fn, ann: node.ann, isConst: false, value, given: true });
+      }
+      dynamic += node.konst === true ? 0 : 1;
     }
     return new Args(out);
   }

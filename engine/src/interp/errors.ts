@@ -93,6 +93,11 @@ export function errFrom(err: unknown, annotation: string): QueryError {
   return new AttributedError(annotation ? `${annotation}: ${msg}` : msg);
 }
 
+/** An error that is already complete and attributed (an argument's, named by its method): no `from` is added. */
+export function argumentError(message: string): QueryError {
+  return new AttributedError(message);
+}
+
 /** A bad constant argument that Benthos reports as it is, without the method's name (`encrypt_aes`'s key). */
 export class ArgumentError extends QueryError {}
 

@@ -3,6 +3,7 @@
  * message; everything else (closures, constants, compiled regexes) is built once at compile time.
  */
 import type { Message, MetaValue } from '../message/message.js';
+import { documentError } from '../message/go-json-syntax.js';
 import { QueryError } from './errors.js';
 import { NOTHING } from './values.js';
 
@@ -64,7 +65,7 @@ export class State {
     try {
       this.thisVal = src.json();
     } catch (e) {
-      const why = e instanceof Error ? e.message : String(e);
+      const why = jsonError(src, e);
       const what = field ? `'this.${field}'` : `'this'`;
       throw new QueryError(
         `unable to reference message as structured (with ${what}): ${src.content.length === 0 ? 'message is empty' : 'parse as json: ' + why}`,
@@ -83,4 +84,9 @@ export class State {
     if (this.meta === undefined) this.meta = new Map(this.msg.metaEntries());
     return this.meta;
   }
+}
+
+/** Why a message is not a JSON document, in Go's words (Benthos parses with encoding/json). */
+export function jsonError(msg: Message, e: unknown): string {
+  return documentError(msg.content.toString('utf8')) ?? (e instanceof Error ? e.message : String(e));
 }

@@ -8,6 +8,7 @@ import { sprintf } from '../gofmt.js';
 import { goTitle, goToLower, goToUpper, goUnescapeHTML, goUnquote } from '../gostrings.js';
 import { type ParamSpec, asInt, asString, defineMethod, methods, simpleMethod } from '../registry.js';
 import { parseJson } from '../../message/json.js';
+import { readFirstValue } from '../../message/go-json-syntax.js';
 import { Timestamp, equals, float64, isObject, toBytes, toJSON, toStr } from '../values.js';
 
 interface Targets {
@@ -281,10 +282,18 @@ simpleMethod('reverse', [], (v) => {
  */
 strMethod('parse_json', [{ name: 'use_number', type: 'bool', default: false }], (s, [useNumber]) => {
   let v: unknown;
+  const parse = (text: string): unknown => (useNumber === true ? parseJson(text) : JSON.parse(text, asFloat64));
   try {
-    v = useNumber === true ? parseJson(s) : JSON.parse(s, asFloat64);
+    v = parse(s);
   } catch (e) {
-    throw new QueryError(`failed to parse value as JSON: ${e instanceof Error ? e.message : String(e)}`);
+    // Benthos decodes the first value (json.Decoder): its syntax error, or the value alone (`1 2` is 1)
+    const first = readFirstValue(s);
+    if (first.error !== undefined) throw new QueryError(`failed to parse value as JSON: ${first.error}`);
+    try {
+      v = parse(s.slice(0, first.end));
+    } catch {
+      throw new QueryError(`failed to parse value as JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
   if (useNumber !== true && OVERFLOW.test(s)) {
     const m = s.match(OVERFLOW_ALL)!.find((n) => !Number.isFinite(Number(n)));
