@@ -234,6 +234,46 @@ const ROWS: Row[] = [
     m: 'root = [1].append(this.nope.number())',
     err: "failed to execute map: failed assignment (line 1): method 'append': failed to extract input arg '0': expected number value, got null from field `this.nope`",
   },
+  // ---- bloblang (issue 38): a mapping from data, with Benthos' dynamic environment (no message, no imports, the query package's pure names only)
+  {
+    in: '{"body":{"foo":"hello world"},"mapping":"root.foo = this.foo.uppercase()"}',
+    m: 'root.body = this.body.bloblang(this.mapping)',
+    out: '{"body":{"foo":"HELLO WORLD"}}',
+  },
+  {
+    in: '{"m":"root = env(\\"HOME\\")"}',
+    m: 'root = {}.bloblang(this.m)',
+    err: "failed to execute map: failed assignment (line 1): unrecognised function 'env'",
+  },
+  { in: '{}', m: 'root = {}.bloblang("root = env(\\"HOME\\")")', err: "failed to parse mapping: line 1 char 43: unrecognised function 'env'" },
+  {
+    in: '{"m":"root = content()"}',
+    m: 'root = {}.bloblang(this.m)',
+    err: "failed to execute map: failed assignment (line 1): unrecognised function 'content'",
+  },
+  {
+    in: '{"m":"root = this.a.abs()"}',
+    m: 'root = {"a":-1}.bloblang(this.m)',
+    err: "failed to execute map: failed assignment (line 1): unrecognised method 'abs'",
+  },
+  {
+    in: '{"m":"map x { root = this.a }\\nroot.b = this.apply(\\"x\\")\\nroot.c = @foo\\nlet v = 5\\nroot.d = $v"}',
+    m: 'root = {"a":3}.bloblang(this.m)',
+    err: 'failed to execute map: failed assignment (line 3): metadata cannot be queried in this context',
+  },
+  {
+    in: '{"m":"meta foo = 5\\nroot = this"}',
+    m: 'root = {"a":3}.bloblang(this.m)',
+    err: 'failed to execute map: failed assignment (line 1): unable to assign metadata in the current context',
+  },
+  { in: '{"m":"root.x = 1"}', m: 'root = 5.bloblang(this.m)', out: '{"x":1}' },
+  { in: '{"m":"root = this.a.nope()"}', m: 'root = {}.bloblang(this.m)', err: "failed to execute map: failed assignment (line 1): unrecognised method 'nope'" },
+  { in: '{"m":"root = 5"}', m: 'root = this.missing.bloblang(this.m)', out: '5' },
+  {
+    in: '{"m":5}',
+    m: 'root = {}.bloblang(this.m)',
+    err: "failed to execute map: failed assignment (line 1): method 'bloblang': failed to extract input arg 'mapping': wrong argument type, expected string, got number",
+  },
   // ---- timestamp comparison
   {
     in: '{"t":"2020-01-02T03:04:05Z","u":"2020-01-02T04:04:05+02:00"}',

@@ -5,7 +5,7 @@
  */
 import type { MetaValue } from '../message/message.js';
 import type { Arg, Expr, Pos, Stmt } from './ast.js';
-import { ArgumentError, InterpError, QueryError, argumentError, asQueryError, errFrom, pluginError, typeError } from './errors.js';
+import { ArgumentError, AttributedError, InterpError, QueryError, argumentError, asQueryError, errFrom, pluginError, typeError } from './errors.js';
 import { ARITH, truthy } from './operators.js';
 import { getter, joinPath, setPath } from './paths.js';
 import { Args, type CompiledArg, type Lambda, type ParamSpec, functions, methods } from './registry.js';
@@ -59,7 +59,14 @@ function dynamicArg(what: string, param: string, type: ParamSpec['type'], fn: Fn
   };
 }
 
-export class AssignmentError extends QueryError {}
+/** A restricted set of names a mapping may call (Benthos' parser context for dynamic mappings). */
+export interface Environment {
+  functions: ReadonlySet<string>;
+  methods: ReadonlySet<string>;
+}
+
+/** A failed statement (`failed assignment (line 2): ...`): complete, so passed on unchanged (also out of `apply` and `bloblang`). */
+export class AssignmentError extends AttributedError {}
 
 const MAX_MAP_DEPTH = 5000;
 
@@ -80,7 +87,11 @@ export class Compiler {
   private readonly named: string[] = [];
   private readonly compiled = new Map<string, CompiledMap>();
 
-  constructor(private readonly mapDefs: Map<string, Stmt[]> = new Map()) {}
+  constructor(
+    private readonly mapDefs: Map<string, Stmt[]> = new Map(),
+    /** The functions and methods a mapping may call, when fewer than all (Benthos' environments). */
+    private readonly env?: Environment,
+  ) {}
 
   get maps(): Map<string, CompiledMap> {
     return this.compiled;
@@ -243,6 +254,7 @@ export class Compiler {
         if (key === '') {
           return {
             fn: (c) => {
+              if (c.detached) throw new QueryError('metadata cannot be queried in this context');
               const out: Obj = {};
               const entries = c.meta !== undefined ? c.meta.entries() : c.msg.metaEntries();
               for (const [k, v] of entries) setKey(out, k, v);
@@ -562,7 +574,7 @@ export class Compiler {
   }
 
   private call(name: string, given: Arg[], pos: Pos): CNode {
-    const spec = functions.get(name);
+    const spec = this.env === undefined || this.env.functions.has(name) ? functions.get(name) : undefined;
     if (spec === undefined) this.fail(`unrecognised function '${name}'`, pos);
     const args = this.args(spec.params, spec.variadic === true, given, `function ${name}`, pos);
     let fn: Fn;
@@ -576,7 +588,7 @@ export class Compiler {
 
   private method(targetExpr: Expr, name: string, given: Arg[], pos: Pos): CNode {
     if (name === 'apply') return this.apply(targetExpr, given, pos);
-    const spec = methods.get(name);
+    const spec = this.env === undefined || this.env.methods.has(name) ? methods.get(name) : undefined;
     if (spec === undefined) this.fail(`unrecognised method '${name}'`, pos);
     const target = this.expr(targetExpr);
     const args = this.args(spec.params, spec.variadic === true, given, `method ${name}`, pos);

@@ -60,8 +60,8 @@ export class TypeError_ extends QueryError {
   }
 }
 
-/** An error already attributed to a query (`field \`this.a\`: value is null`). */
-class AttributedError extends QueryError {}
+/** An error already attributed to a query (`field \`this.a\`: value is null`), or naming its failed line. */
+export class AttributedError extends QueryError {}
 
 function joinTypes(ts: string[]): string {
   if (ts.length <= 1) return ts[0] ?? '';

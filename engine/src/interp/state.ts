@@ -41,6 +41,8 @@ export class State {
   depth = 0;
   /** False in interpolations and queries, where `root` and assignments do not exist. */
   hasRoot = true;
+  /** True when no message is there (a mapping the `bloblang` method runs): metadata does not exist. */
+  detached = false;
   private thisVal: unknown = LAZY;
   /** Where `this` reads from when it is not the message mapped onto (Benthos' MapOnto: a branch's result_map). */
   source: Message | undefined = undefined;
@@ -76,11 +78,13 @@ export class State {
 
   /** Metadata as the mapping sees it so far (`@key` reflects earlier `meta` assignments). */
   getMeta(key: string): MetaValue | undefined {
+    if (this.detached) throw new QueryError('metadata cannot be queried in this context');
     return this.meta !== undefined ? this.meta.get(key) : this.msg.getMeta(key);
   }
 
   /** The metadata map a `meta` assignment writes to. */
   ownMeta(): Map<string, MetaValue> {
+    if (this.detached) throw new QueryError('unable to assign metadata in the current context');
     if (this.meta === undefined) this.meta = new Map(this.msg.metaEntries());
     return this.meta;
   }
