@@ -274,6 +274,35 @@ const ROWS: Row[] = [
     m: 'root = {}.bloblang(this.m)',
     err: "failed to execute map: failed assignment (line 1): method 'bloblang': failed to extract input arg 'mapping': wrong argument type, expected string, got number",
   },
+  // ---- compress/decompress (issue 38): gzip, pgzip, zlib, flate read Go's output and round-trip; Benthos' level checks and header errors
+  {
+    in: '{"g":"H4sIAAAJbogA/wAFAPr/aGVsbG8DAIamEDYFAAAA","z":"eJwABQD6/2hlbGxvAwAGLAIV","f":"AAUA+v9oZWxsbwMA","p":"H4sIAAAJbogA/wAFAPr/aGVsbG8AAAD//wMAhqYQNgUAAAA="}',
+    m: 'root = [this.g.decode("base64").decompress("gzip").string(), this.z.decode("base64").decompress("zlib").string(), this.f.decode("base64").decompress("flate").string(), this.p.decode("base64").decompress("pgzip").string()]',
+    out: '["hello","hello","hello","hello"]',
+  },
+  {
+    in: '{}',
+    m: 'root = ["hello".compress("gzip", 9).decompress("gzip").string(), "hello".compress("zlib").decompress("zlib").string(), "hello".compress("flate", 0).decompress("flate").string(), "hello".compress("pgzip").decompress("gzip").string(), "hello".compress("gzip", -2).decompress("gzip").string()]',
+    out: '["hello","hello","hello","hello","hello"]',
+  },
+  { in: '{}', m: 'root = "hello".compress("nope")', err: 'failed to parse mapping: line 1 char 32: compression type not recognised: nope' },
+  { in: '{}', m: 'root = "hello".decompress("nope")', err: 'failed to parse mapping: line 1 char 34: compression type not recognised: nope' },
+  { in: '{}', m: 'root = "hello".decompress("gzip")', err: 'failed to execute map: failed assignment (line 1): unexpected EOF' },
+  { in: '{}', m: 'root = "hellohello".decompress("gzip")', err: 'failed to execute map: failed assignment (line 1): gzip: invalid header' },
+  { in: '{}', m: 'root = "hello".decompress("zlib")', err: 'failed to execute map: failed assignment (line 1): zlib: invalid header' },
+  { in: '{}', m: 'root = 5.compress("gzip")', err: 'failed to execute map: failed assignment (line 1): expected bytes value, got number (5)' },
+  { in: '{}', m: 'root = "hello".compress("gzip", 12)', err: 'failed to execute map: failed assignment (line 1): gzip: invalid compression level: 12' },
+  { in: '{}', m: 'root = "hello".compress("zlib", 12)', err: 'failed to execute map: failed assignment (line 1): zlib: invalid compression level: 12' },
+  {
+    in: '{}',
+    m: 'root = "hello".compress("flate", -3)',
+    err: 'failed to execute map: failed assignment (line 1): flate: invalid compression level -3: want value in range [-2, 9]',
+  },
+  {
+    in: '{"g":"H4sIAAAJbogA/wAFAPr/aGVsbG8DAIamEDYFAAAA"}',
+    m: 'root = this.g.decode("base64").slice(0, 20).decompress("gzip")',
+    err: 'failed to execute map: failed assignment (line 1): unexpected EOF',
+  },
   // ---- timestamp comparison
   {
     in: '{"t":"2020-01-02T03:04:05Z","u":"2020-01-02T04:04:05+02:00"}',

@@ -8,3 +8,4 @@ import './numbers.js';
 import './time.js';
 import './parsing.js';
 import './bloblang.js';
+import './compression.js';
