@@ -303,6 +303,35 @@ const ROWS: Row[] = [
     m: 'root = this.g.decode("base64").slice(0, 20).decompress("gzip")',
     err: 'failed to execute map: failed assignment (line 1): unexpected EOF',
   },
+  // ---- ts_strftime (issue 38): itchyny/timefmt-go's conversions, flags, widths, compositions and zones
+  { in: '{"t":"2020-08-14T11:50:26.371Z"}', m: 'root = this.t.ts_strftime("%Y-%b-%d %H:%M:%S.%f")', out: '2020-Aug-14 11:50:26.371000' },
+  { in: '{"t":1597405526}', m: 'root = this.t.ts_strftime("%Y-%b-%d %H:%M:%S", "UTC")', out: '2020-Aug-14 11:45:26' },
+  {
+    in: '{"t":"2021-01-03T04:05:06+02:30"}',
+    m: 'root = this.t.ts_strftime("%a %A %b %B %c|%C %d %D %e %F %g %G %h %H %I %j %k %l %m %M %p %P %r %R %s %S %T %u %U %V %w %W %x %X %y %Y %z %Z %% %:z %::z %:::z %+ %v %Q")',
+    out: 'Sun Sunday Jan January Sun Jan  3 04:05:06 2021|20 03 01/03/21  3 2021-01-03 20 2020 Jan 04 04 003  4  4 01 05 AM am 04:05:06 AM 04:05 1609637706 06 04:05:06 7 01 53 0 00 01/03/21 04:05:06 21 2021 +0230 +0230 % +02:30 +02:30:00 +02:30 Sun Jan  3 04:05:06 +0230 2021  3-Jan-2021 %Q',
+  },
+  {
+    in: '{"t":"2021-01-03T16:05:06Z"}',
+    m: 'root = this.t.ts_strftime("%-d|%_d|%05d|%^a|%#b|%#p|%^B|%10A|%-10A|%_5H|%3f|%9f|%-j|%^c|%5z|%_5z|%-z|%")',
+    out: '3| 3|00003|SUN|JAN|pm|JANUARY|    Sunday|    Sunday|   16|000|000000000|3|SUN JAN  3 16:05:06 2021|+0000| +000|+000|%',
+  },
+  {
+    in: '{"t":"2021-01-03T16:05:06Z"}',
+    m: 'root = this.t.ts_strftime("%H", "America/New_York") + this.t.ts_strftime(" %Z %z", "Europe/Paris")',
+    out: '11 CET +0100',
+  },
+  {
+    in: '{"t":"2021-01-03T16:05:06Z"}',
+    m: 'root = this.t.ts_strftime("%H", "Nowhere/Zone")',
+    err: 'failed to parse mapping: line 1 char 48: failed to parse timezone location name: unknown time zone Nowhere/Zone',
+  },
+  {
+    in: '{"t":"2008-12-29T00:00:00Z"}',
+    m: 'root = [this.t.ts_strftime("%G-%V-%u %g %U %W"), "2010-01-03T00:00:00Z".ts_strftime("%G-%V-%u %U %W %j"), "2024-12-31T23:59:59-11:45".ts_strftime("%j %:z %z %Z")]',
+    out: '["2009-01-1 09 52 52","2009-53-7 01 00 003","366 -11:45 -1145 -1145"]',
+  },
+  { in: '{}', m: 'root = 5.ts_strftime("%Y %E %O %q %3", "UTC")', out: '1970 %E %O %q  %3' },
   // ---- timestamp comparison
   {
     in: '{"t":"2020-01-02T03:04:05Z","u":"2020-01-02T04:04:05+02:00"}',

@@ -19,10 +19,10 @@ const BENTHOS_METHODS =
   );
 
 /**
- * Not implemented yet (issue 38 remains open for them): `json_schema`, `ts_strftime` and
- * `ts_strptime` need their Go engines (gojsonschema, strftime) ported.
+ * Not implemented yet (issue 38 remains open for them): `json_schema` and `ts_strptime` need their
+ * Go engines (gojsonschema, timefmt-go's parser) ported.
  */
-const NOT_YET = ['json_schema', 'ts_strftime', 'ts_strptime'];
+const NOT_YET = ['json_schema', 'ts_strptime'];
 
 const ENGINE = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 

@@ -8,6 +8,7 @@ import { asStrictInt, asString, defineMethod, pluginMethod } from '../registry.j
 import type { State } from '../state.js';
 import { RFC3339_NANO, Timestamp, Zone, formatTime, parseTime } from '../timestamp.js';
 import { JsonNumber, WholeFloat, toStr } from '../values.js';
+import { strftime } from '../strftime.js';
 import type { Args } from '../registry.js';
 
 /** Bloblang's IGetTimestamp: timestamps as is, numbers as unix seconds, strings as RFC 3339. */
@@ -149,3 +150,27 @@ pluginMethod('parse_duration_iso8601', [], () => (v) => {
   if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
   return JsonNumber.ofInt(periodNanos(parsePeriod(toStr(v))));
 });
+
+/** `ts_strftime(format, tz)`: Benthos' plugin (itchyny/timefmt-go); the zone of the target unless `tz` names one. */
+pluginMethod(
+  'ts_strftime',
+  [
+    { name: 'format', type: 'string' },
+    { name: 'tz', type: 'string', optional: true },
+  ],
+  ([format, tz]) => {
+    const layout = asString(format);
+    let zone: Zone | undefined;
+    if (tz !== undefined) {
+      try {
+        zone = Zone.load(asString(tz));
+      } catch (e) {
+        throw new QueryError(`failed to parse timezone location name: ${(e as Error).message}`);
+      }
+    }
+    return (v) => {
+      const t = toTimestamp(v);
+      return strftime(zone ? t.in(zone) : t, layout);
+    };
+  },
+);
