@@ -332,6 +332,60 @@ const ROWS: Row[] = [
     out: '["2009-01-1 09 52 52","2009-53-7 01 00 003","366 -11:45 -1145 -1145"]',
   },
   { in: '{}', m: 'root = 5.ts_strftime("%Y %E %O %q %3", "UTC")', out: '1970 %E %O %q  %3' },
+  // ---- ts_strptime (issue 38): itchyny/timefmt-go's parser, its week dates, zones and error texts
+  { in: '{"t":"2020-Aug-14"}', m: 'root = this.t.ts_strptime("%Y-%b-%d")', out: '"2020-08-14T00:00:00Z"' },
+  { in: '{"t":"2020-Aug-14 11:50:26.371000"}', m: 'root = this.t.ts_strptime("%Y-%b-%d %H:%M:%S.%f")', out: '"2020-08-14T11:50:26.371Z"' },
+  {
+    in: '{}',
+    m: 'root = ["2021-01-03T04:05:06+02:30".ts_strptime("%Y-%m-%dT%H:%M:%S%z"), "2021-01-03 04:05:06 -0700".ts_strptime("%F %T %z"), "Sun Jan  3 04:05:06 2021".ts_strptime("%c"), "12/31/99 11:59:59 PM".ts_strptime("%D %r"), "1609637706".ts_strptime("%s"), "2021 003".ts_strptime("%Y %j")]',
+    out: '["2021-01-03T04:05:06+02:30","2021-01-03T04:05:06-07:00","2021-01-03T04:05:06Z","1999-12-31T23:59:59Z","2021-01-03T01:35:06Z","2021-01-03T00:00:00Z"]',
+  },
+  {
+    in: '{}',
+    m: 'root = ["2009-01-1".ts_strptime("%G-%V-%u"), "2010 00 0".ts_strptime("%Y %U %w"), "2010 01 1".ts_strptime("%Y %W %u"), "20 21-5-3".ts_strptime("%C %y-%m-%e"), "12:05 am".ts_strptime("%I:%M %p"), "2021-01-03 04:05:06 EST".ts_strptime("%F %T %Z"), "2021-01-03 04:05:06 +05:30:15".ts_strptime("%F %T %::z")]',
+    out: '["2008-12-29T00:00:00Z","2009-12-27T00:00:00Z","2010-01-04T00:00:00Z","2021-05-03T00:00:00Z","1900-01-01T00:05:00Z","2021-01-03T04:05:06Z","2021-01-03T04:05:06+05:30"]',
+  },
+  {
+    in: '{"t":"2020-13-01"}',
+    m: 'root = this.t.ts_strptime("%Y-%m-%d")',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse "2020-13-01" with "%Y-%m-%d": cannot parse "%m"',
+  },
+  {
+    in: '{"t":"2020-01-01x"}',
+    m: 'root = this.t.ts_strptime("%Y-%m-%d")',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse "2020-01-01x" with "%Y-%m-%d": unparsed string "x"',
+  },
+  {
+    in: '{"t":"2020/01"}',
+    m: 'root = this.t.ts_strptime("%Y-%m")',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse "2020/01" with "%Y-%m": expected \'-\'',
+  },
+  {
+    in: '{"t":"2020"}',
+    m: 'root = this.t.ts_strptime("%Y %")',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse "2020" with "%Y %": expected \' \'',
+  },
+  {
+    in: '{"t":"2020"}',
+    m: 'root = this.t.ts_strptime("%Q")',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse "2020" with "%Q": unexpected format "%Q"',
+  },
+  {
+    in: '{"t":"2020 +05"}',
+    m: 'root = this.t.ts_strptime("%Y %:z")',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse "2020 +05" with "%Y %:z": expected \':\' for "%:z"',
+  },
+  {
+    in: '{"t":"2009-01"}',
+    m: 'root = this.t.ts_strptime("%Y-%V")',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse "2009-01" with "%Y-%V": use "%G" to parse ISO year for "%V"',
+  },
+  { in: '{"t":5}', m: 'root = this.t.ts_strptime("%Y")', err: 'failed to execute map: failed assignment (line 1): expected string value, got number (5)' },
+  {
+    in: '{"t":"2020 x"}',
+    m: 'root = this.t.ts_strptime("%Y %Z")',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse "2020 x" with "%Y %Z": cannot parse "" with "%Z"',
+  },
   // ---- timestamp comparison
   {
     in: '{"t":"2020-01-02T03:04:05Z","u":"2020-01-02T04:04:05+02:00"}',

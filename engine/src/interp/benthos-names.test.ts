@@ -19,10 +19,10 @@ const BENTHOS_METHODS =
   );
 
 /**
- * Not implemented yet (issue 38 remains open for them): `json_schema` and `ts_strptime` need their
- * Go engines (gojsonschema, timefmt-go's parser) ported.
+ * Not implemented yet (issue 38 remains open for it): `json_schema` needs gojsonschema, whose port
+ * lives in the gateway plugin, which the engine cannot import.
  */
-const NOT_YET = ['json_schema', 'ts_strptime'];
+const NOT_YET = ['json_schema'];
 
 const ENGINE = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 

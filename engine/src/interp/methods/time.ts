@@ -9,6 +9,7 @@ import type { State } from '../state.js';
 import { RFC3339_NANO, Timestamp, Zone, formatTime, parseTime } from '../timestamp.js';
 import { JsonNumber, WholeFloat, toStr } from '../values.js';
 import { strftime } from '../strftime.js';
+import { strptime } from '../strptime.js';
 import type { Args } from '../registry.js';
 
 /** Bloblang's IGetTimestamp: timestamps as is, numbers as unix seconds, strings as RFC 3339. */
@@ -174,3 +175,16 @@ pluginMethod(
     };
   },
 );
+
+/** `ts_strptime(format)`: Benthos' plugin (itchyny/timefmt-go's Parse: no zone in the text is UTC). */
+pluginMethod('ts_strptime', [{ name: 'format', type: 'string' }], ([format]) => {
+  const layout = asString(format);
+  return (v) => {
+    if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+    try {
+      return strptime(toStr(v), layout);
+    } catch (e) {
+      throw new QueryError((e as Error).message);
+    }
+  };
+});
