@@ -103,6 +103,12 @@ const ROWS: Row[] = [
     m: 'root = [(0.0 * -1).string(), "%v".format(100000000.0), 1234567890123456789.number().string()]',
     out: '["-0","1e+08","1.2345678901234568e+18"]',
   },
+  { in: '{}', m: 'root = [0.0 * -1.0, (0.0 * -1.0).string(), 4/2, 1000000000000.0*1000000000000.0*1000.0]', out: '[-0,"-0",2,1e+27]' },
+  {
+    in: '{}',
+    m: 'meta foo = 2.0\nroot = [@foo * 4294967296 * 4294967296, 2.0.int64(), (1.0*2).bool(), 3.0.format_json().string()]',
+    out: '[36893488147419103000,2,true,"3"]',
+  },
   // ---- issue 37 item 3: re_find_object on bytes (null for a group that took no part), capitalize after U+200B, slice through a character (json: Go escapes each invalid byte as \ufffd, compared as JSON values)
   { in: '{"s":"ab"}', m: 'root = this.s.bytes().re_find_object("(?P<x>a)(?P<y>z)?")', out: '{"0":"YQ==","x":"YQ==","y":null}' },
   { in: '{"s":"ab"}', m: 'root = this.s.re_find_object("(?P<x>a)(?P<y>z)?")', out: '{"0":"a","x":"a","y":""}' },

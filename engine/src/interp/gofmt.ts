@@ -25,8 +25,8 @@ function kindOf(v: unknown): Kind {
   if (v === null || v === undefined || typeof v === 'symbol') return 'nil';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return isInt(v) ? 'int' : 'float';
+  if (v instanceof WholeFloat) return 'float'; // a JsonNumber that is a float64
   if (v instanceof JsonNumber) return v.computed ? 'int' : 'jsonnum';
-  if (v instanceof WholeFloat) return 'float';
   if (typeof v === 'string') return 'string';
   if (v instanceof Uint8Array) return 'bytes';
   if (v instanceof Timestamp) return 'time';

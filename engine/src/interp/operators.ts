@@ -200,8 +200,8 @@ export function comparator(op: Cmp): Arith {
 export function truthy(v: unknown, ann: string): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'number') return v !== 0;
-  if (v instanceof JsonNumber) return v.text !== '0'; // Go's IGetBool of a json.Number
   if (v instanceof WholeFloat) return v.value !== 0;
+  if (v instanceof JsonNumber) return v.text !== '0'; // Go's IGetBool of a json.Number
   throw typeError(v, 'bool').from(ann);
 }
 

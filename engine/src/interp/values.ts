@@ -70,21 +70,29 @@ export class Float32 {
 }
 
 /**
- * A float64 whose value is whole (a whole plain number reads as an int64). It prints with Go's
- * float formatting (`strconv.FormatFloat(f, 'g', -1, 64)`), and as a JSON number like any other.
+ * A float64 whose value is whole (a whole plain number reads as an int64). It is a JsonNumber
+ * that is never an int64, so that code outside the language that meets one in a document (a
+ * plugin, the JSON writer, a worker hop) handles it as it handles any number that keeps its text:
+ * its text is the JSON Go writes for it (`4294967296`, `-0`, `1e+21`), and `.string()` prints it
+ * with Go's float formatting (`strconv.FormatFloat(f, 'g', -1, 64)`: `4.294967296e+09`).
  */
-export class WholeFloat {
-  readonly value: number;
+export class WholeFloat extends JsonNumber {
+  private readonly f: number;
   constructor(n: number) {
-    this.value = n;
+    super(Object.is(n, -0) ? '-0' : String(n));
+    this.f = n;
   }
 
-  toString(): string {
-    return floatToString(this.value);
+  override get value(): number {
+    return this.f;
   }
 
-  toJSON(): number {
-    return this.value;
+  override get int(): undefined {
+    return undefined;
+  }
+
+  override toString(): string {
+    return floatToString(this.f);
   }
 }
 

@@ -151,7 +151,7 @@ function toNumber(v: unknown): number {
 
 function toInt(v: unknown, unsigned = false): number | JsonNumber {
   // Benthos: json.Number.Int64, so `1e2` and `1.5` read from JSON are refused, not truncated
-  if (v instanceof JsonNumber) return v.int !== undefined ? JsonNumber.ofInt(v.int) : parseIntGo(v.text, unsigned);
+  if (v instanceof JsonNumber && !(v instanceof WholeFloat)) return v.int !== undefined ? JsonNumber.ofInt(v.int) : parseIntGo(v.text, unsigned);
   v = widen(v);
   if (typeof v === 'number') {
     if (Number.isInteger(v) && !isInt(v)) throw new QueryError('float value is too large to be cast as a signed integer');
