@@ -19,12 +19,10 @@ const BENTHOS_METHODS =
   );
 
 /**
- * Not implemented yet (issue 38 remains open for them): `bloblang` needs a compiler mode without the
- * environment and message functions before client text may run as a mapping; `compress`/`decompress`
- * need the codecs in the engine (they live in @svc/plugins); `json_schema`, `ts_strftime` and
- * `ts_strptime` need their Go engines (gojsonschema, strftime) ported.
+ * Not implemented yet (issue 38 remains open for it): `json_schema` needs gojsonschema, whose port
+ * lives in the gateway plugin, which the engine cannot import.
  */
-const NOT_YET = ['bloblang', 'compress', 'decompress', 'json_schema', 'ts_strftime', 'ts_strptime'];
+const NOT_YET = ['json_schema'];
 
 const ENGINE = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 

@@ -5,7 +5,7 @@
  */
 import type { MetaValue } from '../message/message.js';
 import type { Arg, Expr, Pos, Stmt } from './ast.js';
-import { ArgumentError, InterpError, QueryError, asQueryError, errFrom, pluginError, typeError } from './errors.js';
+import { ArgumentError, AttributedError, InterpError, QueryError, argumentError, asQueryError, errFrom, pluginError, typeError } from './errors.js';
 import { ARITH, truthy } from './operators.js';
 import { getter, joinPath, setPath } from './paths.js';
 import { Args, type CompiledArg, type Lambda, type ParamSpec, functions, methods } from './registry.js';
@@ -25,7 +25,48 @@ export interface CNode {
 }
 
 /** Error of one statement, already carrying its line; enclosing statements pass it through. */
-export class AssignmentError extends QueryError {}
+
+/**
+ * A non-constant argument as Benthos' ResolveDynamic reads it: an error evaluating it, or a value
+ * of the wrong type for its parameter, is `method 'name': failed to extract input arg 'p': ...`
+ * (Benthos checks the type there: a string parameter takes a string or bytes, a number one any
+ * number, a bool one a bool or a number).
+ */
+function dynamicArg(what: string, param: string, type: ParamSpec['type'], fn: Fn): Fn {
+  const owner = what.replace(/^(method|function) (.*)$/, "$1 '$2'");
+  const fail = (err: unknown): never => {
+    throw argumentError(`${owner}: failed to extract input arg '${param}': ${asQueryError(err).message}`);
+  };
+  return (c, self) => {
+    let v: unknown;
+    try {
+      v = fn(c, self);
+    } catch (err) {
+      fail(err);
+    }
+    switch (type) {
+      case 'string':
+        if (typeof v !== 'string' && !(v instanceof Uint8Array)) fail(new QueryError(`wrong argument type, expected string, got ${typeOf(v)}`));
+        break;
+      case 'number':
+        if (!isNumber(v)) fail(typeError(v, 'number'));
+        break;
+      case 'bool':
+        if (typeof v !== 'boolean' && !isNumber(v)) fail(typeError(v, 'bool'));
+        break;
+    }
+    return v;
+  };
+}
+
+/** A restricted set of names a mapping may call (Benthos' parser context for dynamic mappings). */
+export interface Environment {
+  functions: ReadonlySet<string>;
+  methods: ReadonlySet<string>;
+}
+
+/** A failed statement (`failed assignment (line 2): ...`): complete, so passed on unchanged (also out of `apply` and `bloblang`). */
+export class AssignmentError extends AttributedError {}
 
 const MAX_MAP_DEPTH = 5000;
 
@@ -46,7 +87,11 @@ export class Compiler {
   private readonly named: string[] = [];
   private readonly compiled = new Map<string, CompiledMap>();
 
-  constructor(private readonly mapDefs: Map<string, Stmt[]> = new Map()) {}
+  constructor(
+    private readonly mapDefs: Map<string, Stmt[]> = new Map(),
+    /** The functions and methods a mapping may call, when fewer than all (Benthos' environments). */
+    private readonly env?: Environment,
+  ) {}
 
   get maps(): Map<string, CompiledMap> {
     return this.compiled;
@@ -209,6 +254,7 @@ export class Compiler {
         if (key === '') {
           return {
             fn: (c) => {
+              if (c.detached) throw new QueryError('metadata cannot be queried in this context');
               const out: Obj = {};
               const entries = c.meta !== undefined ? c.meta.entries() : c.msg.metaEntries();
               for (const [k, v] of entries) setKey(out, k, v);
@@ -474,6 +520,7 @@ export class Compiler {
     }
     const out: CompiledArg[] = [];
     const n = variadic ? given.length : params.length;
+    let dynamic = 0;
     for (let i = 0; i < n; i++) {
       const p = params[i];
       const a = slots[i];
@@ -495,8 +542,15 @@ export class Compiler {
       if (a.value.kind === 'lambda') this.fail(`${what}: argument '${p?.name ?? i}' does not take a lambda`, a.pos);
       const node = this.expr(a.value);
       let value = node.value;
-      if (p?.type !== undefined && node.konst === true) value = this.typed(p, value, a.pos);
-      out.push({ fn: node.konst === true ? () => value : node.fn, ann: node.ann, isConst: node.konst === true, value, given: true });
+      if (node.konst === true) {
+        if (p?.type !== undefined) value = this.typed(p, value, a.pos);
+        out.push({ fn: () => value, ann: node.ann, isConst: true, value, given: true });
+      } else {
+        // Benthos names a variadic argument by its place among the dynamic ones (ResolveDynamic)
+        const fn = dynamicArg(what, p?.name ?? String(dynamic), p?.type, node.fn);
+        out.push({ fn, ann: node.ann, isConst: false, value, given: true });
+      }
+      dynamic += node.konst === true ? 0 : 1;
     }
     return new Args(out);
   }
@@ -520,7 +574,7 @@ export class Compiler {
   }
 
   private call(name: string, given: Arg[], pos: Pos): CNode {
-    const spec = functions.get(name);
+    const spec = this.env === undefined || this.env.functions.has(name) ? functions.get(name) : undefined;
     if (spec === undefined) this.fail(`unrecognised function '${name}'`, pos);
     const args = this.args(spec.params, spec.variadic === true, given, `function ${name}`, pos);
     let fn: Fn;
@@ -534,7 +588,7 @@ export class Compiler {
 
   private method(targetExpr: Expr, name: string, given: Arg[], pos: Pos): CNode {
     if (name === 'apply') return this.apply(targetExpr, given, pos);
-    const spec = methods.get(name);
+    const spec = this.env === undefined || this.env.methods.has(name) ? methods.get(name) : undefined;
     if (spec === undefined) this.fail(`unrecognised method '${name}'`, pos);
     const target = this.expr(targetExpr);
     const args = this.args(spec.params, spec.variadic === true, given, `method ${name}`, pos);

@@ -127,4 +127,25 @@ describe('runtime errors', () => {
       /^failed assignment \(line 2\): expected string value, got number/,
     );
   });
+  // A message that is not one JSON document: Go's encoding/json texts, as Benthos' mapping processor
+  // words them (internal/bloblang/mapping/executor.go mapPart; benthos blobl v4.51 prints the same
+  // without `failed assignment (line 1): `), and json() with the parse error alone.
+  it('says why the message is not JSON as Go does', () => {
+    const raw = (src: string, content: string): string => {
+      const msg = new Message(content);
+      try {
+        compileMapping(src).exec(msg, { batch: [msg], index: 0 });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return assert.fail('expected the mapping to fail');
+    };
+    const ref = "failed assignment (line 1): unable to reference message as structured (with 'this";
+    assert.equal(raw('root = this', 'abc'), `${ref}'): parse as json: invalid character 'a' looking for beginning of value`);
+    assert.equal(raw('root = this.a', '{"a":1'), `${ref}.a'): parse as json: unexpected EOF`);
+    assert.equal(raw('root = this', '1 2'), `${ref}'): parse as json: message contains multiple valid documents`);
+    assert.equal(raw('root = this.a', '{"a":1} x'), `${ref}.a'): parse as json: invalid character 'x' looking for beginning of value`);
+    assert.equal(raw('root = this', '  '), `${ref}'): parse as json: EOF`);
+    assert.equal(raw('root = json()', '[1,'), 'failed assignment (line 1): unexpected EOF');
+  });
 });

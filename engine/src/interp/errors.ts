@@ -60,8 +60,8 @@ export class TypeError_ extends QueryError {
   }
 }
 
-/** An error already attributed to a query (`field \`this.a\`: value is null`). */
-class AttributedError extends QueryError {}
+/** An error already attributed to a query (`field \`this.a\`: value is null`), or naming its failed line. */
+export class AttributedError extends QueryError {}
 
 function joinTypes(ts: string[]): string {
   if (ts.length <= 1) return ts[0] ?? '';
@@ -91,6 +91,11 @@ export function errFrom(err: unknown, annotation: string): QueryError {
   if (err instanceof AttributedError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   return new AttributedError(annotation ? `${annotation}: ${msg}` : msg);
+}
+
+/** An error that is already complete and attributed (an argument's, named by its method): no `from` is added. */
+export function argumentError(message: string): QueryError {
+  return new AttributedError(message);
 }
 
 /** A bad constant argument that Benthos reports as it is, without the method's name (`encrypt_aes`'s key). */

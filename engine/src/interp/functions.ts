@@ -12,7 +12,7 @@ import { ksuid, uuidV7 } from './ids.js';
 import { toTimestamp } from './methods/time.js';
 import { getDotPath } from './paths.js';
 import { type Args, asBool, asInt, asString, defineFunction } from './registry.js';
-import type { Fn, State } from './state.js';
+import { type Fn, type State, jsonError } from './state.js';
 import { Timestamp, formatTime, RFC3339_NANO } from './timestamp.js';
 import { DELETE, NOTHING, type Obj, setKey } from './values.js';
 
@@ -35,7 +35,7 @@ defineFunction('json', {
       try {
         doc = c.current.json();
       } catch (e) {
-        throw new QueryError(`parse as json: ${e instanceof Error ? e.message : String(e)}`);
+        throw new QueryError(jsonError(c.current, e)); // as Benthos' json(): the parse error alone
       }
       return getDotPath(doc, path);
     };

@@ -5,7 +5,7 @@
  * A verb that does not fit its value prints Go's `%!verb(type=value)`.
  */
 import { Timestamp, formatTime } from './timestamp.js';
-import { Float32, JsonNumber, isInt, numToString } from './values.js';
+import { Float32, JsonNumber, WholeFloat, floatToString, isInt, widen } from './values.js';
 
 interface Spec {
   minus: boolean;
@@ -25,6 +25,7 @@ function kindOf(v: unknown): Kind {
   if (v === null || v === undefined || typeof v === 'symbol') return 'nil';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return isInt(v) ? 'int' : 'float';
+  if (v instanceof WholeFloat) return 'float'; // a JsonNumber that is a float64
   if (v instanceof JsonNumber) return v.computed ? 'int' : 'jsonnum';
   if (typeof v === 'string') return 'string';
   if (v instanceof Uint8Array) return 'bytes';
@@ -238,7 +239,7 @@ function fmtFloat(n: number, verb: string, f: Spec): string | undefined {
       break;
     default: {
       // %v and %g: the shortest representation, or `prec` significant digits.
-      if (f.prec === undefined) body = numToString(a);
+      if (f.prec === undefined) body = floatToString(a);
       else {
         const p = Math.max(1, f.prec);
         const e = a === 0 ? 0 : Number(a.toExponential(p - 1).split('e')[1]);
@@ -292,7 +293,7 @@ function sharpV(v: unknown, top: boolean): string {
       );
     }
     case 'float':
-      return numToString(v as number);
+      return floatToString(widen(v) as number);
     case 'time':
       return timeString(v as Timestamp);
     default:
@@ -321,7 +322,7 @@ function printValue(v: unknown, verb: string, f: Spec, depth: number): string {
       if (s.startsWith('%!')) s = undefined;
       break;
     case 'float':
-      s = fmtFloat(v as number, verb, f);
+      s = fmtFloat(widen(v) as number, verb, f);
       break;
     case 'string':
     case 'bytes': {

@@ -46,8 +46,8 @@ const CASED = /\p{Cased}/u;
 const CASE_IGNORABLE = /\p{Case_Ignorable}/u;
 /** Word_Break MidLetter, MidNumLet and Single_Quote: inside a word unless doubled. */
 const MID = /['.:\u00b7\u0387\u055f\u05f4\u2018\u2019\u2024\u2027\ufe13\ufe52\ufe55\uff07\uff0e\uff1a]/u;
-/** Letters, numbers, marks, connectors and format characters do not end a word. */
-const NOT_BREAK = /[\p{L}\p{N}\p{M}\p{Pc}\p{Cf}]/u;
+/** Letters, numbers, marks, connectors and format characters do not end a word; U+200B (Word_Break Other) does. */
+const NOT_BREAK = /(?!\u200b)[\p{L}\p{N}\p{M}\p{Pc}\p{Cf}]/u;
 /** Title case of the letter digraphs (the only letters whose title case is not their uppercase). */
 const TITLE: Record<string, string> = { Ǆ: 'ǅ', ǅ: 'ǅ', ǆ: 'ǅ', Ǉ: 'ǈ', ǈ: 'ǈ', ǉ: 'ǈ', Ǌ: 'ǋ', ǋ: 'ǋ', ǌ: 'ǋ', Ǳ: 'ǲ', ǲ: 'ǲ', ǳ: 'ǲ' };
 

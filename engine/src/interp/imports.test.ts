@@ -54,4 +54,20 @@ describe('import and from read mappings from files', () => {
   it('a file that imports itself fails instead of recursing', () => {
     assert.match(parseError(`import "${self}"`), /import cycle or nesting too deep/);
   });
+
+  it('a mapping from data (the bloblang method) reads no file, as Benthos disables imports there', () => {
+    const doc = (m: string): unknown => {
+      const msg = new Message(JSON.stringify({ m }));
+      try {
+        return compileMapping('root = {"a":3}.bloblang(this.m)').exec(msg, { batch: [msg], index: 0 }).root;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    // Benthos: failed to read import: imports are disabled in this context: impor(t ...), with a snippet
+    assert.equal(doc(`import "${maps}"\nroot = this.apply("foo")`), 'failed assignment (line 1): failed to read import: imports are disabled in this context');
+    assert.equal(doc(`from "${whole}"`), 'failed assignment (line 1): failed to read import: imports are disabled in this context');
+    // its own maps and variables work
+    assert.deepEqual(doc('map x {\n  root = this.a\n}\nlet v = 5\nroot.b = this.apply("x")\nroot.d = $v'), { b: 3, d: 5 });
+  });
 });

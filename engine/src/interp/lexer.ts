@@ -3,6 +3,7 @@
  * a newline ends a statement, and an operator must sit on the same line as its left operand.
  */
 import { JsonNumber } from '../message/json-number.js';
+import { type WholeFloat, float64 } from './values.js';
 import { InterpError } from './errors.js';
 
 export type TokKind = 'ident' | 'number' | 'string' | 'var' | 'meta' | 'op' | 'nl' | 'eof';
@@ -12,7 +13,7 @@ export interface Token {
   /** Identifier or operator text; the decoded value of a string; the name of `$var` / `@meta`. */
   text: string;
   /** Numbers only. */
-  num?: number | JsonNumber;
+  num?: number | JsonNumber | WholeFloat;
   /** Offset in the source, and its 1-based line and column. */
   pos: number;
   line: number;
@@ -75,7 +76,7 @@ export class Lexer {
     throw new InterpError(msg, p.line, p.col);
   }
 
-  private make(kind: TokKind, text: string, from: number, to: number, num?: number | JsonNumber): Token {
+  private make(kind: TokKind, text: string, from: number, to: number, num?: number | JsonNumber | WholeFloat): Token {
     const p = this.positions.at(from);
     const t: Token = { kind, text, pos: from, line: p.line, col: p.col, end: to, spaced: this.spaced };
     if (num !== undefined) t.num = num;
@@ -130,7 +131,7 @@ export class Lexer {
           this.err(`failed to parse '${text}' as integer: strconv.ParseInt: parsing "${text}": value out of range`, i);
         }
         // an int64 beyond 2^53 stays exact (a JsonNumber), as Go's int64 literal does
-        return this.make('number', text, i, j, text.includes('.') ? Number(text) : JsonNumber.ofInt(BigInt(text)));
+        return this.make('number', text, i, j, text.includes('.') ? float64(Number(text)) : JsonNumber.ofInt(BigInt(text)));
       }
       if (c === 34) {
         const r = readString(src, i, end, (m, at) => this.err(m, at));

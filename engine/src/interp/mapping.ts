@@ -1,8 +1,8 @@
 /**
  * Compiled mappings and queries: the public entry points that run closures over a message.
  */
-import type { Message, MetaValue } from '../message/message.js';
-import { Compiler } from './compile.js';
+import { Message, type MetaValue } from '../message/message.js';
+import { Compiler, type Environment } from './compile.js';
 import { asQueryError } from './errors.js';
 import './functions.js';
 import './methods/index.js';
@@ -106,6 +106,30 @@ export function compileMapping(src: string): Mapping {
   compiler.compileAllMaps();
   return new CompiledMapping(stmts, compiler.maps);
 }
+
+/**
+ * A mapping from data (the `bloblang` method): compiled with no imports and only the names `env`
+ * allows, run on a value with no message (no metadata), fresh root and variables. Returns the root
+ * as the mapping left it (NOTHING when never assigned, DELETE when deleted).
+ */
+export function compileValueMapping(src: string, env: Environment): (v: unknown) => unknown {
+  const parser = new Parser(src);
+  parser.imports = false;
+  const prog = parser.parseMapping();
+  const compiler = new Compiler(prog.maps, env);
+  const stmts = compiler.statements(prog.stmts);
+  compiler.compileAllMaps();
+  const maps = compiler.maps;
+  return (v) => {
+    const c = new State(NO_MESSAGE, [], 0, maps);
+    c.detached = true;
+    for (let i = 0; i < stmts.length; i++) stmts[i]!(c, v);
+    return c.root;
+  };
+}
+
+/** The message of a mapping that runs without one (its state never reads it: `detached`). */
+const NO_MESSAGE = new Message('');
 
 /** A compiled single expression (batching `check`, switch `check`). */
 export interface Query {

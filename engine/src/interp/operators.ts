@@ -8,12 +8,13 @@
  * one; otherwise both are int64s and the result wraps around on overflow exactly as Go's int64
  * does (`9223372036854775807 + 1` is `-9223372036854775808`, no error). A number read from JSON
  * (a JsonNumber) is an int64 when its text is an integer within int64 (json.Number.Int64) and a
- * float64 otherwise (`1e2`, `1.0`, an integer beyond int64). Benthos' third case, uint64
+ * float64 otherwise (`1e2`, `1.0`, an integer beyond int64); a whole float64 result is a
+ * WholeFloat, so `(x * 1.0) * 4294967296` stays a float64 operation. Benthos' third case, uint64
  * arithmetic, needs two uint64 values, which only its uint64 coercions make; here those are
  * int64s (wrapping the same way below 2^63).
  */
 import { errFrom, mismatch, typeError } from './errors.js';
-import { JsonNumber, Timestamp, equals, isInt, toStr, widen } from './values.js';
+import { Float32, JsonNumber, Timestamp, WholeFloat, equals, float64, isInt, isNumber, toStr, widen } from './values.js';
 
 export type Arith = (l: unknown, r: unknown, lAnn: string, rAnn: string) => unknown;
 
@@ -23,33 +24,34 @@ function wrapInt(exact: () => bigint, approx: number): number | JsonNumber {
   return JsonNumber.ofInt(BigInt.asIntN(64, exact()));
 }
 
-function isNum(v: unknown): v is number {
-  return typeof v === 'number';
-}
-
-/** The int64 an operand holds (a bigint), or undefined when it is a float64. */
-function intOf(v: number | JsonNumber): bigint | undefined {
+/** The int64 an operand holds (a bigint), or undefined when it is a float64 (Benthos' ISanitize). */
+function intOf(v: unknown): bigint | undefined {
+  if (typeof v === 'number') return isInt(v) ? BigInt(v) : undefined;
   if (v instanceof JsonNumber) return v.int;
-  return isInt(v) ? BigInt(v) : undefined;
+  return undefined; // a WholeFloat or a Float32
 }
 
 /**
  * Go's int64(f) of a float (IGetInt): truncated; beyond int64 (or NaN) Go leaves it to the CPU,
  * and amd64, where Benthos runs, gives the smallest int64 (`1e300 % 3` is `-2`).
  */
-function truncInt(v: number | JsonNumber): bigint {
+function truncInt(v: unknown): bigint {
   const i = v instanceof JsonNumber ? v.int : undefined;
   if (i !== undefined) return i;
   const f = widen(v) as number;
   return Math.abs(f) < 2 ** 63 ? BigInt(Math.trunc(f)) : -(2n ** 63n);
 }
 
-/** An operation where an operand is a JsonNumber: int64 when both are integers, else float64. */
-function exact(l: number | JsonNumber, r: number | JsonNumber, int: (a: bigint, b: bigint) => bigint, float: (a: number, b: number) => number): unknown {
+/**
+ * Benthos' numberDegradationFunc for two numbers at least one of which is boxed: a float64
+ * operation when either is a float64 (a JsonNumber that is no int64, a WholeFloat, a Float32),
+ * else an int64 one that wraps.
+ */
+function numeric(l: unknown, r: unknown, int: (a: bigint, b: bigint) => bigint, float: (a: number, b: number) => number): unknown {
   const li = intOf(l);
   const ri = li === undefined ? undefined : intOf(r);
   if (li !== undefined && ri !== undefined) return JsonNumber.ofInt(BigInt.asIntN(64, int(li, ri)));
-  return float(widen(l) as number, widen(r) as number);
+  return float64(float(widen(l) as number, widen(r) as number));
 }
 
 const bigAdd = (a: bigint, b: bigint): bigint => a + b;
@@ -63,79 +65,68 @@ function isStrLike(v: unknown): boolean {
   return typeof v === 'string' || v instanceof Uint8Array;
 }
 
-/** Both operands are numbers and one keeps its text: the int64-or-float64 path. */
-function withJsonNumber(l: unknown, r: unknown): l is number | JsonNumber {
-  return (l instanceof JsonNumber && (isNum(r) || r instanceof JsonNumber)) || (r instanceof JsonNumber && isNum(l));
+/** Both operands are numbers and one is boxed (keeps its text, or is a whole float64). */
+function boxedPair(l: unknown, r: unknown): boolean {
+  return (typeof l === 'object' || typeof r === 'object') && isNumber(l) && isNumber(r);
 }
 
 export const add: Arith = (l, r, la, ra) => {
-  if (typeof l === 'string' && typeof r === 'string') return l + r;
-  if (withJsonNumber(l, r)) return exact(l, r as number | JsonNumber, bigAdd, fAdd);
-  // Benthos' + refuses a float32 on its left (and only there); other operators widen it.
-  r = widen(r);
-  if (isNum(l)) {
-    if (!isNum(r)) throw mismatch('add', la, ra, l, r);
+  if (typeof l === 'number' && typeof r === 'number') {
     const s = l + r;
     if (isInt(l) && isInt(r)) return wrapInt(() => BigInt(l) + BigInt(r), s);
-    return s;
+    return float64(s);
   }
-  if (isStrLike(l)) {
-    if (!isStrLike(r)) throw mismatch('add', la, ra, l, r);
-    return toStr(l) + toStr(r);
-  }
+  if (typeof l === 'string' && typeof r === 'string') return l + r;
+  // Benthos' + refuses a float32 on its left (and only there); other operators widen it.
+  if (boxedPair(l, r) && !(l instanceof Float32)) return numeric(l, r, bigAdd, fAdd);
+  if (isStrLike(l) && isStrLike(r)) return toStr(l) + toStr(r);
   throw mismatch('add', la, ra, l, r);
 };
 
 export const sub: Arith = (l, r, la, ra) => {
-  if (typeof l !== 'number' || typeof r !== 'number') {
-    if (withJsonNumber(l, r)) return exact(l, r as number | JsonNumber, bigSub, fSub);
-    l = widen(l);
-    r = widen(r);
+  if (typeof l === 'number' && typeof r === 'number') {
+    const s = l - r;
+    if (isInt(l) && isInt(r)) return wrapInt(() => BigInt(l) - BigInt(r), s);
+    return float64(s);
   }
-  if (!isNum(l) || !isNum(r)) throw mismatch('subtract', la, ra, l, r);
-  const s = l - r;
-  if (isInt(l) && isInt(r)) return wrapInt(() => BigInt(l) - BigInt(r), s);
-  return s;
+  if (boxedPair(l, r)) return numeric(l, r, bigSub, fSub);
+  throw mismatch('subtract', la, ra, l, r);
 };
 
 export const mul: Arith = (l, r, la, ra) => {
-  if (typeof l !== 'number' || typeof r !== 'number') {
-    if (withJsonNumber(l, r)) return exact(l, r as number | JsonNumber, bigMul, fMul);
-    l = widen(l);
-    r = widen(r);
+  if (typeof l === 'number' && typeof r === 'number') {
+    const s = l * r;
+    if (isInt(l) && isInt(r)) return wrapInt(() => BigInt(l) * BigInt(r), s);
+    return float64(s);
   }
-  if (!isNum(l) || !isNum(r)) throw mismatch('multiply', la, ra, l, r);
-  const s = l * r;
-  if (isInt(l) && isInt(r)) return wrapInt(() => BigInt(l) * BigInt(r), s);
-  return s;
+  if (boxedPair(l, r)) return numeric(l, r, bigMul, fMul);
+  throw mismatch('multiply', la, ra, l, r);
 };
 
+/** `/` divides as float64 whatever the operands. */
 export const div: Arith = (l, r, la, ra) => {
   l = widen(l);
   r = widen(r);
-  if (!isNum(l) || !isNum(r)) throw mismatch('divide', la, ra, l, r);
+  if (typeof l !== 'number' || typeof r !== 'number') throw mismatch('divide', la, ra, l, r);
   if (r === 0) throw errFrom(new Error('attempted to divide by zero'), ra);
-  return l / r;
+  return float64(l / r);
 };
 
+/** `%` works on int64s: floats are truncated (Go's int64(f)). */
 export const mod: Arith = (l, r, la, ra) => {
-  if (withJsonNumber(l, r)) {
-    const b = truncInt(r as number | JsonNumber);
-    if (b === 0n) throw errFrom(new Error('attempted to divide by zero'), ra);
-    return JsonNumber.ofInt(BigInt.asIntN(64, truncInt(l) % b));
+  if (typeof l === 'number' && typeof r === 'number') {
+    const a = Math.trunc(l);
+    const b = Math.trunc(r);
+    if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
+      if (b === 0) throw errFrom(new Error('attempted to divide by zero'), ra);
+      return (a % b) + 0; // an int64 has no -0
+    }
+  } else if (!isNumber(l) || !isNumber(r)) {
+    throw mismatch('modulo', la, ra, widen(l), widen(r));
   }
-  l = widen(l);
-  r = widen(r);
-  if (!isNum(l) || !isNum(r)) throw mismatch('modulo', la, ra, l, r);
-  const a = Math.trunc(l);
-  const b = Math.trunc(r);
-  if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
-    if (b === 0) throw errFrom(new Error('attempted to divide by zero'), ra);
-    return (a % b) + 0; // an int64 has no -0
-  }
-  const bb = truncInt(r);
-  if (bb === 0n) throw errFrom(new Error('attempted to divide by zero'), ra);
-  return JsonNumber.ofInt(BigInt.asIntN(64, truncInt(l) % bb));
+  const b = truncInt(r);
+  if (b === 0n) throw errFrom(new Error('attempted to divide by zero'), ra);
+  return JsonNumber.ofInt(BigInt.asIntN(64, truncInt(l) % b));
 };
 
 type Cmp = '==' | '!=' | '<' | '<=' | '>' | '>=';
@@ -174,10 +165,10 @@ export function comparator(op: Cmp): Arith {
       if (eqOnly) return generic(l, r);
       throw mismatch('compare', la, ra, l, r);
     }
-    if (withJsonNumber(l, r)) {
+    if (boxedPair(l, r)) {
       // int64 against int64 compares exactly (two ids 1 apart above 2^53 differ), else as float64
       const li = intOf(l);
-      const ri = li === undefined ? undefined : intOf(r as number | JsonNumber);
+      const ri = li === undefined ? undefined : intOf(r);
       if (li !== undefined && ri !== undefined) return bigCmp(li, ri);
     }
     l = widen(l);
@@ -209,6 +200,7 @@ export function comparator(op: Cmp): Arith {
 export function truthy(v: unknown, ann: string): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'number') return v !== 0;
+  if (v instanceof WholeFloat) return v.value !== 0;
   if (v instanceof JsonNumber) return v.text !== '0'; // Go's IGetBool of a json.Number
   throw typeError(v, 'bool').from(ann);
 }

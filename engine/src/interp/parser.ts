@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Arg, AssignTarget, BinaryOp, Expr, Pos, Program, Stmt } from './ast.js';
 import { JsonNumber } from '../message/json-number.js';
+import { WholeFloat } from './values.js';
 import { InterpError } from './errors.js';
 import { Lexer, Positions, type Token } from './lexer.js';
 
@@ -67,6 +68,8 @@ export class Parser {
   private i = 0;
   /** Lambda context names in scope, innermost last. */
   private readonly named: string[] = [];
+  /** False where a mapping comes from message data (the `bloblang` method): `import` and `from` read no file. */
+  imports = true;
 
   constructor(src: string, positions = new Positions(src), start = 0, end = src.length) {
     this.lexer = new Lexer(src, positions, start, end);
@@ -149,6 +152,7 @@ export class Parser {
     const first = this.peek();
     if (first.kind === 'ident' && first.text === 'from' && this.peek(1).kind === 'string') {
       this.advance();
+      if (!this.imports) throw new Fail('failed to read import: imports are disabled in this context', first, true);
       const prog = readMappingFile(this.advance().text, first);
       this.skipNl();
       if (this.peek().kind !== 'eof') throw new Fail(`unexpected content after single root import: ${this.describe(this.peek())}`, this.peek(), true);
@@ -258,6 +262,7 @@ export class Parser {
           if (next.kind === 'string') {
             if (maps === null) this.fail('importing maps is not allowed within this block');
             this.advance();
+            if (!this.imports) throw new Fail('failed to read import: imports are disabled in this context', t, true);
             const imported = readMappingFile(this.advance().text, t);
             if (imported.maps.size === 0) throw new Fail(`no maps to import from '${next.text}'`, t, true);
             for (const [name, body] of imported.maps) {
@@ -382,6 +387,7 @@ export class Parser {
       this.skipNl();
       const e = this.parseOperand();
       if (e.kind === 'lit' && typeof e.value === 'number') return { kind: 'lit', value: 0 - e.value, pos: this.pos(t) }; // -0.0 is 0, as 0 - 0.0 is in Go
+      if (e.kind === 'lit' && e.value instanceof WholeFloat) return { kind: 'lit', value: new WholeFloat(0 - e.value.value), pos: this.pos(t) };
       if (e.kind === 'lit' && e.value instanceof JsonNumber) return { kind: 'lit', value: JsonNumber.ofInt(-e.value.int!), pos: this.pos(t) };
       return { kind: 'binary', op: '-', left: { kind: 'lit', value: 0, pos: this.pos(t) }, right: e, pos: this.pos(t) };
     }

@@ -5,7 +5,7 @@
  */
 import { QueryError, typeError } from './errors.js';
 import type { Fn, State } from './state.js';
-import { JsonNumber, widen } from './values.js';
+import { JsonNumber, WholeFloat, widen } from './values.js';
 
 export interface ParamSpec {
   name: string;
@@ -185,6 +185,7 @@ export function asStrictInt(v: unknown): number {
 export function asBool(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'number') return v !== 0;
+  if (v instanceof WholeFloat) return v.value !== 0;
   if (v instanceof JsonNumber) return v.text !== '0';
   throw typeError(v, 'bool');
 }

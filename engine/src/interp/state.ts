@@ -3,6 +3,7 @@
  * message; everything else (closures, constants, compiled regexes) is built once at compile time.
  */
 import type { Message, MetaValue } from '../message/message.js';
+import { documentError } from '../message/go-json-syntax.js';
 import { QueryError } from './errors.js';
 import { NOTHING } from './values.js';
 
@@ -40,6 +41,8 @@ export class State {
   depth = 0;
   /** False in interpolations and queries, where `root` and assignments do not exist. */
   hasRoot = true;
+  /** True when no message is there (a mapping the `bloblang` method runs): metadata does not exist. */
+  detached = false;
   private thisVal: unknown = LAZY;
   /** Where `this` reads from when it is not the message mapped onto (Benthos' MapOnto: a branch's result_map). */
   source: Message | undefined = undefined;
@@ -64,7 +67,7 @@ export class State {
     try {
       this.thisVal = src.json();
     } catch (e) {
-      const why = e instanceof Error ? e.message : String(e);
+      const why = jsonError(src, e);
       const what = field ? `'this.${field}'` : `'this'`;
       throw new QueryError(
         `unable to reference message as structured (with ${what}): ${src.content.length === 0 ? 'message is empty' : 'parse as json: ' + why}`,
@@ -75,12 +78,19 @@ export class State {
 
   /** Metadata as the mapping sees it so far (`@key` reflects earlier `meta` assignments). */
   getMeta(key: string): MetaValue | undefined {
+    if (this.detached) throw new QueryError('metadata cannot be queried in this context');
     return this.meta !== undefined ? this.meta.get(key) : this.msg.getMeta(key);
   }
 
   /** The metadata map a `meta` assignment writes to. */
   ownMeta(): Map<string, MetaValue> {
+    if (this.detached) throw new QueryError('unable to assign metadata in the current context');
     if (this.meta === undefined) this.meta = new Map(this.msg.metaEntries());
     return this.meta;
   }
+}
+
+/** Why a message is not a JSON document, in Go's words (Benthos parses with encoding/json). */
+export function jsonError(msg: Message, e: unknown): string {
+  return documentError(msg.content.toString('utf8')) ?? (e instanceof Error ? e.message : String(e));
 }

@@ -6,10 +6,11 @@
  * {@link Timestamp} for timestamps. Two sentinels carry Bloblang's special results: DELETE
  * (`deleted()`) and NOTHING (`nothing()`, an `if` without a matching branch).
  *
- * Numbers are JS numbers; a number is an "integer" when `Number.isInteger` holds. Bloblang keeps
- * int64 and float64 apart, but the two only differ observably in division (always float),
- * modulo (always integer), overflow and string formatting, and those places check integer-ness.
- * A number read from JSON that a JS number would change (a 64-bit id, `1.10`, `1e2`) is a
+ * Numbers follow Benthos' types, operation by operation: a plain JS number is an int64 when it is
+ * whole and a float64 when it is not; a float64 whose value is whole (`2.0`, `4 / 2`, `"5".number()`)
+ * is a {@link WholeFloat}, so that the next operation still computes in float64 (Benthos'
+ * `(x * 1.0) * 4294967296` does not wrap as int64 would) and `.string()` prints it as Go formats a
+ * float64 (`4.294967296e+09`). A number read from JSON that a JS number would change (a 64-bit id, `1.10`, `1e2`) is a
  * {@link JsonNumber}, Go's json.Number: it prints as its text, and arithmetic reads it as an exact
  * int64 (a bigint) or as a float64, as Benthos does. An int64 result beyond 2^53 is a JsonNumber
  * too (made by `JsonNumber.ofInt`), so integer arithmetic is exact over the whole int64 range.
@@ -68,14 +69,46 @@ export class Float32 {
   }
 }
 
-/** A float32 or a JsonNumber as a float64 (a JS number), anything else as it is. */
-export function widen(v: unknown): unknown {
-  return v instanceof Float32 || v instanceof JsonNumber ? v.value : v;
+/**
+ * A float64 whose value is whole (a whole plain number reads as an int64). It is a JsonNumber
+ * that is never an int64, so that code outside the language that meets one in a document (a
+ * plugin, the JSON writer, a worker hop) handles it as it handles any number that keeps its text:
+ * its text is the JSON Go writes for it (`4294967296`, `-0`, `1e+21`), and `.string()` prints it
+ * with Go's float formatting (`strconv.FormatFloat(f, 'g', -1, 64)`: `4.294967296e+09`).
+ */
+export class WholeFloat extends JsonNumber {
+  private readonly f: number;
+  constructor(n: number) {
+    super(Object.is(n, -0) ? '-0' : String(n));
+    this.f = n;
+  }
+
+  override get value(): number {
+    return this.f;
+  }
+
+  override get int(): undefined {
+    return undefined;
+  }
+
+  override toString(): string {
+    return floatToString(this.f);
+  }
 }
 
-/** Any number value: a JS number, a JsonNumber or a Float32. */
-export function isNumber(v: unknown): v is number | JsonNumber | Float32 {
-  return typeof v === 'number' || v instanceof JsonNumber || v instanceof Float32;
+/** The value of a float64 computation: a plain number, or a {@link WholeFloat} when it is whole within int64. */
+export function float64(n: number): number | WholeFloat {
+  return Number.isInteger(n) && isInt(n) ? new WholeFloat(n) : n;
+}
+
+/** A float32, a JsonNumber or a WholeFloat as a float64 (a JS number), anything else as it is. */
+export function widen(v: unknown): unknown {
+  return v instanceof Float32 || v instanceof JsonNumber || v instanceof WholeFloat ? v.value : v;
+}
+
+/** Any number value: a JS number, a JsonNumber, a WholeFloat or a Float32. */
+export function isNumber(v: unknown): v is number | JsonNumber | Float32 | WholeFloat {
+  return typeof v === 'number' || v instanceof JsonNumber || v instanceof WholeFloat || v instanceof Float32;
 }
 
 /** The Bloblang type name of a value, as `type()` and error messages print it. */
@@ -97,7 +130,7 @@ export function typeOf(v: unknown): string {
       if (Array.isArray(v)) return 'array';
       if (v instanceof Uint8Array) return 'bytes';
       if (v instanceof Timestamp) return 'timestamp';
-      if (v instanceof Float32 || v instanceof JsonNumber) return 'number';
+      if (v instanceof Float32 || v instanceof JsonNumber || v instanceof WholeFloat) return 'number';
       return 'object';
     default:
       return 'unknown';
@@ -115,6 +148,12 @@ export function isInt(n: number): boolean {
 export function numToString(n: number): string {
   // -0 only arises from float arithmetic or parsing ("-0".number()), where Go prints it as -0.
   if (isInt(n)) return Object.is(n, -0) ? '-0' : n.toString();
+  return floatToString(n);
+}
+
+/** Formats a float64 as Go's `strconv.FormatFloat(f, 'g', -1, 64)`: `1e+06`, `0.5`, `-0`. */
+export function floatToString(n: number): string {
+  if (Object.is(n, -0)) return '-0';
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
   const e = n.toExponential(); // shortest round-trip digits, as Go's -1 precision
@@ -151,7 +190,7 @@ export function toStr(v: unknown): string {
       if (v === null) return 'null';
       if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
       if (v instanceof Timestamp) return v.toRFC3339Nano();
-      if (v instanceof Float32 || v instanceof JsonNumber) return v.toString();
+      if (v instanceof Float32 || v instanceof JsonNumber || v instanceof WholeFloat) return v.toString();
       return toJSON(v);
   }
 }

@@ -83,9 +83,18 @@ export class JsonNumber {
   }
 }
 
-/** The number a JSON number token stands for: a plain number when it round-trips, else a JsonNumber. */
+/**
+ * The number a JSON number token stands for: a plain number when both JS and Go print it back as
+ * the same text, else a JsonNumber. Go prints a float64 beyond 1e-4..1e6 with an exponent
+ * (`99999999.99` as `9.999999999e+07`), so such a float keeps its text for `.string()` as Benthos'
+ * json.Number does.
+ */
 export function numberFromText(text: string): number | JsonNumber {
   const n = Number(text);
-  if (String(n) === text && (Number.isSafeInteger(n) || !Number.isInteger(n))) return n;
+  if (String(n) === text) {
+    if (Number.isSafeInteger(n)) return n;
+    const a = Math.abs(n);
+    if (!Number.isInteger(n) && a >= 1e-4 && a < 1e6) return n;
+  }
   return new JsonNumber(text);
 }

@@ -37,8 +37,11 @@ describe('JSON that keeps numbers', () => {
   });
 
   it('reads numbers that round-trip as plain JS numbers (the fast path)', () => {
-    const v = parseJson('{"a":1,"b":1.5,"c":-2,"d":9007199254740991,"e":0.000001,"s":"1.10"}') as Record<string, unknown>;
+    const v = parseJson('{"a":1,"b":1.5,"c":-2,"d":9007199254740991,"e":0.0001,"s":"1.10"}') as Record<string, unknown>;
     for (const k of ['a', 'b', 'c', 'd', 'e']) assert.equal(typeof v[k], 'number', k);
+    // Go prints these floats with an exponent (1e-06, 9.999999999e+07): they keep their text
+    const g = parseJson('[0.000001,99999999.99]') as unknown[];
+    assert.ok(g.every((n) => n instanceof JsonNumber));
     const w = parseJson('{"a":1,"id":1234567890123456789}') as Record<string, unknown>;
     assert.equal(w.a, 1);
     assert.ok(w.id instanceof JsonNumber);

@@ -3,7 +3,7 @@
  * anything else it carries: metadata, worker hops) it writes back byte for byte in its numbers.
  *
  * Fast path: a document whose numbers all round-trip as JS numbers (no number token that looks
- * like trouble: an exponent, a fraction ending in 0, `-0`, 16 or more digits, a tiny decimal) is
+ * like trouble: an exponent, a fraction ending in 0, `-0`, 16 or more digits, a tiny or large decimal) is
  * `JSON.parse`d as it is (the test is a quick scan of the text). Anything else goes through a
  * small parser that gives those numbers as {@link JsonNumber}s. Writing is `JSON.stringify`
  * unless it meets a JsonNumber, which makes it write again with a writer that puts the number's
@@ -15,14 +15,15 @@ import { JsonNumber, jsonNumbersWritten, numberFromText } from './json-number.js
  * Whether the text may hold a number that a JS number would change (false positives only cost the
  * slow path). Such a number token has a digit followed by an exponent (`1e2`), a fraction ending
  * in 0 (`1.10`, `-0.0`) or 15 more digits or points (a 64-bit id, 17 significant digits); or is a
- * decimal below 1e-6 (`0.0000001`, which JS prints with an exponent) or `-0`. V8 scans a pattern
+ * fraction of 1e6 or more or below 1e-4 (`1234567.5`, `0.00001`: Go prints those with an exponent,
+ * so `.string()` needs the text) or `-0`. V8 scans a pattern
  * that starts with one fixed-length class quickly, and literal searches faster still: this test
  * costs about a tenth of JSON.parse on a 1 KB document.
  */
-const SUSPECT = new RegExp(String.raw`\d[eE][-+\d]|\d\.\d*0(?!\d)|\d` + String.raw`[\d.]`.repeat(15));
+const SUSPECT = new RegExp(String.raw`\d[eE][-+\d]|\d\.\d*0(?!\d)|\d{7}\.|\d` + String.raw`[\d.]`.repeat(15));
 
 function mayChangeNumbers(text: string): boolean {
-  if (SUSPECT.test(text) || text.includes('.000000')) return true;
+  if (SUSPECT.test(text) || text.includes('.0000')) return true;
   for (let i = text.indexOf('-0'); i >= 0; i = text.indexOf('-0', i + 2)) {
     const c = text.charCodeAt(i + 2); // NaN at the end of the text
     if (!(c === 0x2e || c === 0x65 || c === 0x45 || (c >= 0x30 && c <= 0x39))) return true;

@@ -82,7 +82,7 @@ describe('switch processor', () => {
     assert.deepEqual(texts(out!), [
       '{"n":5,"seen":["big"]}',
       '{"n":"x"}!cannot compare types string (from field `this.n`) and number (from number literal)',
-      "not json!unable to reference message as structured (with 'this.n'): parse as json: Unexpected token 'o', \"not json\" is not valid JSON",
+      "not json!unable to reference message as structured (with 'this.n'): parse as json: invalid character 'o' in literal null (expecting 'u')",
       '{"n":0,"seen":["other"]}',
     ]);
     assert.equal(ctx.logger.lines.filter((l) => l.level === 'ERROR' && l.msg.startsWith('Failed to test case 0: ')).length, 2);

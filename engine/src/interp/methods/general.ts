@@ -6,7 +6,7 @@ import { QueryError, asQueryError, errFrom, typeError } from '../errors.js';
 import { existsDotPath, getDotPath } from '../paths.js';
 import { asString, asStrictInt, defineMethod, simpleMethod } from '../registry.js';
 import { Timestamp, parseTime, RFC3339_NANO, Zone } from '../timestamp.js';
-import { DELETE, Float32, JsonNumber, NOTHING, isInt, isObject, widen, toBytes, toStr, typeOf } from '../values.js';
+import { DELETE, Float32, JsonNumber, NOTHING, WholeFloat, float64, isInt, isObject, widen, toBytes, toStr, typeOf } from '../values.js';
 
 /** `catch(fallback)`: on error, the fallback (a lambda receives the error message). */
 defineMethod('catch', {
@@ -143,7 +143,7 @@ function parseIntGo(s: string, unsigned = false): number | JsonNumber {
 
 function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
-  if (v instanceof Float32 || v instanceof JsonNumber) return v.value;
+  if (v instanceof Float32 || v instanceof JsonNumber || v instanceof WholeFloat) return v.value;
   if (typeof v === 'string') return parseFloatGo(v);
   if (v instanceof Uint8Array) return parseFloatGo(toStr(v));
   throw typeError(v, 'number');
@@ -151,7 +151,7 @@ function toNumber(v: unknown): number {
 
 function toInt(v: unknown, unsigned = false): number | JsonNumber {
   // Benthos: json.Number.Int64, so `1e2` and `1.5` read from JSON are refused, not truncated
-  if (v instanceof JsonNumber) return v.int !== undefined ? JsonNumber.ofInt(v.int) : parseIntGo(v.text, unsigned);
+  if (v instanceof JsonNumber && !(v instanceof WholeFloat)) return v.int !== undefined ? JsonNumber.ofInt(v.int) : parseIntGo(v.text, unsigned);
   v = widen(v);
   if (typeof v === 'number') {
     if (Number.isInteger(v) && !isInt(v)) throw new QueryError('float value is too large to be cast as a signed integer');
@@ -190,8 +190,9 @@ function coercion(name: string, convert: (v: unknown) => unknown, defaultType?: 
   });
 }
 
-coercion('number', toNumber, 'number');
-coercion('float64', toNumber, 'none');
+// IToNumber gives a float64, whatever the number's type was.
+coercion('number', (v) => float64(toNumber(v)), 'number');
+coercion('float64', (v) => float64(toNumber(v)), 'none');
 coercion(
   'float32',
   (v) => {
@@ -209,6 +210,7 @@ coercion(
   (v) => {
     if (typeof v === 'boolean') return v;
     if (typeof v === 'number') return v !== 0;
+    if (v instanceof WholeFloat) return v.value !== 0;
     if (v instanceof JsonNumber) return v.text !== '0'; // Go's IToBool of a json.Number
     if (typeof v === 'string' || v instanceof Uint8Array) {
       const s = toStr(v);
@@ -259,7 +261,7 @@ intRange('uint64', 0, 2 ** 64 - 1, 'an unsigned integer');
 /** `timestamp()`: numbers are unix seconds, strings RFC 3339. */
 coercion('timestamp', (v) => {
   if (v instanceof Timestamp) return v;
-  if (typeof v === 'number' || v instanceof JsonNumber) return Timestamp.fromUnix(widen(v) as number, Zone.Local);
+  if (typeof v === 'number' || v instanceof JsonNumber || v instanceof WholeFloat) return Timestamp.fromUnix(widen(v) as number, Zone.Local);
   if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
   throw typeError(v, 'number', 'string');
 });

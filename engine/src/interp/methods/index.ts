@@ -7,3 +7,5 @@ import './structured.js';
 import './numbers.js';
 import './time.js';
 import './parsing.js';
+import './bloblang.js';
+import './compression.js';

@@ -1,7 +1,7 @@
 /** Number methods (`round`, `floor`, `abs`, ...) and the numeric reductions `sum`, `max`, `min`. */
 import { QueryError, typeError } from '../errors.js';
 import { asInt, pluginMethod, simpleMethod } from '../registry.js';
-import { JsonNumber, isInt, widen } from '../values.js';
+import { JsonNumber, WholeFloat, float64, isInt, widen } from '../values.js';
 
 function num(v: unknown): number {
   v = widen(v);
@@ -18,7 +18,8 @@ simpleMethod('abs', [], (v) => {
   const i = int64Of(v);
   // Benthos' abs of the smallest int64 is the largest (it has no positive counterpart)
   if (i !== undefined) return JsonNumber.ofInt(i < 0n ? (i === -(2n ** 63n) ? 2n ** 63n - 1n : -i) : i);
-  return Math.abs(num(v));
+  const a = Math.abs(num(v));
+  return typeof v === 'number' && isInt(v) ? a : float64(a); // a float64 stays one
 });
 // `+ 0`: Go's math.Ceil(-0.5) is -0, which Benthos turns into the int64 0
 simpleMethod('ceil', [], (v) => {
@@ -39,9 +40,9 @@ simpleMethod('round', [{ name: 'precision', type: 'number', default: 0 }], (v, [
   const r = (Math.sign(n) * Math.round(Math.abs(n) * f)) / f;
   return Object.is(r, -0) ? 0 : r;
 });
-simpleMethod('log', [], (v) => Math.log(num(v)));
-simpleMethod('log10', [], (v) => Math.log10(num(v)));
-simpleMethod('pow', [{ name: 'exponent', type: 'number' }], (v, [e]) => num(v) ** num(e));
+simpleMethod('log', [], (v) => float64(Math.log(num(v))));
+simpleMethod('log10', [], (v) => float64(Math.log10(num(v))));
+simpleMethod('pow', [{ name: 'exponent', type: 'number' }], (v, [e]) => float64(num(v) ** num(e)));
 
 function numbers(v: unknown): number[] {
   if (!Array.isArray(v)) throw typeError(v, 'array');
@@ -52,39 +53,27 @@ function numbers(v: unknown): number[] {
   });
 }
 
-/** `sum()`: integers add as int64 (wrapping), anything else as floats. */
+/** `sum()`: Benthos adds the numbers as float64s (IGetNumber), whatever their types. */
 simpleMethod('sum', [], (v) => {
-  if (typeof v === 'number' || v instanceof JsonNumber) return v; // Benthos sums a lone number as itself
-  const ns = numbers(v);
-  if (ns.every(isInt)) {
-    let s = 0;
-    for (const n of ns) s += n;
-    if (Number.isSafeInteger(s)) return s;
-    return Number(
-      BigInt.asIntN(
-        64,
-        ns.reduce((a, n) => a + BigInt(n), 0n),
-      ),
-    );
-  }
+  if (typeof v === 'number' || v instanceof JsonNumber || v instanceof WholeFloat) return v; // Benthos sums a lone number as itself
   let s = 0;
-  for (const n of ns) s += n;
-  return s;
+  for (const n of numbers(v)) s += n;
+  return float64(s);
 });
 
 simpleMethod('max', [], (v) => {
   const ns = numbers(v);
   if (ns.length === 0) throw new QueryError('the array was empty');
-  return Math.max(...ns);
+  return float64(Math.max(...ns));
 });
 
 simpleMethod('min', [], (v) => {
   const ns = numbers(v);
   if (ns.length === 0) throw new QueryError('the array was empty');
-  return Math.min(...ns);
+  return float64(Math.min(...ns));
 });
 
 // Benthos' trigonometry plugins (Float64Method): any number, as float64.
-pluginMethod('sin', [], () => (v) => Math.sin(num(v)));
-pluginMethod('cos', [], () => (v) => Math.cos(num(v)));
-pluginMethod('tan', [], () => (v) => Math.tan(num(v)));
+pluginMethod('sin', [], () => (v) => float64(Math.sin(num(v))));
+pluginMethod('cos', [], () => (v) => float64(Math.cos(num(v))));
+pluginMethod('tan', [], () => (v) => float64(Math.tan(num(v))));

@@ -8,7 +8,7 @@ import { CsvParser } from '../../components/io/scanner.js';
 import { QueryError, typeError } from '../errors.js';
 import { parseGoQuery, parseGoUrl } from '../goparse.js';
 import { pluginMethod, simpleMethod } from '../registry.js';
-import { JsonNumber, type Obj, isObject, setKey, toStr, Float32, Timestamp } from '../values.js';
+import { JsonNumber, type Obj, float64, isObject, setKey, toStr, Float32, Timestamp } from '../values.js';
 import { parseGoDuration } from '../durations.js';
 
 function stringOrBytes(v: unknown): string {
@@ -79,6 +79,7 @@ simpleMethod(
 /** A YAML scalar as yaml.v3 decodes it into `any`: int (int64), float64, bool, null or string. */
 function yamlValue(v: unknown): unknown {
   if (typeof v === 'bigint') return JsonNumber.ofInt(v);
+  if (typeof v === 'number') return float64(v); // yaml.v3 decodes `5.0` as a float64
   if (Array.isArray(v)) return v.map(yamlValue);
   if (v instanceof Map) {
     const o: Obj = {};

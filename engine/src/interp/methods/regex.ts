@@ -213,6 +213,15 @@ defineMethod('re_find_all_submatch', {
   },
 });
 
+/**
+ * A group of a match: on bytes, bytes, and null when the group took no part (Go's nil slice; a
+ * string target gets "" there, as Go's FindStringSubmatch gives).
+ */
+function groupValue(m: string | undefined | null, bytes: boolean): unknown {
+  if (!bytes) return m ?? '';
+  return m === undefined || m === null ? null : Buffer.from(m, 'utf8');
+}
+
 /** `re_find_object(pattern)`: the first match as an object of groups (`"0"` is the whole match). */
 defineMethod('re_find_object', {
   params: [{ name: 'pattern', type: 'string' }],
@@ -227,7 +236,7 @@ defineMethod('re_find_object', {
       for (const [name, idx] of Object.entries(re.namedGroups() as Record<string, number>)) names[idx] = name;
       // bytes in, bytes out, as Benthos' []byte case
       const bytes = v instanceof Uint8Array;
-      for (let i = 0; i < m.length; i++) setKey(out, names[i] ?? String(i), bytes ? Buffer.from(m[i] ?? '', 'utf8') : (m[i] ?? ''));
+      for (let i = 0; i < m.length; i++) setKey(out, names[i] ?? String(i), groupValue(m[i], bytes));
       return out;
     };
   },
@@ -246,7 +255,7 @@ defineMethod('re_find_all_object', {
       const out: Obj[] = [];
       for (const g of goMatches(re, target(v))) {
         const o: Obj = {};
-        g.forEach((m, i) => setKey(o, names[i] ?? String(i), bytes ? Buffer.from(m ?? '', 'utf8') : (m ?? '')));
+        g.forEach((m, i) => setKey(o, names[i] ?? String(i), groupValue(m, bytes)));
         out.push(o);
       }
       return out;

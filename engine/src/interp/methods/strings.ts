@@ -8,7 +8,8 @@ import { sprintf } from '../gofmt.js';
 import { goTitle, goToLower, goToUpper, goUnescapeHTML, goUnquote } from '../gostrings.js';
 import { type ParamSpec, asInt, asString, defineMethod, methods, simpleMethod } from '../registry.js';
 import { parseJson } from '../../message/json.js';
-import { Timestamp, equals, isObject, toBytes, toJSON, toStr } from '../values.js';
+import { readFirstValue } from '../../message/go-json-syntax.js';
+import { Timestamp, equals, float64, isObject, toBytes, toJSON, toStr } from '../values.js';
 
 interface Targets {
   /** Bytes in, bytes out (a string result as bytes, an array's strings as bytes), as Benthos' `[]byte` cases. */
@@ -215,6 +216,19 @@ function bound(i: number, len: number): number {
   return i < 0 ? Math.max(0, len + i) : i;
 }
 
+/**
+ * Bytes a..b of valid UTF-8 as text, as Go's string of them reads (and encoding/json writes): each
+ * byte of a character cut at the end is one U+FFFD, where a WHATWG decoder writes one for all.
+ */
+function goBytesText(buf: Buffer, a: number, b: number): string {
+  if (b < buf.length && (buf[b]! & 0xc0) === 0x80) {
+    let lead = b - 1;
+    while (lead > a && (buf[lead]! & 0xc0) === 0x80) lead--;
+    if (lead >= a && (buf[lead]! & 0xc0) === 0xc0) return buf.subarray(a, lead).toString('utf8') + '\ufffd'.repeat(b - lead);
+  }
+  return buf.subarray(a, b).toString('utf8');
+}
+
 /** `slice(low, high?)`: negative indexes count from the end; strings slice by UTF-8 bytes. */
 simpleMethod(
   'slice',
@@ -241,7 +255,7 @@ simpleMethod(
       }
       const buf = Buffer.from(v);
       const [a, b] = sliceIdx(buf.length);
-      return buf.subarray(a, b).toString('utf8');
+      return goBytesText(buf, a, b);
     }
     if (v instanceof Uint8Array) {
       const [a, b] = sliceIdx(v.length);
@@ -268,10 +282,18 @@ simpleMethod('reverse', [], (v) => {
  */
 strMethod('parse_json', [{ name: 'use_number', type: 'bool', default: false }], (s, [useNumber]) => {
   let v: unknown;
+  const parse = (text: string): unknown => (useNumber === true ? parseJson(text) : JSON.parse(text, asFloat64));
   try {
-    v = useNumber === true ? parseJson(s) : JSON.parse(s);
+    v = parse(s);
   } catch (e) {
-    throw new QueryError(`failed to parse value as JSON: ${e instanceof Error ? e.message : String(e)}`);
+    // Benthos decodes the first value (json.Decoder): its syntax error, or the value alone (`1 2` is 1)
+    const first = readFirstValue(s);
+    if (first.error !== undefined) throw new QueryError(`failed to parse value as JSON: ${first.error}`);
+    try {
+      v = parse(s.slice(0, first.end));
+    } catch {
+      throw new QueryError(`failed to parse value as JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
   if (useNumber !== true && OVERFLOW.test(s)) {
     const m = s.match(OVERFLOW_ALL)!.find((n) => !Number.isFinite(Number(n)));
@@ -279,6 +301,11 @@ strMethod('parse_json', [{ name: 'use_number', type: 'bool', default: false }], 
   }
   return v;
 });
+
+/** JSON.parse's reviver for Go's float64 decoding: a whole number is a float64 too. */
+function asFloat64(_key: string, v: unknown): unknown {
+  return typeof v === 'number' && Number.isInteger(v) ? float64(v) : v;
+}
 
 // a number token with a 3-digit exponent or 309+ digits: it may be beyond float64
 const OVERFLOW = /\d[eE]\+?\d{3}|\d{309}/;

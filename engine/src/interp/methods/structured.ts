@@ -6,7 +6,7 @@ import { QueryError, asQueryError, typeError } from '../errors.js';
 import { cloneJson } from '../../message/json.js';
 import { getDotPath, setPath, splitDotPath } from '../paths.js';
 import { asInt, asString, defineMethod, pluginMethod, simpleMethod } from '../registry.js';
-import { DELETE, NOTHING, type Obj, equals, isNumber, isObject, setKey, toStr, typeOf, widen } from '../values.js';
+import { DELETE, NOTHING, type Obj, Timestamp, equals, isNumber, isObject, setKey, toStr, typeOf, widen } from '../values.js';
 
 function elementError(i: number | string, err: unknown): QueryError {
   return new QueryError(`failed to process element ${i}: ${asQueryError(err).message}`);
@@ -259,14 +259,24 @@ defineMethod('unique', {
     const lam = a.given(0) ? a.lambda(0) : undefined;
     return (v, c, self) => {
       if (!Array.isArray(v)) throw typeError(v, 'array');
-      const seen: unknown[] = [];
+      // as Benthos: strings (and bytes) by text, numbers by float64 value, in two sets
+      const strs = new Set<string>();
+      const nums = new Set<number>();
       const out: unknown[] = [];
-      for (const e of v) {
+      for (let i = 0; i < v.length; i++) {
+        const e = v[i];
         const k = lam ? lam.call(c, e, self) : e;
-        if (typeof k !== 'string' && typeof k !== 'number') throw new QueryError(`expected number or string value, got ${typeOf(k)}`);
-        if (seen.some((s) => equals(s, k))) continue;
-        seen.push(k);
-        out.push(e);
+        let fresh: boolean;
+        if (typeof k === 'string' || k instanceof Uint8Array || k instanceof Timestamp) {
+          const s = toStr(k);
+          fresh = !strs.has(s);
+          strs.add(s);
+        } else if (isNumber(k)) {
+          const n = widen(k) as number;
+          fresh = !nums.has(n);
+          nums.add(n);
+        } else throw new QueryError(`index ${i}: ${typeError(k, 'string', 'number').message}`);
+        if (fresh) out.push(e);
       }
       return out;
     };

@@ -7,14 +7,16 @@ import { addNanos, addPeriod, parsePeriod, periodNanos } from '../durations.js';
 import { asStrictInt, asString, defineMethod, pluginMethod } from '../registry.js';
 import type { State } from '../state.js';
 import { RFC3339_NANO, Timestamp, Zone, formatTime, parseTime } from '../timestamp.js';
-import { JsonNumber, toStr } from '../values.js';
+import { JsonNumber, WholeFloat, toStr } from '../values.js';
+import { strftime } from '../strftime.js';
+import { strptime } from '../strptime.js';
 import type { Args } from '../registry.js';
 
 /** Bloblang's IGetTimestamp: timestamps as is, numbers as unix seconds, strings as RFC 3339. */
 export function toTimestamp(v: unknown): Timestamp {
   if (v instanceof Timestamp) return v;
   if (typeof v === 'number') return Timestamp.fromUnix(v, Zone.Local);
-  if (v instanceof JsonNumber) return Timestamp.fromUnix(v.value, Zone.Local);
+  if (v instanceof JsonNumber || v instanceof WholeFloat) return Timestamp.fromUnix(v.value, Zone.Local);
   if (typeof v === 'string' || v instanceof Uint8Array) return parseTime(RFC3339_NANO, toStr(v));
   throw typeError(v, 'number', 'string');
 }
@@ -148,4 +150,41 @@ isoShift('ts_sub_iso8601', true);
 pluginMethod('parse_duration_iso8601', [], () => (v) => {
   if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
   return JsonNumber.ofInt(periodNanos(parsePeriod(toStr(v))));
+});
+
+/** `ts_strftime(format, tz)`: Benthos' plugin (itchyny/timefmt-go); the zone of the target unless `tz` names one. */
+pluginMethod(
+  'ts_strftime',
+  [
+    { name: 'format', type: 'string' },
+    { name: 'tz', type: 'string', optional: true },
+  ],
+  ([format, tz]) => {
+    const layout = asString(format);
+    let zone: Zone | undefined;
+    if (tz !== undefined) {
+      try {
+        zone = Zone.load(asString(tz));
+      } catch (e) {
+        throw new QueryError(`failed to parse timezone location name: ${(e as Error).message}`);
+      }
+    }
+    return (v) => {
+      const t = toTimestamp(v);
+      return strftime(zone ? t.in(zone) : t, layout);
+    };
+  },
+);
+
+/** `ts_strptime(format)`: Benthos' plugin (itchyny/timefmt-go's Parse: no zone in the text is UTC). */
+pluginMethod('ts_strptime', [{ name: 'format', type: 'string' }], ([format]) => {
+  const layout = asString(format);
+  return (v) => {
+    if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(v, 'string');
+    try {
+      return strptime(toStr(v), layout);
+    } catch (e) {
+      throw new QueryError((e as Error).message);
+    }
+  };
 });
