@@ -12,6 +12,7 @@ import { BatchingInput } from './batching-input.js';
 import type { StreamBuffer } from './buffer.js';
 import { MemoryBufferSource } from './memory-buffer.js';
 import { SystemWindowSource } from './window-buffer.js';
+import { goDurationString } from './go-duration.js';
 
 const memorySpec = f.object({
   limit: f.int().default(524288000).describe('The maximum buffer size (in bytes) to allow before applying backpressure upstream.'),
@@ -56,18 +57,7 @@ function nanos(name: string, text: string): bigint {
   return negative ? -ns : ns;
 }
 
-/** Go's Duration.String: `1h0m0s`, `1m30s`, `2s`, `500ms`. */
-function goDuration(ns: bigint): string {
-  if (ns < 0n) return '-' + goDuration(-ns);
-  if (ns === 0n) return '0s';
-  if (ns < 1_000n) return `${ns}ns`;
-  if (ns < 1_000_000n) return `${Number(ns) / 1e3}µs`;
-  if (ns < 1_000_000_000n) return `${Number(ns) / 1e6}ms`;
-  const s = Number(ns % 60_000_000_000n) / 1e9;
-  const m = (ns / 60_000_000_000n) % 60n;
-  const h = ns / 3_600_000_000_000n;
-  return h > 0n ? `${h}h${m}m${s}s` : m > 0n ? `${m}m${s}s` : `${s}s`;
-}
+const goDuration = goDurationString;
 
 const memory: ComponentSpec<MemoryConfig, StreamBuffer> = {
   summary: 'Stores consumed messages in memory and acknowledges them at the input level.',

@@ -5,6 +5,8 @@ import { brokerInput } from './broker-input.js';
 import { brokerOutput } from './broker-output.js';
 import { registerBuffers } from './buffers.js';
 import { dropOnOutput } from './drop-on-output.js';
+import { dynamicInput } from './dynamic-input.js';
+import { dynamicOutput } from './dynamic-output.js';
 import { fallbackOutput } from './fallback-output.js';
 import { readUntilInput } from './read-until-input.js';
 import { registerResourceComponents } from './resource-components.js';
@@ -39,5 +41,8 @@ export function registerCoreComponents(): void {
   // Inputs that wrap inputs (issue 27 item 4).
   registerRuntimeInput(r, 'sequence', sequenceInput);
   registerRuntimeInput(r, 'read_until', readUntilInput);
+  // Brokers changed at run time through the service's HTTP API (issue 38).
+  registerRuntimeInput(r, 'dynamic', dynamicInput);
+  registerRuntimeOutput(r, 'dynamic', dynamicOutput);
   registerObservabilityComponents(r);
 }
