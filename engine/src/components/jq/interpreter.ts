@@ -73,7 +73,18 @@ export class Interpreter {
 
   /** Every value `node` yields for `input` (value mode). */
   *values(node: Node, input: Value, env: Env): Generator<Value> {
+    const fast = single(node);
+    if (fast) {
+      yield fast(input, env);
+      return;
+    }
     for (const [v] of this.ev(node, input, env, null)) yield v;
+  }
+
+  /** The values as an array; a query of one value each step runs without generators. */
+  all(node: Node, input: Value, env: Env): Value[] {
+    const fast = single(node);
+    return fast ? [fast(input, env)] : [...this.values(node, input, env)];
   }
 
   /** Every value of a closure for `input`, in value mode. */
@@ -444,6 +455,129 @@ export class Interpreter {
     }
     const [name, c] = params[i]!;
     for (const x of this.run(c, v)) yield* this.bindParams(params, i + 1, body, v, bindVar(env, name, x), p);
+  }
+}
+
+type Single = (v: Value, env: Env) => Value;
+const singles = new WeakMap<Node, Single | null>();
+
+/**
+ * A plain function for an expression that yields exactly one value whatever its input (paths,
+ * literals, variables, arithmetic, objects with fixed keys, ...): most queries are such, and a
+ * function call costs far less than a generator per step. Undefined for anything that may yield
+ * none or many (`.[]`, `,`, `empty`, calls, `//`, `try`, ...).
+ */
+export function single(n: Node): Single | undefined {
+  let f = singles.get(n);
+  if (f === undefined) {
+    f = compileSingle(n) ?? null;
+    singles.set(n, f);
+  }
+  return f ?? undefined;
+}
+
+function compileSingle(n: Node): Single | undefined {
+  switch (n.t) {
+    case 'identity':
+      return (v) => v;
+    case 'literal': {
+      const x = n.v;
+      return () => x;
+    }
+    case 'var': {
+      const name = n.name;
+      return (_v, env) => {
+        const x = lookupVar(env, name);
+        if (typeof x === 'symbol') throw new JqError(`variable not defined: $${name}`);
+        return x;
+      };
+    }
+    case 'index': {
+      const t = single(n.target);
+      const k = single(n.key);
+      return t && k ? (v, env) => index(t(v, env), k(v, env)) : undefined;
+    }
+    case 'pipe': {
+      const l = single(n.l);
+      const r = single(n.r);
+      return l && r ? (v, env) => r(l(v, env), env) : undefined;
+    }
+    case 'binop': {
+      const l = single(n.l);
+      const r = single(n.r);
+      const op = n.op;
+      // the right side first, as the generator path (and gojq) evaluates it
+      return l && r
+        ? (v, env) => {
+            const rv = r(v, env);
+            return binop(op, l(v, env), rv);
+          }
+        : undefined;
+    }
+    case 'and':
+    case 'or': {
+      const l = single(n.l);
+      const r = single(n.r);
+      if (!l || !r) return undefined;
+      return n.t === 'and' ? (v, env) => truthy(l(v, env)) && truthy(r(v, env)) : (v, env) => truthy(l(v, env)) || truthy(r(v, env));
+    }
+    case 'neg': {
+      const b = single(n.body);
+      if (!b) return undefined;
+      return (v, env) => {
+        const x = b(v, env);
+        if (!isNumber(x)) throw new JqError(`cannot negate: ${typeErrorPreview(x)}`);
+        return typeof x === 'bigint' ? normInt(-x) : x === 0 ? 0 : -x;
+      };
+    }
+    case 'array': {
+      if (!n.body) return () => [];
+      const b = single(n.body);
+      return b ? (v, env) => [b(v, env)] : undefined;
+    }
+    case 'object': {
+      const entries: [Single, Single][] = [];
+      for (const e of n.entries) {
+        const k = single(e.key);
+        const x = single(e.value);
+        if (!k || !x) return undefined;
+        entries.push([k, x]);
+      }
+      return (v, env) => {
+        const o: JqObject = new Map();
+        for (const [k, x] of entries) {
+          const key = k(v, env);
+          if (typeof key !== 'string') throw new JqError(`expected a string for object key but got: ${typeErrorPreview(key)}`);
+          o.set(key, x(v, env));
+        }
+        return o;
+      };
+    }
+    case 'string': {
+      if (n.format !== undefined) return undefined;
+      const parts: (string | Single)[] = [];
+      for (const p of n.parts) {
+        if (typeof p === 'string') parts.push(p);
+        else {
+          const f = single(p);
+          if (!f) return undefined;
+          parts.push(f);
+        }
+      }
+      return (v, env) => {
+        let s = '';
+        for (const p of parts) {
+          if (typeof p === 'string') s += p;
+          else {
+            const x = p(v, env);
+            s += typeof x === 'string' ? x : encode(x);
+          }
+        }
+        return s;
+      };
+    }
+    default:
+      return undefined;
   }
 }
 

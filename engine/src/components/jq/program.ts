@@ -106,6 +106,6 @@ export class JqProgram {
   /** Every value the query emits for `input`. */
   run(input: Value, metadata: JqObject, env: JqObject = processEnv()): Value[] {
     const scope = bindVar(bindVar(BASE, 'ENV', env), 'metadata', metadata);
-    return [...interpreter().values(this.node, input, scope)];
+    return interpreter().all(this.node, input, scope);
   }
 }
