@@ -5,7 +5,7 @@
 //   npm run bench                 all of them
 //   node bench/run.mjs --quick    smaller inputs, for a quick look
 //   node bench/run.mjs NAME...    only these (the names in ALL below)
-// generate-drop, stdin-stdout, threads-cpu, mapping and http also run Benthos on the same YAML
+// generate-drop, stdin-stdout, threads-cpu, mapping, http, flow and core-components also run Benthos on the same YAML
 // (bench/peers.mjs: built once with Go into $SVC_PEERS, default /tmp/peers; GO=none skips it).
 // gateway runs Tyk Gateway v5.14.0 beside the svc gateway (built the same way, once; needs Redis and wrk).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,7 @@ const ALL = [
   'ratelimit',
   'cache',
   'flow',
+  'core-components',
   'http-body-memory',
   'streams',
   'config-lint',

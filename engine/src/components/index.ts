@@ -13,5 +13,6 @@ import './batch/index.js';
 import './http/index.js';
 import './socket/index.js';
 import './parse/index.js';
+import './jq/index.js';
 import './utility/index.js';
 import './subprocess/index.js';

@@ -7,15 +7,16 @@ import { runProcessors } from './processor-chain.js';
 import { compileQuery, type Query } from '../interp/index.js';
 
 /** The shared `batching` field of inputs and outputs that batch. */
-export const batchPolicySpec = f
-  .object({
-    count: f.int().default(0).describe('Flush at this many messages; 0 disables.'),
-    byte_size: f.int().default(0).describe('Flush at this many bytes (metadata excluded); 0 disables.'),
-    period: f.duration().default('').describe('Flush an incomplete batch after this period.'),
-    check: f.query().default('').describe('Flush when this expression is true for a message (e.g. `this.type == "end_of_transaction"`).'),
-    processors: f.array(f.component('processor')).default([]).describe('Applied to a batch as it is flushed.'),
-  })
-  .describe('Groups messages into batches: a batch is flushed when any of its conditions is met.');
+/** The fields of a batch policy, for a spec that adds its own beside them (the memory buffer's `enabled`). */
+export const batchPolicyFields = {
+  count: f.int().default(0).describe('Flush at this many messages; 0 disables.'),
+  byte_size: f.int().default(0).describe('Flush at this many bytes (metadata excluded); 0 disables.'),
+  period: f.duration().default('').describe('Flush an incomplete batch after this period.'),
+  check: f.query().default('').describe('Flush when this expression is true for a message (e.g. `this.type == "end_of_transaction"`).'),
+  processors: f.array(f.component('processor')).default([]).describe('Applied to a batch as it is flushed.'),
+};
+
+export const batchPolicySpec = f.object(batchPolicyFields).describe('Groups messages into batches: a batch is flushed when any of its conditions is met.');
 export type BatchPolicyConfig = Infer<typeof batchPolicySpec>;
 
 /** True when the policy has any flush condition (an all-zero policy does nothing). */

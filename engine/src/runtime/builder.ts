@@ -37,6 +37,7 @@ import { ReplayInput } from './replay-input.js';
 import { runtimeSink, runtimeSource, type Parts } from './runtime-component.js';
 import type { Sink } from './sink.js';
 import type { Source } from './source.js';
+import type { StreamBuffer } from './buffer.js';
 import type { StatusBoard } from './status.js';
 import { wrapsProcessor } from './wrapped-processor.js';
 import { MetricMapping } from '../observability/metric-mapping.js';
@@ -300,6 +301,14 @@ export class Builder implements Resources, Parts {
   private batcher(conf: BatchPolicyConfig | undefined): Promise<Batcher | undefined> | undefined {
     if (!batchingEnabled(conf)) return undefined;
     return this.processors(conf.processors).then((ps) => new Batcher(conf, ps));
+  }
+
+  /** The stream's input behind its `buffer` (none: the input itself). */
+  async buffered(c: ComponentConfig, input: Source): Promise<Source> {
+    if (c.type === 'none') return input;
+    const spec = this.spec('buffer', c);
+    const buffer = await this.make('buffer', c, async (ctx) => (await spec.factory(c.config, ctx)) as StreamBuffer);
+    return buffer.wrap(input, this);
   }
 
   /**

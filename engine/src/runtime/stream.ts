@@ -126,7 +126,7 @@ export class Stream implements Lifecycle {
       // Processors are built here even when they will run on the pool: a broken one fails now.
       const processors = await this.builder.processors(c.pipeline.processors);
       this.sink = await this.builder.sink(c.output);
-      this.input = await this.builder.source(c.input);
+      this.input = await this.builder.buffered(c.buffer, await this.builder.source(c.input));
       this.process = await this.pipeline(processors);
       // dispatch pool: the workers are the pipeline, so the stream starts once they are (a
       // processor they cannot build is a start-up error). auto: they start when a batch first

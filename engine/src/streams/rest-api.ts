@@ -59,7 +59,8 @@ function lintErrors(err: ConfigError): HttpError {
   });
 }
 
-function secretMatches(given: string | undefined, secret: Buffer): boolean {
+/** Whether `Authorization` carries `Bearer <secret>` (compared in constant time). */
+export function secretMatches(given: string | undefined, secret: Buffer): boolean {
   const m = /^Bearer (.+)$/.exec(given ?? '');
   if (!m) return false;
   const g = Buffer.from(m[1]!);
