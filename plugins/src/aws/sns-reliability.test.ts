@@ -9,6 +9,11 @@
  * on a loaded machine answered the visibility extensions too late and messages came back while
  * still in flight: 52 and 106 of 300 published twice in runs without any kill (0 with 30 s); with
  * 10 s and a kill, at load 12, 319.
+ *
+ * The output's `timeout` is raised from Benthos' 5 s for the same reason: a publish that moto
+ * answers after the timeout has reached the topic all the same, and the message is nacked and
+ * published again. That is at-least-once working as it should, not what this test measures (the
+ * kill); a CI run with moto shared with the aws_s3 reliability file saw 445 such duplicates of 300.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -30,6 +35,7 @@ describe('aws_sns reliability (300 messages, SIGKILL mid-run, restart)', () => {
 ${sessionYaml('    ')}`;
     const snsOutput = `  aws_sns:
     topic_arn: ${topic}
+    timeout: 120s
 ${sessionYaml('    ')}`;
     // The source's messages received and not deleted, as of the last look: the last look is the one
     // killAndRestart takes right after the kill (a killed run's messages stay invisible for 30 s).
