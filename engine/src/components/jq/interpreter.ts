@@ -4,21 +4,7 @@
  * Errors are JqError values that `try` catches; `break` is a signal `try` never catches.
  */
 import { type FuncDef, type Node, type Pattern } from './parser.js';
-import {
-  compare,
-  encode,
-  isInt,
-  isNumber,
-  isObject,
-  JqError,
-  type JqObject,
-  normInt,
-  sortedKeys,
-  toFloat,
-  typeErrorPreview,
-  typeOf,
-  type Value,
-} from './value.js';
+import { compare, encode, isInt, isNumber, isObject, JqError, type JqObject, normInt, sortedKeys, toFloat, typeErrorPreview, type Value } from './value.js';
 
 export type Path = Value[];
 export type Out = [Value, Path | null];
@@ -827,5 +813,3 @@ function repeat(s: string, n: number): Value {
   if (n < 0 || Number.isNaN(n) || (s.length > 0 && n > 0x10000000 / Buffer.byteLength(s))) return null;
   return s.repeat(Math.floor(n));
 }
-
-export { typeOf };
