@@ -3,7 +3,10 @@
  * Prometheus of scripts/services.sh: a real engine runs the gateway config (a stream too: input,
  * processors, output) on Prometheus' scrape target, traffic goes through it (answers 200 and 400),
  * and every query of every panel, with the dashboard's variables set to that target, must return
- * data. A panel whose metric was renamed or whose label does not exist fails here.
+ * data: once with timers as summaries (the default) and once as histograms
+ * (`use_histogram_timing`), whose latency panels read the `_bucket` series. A panel whose metric
+ * was renamed or whose label does not exist fails here. The request panels must also tell the
+ * truth: the share of answers that are not 2xx is the share the traffic has.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -37,82 +40,115 @@ async function query(promql: string): Promise<unknown[]> {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-dashboards-'));
-let stop: (() => Promise<void>) | undefined;
-let job = '';
+after(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('Grafana dashboards (deploy/grafana) against the real Prometheus', { timeout: 180_000 }, () => {
-  before(async () => {
-    await waitFor('Prometheus (start it with scripts/services.sh up)', async () => ((await fetch(`${PROMETHEUS}/-/ready`)).ok ? true : undefined), 15_000);
-    const gatewayPort = await freePort();
-    cpSync(join(ROOT, 'configs/gateway'), join(dir, 'gateway'), { recursive: true });
-    for (const api of ['engine.json', 'secure.json']) {
-      const p = join(dir, 'gateway/apis', api);
-      writeFileSync(p, readFileSync(p, 'utf8').replaceAll('127.0.0.1:4195', TARGET));
-    }
-    const conf = join(dir, 'gateway/svc.conf');
-    writeFileSync(conf, readFileSync(conf, 'utf8').replace('"listen_port": 8080', `"listen_port": ${gatewayPort}`));
-    writeFileSync(
-      join(dir, 'gateway.yaml'),
-      readFileSync(join(ROOT, 'configs/gateway.yaml'), 'utf8').replaceAll('127.0.0.1:4195', TARGET).replace('./configs/gateway/svc.conf', './gateway/svc.conf'),
-    );
-    // The scrape target's port is fixed (Prometheus' config names it): another test may hold it a while.
-    const child = await waitFor(
-      `the engine to serve Prometheus' scrape target ${TARGET}`,
-      async () => {
-        const c = spawn(process.execPath, [ENGINE, '-c', 'gateway.yaml'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-        let log = '';
-        c.stderr.on('data', (d: Buffer) => (log += d.toString()));
-        const up = await waitFor(
-          'the gateway',
-          async () => {
-            if (c.exitCode !== null) return false;
-            const r = await fetch(`http://127.0.0.1:${gatewayPort}/engine/ping`).catch(() => undefined);
-            return r?.status === 200 ? true : undefined;
-          },
-          20_000,
-        );
-        if (up) return c;
-        if (!/EADDRINUSE|in use/.test(log)) throw new Error(`engine exited: ${log}`);
-        return undefined;
-      },
-      60_000,
-      1000,
-    );
-    // Traffic: answered 200 (keyless API, proxied) and 400 (no token), all the while the test runs.
-    const traffic = setInterval(() => {
-      void fetch(`http://127.0.0.1:${gatewayPort}/engine/ping`).then(
-        (r) => r.arrayBuffer(),
-        () => undefined,
-      );
-      void fetch(`http://127.0.0.1:${gatewayPort}/secure/ping`).then(
-        (r) => r.arrayBuffer(),
-        () => undefined,
-      );
-    }, 100);
-    stop = async () => {
-      clearInterval(traffic);
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
-    };
-    const targets = (await (await fetch(`${PROMETHEUS}/api/v1/targets`)).json()) as { data: { activeTargets: Array<{ labels: Record<string, string> }> } };
-    job = targets.data.activeTargets.find((t) => t.labels.instance === TARGET)?.labels.job ?? '';
-    assert.notEqual(job, '', `Prometheus scrapes no target ${TARGET}`);
-  });
-  after(async () => {
-    await stop?.();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  for (const file of ['stream.json', 'gateway.json']) {
-    it(`every panel query of ${file} returns data`, async () => {
-      const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana', file), 'utf8')) as { panels: Panel[] };
-      assert.ok(dashboard.panels.length > 0);
-      for (const panel of dashboard.panels) {
-        for (const t of panel.targets) {
-          const promql = resolve(t.expr, job);
-          await waitFor(`data for "${panel.title}": ${promql}`, async () => ((await query(promql)).length > 0 ? true : undefined), 60_000, 500);
-        }
-      }
-    });
+/** Starts the gateway config on the scrape target with traffic (half 200, half 401); resolves to its stop and Prometheus' job name. */
+async function start(histogram: boolean): Promise<{ stop: () => Promise<void>; job: string }> {
+  await waitFor('Prometheus (start it with scripts/services.sh up)', async () => ((await fetch(`${PROMETHEUS}/-/ready`)).ok ? true : undefined), 15_000);
+  const gatewayPort = await freePort();
+  rmSync(join(dir, 'gateway'), { recursive: true, force: true });
+  cpSync(join(ROOT, 'configs/gateway'), join(dir, 'gateway'), { recursive: true });
+  for (const api of ['engine.json', 'secure.json']) {
+    const p = join(dir, 'gateway/apis', api);
+    writeFileSync(p, readFileSync(p, 'utf8').replaceAll('127.0.0.1:4195', TARGET));
   }
-});
+  const conf = join(dir, 'gateway/svc.conf');
+  writeFileSync(conf, readFileSync(conf, 'utf8').replace('"listen_port": 8080', `"listen_port": ${gatewayPort}`));
+  writeFileSync(
+    join(dir, 'gateway.yaml'),
+    readFileSync(join(ROOT, 'configs/gateway.yaml'), 'utf8').replaceAll('127.0.0.1:4195', TARGET).replace('./configs/gateway/svc.conf', './gateway/svc.conf') +
+      (histogram ? 'metrics:\n  prometheus:\n    use_histogram_timing: true\n' : ''),
+  );
+  // The scrape target's port is fixed (Prometheus' config names it): another test may hold it a while.
+  const child = await waitFor(
+    `the engine to serve Prometheus' scrape target ${TARGET}`,
+    async () => {
+      const c = spawn(process.execPath, [ENGINE, '-c', 'gateway.yaml'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      let log = '';
+      c.stderr.on('data', (d: Buffer) => (log += d.toString()));
+      const up = await waitFor(
+        'the gateway',
+        async () => {
+          if (c.exitCode !== null) return false;
+          const r = await fetch(`http://127.0.0.1:${gatewayPort}/engine/ping`).catch(() => undefined);
+          return r?.status === 200 ? true : undefined;
+        },
+        20_000,
+      );
+      if (up) return c;
+      if (!/EADDRINUSE|in use/.test(log)) throw new Error(`engine exited: ${log}`);
+      return undefined;
+    },
+    60_000,
+    1000,
+  );
+  // Traffic: answered 200 (keyless API, proxied) and 401 (no token), one each, all the while the test runs.
+  const traffic = setInterval(() => {
+    void fetch(`http://127.0.0.1:${gatewayPort}/engine/ping`).then(
+      (r) => r.arrayBuffer(),
+      () => undefined,
+    );
+    void fetch(`http://127.0.0.1:${gatewayPort}/secure/ping`).then(
+      (r) => r.arrayBuffer(),
+      () => undefined,
+    );
+  }, 100);
+  const stop = async (): Promise<void> => {
+    clearInterval(traffic);
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+  };
+  const targets = (await (await fetch(`${PROMETHEUS}/api/v1/targets`)).json()) as { data: { activeTargets: Array<{ labels: Record<string, string> }> } };
+  const job = targets.data.activeTargets.find((t) => t.labels.instance === TARGET)?.labels.job ?? '';
+  if (job === '') await stop();
+  assert.notEqual(job, '', `Prometheus scrapes no target ${TARGET}`);
+  return { stop, job };
+}
+
+function panels(file: string): Panel[] {
+  const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana', file), 'utf8')) as { panels: Panel[] };
+  assert.ok(dashboard.panels.length > 0);
+  return dashboard.panels;
+}
+
+for (const histogram of [false, true]) {
+  describe(`Grafana dashboards (deploy/grafana) against the real Prometheus, timers as ${histogram ? 'histograms' : 'summaries'}`, { timeout: 180_000 }, () => {
+    let run: { stop: () => Promise<void>; job: string } | undefined;
+    before(async () => {
+      run = await start(histogram);
+    });
+    after(async () => {
+      await run?.stop();
+    });
+
+    for (const file of ['stream.json', 'gateway.json']) {
+      it(`every panel query of ${file} returns data`, async () => {
+        for (const panel of panels(file)) {
+          for (const t of panel.targets) {
+            const promql = resolve(t.expr, run!.job);
+            await waitFor(`data for "${panel.title}": ${promql}`, async () => ((await query(promql)).length > 0 ? true : undefined), 60_000, 500);
+          }
+        }
+      });
+    }
+
+    if (!histogram) {
+      it("the share of answers that are not 2xx is the traffic's: one in two", async () => {
+        const panel = panels('gateway.json').find((p) => p.title === 'Share of answers that are not 2xx')!;
+        const promql = resolve(panel.targets[0]!.expr, run!.job);
+        // Counted twice, the proxied 200s made it read one in three.
+        const share = await waitFor(
+          `a steady share: ${promql}`,
+          async () => {
+            const [r] = (await query(promql)) as Array<{ value: [number, string] }>;
+            const v = r === undefined ? NaN : Number(r.value[1]);
+            return Math.abs(v - 0.5) < 0.08 ? v : undefined;
+          },
+          60_000,
+          1000,
+        );
+        assert.ok(Math.abs(share - 0.5) < 0.08, String(share));
+      });
+    }
+  });
+}

@@ -82,6 +82,8 @@ const SHUTTING_DOWN = tykError(503, 'Gateway is shutting down');
 const TOO_LARGE = tykError(413, 'Request is too large');
 const TIMED_OUT = tykError(408, 'Request timed out');
 const BODY_UNREADABLE = tykError(400, 'Request body could not be read');
+/** What Tyk records for a request whose client left before the status went out. */
+const CLIENT_CLOSED = 499;
 /**
  * The most header fields a request may have (431 past it). Go's server counts none, bounding the
  * head's bytes only (as `max_header_size` does here); node's own count limit drops the fields past
@@ -375,7 +377,9 @@ export class ApiGatewayInput extends PushInput {
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
     const parent = extractTraceHeaders(req.headers, true);
     if (parent) setTraceParent(msg, parent);
-    res.once('finish', () => this.metrics.answered(served.api.id, res.statusCode, started));
+    // Counted once, here, whoever answers (the proxy, a processor, a loop); a client gone before
+    // the status went out is Tyk's 499.
+    res.once('close', () => this.metrics.answered(served.api.id, res.headersSent ? res.statusCode : CLIENT_CLOSED, started));
     if (
       (checked.api.splitToken.length > 0 ||
         checked.api.urlRewrites.length > 0 ||

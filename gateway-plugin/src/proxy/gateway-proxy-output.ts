@@ -40,8 +40,7 @@ import { connectionNamed, isHopHeader } from './hop-headers.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { PROXY_FAILED, ProxyExchange, answerCached, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';
 import { RedisResponseCache } from './redis-response-cache.js';
-import { ResponseCache, cachePlan, keepFor, type CachePlan, type CachedAnswer } from './response-cache.js';
-import { ProxyMetrics } from './proxy-metrics.js';
+import { ResponseCache, cachePlan, keepFor, type CachePlan } from './response-cache.js';
 import { certificateIdForHost, certificatePem } from './upstream-certificates.js';
 import { UpstreamPools, type UpstreamTls } from './upstream-pools.js';
 import { Targets } from './upstream-url.js';
@@ -93,7 +92,6 @@ const SET_HERE = new Set(['host', 'x-forwarded-for', 'expect', 'content-length']
 export class GatewayProxyOutput implements Output {
   private readonly pools: UpstreamPools;
   private readonly targets = new Targets();
-  private readonly metrics: ProxyMetrics;
   private readonly log: ThrottledLog;
   private readonly failed: UpstreamFailure;
   private readonly timeoutMs: number;
@@ -116,7 +114,6 @@ export class GatewayProxyOutput implements Output {
       maxPools: conf.max_upstreams,
       onCount: (n) => open.set(n),
     });
-    this.metrics = new ProxyMetrics(metricsFor(ctx));
     this.log = new ThrottledLog(ctx.logger, 10_000, 5);
     this.guard = new StageGuard(ctx.logger);
     this.logger = ctx.logger;
@@ -156,7 +153,7 @@ export class GatewayProxyOutput implements Output {
     const api = exchange.api ?? gatewayState(req.gateway)?.requestApi(req);
     // Fail closed: a request that missed a stage its API needs is neither proxied nor looped.
     if (api !== undefined && this.guard.refuses(api, req, msg.ctx.get(GATEWAY_STAGES))) {
-      const refused = new ProxyExchange(res, req.apiId, '(none)', exchange.started, this.metrics, this.failed);
+      const refused = new ProxyExchange(res, req.apiId, '(none)', this.failed);
       refused.answer(500, PROXY_FAILED);
       return refused.done;
     }
@@ -184,7 +181,7 @@ export class GatewayProxyOutput implements Output {
       if (redis === undefined) {
         const hit = this.cache.get(plan.key);
         if (hit === undefined) return this.forward(msg, exchange, req, api, config, limits, method, plan);
-        this.answerHit(res, req.apiId, exchange.started, hit, limits);
+        answerCached(res, hit, limits);
         return undefined;
       }
       return redis.get(plan.key).then((hit) => {
@@ -192,26 +189,21 @@ export class GatewayProxyOutput implements Output {
         if (res.headersSent || res.destroyed) return undefined;
         if (hit === undefined) return this.forward(msg, exchange, req, api, config, limits, method, plan, redis);
         try {
-          this.answerHit(res, req.apiId, exchange.started, hit, limits);
+          answerCached(res, hit, limits);
         } catch (err) {
-          return this.failedBefore(res, req.apiId, '(none)', exchange.started, err);
+          return this.failedBefore(res, req.apiId, '(none)', err);
         }
         return undefined;
       });
     } catch (err) {
       // No upstream to send to (a bad URL, an API gone): Tyk's proxy error.
-      return this.failedBefore(res, req.apiId, '(none)', exchange.started, err);
+      return this.failedBefore(res, req.apiId, '(none)', err);
     }
   }
 
-  private answerHit(res: LiveExchange['res'], apiId: string, started: bigint, hit: CachedAnswer, limits: Record<string, string> | undefined): void {
-    const status = answerCached(res, hit, limits);
-    this.metrics.record(apiId, status, Number(process.hrtime.bigint() - started) / 1e9);
-  }
-
-  private failedBefore(res: LiveExchange['res'], apiId: string, origin: string, started: bigint, err: unknown, handler?: ProxyExchange): Promise<void> {
+  private failedBefore(res: LiveExchange['res'], apiId: string, origin: string, err: unknown, handler?: ProxyExchange): Promise<void> {
     this.failed(apiId, origin, err as Error);
-    handler ??= new ProxyExchange(res, apiId, origin, started, this.metrics, this.failed);
+    handler ??= new ProxyExchange(res, apiId, origin, this.failed);
     if (!res.headersSent) handler.answer(500, PROXY_FAILED);
     return handler.done;
   }
@@ -297,11 +289,11 @@ export class GatewayProxyOutput implements Output {
       }
       if (extras?.breaker?.ready() === false) {
         // Tyk's open breaker: refused before the upstream, not counted.
-        handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed);
+        handler = new ProxyExchange(res, req.apiId, origin, this.failed);
         handler.answer(503, BREAKER_OPEN);
         return handler.done;
       }
-      handler = new ProxyExchange(res, req.apiId, origin, exchange.started, this.metrics, this.failed, limits, timeoutMs, req.responseHeaders, extras);
+      handler = new ProxyExchange(res, req.apiId, origin, this.failed, limits, timeoutMs, req.responseHeaders, extras);
       handler.dispatched();
       const dispatch: Undici.Dispatcher.DispatchOptions = { path: at.path, method, headers, body };
       if (timeoutMs !== this.timeoutMs) dispatch.headersTimeout = timeoutMs;
@@ -309,7 +301,7 @@ export class GatewayProxyOutput implements Output {
       pool.dispatch(dispatch, handler);
     } catch (err) {
       // No upstream to send to (a bad URL, the proxy closing): Tyk's proxy error.
-      return this.failedBefore(res, req.apiId, origin, exchange.started, err, handler);
+      return this.failedBefore(res, req.apiId, origin, err, handler);
     }
     return handler.done;
   }
@@ -434,8 +426,7 @@ registerOutput('gateway_proxy', {
     '(`There was a problem proxying the request`); no response headers within `timeout` of reaching the proxy',
     '(the wait for a connection and the request body included): 504',
     '(`Upstream service reached hard timeout.`). An upstream that stops mid-body ends the client connection.',
-    'A client that leaves aborts its upstream request. Metrics: `gateway_requests` (by `api_id`, `code`) and',
-    '`gateway_latency` (by `api_id`).',
+    "A client that leaves aborts its upstream request (counted by the gateway input as Tyk's 499).",
     '',
     "The API's traffic settings apply here, as Tyk's: load balancing over `proxy.target_list` (round robin),",
     '`hard_timeouts` / `global_enforce_timeout`, `circuit_breakers`, the response cache (`cache_options`; in the Redis of',

@@ -28,7 +28,6 @@ import type { Dispatcher } from 'undici';
 import { detectContentType } from '../gateway/content-sniff.js';
 import { tykError } from '../gateway/errors.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
-import type { ProxyMetrics } from './proxy-metrics.js';
 import { MAX_ENTRY_BYTES, type CachedAnswer } from './response-cache.js';
 
 /** Tyk's wording (gateway/reverse_proxy.go, v5.14.0). */
@@ -157,8 +156,6 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     private readonly res: ServerResponse,
     private readonly apiId: string,
     private readonly origin: string,
-    private readonly started: bigint,
-    private readonly metrics: ProxyMetrics,
     private readonly failed: UpstreamFailure,
     /** X-RateLimit-* as the gateway sends them (see limit-headers.ts): they replace the upstream's. */
     private readonly limits?: Record<string, string>,
@@ -374,7 +371,6 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
       this.controller?.abort(CLIENT_GONE);
     }
     if (this.onDrain) this.res.off('drain', this.onDrain);
-    this.metrics.record(this.apiId, this.status, Number(process.hrtime.bigint() - this.started) / 1e9);
     this.resolve();
   }
 }

@@ -112,11 +112,13 @@ describe('slow request bodies', () => {
   });
 
   it('without a cap (the default): 260 tricklers (past the old cap of 256) do not hold up another API of the origin', async () => {
-    const { port, engine } = await gateway('{ timeout: 10s }');
+    // The timeout outlasts the arrival of all 260 on a loaded machine: with 10 s, the first ones
+    // were cut (504) before the last reached the upstream, so the count never got there.
+    const { port, engine } = await gateway('{ timeout: 120s }');
     const tricklers: Trickler[] = [];
     try {
       for (let i = 0; i < 260; i++) tricklers.push(trickle(port, `/uploads/${i}`));
-      await waitFor(() => sockets.size >= 260, 'the tricklers to reach the upstream');
+      await waitFor(() => sockets.size >= 260, 'the tricklers to reach the upstream', 90_000);
       const other = await call(port, 'POST', '/other/x', { body: 'hello' });
       assert.equal(other.status, 200, other.body);
       assert.equal(other.body, 'up:/x 5');
