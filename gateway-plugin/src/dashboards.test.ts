@@ -9,7 +9,7 @@
  * truth: the share of answers that are not 2xx is the share the traffic has.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +105,26 @@ async function start(histogram: boolean): Promise<{ stop: () => Promise<void>; j
   return { stop, job };
 }
 
+const ALERTS = join(ROOT, 'deploy/prometheus');
+
+/** The metric names the alert rules read. */
+function alertMetrics(): string[] {
+  return [...new Set(readFileSync(join(ALERTS, 'alerts.yml'), 'utf8').match(/\bsvc_\w+/g) ?? [])];
+}
+
+describe('alert rules (deploy/prometheus)', () => {
+  it('pass promtool check rules and their unit tests (promtool test rules)', () => {
+    for (const args of [
+      ['check', 'rules', 'alerts.yml'],
+      ['test', 'rules', 'alerts.test.yml'],
+    ]) {
+      const r = spawnSync('promtool', args, { cwd: ALERTS, encoding: 'utf8' });
+      assert.equal(r.error, undefined, 'promtool not found: scripts/services.sh installs it (Debian prometheus)');
+      assert.equal(r.status, 0, `promtool ${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    }
+  });
+});
+
 function panels(file: string): Panel[] {
   const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana', file), 'utf8')) as { panels: Panel[] };
   assert.ok(dashboard.panels.length > 0);
@@ -131,6 +151,18 @@ for (const histogram of [false, true]) {
         }
       });
     }
+
+    it('every metric the alert rules read is scraped from the engine', async () => {
+      // A timer is read both ways (`x{quantile=...}` or `x_bucket`): summaries have no _bucket
+      // series, histograms none without it.
+      const all = alertMetrics();
+      const names = all.filter((n) => (histogram ? !all.includes(n + '_bucket') : !n.endsWith('_bucket')));
+      assert.ok(names.length >= 5, names.join());
+      for (const name of names) {
+        const promql = `count(${name}{job="${run!.job}",instance="${TARGET}"})`;
+        await waitFor(`the engine's ${name}: ${promql}`, async () => ((await query(promql)).length > 0 ? true : undefined), 60_000, 500);
+      }
+    });
 
     if (!histogram) {
       it("the share of answers that are not 2xx is the traffic's: one in two", async () => {
