@@ -197,7 +197,7 @@ export async function createOtelTracer(conf: OtelConfig, ctx: ComponentContext):
     processors.push(new BoundedSpanProcessor(logged(new OTLPTraceExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS }), url, failures), dropped));
   }
   for (const c of conf.http) {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
     const url = collectorUrl(c.address, c.secure, '/v1/traces');
     processors.push(new BoundedSpanProcessor(logged(new OTLPTraceExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS }), url, failures), dropped));
   }

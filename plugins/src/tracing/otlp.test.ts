@@ -1,9 +1,8 @@
 /**
  * The `open_telemetry_collector` tracer against OTLP receivers that are test doubles (no
  * OpenTelemetry collector can be had here): a gRPC server with @grpc/grpc-js serving the OTLP
- * TraceService, and an HTTP server taking OTLP/HTTP at /v1/traces (JSON, which the HTTP exporter
- * sends, or protobuf). Protobuf is decoded with the OTLP trace .proto (testdata/otlp-trace.proto),
- * JSON by the OTLP/JSON mapping (camelCase keys, hex ids). The tracer is built through its
+ * TraceService, and an HTTP server taking OTLP/HTTP protobuf at /v1/traces, both decoding with
+ * the OTLP trace .proto (testdata/otlp-trace.proto). The tracer is built through its
  * registered factory and driven as the runtime drives it; one test runs a whole config through
  * the `engine` CLI.
  */
@@ -107,55 +106,11 @@ async function grpcReceiver(): Promise<{ address: string; received: Received; cl
   };
 }
 
-interface JsonKeyValue {
-  key: string;
-  value: { stringValue?: string; boolValue?: boolean; intValue?: string; doubleValue?: number };
-}
-interface JsonRequest {
-  resourceSpans: Array<{
-    resource?: { attributes?: JsonKeyValue[] };
-    scopeSpans: Array<{
-      spans: Array<{
-        traceId: string;
-        spanId: string;
-        parentSpanId?: string;
-        name: string;
-        startTimeUnixNano: string;
-        endTimeUnixNano: string;
-        attributes?: JsonKeyValue[];
-        status?: { code?: number; message?: string };
-      }>;
-    }>;
-  }>;
-}
-
-/** OTLP/JSON into the protobuf shape (ids are hex strings there, keys camelCase). */
-function fromJson(body: JsonRequest): ExportRequest {
-  const kv = (l: JsonKeyValue[] = []): KeyValue[] =>
-    l.map((a) => ({
-      key: a.key,
-      value: { string_value: a.value.stringValue, bool_value: a.value.boolValue, int_value: a.value.intValue, double_value: a.value.doubleValue },
-    }));
-  return {
-    resource_spans: body.resourceSpans.map((rs) => ({
-      resource: { attributes: kv(rs.resource?.attributes) },
-      scope_spans: rs.scopeSpans.map((ss) => ({
-        spans: ss.spans.map((sp) => ({
-          trace_id: Buffer.from(sp.traceId, 'hex'),
-          span_id: Buffer.from(sp.spanId, 'hex'),
-          parent_span_id: Buffer.from(sp.parentSpanId ?? '', 'hex'),
-          name: sp.name,
-          start_time_unix_nano: sp.startTimeUnixNano,
-          end_time_unix_nano: sp.endTimeUnixNano,
-          attributes: kv(sp.attributes),
-          status: sp.status ? { code: sp.status.code ?? 0, message: sp.status.message ?? '' } : undefined,
-        })),
-      })),
-    })),
-  };
-}
-
-/** The OTLP/HTTP receiver double: JSON or protobuf bodies at /v1/traces. */
+/**
+ * The OTLP/HTTP receiver double: protobuf bodies at /v1/traces, as Benthos' Go exporter
+ * (otlptracehttp) sends them. A collector takes JSON too; this one refuses it (415) so that a
+ * tracer sending JSON fails here. `paths` records `METHOD url content-type` per request.
+ */
 async function httpReceiver(): Promise<{ address: string; received: Received; paths: string[]; close(): Promise<void> }> {
   const method = (definition[SERVICE] as protoLoader.ServiceDefinition).Export!;
   const received: Received = { spans: [], resources: [] };
@@ -165,15 +120,11 @@ async function httpReceiver(): Promise<{ address: string; received: Received; pa
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const type = req.headers['content-type'] ?? '';
-      paths.push(`${req.method} ${req.url}`);
+      paths.push(`${req.method} ${req.url} ${type}`);
+      if (type !== 'application/x-protobuf') return void res.writeHead(415, { 'Content-Type': 'text/plain' }).end(`unsupported content type ${type}`);
       try {
-        if (type.startsWith('application/json')) {
-          collect(fromJson(JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRequest), received);
-          res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-        } else {
-          collect(method.requestDeserialize(Buffer.concat(chunks)) as ExportRequest, received);
-          res.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end(method.responseSerialize({}));
-        }
+        collect(method.requestDeserialize(Buffer.concat(chunks)) as ExportRequest, received);
+        res.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end(method.responseSerialize({}));
       } catch (err) {
         res.writeHead(400, { 'Content-Type': 'text/plain' }).end(String(err));
       }
@@ -252,7 +203,7 @@ describe('open_telemetry_collector → OTLP receiver test doubles', () => {
         `${via}: tags as resource attributes`,
       );
     }
-    assert.ok(h.paths.length > 0 && h.paths.every((p) => p === 'POST /v1/traces'), h.paths.join());
+    assert.ok(h.paths.length > 0 && h.paths.every((p) => p === 'POST /v1/traces application/x-protobuf'), h.paths.join());
   });
 
   it('samples a fraction of traces with sampling.ratio', async () => {
