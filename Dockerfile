@@ -5,13 +5,13 @@
 # engine/src/cli/install-from-tarballs.test.ts runs this file's ENTRYPOINT, CMD and HEALTHCHECK
 # the same way on the same tarballs (there is no Docker daemon on the build machine).
 
-FROM node:20.20-bookworm-slim AS build
+FROM node:24.22-bookworm-slim AS build
 WORKDIR /src
 COPY . .
 # npm ci runs the root prepare script: tsc -b builds every workspace.
 RUN npm ci --no-audit --no-fund && mkdir /pkgs && npm pack --workspaces --pack-destination /pkgs
 
-FROM node:20.20-bookworm-slim
+FROM node:24.22-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /pkgs /pkgs

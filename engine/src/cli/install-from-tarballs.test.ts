@@ -5,22 +5,23 @@
  *
  * - A tarball holds dist, types, README and LICENSE only: no sources, no tests, no test helpers.
  * - `@svc/engine` alone runs stdin → mapping → stdout and the quick start (generate → log →
- *   stdout), and a config that needs a package that is not installed names the package.
+ *   stdout), on this machine's Node (20) and on the image's (24, which `scripts/services.sh up`
+ *   fetches as SVC_NODE_LTS), and a config that needs a package that is not installed names the package.
  * - Every package installed (`svc`): the gateway config serves a keyless API and refuses a
  *   request without a token, as it does from the checkout, started with the Dockerfile's
- *   ENTRYPOINT and CMD (its config path mapped), and the Dockerfile's HEALTHCHECK command says
+ *   ENTRYPOINT and CMD (its config path mapped) on the image's Node, and the Dockerfile's HEALTHCHECK command says
  *   healthy while the engine is ready and unhealthy once it is gone. There is no Docker daemon
  *   here: this runs the image's commands on the same tarballs the image installs, and lints the
  *   Dockerfile (dockerfile-utils, the linter of VS Code's Docker extension).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, waitFor } from '@svc/engine/testing';
+import { freePort, serviceAddress, waitFor } from '@svc/engine/testing';
 import { validate } from 'dockerfile-utils';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -31,8 +32,26 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
 }
 
-function run(cmd: string, args: string[], cwd: string, input?: string): SpawnSyncReturns<string> {
-  return spawnSync(cmd, args, { cwd, input, encoding: 'utf8', env: cleanEnv(), timeout: 180_000, maxBuffer: 64 << 20 });
+function run(cmd: string, args: string[], cwd: string, input?: string, env = cleanEnv()): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, { cwd, input, encoding: 'utf8', env, timeout: 180_000, maxBuffer: 64 << 20 });
+}
+
+/**
+ * The environment of the image's Node: the Dockerfile's final `FROM node:<major>...` must be the
+ * Node that services.sh fetched (SVC_NODE_LTS), first on PATH so that `engine`'s `#!/usr/bin/env
+ * node` and the HEALTHCHECK's `node` run on it.
+ */
+function imageNodeEnv(): { env: NodeJS.ProcessEnv; node: string; major: string } {
+  const node = serviceAddress('SVC_NODE_LTS');
+  assert.ok(node !== undefined && existsSync(node), `no Node for the image (SVC_NODE_LTS=${node}): scripts/services.sh up fetches it`);
+  const major = /^FROM node:(\d+)/m.exec(
+    finalStage(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))
+      .map((i) => `${i.keyword} ${i.args}`)
+      .join('\n'),
+  )?.[1];
+  const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  assert.equal(version.split('.')[0], `v${major}`, `the image is on Node ${major}, SVC_NODE_LTS is ${version}`);
+  return { env: { ...cleanEnv(), PATH: `${dirname(node)}:${process.env.PATH ?? ''}` }, node, major: major! };
 }
 
 interface Packed {
@@ -70,8 +89,8 @@ function project(name: string, packages: string[]): string {
   return dir;
 }
 
-function engine(dir: string, args: string[], input?: string): SpawnSyncReturns<string> {
-  return run(join(dir, 'node_modules/.bin/engine'), args, dir, input);
+function engine(dir: string, args: string[], input?: string, env?: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
+  return run(join(dir, 'node_modules/.bin/engine'), args, dir, input, env);
 }
 
 describe('installed from the packed tarballs', { timeout: 300_000 }, () => {
@@ -114,10 +133,13 @@ describe('installed from the packed tarballs', { timeout: 300_000 }, () => {
 
     const quickstart = readFileSync(join(ROOT, 'configs/quickstart.yaml'), 'utf8').replaceAll('127.0.0.1:4195', `127.0.0.1:${port}`);
     writeFileSync(join(dir, 'quickstart.yaml'), quickstart);
-    const qs = engine(dir, ['-c', 'quickstart.yaml']);
-    assert.equal(qs.status, 0, qs.stderr);
-    assert.equal(qs.stdout.trim().split('\n').length, 10);
-    assert.match(qs.stdout, /"greeting":"hello from svc"/);
+    // This machine's Node, then the image's.
+    for (const env of [cleanEnv(), imageNodeEnv().env]) {
+      const qs = engine(dir, ['-c', 'quickstart.yaml'], undefined, env);
+      assert.equal(qs.status, 0, qs.stderr);
+      assert.equal(qs.stdout.trim().split('\n').length, 10);
+      assert.match(qs.stdout, /"greeting":"hello from svc"/);
+    }
 
     writeFileSync(
       join(dir, 'kafka.yaml'),
@@ -136,7 +158,7 @@ describe('installed from the packed tarballs', { timeout: 300_000 }, () => {
     );
   });
 
-  it('svc (every package) runs the gateway config: a keyless API answers, a protected one wants a token', async () => {
+  it("svc (every package) runs the gateway config on the image's Node: a keyless API answers, a protected one wants a token", async () => {
     const dir = project('everything', ['svc', '@svc/engine', '@svc/plugins', '@svc/gateway-plugin', '@svc/governance-plugin']);
     const [service, gatewayPort] = [await freePort(), await freePort()];
     cpSync(join(ROOT, 'configs/gateway'), join(dir, 'configs/gateway'), { recursive: true });
@@ -152,13 +174,15 @@ describe('installed from the packed tarballs', { timeout: 300_000 }, () => {
     assert.equal(entry, 'engine');
     const args = [...entryArgs, ...execForm(stage, 'CMD')].map((a) => (a === '/config/pipeline.yaml' ? 'gateway.yaml' : a));
     const health = execForm(stage, 'HEALTHCHECK');
+    // The image's Node runs both, as in the container.
+    const image = imageNodeEnv();
     const healthy = (): number | null =>
-      spawnSync(health[0] === 'node' ? process.execPath : health[0]!, health.slice(1), {
-        env: { ...cleanEnv(), SVC_READY_URL: `http://127.0.0.1:${service}/ready` },
+      spawnSync(health[0]!, health.slice(1), {
+        env: { ...image.env, SVC_READY_URL: `http://127.0.0.1:${service}/ready` },
         timeout: 10_000,
       }).status;
 
-    const child = spawn(join(dir, 'node_modules/.bin', entry), args, { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(join(dir, 'node_modules/.bin', entry), args, { cwd: dir, env: image.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     for (const s of [child.stdout, child.stderr]) s.on('data', (c: Buffer) => (log += c.toString()));
     try {
@@ -174,6 +198,7 @@ describe('installed from the packed tarballs', { timeout: 300_000 }, () => {
         throw new Error(`${String(err)}\nengine log:\n${log}`);
       });
       assert.equal(pong, 'pong');
+      assert.equal(readlinkSync(`/proc/${child.pid}/exe`), image.node, `the engine runs on the image's Node ${image.major}`);
       const secure = await fetch(`http://127.0.0.1:${gatewayPort}/secure/ping`);
       assert.equal(secure.status, 400);
       assert.match(await secure.text(), /Authorization field missing/);
