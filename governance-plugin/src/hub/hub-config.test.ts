@@ -44,6 +44,21 @@ describe('hub.yaml', () => {
     assert.deepEqual(c.tls, { certFile: join(dir, 'c.pem'), keyFile: join(dir, 'k.pem') });
   });
 
+  it('replaces ${VAR} with the environment, as a pipeline config does; an unset one without a default is an error', async () => {
+    process.env.SVC_TEST_HUB_DB = 'postgres://hub:s3cret@db/hub';
+    try {
+      const c = await loadHubConfig(write('storage: { postgres: { url: "${SVC_TEST_HUB_DB}" } }\nhttp: { address: "${SVC_TEST_HUB_UNSET:0.0.0.0:8181}" }\n'));
+      assert.deepEqual(c.storage, { kind: 'postgres', url: 'postgres://hub:s3cret@db/hub', connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+      assert.equal(c.httpAddress, '0.0.0.0:8181');
+    } finally {
+      delete process.env.SVC_TEST_HUB_DB;
+    }
+    await assert.rejects(
+      loadHubConfig(write('storage: { postgres: { url: "${SVC_TEST_HUB_UNSET}" } }\n')),
+      (err: Error) => err instanceof ConfigError && /SVC_TEST_HUB_UNSET/.test(err.message),
+    );
+  });
+
   for (const [text, message] of [
     ['http: { adress: x }\n', /:1:9 field adress not expected at http; did you mean address\?$/],
     [

@@ -67,10 +67,14 @@ const spec = f.object({
   }),
 });
 
-/** Reads hub.yaml (no file: every default); a problem is a ConfigError at its file:line:col. */
+/**
+ * Reads hub.yaml (no file: every default), with `${VAR}` and `${VAR:default}` replaced by
+ * environment variables as in a pipeline config (a database URL from a Secret stays out of the
+ * file); a problem is a ConfigError at its file:line:col.
+ */
 export async function loadHubConfig(file: string | undefined): Promise<HubConfig> {
   const base = file ? dirname(resolve(file)) : process.cwd();
-  const doc = file ? await readConfigDocument(file, spec, { format: 'yaml' }) : parseConfigDocument('{}', 'hub.yaml', spec);
+  const doc = file ? await readConfigDocument(file, spec, { format: 'yaml', env: process.env }) : parseConfigDocument('{}', 'hub.yaml', spec);
   const c = doc.value;
   if (c !== undefined && doc.issues.length === 0) {
     if (parseDuration(c.agents.sync_idle_timeout) <= 0) doc.problem(['agents', 'sync_idle_timeout'], 'agents.sync_idle_timeout: must be above 0');
