@@ -34,6 +34,8 @@ export class PartitionFeed {
   revokedAt = 0;
   /** Records fetched and not yet read. */
   buffered = 0;
+  /** Records fetched since the partition was assigned (whether fetching moves). */
+  fetched = 0;
   /** The offset of the last record moved into `batch`. */
   lastGathered = -1;
   private readonly chunks: Chunk[] = [];
@@ -58,6 +60,7 @@ export class PartitionFeed {
     if (from >= records.length) return;
     this.chunks.push({ records, next: from });
     this.buffered += records.length - from;
+    this.fetched += records.length - from;
     this.nextOffset = nextOffset;
   }
 
