@@ -299,7 +299,7 @@ export class GroupConsumer {
     // committed offset after a rebalance when the seek came too late.
     let from = 0;
     if (f.nextOffset >= 0) while (from < records.length && Number(records[from]!.offset) < f.nextOffset) from++;
-    while (f.buffered >= this.cap) {
+    while (f.full(this.cap)) {
       // Back-pressure: kafkajs fetches again only when every handler of this fetch returned.
       if (this.closed || f.revoked || !isRunning() || isStale()) return;
       // A rebalance reported: heartbeat now rather than wait (it throws while one is under way).

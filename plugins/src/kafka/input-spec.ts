@@ -98,7 +98,9 @@ export const inputSpec = f
       .default(256)
       .validate(positive('fetch_buffer_cap'))
       .advanced()
-      .describe('The most fetched messages per partition waiting to be read; fetching waits (back-pressure) while it is reached.'),
+      .describe(
+        "The fetched messages per partition waiting to be read at which fetching waits (back-pressure), once they also hold two fetches' worth (2 MiB) of values: a smaller buffer would leave the reader idle during every fetch.",
+      ),
     multi_header: f.bool().default(false).advanced().describe('Whether headers are decoded into lists, so that repeated keys keep every value.'),
     batching: batchPolicySpec.advanced().describe('A batch policy applied per partition: every batch comes from one partition.'),
   })
