@@ -23,6 +23,7 @@ const ALL = [
   'http',
   'metrics',
   'kafka',
+  'kafka-kcat',
   'amqp',
   'avro',
   'ratelimit',

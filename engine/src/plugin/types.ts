@@ -31,6 +31,12 @@ export interface Input {
    * queueing. Absent or 1: one at a time per pipeline thread, in order (Benthos' model).
    */
   readonly concurrency?: number;
+  /**
+   * Optional: why the input, though connected, makes no progress while it has data to read (a
+   * Kafka partition whose fetches deliver nothing), or undefined when it does. `/ready` reports
+   * the input not ready with that reason.
+   */
+  stalled?(): string | undefined;
 }
 
 /**

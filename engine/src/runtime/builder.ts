@@ -322,6 +322,7 @@ export class Builder implements Resources, Parts {
     let raw: Input | Source;
     let batchesItself = false;
     let concurrency: number | undefined;
+    let stalled: (() => string | undefined) | undefined;
     if (part) {
       raw = await this.make('input', c, (ctx) => part.build(c.config, ctx, this));
     } else {
@@ -329,10 +330,12 @@ export class Builder implements Resources, Parts {
       batchesItself = input.batchesItself === true;
       concurrency = input.concurrency;
       raw = input;
+      if (input.stalled) stalled = () => input.stalled!();
     }
     const log = this.env.logger.child({ path: c.path, label: c.label || c.type });
     const conf = (c.config ?? {}) as { auto_replay_nacks?: boolean; batching?: BatchPolicyConfig };
     const status = this.env.status.track(c.path, 'input', c.type);
+    if (stalled) status.stalled = stalled;
     const probe = this.obs.input(c.path, c.label || c.type, c.type);
     probe?.watch(status);
     // Only a plugin input's reads go in the ledger: a broker's are its children's, counted there.

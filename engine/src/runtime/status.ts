@@ -5,6 +5,8 @@ export interface ComponentStatus {
   type: string;
   connected: boolean;
   reason?: string;
+  /** Why the component, though connected, is stuck (its input's `stalled()`); undefined when it is not. */
+  stalled?: () => string | undefined;
 }
 
 export class StatusBoard {
@@ -27,9 +29,17 @@ export class StatusBoard {
     return s;
   }
 
-  /** The components that are not connected, with why; empty when ready. */
+  /** The components that are not connected or are stuck, with why; empty when ready. */
   notReady(): ComponentStatus[] {
-    const out = [...this.entries.values()].filter((s) => !s.connected);
+    const out: ComponentStatus[] = [];
+    for (const s of this.entries.values()) {
+      if (!s.connected) {
+        out.push(s);
+        continue;
+      }
+      const stuck = s.stalled?.();
+      if (stuck !== undefined) out.push({ ...s, reason: stuck });
+    }
     return this.holding ? [this.holding, ...out] : out;
   }
 

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { NotConnectedError, errorMessage, parseDuration, type Logger } from '@svc/engine';
-import type { Consumer, EachBatchPayload, IMemberAssignment, Kafka, KafkaMessage } from 'kafkajs';
+import type { Admin, Consumer, EachBatchPayload, IMemberAssignment, Kafka, KafkaMessage } from 'kafkajs';
 import { expandList, kafkaClient } from './client.js';
 import { explicitAssigner } from './assignment.js';
 import type { InputConfig } from './input-spec.js';
@@ -29,6 +29,7 @@ import { topicNames, type TopicSelection } from './input-topics.js';
 import { PartitionFeed, partitionKey } from './consumer-partition.js';
 import { ConnectionSockets } from './consumer-sockets.js';
 import type { LagGauge } from './lag.js';
+import type { StallWatch } from './stall.js';
 
 /** How long connect() waits for the first fetch after joining (it then returns anyway). */
 const FIRST_FETCH_MS = 10_000;
@@ -44,6 +45,7 @@ export interface ConsumerOptions {
   /** Names the component in errors: `kafka input root.input`. */
   who: string;
   lag: LagGauge;
+  stalls: StallWatch;
   /** Called when there may be something new to read (records buffered, a consumer failure). */
   wake: () => void;
 }
@@ -87,6 +89,12 @@ export class GroupConsumer {
   private readonly processingMs: number;
   private readonly rebalanceMs: number;
   private commitTimer: NodeJS.Timeout | undefined;
+  private stallTimer: NodeJS.Timeout | undefined;
+  /** Reads end and committed offsets for the stall checks (a client of the current connection). */
+  private watcher: Admin | undefined;
+  private looking = false;
+  private watching = false;
+  private groupId = '';
   private committing: Promise<void> = Promise.resolve();
   private commitsQueued = 0;
   private commitSeen = false;
@@ -126,6 +134,8 @@ export class GroupConsumer {
     }
     const kafka = kafkaClient(conf, log, { socketFactory: sockets.factory });
     const groupId = conf.consumer_group || `${conf.client_id}-explicit-${randomUUID()}`;
+    this.groupId = groupId;
+    this.watcher = kafkaClient(conf, log, { retry: ADMIN_RETRY, socketFactory: sockets.factory }).admin();
     const consumer = kafka.consumer({
       groupId,
       sessionTimeout: parseDuration(conf.group.session_timeout),
@@ -182,6 +192,40 @@ export class GroupConsumer {
     if (this.storesOffsets) {
       // A tick while a commit is still under way (a broker that is slow or gone) is skipped, not queued.
       this.commitTimer = setInterval(() => this.commitsQueued === 0 && void this.commit(), Math.max(1, parseDuration(conf.commit_period)));
+    }
+    this.stallTimer = setInterval(() => !this.looking && void this.lookForStalls(), Math.max(1, parseDuration(conf.stall_check_period)));
+  }
+
+  /** One stall check: the brokers' end offsets (and, for partitions that fetched nothing yet, where they start) against each feed. */
+  private async lookForStalls(): Promise<void> {
+    const admin = this.watcher;
+    if (admin === undefined) return;
+    this.looking = true;
+    try {
+      if (!this.watching) {
+        await admin.connect();
+        this.watching = true;
+      }
+      const feeds = this.active;
+      const topics = [...new Set(feeds.map((f) => f.topic))];
+      const ends = new Map<string, number>();
+      const starts = new Map<string, number>();
+      for (const topic of topics) {
+        for (const p of await admin.fetchTopicOffsets(topic)) {
+          ends.set(partitionKey(topic, p.partition), Number(p.high));
+          starts.set(partitionKey(topic, p.partition), Number(this.o.conf.start_from_oldest ? p.low : p.high));
+        }
+      }
+      if (this.storesOffsets && feeds.some((f) => f.nextOffset < 0)) {
+        for (const t of await admin.fetchOffsets({ groupId: this.groupId, topics })) {
+          for (const p of t.partitions) if (Number(p.offset) >= 0) starts.set(partitionKey(t.topic, p.partition), Number(p.offset));
+        }
+      }
+      if (this.watcher === admin) this.o.stalls.look(feeds, ends, (f) => starts.get(f.key));
+    } catch (err) {
+      this.o.log.debug(`Checking for stalled partitions failed: ${errorMessage(err)}`);
+    } finally {
+      this.looking = false;
     }
   }
 
@@ -246,26 +290,31 @@ export class GroupConsumer {
   }
 
   private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
-    if (this.closed || this.rebalancing) return;
+    // Not `rebalancing`: a report that no new assignment follows (a late heartbeat of a generation
+    // kafkajs already left) would stop every fetch for good; kafkajs' isStale() says what is revoked.
+    if (this.closed) return;
     const f = this.feed(batch.topic, batch.partition);
     const records: KafkaMessage[] = batch.messages;
     // Skip what this input already holds: kafkajs fetches a kept partition again from the
     // committed offset after a rebalance when the seek came too late.
     let from = 0;
     if (f.nextOffset >= 0) while (from < records.length && Number(records[from]!.offset) < f.nextOffset) from++;
-    while (f.buffered >= this.cap) {
+    while (f.full(this.cap)) {
       // Back-pressure: kafkajs fetches again only when every handler of this fetch returned.
-      if (this.closed || this.rebalancing || f.revoked || !isRunning() || isStale()) return;
-      await f.waitForSpace(this.heartbeatMs);
+      if (this.closed || f.revoked || !isRunning() || isStale()) return;
+      // A rebalance reported: heartbeat now rather than wait (it throws while one is under way).
+      if (!this.rebalancing) await f.waitForSpace(this.heartbeatMs);
       try {
         await heartbeat();
+        // The member's generation is valid: no rebalance is under way for it.
+        this.rebalancing = false;
       } catch (err) {
         // A rebalance: commit what is acked while this generation is still valid, then let kafkajs rejoin.
         if (isRebalancing(err)) this.rebalanceDetected();
         throw err;
       }
     }
-    if (this.closed || this.rebalancing || f.revoked || isStale()) return;
+    if (this.closed || f.revoked || isStale()) return;
     const last = records[records.length - 1]!.offset;
     f.highWatermark = Number(batch.highWatermark);
     f.push(records, from, Number(last) + 1);
@@ -400,6 +449,7 @@ export class GroupConsumer {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.commitTimer);
+    clearInterval(this.stallTimer);
     const consumer = this.consumer;
     if (consumer === undefined) {
       // Never connected, or a connect() under way: it sees `closed`; the sockets go now.
@@ -428,6 +478,13 @@ export class GroupConsumer {
   private async teardown(): Promise<void> {
     clearInterval(this.commitTimer);
     this.commitTimer = undefined;
+    clearInterval(this.stallTimer);
+    this.stallTimer = undefined;
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    this.watching = false;
+    await watcher?.disconnect().catch(() => undefined);
+    this.o.stalls.clear(this.feeds.values());
     for (const remove of this.removeListeners.splice(0)) remove();
     const consumer = this.consumer;
     this.consumer = undefined;

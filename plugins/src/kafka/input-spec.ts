@@ -74,6 +74,14 @@ export const inputSpec = f
       .advanced()
       .validate((d) => (durationMs(d, 1) > 0 ? undefined : 'commit_period must be a positive duration'))
       .describe('How often acknowledged offsets are committed; they are also committed when partitions are revoked and on shutdown.'),
+    stall_check_period: f
+      .duration()
+      .default('10s')
+      .advanced()
+      .validate((d) => (durationMs(d, 1) > 0 ? undefined : 'stall_check_period must be a positive duration'))
+      .describe(
+        "How often each partition's read position is compared with the broker's end offset: a partition with records to read whose fetches delivered none across two checks in a row is reported stalled (gauge `logbus_stalled`, and `/ready` answers 503 naming it).",
+      ),
     max_processing_period: f
       .duration()
       .default('100ms')
@@ -90,7 +98,9 @@ export const inputSpec = f
       .default(256)
       .validate(positive('fetch_buffer_cap'))
       .advanced()
-      .describe('The most fetched messages per partition waiting to be read; fetching waits (back-pressure) while it is reached.'),
+      .describe(
+        "The fetched messages per partition waiting to be read at which fetching waits (back-pressure), once they also hold two fetches' worth (2 MiB) of values: a smaller buffer would leave the reader idle during every fetch.",
+      ),
     multi_header: f.bool().default(false).advanced().describe('Whether headers are decoded into lists, so that repeated keys keep every value.'),
     batching: batchPolicySpec.advanced().describe('A batch policy applied per partition: every batch comes from one partition.'),
   })

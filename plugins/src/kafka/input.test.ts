@@ -245,15 +245,36 @@ describe('kafka input (real broker)', { timeout: 120_000 }, () => {
         Array.from({ length: 500 }, () => ({ value })),
       );
     const { input: i } = await input({ topics: [topic], consumer_group: `g-${uid()}`, fetch_buffer_cap: 10, checkpoint_limit: 10 });
-    // Nobody reads: what is buffered stays near one fetch (about 1 MB, some 250 records), far from all 2000.
+    // Nobody reads: what is buffered stops at the cap's floor of 2 MiB plus the fetch that passed it
+    // (the records were written as 2 MB batches of 500, each fetched whole): 1000 of the 2000.
     const feeds = (i as unknown as { consumer: { active: Array<{ buffered: number }> } }).consumer.active;
     await waitFor('a first fetch', async () => (feeds[0] !== undefined && feeds[0].buffered > 0 ? true : undefined), 10_000, 20);
     await sleep(1500);
-    assert.ok(feeds[0]!.buffered < 600, `${feeds[0]!.buffered} records buffered`);
+    assert.ok(feeds[0]!.buffered <= 1000, `${feeds[0]!.buffered} records buffered`);
     const got = await readMessages(i, 2000, { timeoutMs: 60_000 });
     assert.equal(
       got.reduce((n, t) => n + t.batch.length, 0),
       2000,
+    );
+  });
+
+  it("fetch_buffer_cap: small records are fetched ahead up to two fetches' worth, so reading overlaps the next fetch", async () => {
+    const topic = await kafka.topic('fetch-ahead', 1);
+    const value = 'x'.repeat(1000);
+    for (let n = 0; n < 8; n++)
+      await kafka.produce(
+        topic,
+        Array.from({ length: 500 }, () => ({ value })),
+      );
+    const { input: i } = await input({ topics: [topic], consumer_group: `g-${uid()}` });
+    // Nobody reads. One fetch brings about 1 MB (some 1000 records, far above the cap of 256); the
+    // next one must not wait for the reader, or the reader waits for it.
+    const feeds = (i as unknown as { consumer: { active: Array<{ buffered: number }> } }).consumer.active;
+    await waitFor('two fetches buffered', async () => (feeds[0] !== undefined && feeds[0].buffered >= 1500 ? true : undefined), 15_000, 20);
+    assert.ok(feeds[0]!.buffered < 4000, `${feeds[0]!.buffered} records buffered: the buffer is still bounded`);
+    assert.equal(
+      (await readMessages(i, 4000, { timeoutMs: 60_000 })).reduce((n, t) => n + t.batch.length, 0),
+      4000,
     );
   });
 

@@ -38,6 +38,7 @@ import { recordMessage } from './input-message.js';
 import { inputSpec, type InputConfig } from './input-spec.js';
 import { parseTopics } from './input-topics.js';
 import { lagGauge } from './lag.js';
+import { StallWatch } from './stall.js';
 import { loadKafkajs } from './kafkajs.js';
 
 /** The most records one transaction carries without `batching`. */
@@ -49,6 +50,7 @@ export class LogbusInput implements Input {
   /** `batching` is applied here, per partition: the runtime's one batcher would mix partitions. */
   readonly batchesItself = true;
   private readonly consumer: GroupConsumer;
+  private readonly stalls: StallWatch;
   private readonly log: Logger;
   private readonly chunkCap: number;
   private readonly multiHeader: boolean;
@@ -72,6 +74,7 @@ export class LogbusInput implements Input {
     this.dropNacks = !conf.auto_replay_nacks;
     this.tracing = conf.extract_tracing_map ? compileMapping(conf.extract_tracing_map) : undefined;
     this.closeWaitMs = parseDuration(conf.group.session_timeout);
+    this.stalls = new StallWatch(ctx);
     this.consumer = new GroupConsumer(
       {
         conf,
@@ -79,6 +82,7 @@ export class LogbusInput implements Input {
         log: ctx.logger,
         who: `${ctx.type} input ${ctx.path}`,
         lag: lagGauge(ctx),
+        stalls: this.stalls,
         wake: () => this.wake(),
       },
       rule !== undefined,
@@ -87,6 +91,10 @@ export class LogbusInput implements Input {
 
   connect(): Promise<void> {
     return this.consumer.connect();
+  }
+
+  stalled(): string | undefined {
+    return this.stalls.reason();
   }
 
   read(): Promise<Transaction | EndOfInput> | Transaction | EndOfInput {
@@ -262,6 +270,10 @@ registerInput('logbus', {
     '`kafka_timestamp_unix`, `kafka_tombstone_message`) with `kafka_timestamp_ms` (milliseconds), so a mapping written',
     'for Benthos reads them unchanged, and every header as a string (a list of strings with `multi_header`). The gauge `logbus_lag` (labels',
     '`topic`, `partition`) holds the lag of the last message handed out.',
+    '',
+    'A partition that has records to read while its fetches deliver none, across two `stall_check_period` checks in',
+    'a row, is stalled: the gauge `logbus_stalled` (same labels) is 1 and `/ready` answers 503 naming the partition',
+    'and offset. Records fetched and waiting for the pipeline are back-pressure, not a stall.',
   ].join('\n'),
   config: inputSpec,
   examples: [

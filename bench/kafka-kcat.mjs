@@ -1,0 +1,212 @@
+// Kafka at librdkafka's scale (issue 39 item 2): 200 k × 1 KB lines, 4-partition topics, each
+// direction against kcat (librdkafka) in the same run, with a bare kafkajs loop beside them to show
+// what the client itself allows. Rounds are interleaved (kcat, engine, kafkajs, kcat, …) and each
+// row gives the median; every rate counts the whole process, start-up included, as a user's run does.
+//   produce: a file of lines → topic. kcat -P -l (linger.ms=5, batch.num.messages=10000, acks=1 as
+//            the engine's default), the engine's file → kafka output, kafkajs send() of 4 k records (1 MB a partition), 8 in flight.
+//   consume: the topic → nothing, in a new group each time, from the oldest record. kcat -C -G … -e,
+//            the engine's kafka input → drop (done when /metrics counts them all), kafkajs eachBatch.
+// kcat comes from Debian (`apt-get install -y kcat`); without it the rows say so.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import kafkajs from 'kafkajs';
+import { DATA, ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
+import { createServedTopics } from '../plugins/dist/kafka/topic-test-support.js';
+
+const { Kafka, logLevel } = kafkajs;
+const PARTITIONS = 4;
+const ROUNDS = 3;
+const BROKER = process.env.SVC_KAFKA_BROKERS ?? '127.0.0.1:9092';
+
+function kcatPath() {
+  const r = spawnSync('bash', ['-c', 'command -v kcat || command -v kafkacat'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/** `count` lines of 1 KB (1023 characters and the newline), written once under bench/.data. */
+function linesFile(count) {
+  const file = join(DATA, `kafka-lines-${count}.txt`);
+  if (!existsSync(file)) {
+    const body = randomBytes(504).toString('hex').slice(0, 1015);
+    const lines = [];
+    for (let i = 0; i < count; i++) lines.push(`${String(i).padStart(8, '0')}${body}\n`);
+    writeFileSync(file, lines.join(''));
+  }
+  return file;
+}
+
+/** Runs a child to its exit; resolves with its wall time in seconds. */
+function timed(cmd, args, env = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT, env: { ...process.env, ...env } });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve((performance.now() - t0) / 1000);
+      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`));
+    });
+  });
+}
+
+/** Runs the engine until its /metrics counts `count` messages received; resolves with seconds from spawn. */
+async function engineUntilReceived(cfg, port, count) {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [ENGINE, '-c', cfg], { stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT });
+  try {
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the engine exited ${child.exitCode}`);
+      const text = await fetch(`http://127.0.0.1:${port}/metrics`)
+        .then((r) => r.text())
+        .catch(() => '');
+      const m = /^svc_input_received\{[^}]*\} (\d+)/m.exec(text);
+      if (m && Number(m[1]) >= count) return (performance.now() - t0) / 1000;
+      if (Date.now() > deadline) throw new Error(`the engine received ${m?.[1] ?? 0} of ${count} within 300 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+  }
+}
+
+const RAW_PRODUCE = (topic, file) => `
+import kafkajs from 'kafkajs';
+import { readFileSync } from 'node:fs';
+const kafka = new kafkajs.Kafka({ clientId: 'raw', brokers: [${JSON.stringify(BROKER)}], logLevel: kafkajs.logLevel.ERROR });
+const producer = kafka.producer();
+await producer.connect();
+const text = readFileSync(${JSON.stringify(file)}, 'latin1');
+const sends = [];
+let messages = [];
+for (let at = 0; at < text.length; ) {
+  const nl = text.indexOf('\\n', at);
+  messages.push({ value: Buffer.from(text.slice(at, nl), 'latin1') });
+  at = nl + 1;
+  if (messages.length === 4000 || at >= text.length) {
+    sends.push(producer.send({ topic: ${JSON.stringify(topic)}, messages, acks: 1 }));
+    messages = [];
+    if (sends.length >= 8) await sends.shift();
+  }
+}
+await Promise.all(sends);
+await producer.disconnect();
+`;
+
+const RAW_CONSUME = (topic, group, count) => `
+import kafkajs from 'kafkajs';
+const kafka = new kafkajs.Kafka({ clientId: 'raw', brokers: [${JSON.stringify(BROKER)}], logLevel: kafkajs.logLevel.NOTHING });
+const consumer = kafka.consumer({ groupId: ${JSON.stringify(group)} });
+await consumer.connect();
+await consumer.subscribe({ topics: [${JSON.stringify(topic)}], fromBeginning: true });
+let n = 0;
+await consumer.run({
+  partitionsConsumedConcurrently: ${PARTITIONS},
+  eachBatch: async ({ batch }) => {
+    n += batch.messages.length;
+    if (n >= ${count}) process.exit(0);
+  },
+});
+`;
+
+const produceConfig = (file, topic) =>
+  config(
+    'kafka-kcat-produce',
+    `http: { enabled: false }
+logger: { level: WARN }
+input:
+  file: { paths: [ ${file} ], scanner: { lines: {} } }
+output:
+  kafka:
+    addresses: [ ${BROKER} ]
+    topic: ${topic}
+`,
+  );
+
+const consumeConfig = (topic, group, port) =>
+  config(
+    'kafka-kcat-consume',
+    `http: { address: 127.0.0.1:${port} }
+logger: { level: WARN }
+input:
+  kafka:
+    addresses: [ ${BROKER} ]
+    topics: [ ${topic} ]
+    consumer_group: ${group}
+    start_from_oldest: true
+output:
+  drop: {}
+`,
+  );
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function run({ quick = false } = {}) {
+  const count = quick ? 50_000 : 200_000;
+  const kcat = kcatPath();
+  if (kcat === undefined) {
+    const row = { result: 'not run', baseline: 'kcat is not installed (apt-get install -y kcat)', ratio: NaN, target: '', pass: false };
+    return [
+      { bench: 'file → kafka output vs kcat -P', ...row },
+      { bench: 'kafka input → drop vs kcat -C', ...row },
+    ];
+  }
+  const file = linesFile(count);
+  const kafka = new Kafka({ clientId: 'bench', brokers: [BROKER], logLevel: logLevel.ERROR });
+  const admin = kafka.admin();
+  await admin.connect();
+  const id = randomBytes(4).toString('hex');
+  const created = [];
+  const topic = async (name) => {
+    const t = `bench-kcat-${name}-${id}`;
+    created.push(t);
+    await createServedTopics(admin, [{ topic: t, numPartitions: PARTITIONS }]);
+    return t;
+  };
+  const kcatProduce = (t) => [kcat, ['-P', '-b', BROKER, '-t', t, '-l', file, '-X', 'linger.ms=5', '-X', 'batch.num.messages=10000', '-X', 'acks=1']];
+  const rates = { produce: { kcat: [], engine: [], kafkajs: [] }, consume: { kcat: [], engine: [], kafkajs: [] } };
+  try {
+    // The topic every consumer reads, written by kcat as in the issue.
+    const source = await topic('src');
+    await timed(...kcatProduce(source));
+    for (let round = 0; round < ROUNDS; round++) {
+      let t = await topic(`kcat${round}`);
+      rates.produce.kcat.push(count / (await timed(...kcatProduce(t))));
+      t = await topic(`engine${round}`);
+      rates.produce.engine.push(count / (await timed(process.execPath, [ENGINE, '-c', produceConfig(file, t)])));
+      t = await topic(`kafkajs${round}`);
+      rates.produce.kafkajs.push(count / (await timed(process.execPath, ['--input-type=module', '-e', RAW_PRODUCE(t, file)])));
+
+      const group = (who) => `bench-kcat-${who}-${round}-${id}`;
+      rates.consume.kcat.push(
+        count / (await timed(kcat, ['-C', '-b', BROKER, '-G', group('kcat'), '-o', 'beginning', '-e', '-q', '-X', 'auto.offset.reset=earliest', source])),
+      );
+      const port = await freePort();
+      rates.consume.engine.push(count / (await engineUntilReceived(consumeConfig(source, group('engine'), port), port, count)));
+      rates.consume.kafkajs.push(count / (await timed(process.execPath, ['--input-type=module', '-e', RAW_CONSUME(source, group('kafkajs'), count)])));
+    }
+  } finally {
+    await admin.deleteTopics({ topics: created }).catch(() => {});
+    await admin.disconnect();
+  }
+  const row = (dir, bench, target, goal) => {
+    const r = rates[dir];
+    const engine = median(r.engine);
+    const peer = median(r.kcat);
+    const raw = median(r.kafkajs);
+    const ratio = engine / peer;
+    const each = (xs) => xs.map((x) => fmt(x)).join(' / ');
+    return {
+      bench: `${bench}, 1 KB, ${PARTITIONS} partitions (${fmt(count)} messages, median of ${ROUNDS} interleaved rounds)`,
+      result: `${fmt(engine)} msg/s (${each(r.engine)})`,
+      baseline: `kcat ${fmt(peer)} msg/s (${each(r.kcat)}); bare kafkajs ${fmt(raw)} msg/s = ${(raw / peer).toFixed(2)}× kcat (${each(r.kafkajs)})`,
+      ratio,
+      target,
+      pass: ratio >= goal,
+    };
+  };
+  return [row('produce', 'file → kafka output vs kcat -P', '≥ 0.50× kcat', 0.5), row('consume', 'kafka input → drop vs kcat -C -G', '≥ 0.70× kcat', 0.7)];
+}
