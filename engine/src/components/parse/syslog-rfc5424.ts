@@ -2,7 +2,7 @@
  * Syslog (RFC 5424) as influxdata/go-syslog v3's rfc5424 machine reads it for Benthos' parse_log:
  * `<pri>version timestamp host app procid msgid structured-data [message]`, `-` for a nil value.
  */
-import { FULL_DATE, HHMMSS, checkDay, dateTimeAt, fail, isDigit, isGraph, readField, readPriority, scanOffset, scanShape, utf8 } from './syslog-scan.js';
+import { DATE_TIME, checkDay, dateTimeAt, fail, isDigit, isGraph, readField, readPriority, scanOffset, scanShape, utf8 } from './syslog-scan.js';
 import { formatRfc3339Nano } from './syslog-time.js';
 
 const VERSION_ERROR = 'expecting a version value in the range 1-999';
@@ -24,7 +24,7 @@ export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const { priority, end } = readPriority(s);
   let p = end;
-  if (!/[1-9]/.test(s[p] ?? '')) fail(VERSION_ERROR, p);
+  if (!isDigit(s[p]) || s[p] === '0') fail(VERSION_ERROR, p);
   let q = p + 1;
   while (isDigit(s[q]) && q - p < 3) q++;
   if (isDigit(s[q])) fail(VERSION_ERROR, q);
@@ -35,7 +35,7 @@ export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
   if (s[p] === '-') {
     p++;
   } else {
-    const date = scanShape(s, p, [...FULL_DATE, (c) => c === 'T', ...HHMMSS]);
+    const date = scanShape(s, p, DATE_TIME);
     if (typeof date !== 'number') fail(TIMESTAMP_ERROR, date.bad);
     let at = date;
     let fraction = '';
@@ -75,21 +75,18 @@ export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
     if (s[p] !== ' ') fail(PARSE_ERROR, p);
     const text = bytes.subarray(p + 1);
     message = text.toString('utf8');
-    if (!Buffer.from(message, 'utf8').equals(text)) fail(MSG_ERROR, p + 1 + firstInvalidUtf8(text));
+    // the decoder writes U+FFFD for each invalid sequence; only then is it worth a closer look
+    if (message.includes('\ufffd') && !Buffer.from(message, 'utf8').equals(text)) fail(MSG_ERROR, p + 1 + firstInvalidUtf8(text));
   }
   out.priority = priority;
   out.facility = priority >> 3;
   out.severity = priority & 7;
   out.version = version;
   if (timestamp !== undefined) out.timestamp = timestamp;
-  for (const [key, value] of [
-    ['hostname', hostname],
-    ['appname', appname],
-    ['procid', procid],
-    ['msgid', msgid],
-  ] as const) {
-    if (value !== '-') out[key] = utf8(value);
-  }
+  if (hostname !== '-') out.hostname = utf8(hostname);
+  if (appname !== '-') out.appname = utf8(appname);
+  if (procid !== '-') out.procid = utf8(procid);
+  if (msgid !== '-') out.msgid = utf8(msgid);
   if (structured) out.structureddata = structured;
   if (message) out.message = message;
   return out;
