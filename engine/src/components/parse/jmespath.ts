@@ -8,7 +8,11 @@ function floats(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(floats);
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: floats(x), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(v)) {
+      // an own `__proto__` key must be defined, not assigned; other keys are assigned, which keeps the object fast
+      if (k === '__proto__') Object.defineProperty(out, k, { value: floats(x), enumerable: true, writable: true, configurable: true });
+      else out[k] = floats(x);
+    }
     return out;
   }
   return v;
