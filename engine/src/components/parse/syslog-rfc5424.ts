@@ -18,7 +18,10 @@ const PARSE_ERROR = 'parsing error';
 
 const sdNameChar = (c: string | undefined) => isGraph(c) && c !== '=' && c !== ']' && c !== '"';
 
-/** Parses one message; throws a SyslogError as go-syslog reports it. */
+/**
+ * Parses one message; throws a SyslogError as go-syslog reports it. The result is as Go's
+ * encoding/json writes Benthos' map: keys in sorted order (structured data's too).
+ */
 export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
   const s = bytes.toString('latin1');
   const out: Record<string, unknown> = {};
@@ -47,8 +50,10 @@ export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
     const offset = scanOffset(s, at);
     if ('bad' in offset) fail(TIMESTAMP_ERROR, offset.bad);
     const t = { ...dateTimeAt(s, p), fraction, offset: offset.offset };
-    checkDay(t, s.slice(p, offset.end), offset.end);
-    timestamp = formatRfc3339Nano(t);
+    const text = s.slice(p, offset.end);
+    checkDay(t, text, offset.end);
+    // Go writes back what was read unless the fraction ends in 0 or the zone is +00:00 / -00:00 (`Z`)
+    timestamp = fraction.endsWith('0') || (offset.offset === 0 && s[at] !== 'Z') ? formatRfc3339Nano(t) : text;
     p = offset.end;
   }
   if (s[p] !== ' ') fail(TIMESTAMP_ERROR, p);
@@ -78,17 +83,25 @@ export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
     // the decoder writes U+FFFD for each invalid sequence; only then is it worth a closer look
     if (message.includes('\ufffd') && !Buffer.from(message, 'utf8').equals(text)) fail(MSG_ERROR, p + 1 + firstInvalidUtf8(text));
   }
-  out.priority = priority;
-  out.facility = priority >> 3;
-  out.severity = priority & 7;
-  out.version = version;
-  if (timestamp !== undefined) out.timestamp = timestamp;
-  if (hostname !== '-') out.hostname = utf8(hostname);
+  // assigned in sorted order
   if (appname !== '-') out.appname = utf8(appname);
-  if (procid !== '-') out.procid = utf8(procid);
-  if (msgid !== '-') out.msgid = utf8(msgid);
-  if (structured) out.structureddata = structured;
+  out.facility = priority >> 3;
+  if (hostname !== '-') out.hostname = utf8(hostname);
   if (message) out.message = message;
+  if (msgid !== '-') out.msgid = utf8(msgid);
+  out.priority = priority;
+  if (procid !== '-') out.procid = utf8(procid);
+  out.severity = priority & 7;
+  if (structured) out.structureddata = sorted(structured, (params) => sorted(params, (v) => v));
+  if (timestamp !== undefined) out.timestamp = timestamp;
+  out.version = version;
+  return out;
+}
+
+/** The object with its keys in sorted order (defined: an id or a name may be `__proto__`). */
+function sorted<T, U>(o: Record<string, T>, value: (v: T) => U): Record<string, U> {
+  const out: Record<string, U> = {};
+  for (const k of Object.keys(o).sort()) Object.defineProperty(out, k, { value: value(o[k]!), enumerable: true, writable: true, configurable: true });
   return out;
 }
 
