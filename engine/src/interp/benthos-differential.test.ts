@@ -805,7 +805,135 @@ const ROWS: Row[] = [
     m: 'root = this.n.uint32()',
     err: 'failed to execute map: failed assignment (line 1): signed integer value is negative and cannot be cast as an unsigned integer',
   },
-  { in: '{"n":"-1"}', m: 'root = this.n.uint32()', err: 'failed to execute map: failed assignment (line 1): strconv.ParseUint: parsing "-1": invalid syntax' },
+  { in: '{"n":"-1"}', m: 'root = this.n.uint32()', err: 'failed to execute map: failed assignment (line 1): strconv.ParseUint: parsing "-1": invalid syntax' }, // ---- json_schema (gojsonschema's words, lowercased; user regexes on RE2). A multi-line error is Benthos' whole stderr text. Each
+  // invalid document fails in one property: gojsonschema visits properties in Go's map order, which changes from run to run.
+  { in: '{"foo":"bar"}', m: 'root = this.json_schema("""{"type":"object","properties":{"foo":{"type":"string"}}}""")', out: '{"foo":"bar"}' },
+  {
+    in: '{"foo":5}',
+    m: 'root = this.json_schema("""{"type":"object","properties":{"foo":{"type":"string"}}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: foo invalid type. expected: string, given: integer',
+  },
+  {
+    in: '{"a":1}',
+    m: 'root = this.a.json_schema("""{"type":"string"}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this.a`: (root) invalid type. expected: string, given: integer',
+  },
+  {
+    in: '{"a":1.5}',
+    m: 'root = this.a.json_schema("""{"type":"integer"}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this.a`: (root) invalid type. expected: integer, given: number',
+  },
+  {
+    in: '{"a":"x"}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"type":["integer","null"]}}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: a invalid type. expected: [integer,null], given: string',
+  },
+  {
+    in: '{"id":0}',
+    m: 'root = this.json_schema("""{"type":"object","required":["id","zz"]}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: (root) zz is required',
+  },
+  {
+    in: '{"a":"C"}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"enum":["A","B"]}}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: a a must be one of the following: "a", "b"',
+  },
+  {
+    in: '"x"',
+    m: 'root = this.json_schema("""{"const":"Y"}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: (root) (root) does not match: "y"',
+  },
+  {
+    in: '{"code":"abc","id":"x١"}',
+    m: 'root = this.json_schema("""{"properties":{"code":{"pattern":"^[a-z]+$"},"id":{"pattern":"^x\\\\d$"}}}""")',
+    err: "failed to execute map: failed assignment (line 1): field `this`: id does not match pattern '^x\\d$'",
+  },
+  {
+    in: '{"a":"B"}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"pattern":"^[A-Z]\\\\d$"}}}""")',
+    err: "failed to execute map: failed assignment (line 1): field `this`: a does not match pattern '^[a-z]\\d$'",
+  },
+  {
+    in: '{"a":"x1"}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"pattern":"(?P<n>x)\\\\z"}}}""")',
+    err: "failed to execute map: failed assignment (line 1): field `this`: a does not match pattern '(?p<n>x)\\z'",
+  },
+  {
+    in: '{"a":"x1"}',
+    m: 'root = this.json_schema("""{"patternProperties":{"^a$":{"type":"integer"}}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: a invalid type. expected: integer, given: string',
+  },
+  {
+    in: '{"a":1,"b":2}',
+    m: 'root = this.json_schema("""{"patternProperties":{"^a$":{"type":"integer"}},"additionalProperties":false}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: (root) badditional property b is not allowed',
+  },
+  {
+    in: '{"a":"x1"}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"pattern":"(?=x)"}}}""")',
+    err: 'failed to parse mapping: line 1 char 72: failed to parse json schema definition: pattern must be a valid regex',
+  },
+  {
+    in: '{"a":1}',
+    m: 'root = this.json_schema("""{"type":"object""")',
+    err: 'failed to parse mapping: line 1 char 47: failed to parse json schema definition: unexpected EOF',
+  },
+  {
+    in: '{"a":1,"s":"{"}',
+    m: 'root.x = this.a.json_schema(this.s)',
+    err: 'failed to execute map: failed assignment (line 1): failed to parse json schema definition: unexpected EOF',
+  },
+  {
+    in: '{"a":1}',
+    m: 'root.x = this.a.json_schema(this.s)',
+    err: "failed to execute map: failed assignment (line 1): method 'json_schema': failed to extract input arg 'schema': wrong argument type, expected string, got null",
+  },
+  { in: '{"a":"é","s":"{\\"type\\":\\"string\\",\\"maxLength\\":1}"}', m: 'root.x = this.a.json_schema(this.s)', out: '{"x":"é"}' },
+  {
+    in: '{"a":[2,2]}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"uniqueItems":true,"minItems":3}}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: a array must have at least 3 items\na array items[0,1] must be unique',
+  },
+  {
+    in: '{"a":2}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"anyOf":[{"type":"string"},{"maximum":1}]}}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: a must validate at least one schema (anyof)\na must be less than or equal to 1',
+  },
+  {
+    in: '{"a":2}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"oneOf":[{"type":"string"},{"maximum":1}]}}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: a must validate one and only one schema (oneof)\na must be less than or equal to 1',
+  },
+  {
+    in: '{"a":2}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"exclusiveMinimum":2,"multipleOf":3}}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: a must be a multiple of 3\na must be greater than 2',
+  },
+  {
+    in: '{"a":2}',
+    m: 'root = this.json_schema("""{"if":{"properties":{"a":{"type":"integer"}}},"then":{"required":["c"]}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: (root) must validate "then" as "if" was valid\n(root) c is required',
+  },
+  {
+    in: '{"a":2}',
+    m: 'root = this.json_schema("""{"dependencies":{"a":["b"]},"minProperties":2}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: (root) has a dependency on b\n(root) must have at least 2 properties',
+  },
+  {
+    in: '{"a":"2"}',
+    m: 'root = this.json_schema("""{"properties":{"a":{"format":"email"}}}""")',
+    err: "failed to execute map: failed assignment (line 1): field `this`: a does not match format 'email'",
+  },
+  {
+    in: '{"b":2}',
+    m: 'root = this.json_schema("""{"properties":{"b":{"not":{"type":"integer"}}}}""")',
+    err: 'failed to execute map: failed assignment (line 1): field `this`: b must not validate the schema (not)',
+  },
+  {
+    in: '{"a":1}',
+    m: 'root = this.bloblang("root = this.a.json_schema(\\"{\\\\\\"type\\\\\\":\\\\\\"string\\\\\\"}\\")")',
+    err: 'failed to execute map: failed assignment (line 1): field `this.a`: (root) invalid type. expected: string, given: integer',
+  },
 ];
 
 /** One line through a mapping, printed as `engine blobl` prints it (cli/blobl.ts). */

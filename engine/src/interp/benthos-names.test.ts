@@ -18,12 +18,6 @@ const BENTHOS_METHODS =
     ' ',
   );
 
-/**
- * Not implemented yet (issue 38 remains open for it): `json_schema` needs gojsonschema, whose port
- * lives in the gateway plugin, which the engine cannot import.
- */
-const NOT_YET = ['json_schema'];
-
 const ENGINE = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
 describe('the names of Benthos v4.51 (benthos list bloblang-functions bloblang-methods)', () => {
@@ -39,7 +33,7 @@ describe('the names of Benthos v4.51 (benthos list bloblang-functions bloblang-m
     );
     assert.deepEqual(
       BENTHOS_METHODS.filter((n) => !names('bloblang-method').has(n)),
-      NOT_YET,
+      [],
       'methods Benthos lists that engine list does not',
     );
   });

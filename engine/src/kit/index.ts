@@ -20,3 +20,5 @@ export { Router, ANY_METHOD, type RouterOptions, type TrailingSlash, type RouteM
 export { RoutePattern, safeDecode } from '../http/route-pattern.js';
 // Benthos' scanners, for inputs that read byte streams (files, objects).
 export { SCANNER_DESCRIPTION, parseScanner, scannerField, type Scanner } from '../components/io/scanner.js';
+// JSON Schema checked as Benthos checks it (gojsonschema's words), for the json_schema processor.
+export { JsonSchema } from '../interp/json-schema.js';

@@ -1,6 +1,6 @@
 /**
  * json_schema on svc and Benthos v4.51.0, the same YAML: valid documents pass untouched, invalid
- * ones are flagged with the same error text. Benthos is skipped, saying so, when it is not built.
+ * ones are flagged with the same error text (a `pattern` is Go's: `\d` is ASCII only). Benthos is skipped, saying so, when it is not built.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -14,6 +14,7 @@ const SCHEMA = JSON.stringify({
     name: { type: 'string', maxLength: 5 },
     tags: { type: 'array', items: { type: 'string' } },
     kind: { enum: ['a', 'b'] },
+    code: { type: 'string', pattern: '^[a-z]+\\d?$' },
   },
 });
 
@@ -22,6 +23,8 @@ const DOCS = [
   { id: 0, name: 'toolongname' },
   { name: 3, tags: ['x', 2] },
   { id: 2, name: 'k', kind: 'c' },
+  { id: 3, name: 'p', code: 'ab1' },
+  { id: 4, name: 'q', code: 'x١' },
 ];
 
 describe('json_schema on svc and Benthos', () => {
@@ -55,6 +58,8 @@ output:
         'id must be greater than or equal to 1\nname string length must be less than or equal to 5',
         '(root) id is required\nname invalid type. expected: string, given: integer\ntags.1 invalid type. expected: string, given: integer',
         'kind kind must be one of the following: "a", "b"',
+        null,
+        "code does not match pattern '^[a-z]+\\d?$'",
       ],
     );
     if (!benthos) return t.diagnostic(benthosMissing!);

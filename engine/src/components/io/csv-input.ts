@@ -38,16 +38,21 @@ const spec = f.object({
     .describe('Whether messages that are rejected (nacked) at the output level should be automatically replayed indefinitely.'),
 });
 
-/** One file being read: its records, parsed as its chunks arrive. */
+/** One file being read: its records, parsed a chunk at a time as the chunks arrive. */
 interface OpenFile {
   path: string;
-  modTime: Date;
-  records: AsyncIterator<CsvRecord>;
+  /** Its metadata, the same for every row. */
+  modTimeUnix: number;
+  modTime: string;
+  chunks: AsyncIterator<CsvRecord[]>;
+  /** The records of the last chunk, and the next one to hand out. */
+  records: CsvRecord[];
+  at: number;
 }
 
-async function* recordsOf(path: string, parser: CsvParser): AsyncGenerator<CsvRecord> {
-  for await (const chunk of createReadStream(path, { encoding: 'utf8' })) yield* parser.push(chunk as string);
-  yield* parser.end();
+async function* recordsOf(path: string, parser: CsvParser): AsyncGenerator<CsvRecord[]> {
+  for await (const chunk of createReadStream(path, { encoding: 'utf8' })) yield parser.push(chunk as string);
+  yield parser.end();
 }
 
 /**
@@ -83,7 +88,14 @@ class CsvInput {
     if (path === undefined) return undefined;
     const modTime = (await stat(path)).mtime;
     this.header = undefined;
-    return { path, modTime, records: recordsOf(path, new CsvParser(this.conf.delimiter, this.conf.lazy_quotes))[Symbol.asyncIterator]() };
+    return {
+      path,
+      modTimeUnix: Math.floor(modTime.getTime() / 1000),
+      modTime: modTime.toISOString().replace(/\.\d+Z$/, 'Z'),
+      chunks: recordsOf(path, new CsvParser(this.conf.delimiter, this.conf.lazy_quotes))[Symbol.asyncIterator](),
+      records: [],
+      at: 0,
+    };
   }
 
   /** The next record of the files, 'file end' after each file's last, undefined when every file is read. */
@@ -92,11 +104,18 @@ class CsvInput {
       this.file ??= await this.open();
       const file = this.file;
       if (file === undefined) return undefined;
-      const r = await file.records.next();
-      if (!r.done) {
+      while (file.at === file.records.length) {
+        const r = await file.chunks.next();
+        if (r.done) break;
+        file.records = r.value;
+        file.at = 0;
+      }
+      const record = file.records[file.at];
+      if (record !== undefined) {
+        file.at++;
         // Go's reader reports a row of another length but still gives it: Benthos keeps it
-        if (r.value.error !== undefined && !r.value.error.endsWith('wrong number of fields') && r.value.fields.length === 0) throw new Error(r.value.error);
-        return { record: r.value, file };
+        if (record.error !== undefined && !record.error.endsWith('wrong number of fields') && record.fields.length === 0) throw new Error(record.error);
+        return { record, file };
       }
       this.file = undefined;
       if (this.conf.delete_on_finish) await unlink(file.path);
@@ -130,19 +149,24 @@ class CsvInput {
       m.setJson(fields.slice());
     } else {
       const obj: Record<string, string> = {};
-      fields.forEach((v, i) => Object.defineProperty(obj, header[i]!, { value: v, enumerable: true, writable: true, configurable: true }));
+      for (let i = 0; i < fields.length; i++) {
+        const key = header[i]!;
+        // an own `__proto__` key must be defined, not assigned; other keys are assigned, which keeps the object fast
+        if (key === '__proto__') Object.defineProperty(obj, key, { value: fields[i], enumerable: true, writable: true, configurable: true });
+        else obj[key] = fields[i]!;
+      }
       m.setJson(obj);
       m.setMeta('header', header.slice());
     }
     m.setMeta('path', file.path);
-    m.setMeta('mod_time_unix', Math.floor(file.modTime.getTime() / 1000));
-    m.setMeta('mod_time', file.modTime.toISOString().replace(/\.\d+Z$/, 'Z'));
+    m.setMeta('mod_time_unix', file.modTimeUnix);
+    m.setMeta('mod_time', file.modTime);
     return m;
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.file?.records.return?.();
+    await this.file?.chunks.return?.();
   }
 }
 

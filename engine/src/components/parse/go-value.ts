@@ -11,7 +11,10 @@ export function goValue(v: unknown): unknown {
   if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return v;
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(v).sort()) {
-    Object.defineProperty(out, k, { value: goValue((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+    const value = goValue((v as Record<string, unknown>)[k]);
+    // an own `__proto__` key must be defined, not assigned; other keys are assigned, which keeps the object fast
+    if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    else out[k] = value;
   }
   return out;
 }

@@ -57,6 +57,15 @@ word
     assert.equal(r.stdout, '{"n":12}\nno pattern matches found: nope\n', r.stderr);
   });
 
+  it('gives up a match that would backtrack catastrophically (the expression runs on V8 RegExp, bounded)', async () => {
+    const yaml = stdinPipeline(`    - grok:
+        expressions: [ '%{EVIL:x}' ]
+        pattern_definitions: { EVIL: '(a+)+b' }
+    - mapping: 'root = if errored() { error() } else { this }'`);
+    const r = await runEngine(yaml, `${'a'.repeat(5000)}c\naab\n`);
+    assert.equal(r.stdout, 'no pattern matches found\n{"x":"aab"}\n', r.stderr);
+  });
+
   it('refuses to start with an expression that names an unknown pattern, as Benthos does', async () => {
     const yaml = stdinPipeline(`    - grok:\n        expressions: [ '%{NOPE:a}' ]`).replace('logger: { level: none }\n', '');
     const r = await runEngine(yaml, 'x\n');

@@ -42,7 +42,7 @@ registerProcessor('grok', {
   summary:
     'Parses messages into a structured format by attempting to apply a list of Grok expressions, the first expression to result in at least one value replaces the original message with a JSON object containing the values.',
   description:
-    'Type hints within patterns are respected: with the pattern `%{WORD:first},%{INT:second:int}` and a payload of `foo,1` the result is `{"first":"foo","second":1}`. Expressions run on RE2, in time linear to the message. The default patterns are those of Benthos (github.com/Jeffail/grok).',
+    'Type hints within patterns are respected: with the pattern `%{WORD:first},%{INT:second:int}` and a payload of `foo,1` the result is `{"first":"foo","second":1}`. Expressions have Go\'s RE2 meaning and cannot backtrack catastrophically: they run on V8\'s RegExp where the translation is exact and V8\'s linear-time engine can take over a match that backtracks too much, else on re2js. The default patterns are those of Benthos (github.com/Jeffail/grok).',
   config: spec,
   examples: [
     "pipeline:\n  processors:\n    - grok:\n        expressions:\n          - '%{VPCFLOWLOG}'\n        pattern_definitions:\n          VPCFLOWLOG: '%{NUMBER:version:int} %{NUMBER:accountid} %{NOTSPACE:interfaceid} %{NOTSPACE:srcaddr} %{NOTSPACE:dstaddr} %{NOTSPACE:srcport:int} %{NOTSPACE:dstport:int} %{NOTSPACE:protocol:int} %{NOTSPACE:packets:int} %{NOTSPACE:bytes:int} %{NUMBER:start:int} %{NUMBER:end:int} %{NOTSPACE:action} %{NOTSPACE:logstatus}'\n",

@@ -27,6 +27,30 @@ ERR | {"locations":"x"}
     );
   });
 
+  it('answers the same for documents that arrive in one batch, a failing one among them', async () => {
+    // the processor searches a batch at once; one failing document must flag only itself (Benthos printed these lines)
+    const docs = ['{"locations":[{"n":2.50},{"n":-0.0}]}', '{"locations":"x"}', 'not json', '{"locations":[]}'];
+    const yaml = `logger: { level: none }
+input:
+  generate:
+    count: 4
+    batch_size: 4
+    interval: ''
+    mapping: 'root = ${JSON.stringify(docs).replaceAll("'", "''")}.index(count("j") - 1)'
+pipeline:
+  threads: 1
+  processors:
+    - mapping: 'root = content().string()'
+    - jmespath: { query: '{a: locations[*].n, c: sum(locations[*].n)}' }
+    - mapping: 'root = if errored() { "ERR | " + content().string() } else { this }'
+output:
+  stdout: {}
+`;
+    const r = await runEngine(yaml);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '{"a":[2.5,-0],"c":2.5}\nERR | {"locations":"x"}\nERR | not json\n{"a":[],"c":0}\n');
+  });
+
   it('refuses to start with a query that does not compile', async () => {
     const yaml = stdinPipeline(`    - jmespath:\n        query: '[}'`).replace('logger: { level: none }\n', '');
     const r = await runEngine(yaml, '{}\n');

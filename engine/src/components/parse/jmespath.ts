@@ -1,4 +1,4 @@
-import { f, JsonNumber, registerProcessor } from '@svc/engine';
+import { f, JsonNumber, type Message, registerProcessor } from '@svc/engine';
 import jmespath from 'jmespath';
 import { goValue } from './go-value.js';
 
@@ -8,7 +8,11 @@ function floats(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(floats);
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: floats(x), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(v)) {
+      // an own `__proto__` key must be defined, not assigned; other keys are assigned, which keeps the object fast
+      if (k === '__proto__') Object.defineProperty(out, k, { value: floats(x), enumerable: true, writable: true, configurable: true });
+      else out[k] = floats(x);
+    }
     return out;
   }
   return v;
@@ -25,26 +29,45 @@ registerProcessor('jmespath', {
   config: f.object({ query: f.string().describe('The JMESPath query to apply to messages.') }),
   examples: ["pipeline:\n  processors:\n    - jmespath:\n        query: \"locations[?state == 'WA'].name | sort(@) | {Cities: join(', ', @)}\"\n"],
   factory: (conf) => {
+    // jmespath.js parses a query on every search (and builds a runtime): a batch is searched once,
+    // each document through `map`, which visits the query with the document as `@` exactly as a
+    // search of that document does (the query alone compiled first, so it is whole inside the parens).
+    const perBatch = `map(&(${conf.query}), @)`;
     try {
       jmespath.compile(conf.query);
+      jmespath.compile(perBatch);
     } catch (err) {
       throw new Error(`failed to compile JMESPath query: ${(err as Error).message}`);
     }
     return {
       process(batch) {
+        const messages: Message[] = [];
+        const docs: unknown[] = [];
         for (const m of batch) {
-          let doc: unknown;
           try {
-            doc = floats(m.json());
+            docs.push(floats(m.json()));
+            messages.push(m);
           } catch (err) {
             m.setError(err);
+          }
+        }
+        let results: unknown[] | undefined;
+        try {
+          results = jmespath.search(docs, perBatch) as unknown[];
+        } catch {
+          // a document the query fails on: search them one by one to flag just those
+        }
+        for (let i = 0; i < messages.length; i++) {
+          const m = messages[i]!;
+          if (results !== undefined) {
+            m.setJson(goValue(results[i]));
             continue;
           }
           try {
-            m.setJson(goValue(jmespath.search(doc, conf.query)));
+            m.setJson(goValue(jmespath.search(docs[i], conf.query)));
           } catch (err) {
             // Benthos cleared the numbers of the document in place before the query failed
-            m.setJson(goValue(doc));
+            m.setJson(goValue(docs[i]));
             m.setError(err);
           }
         }

@@ -54,16 +54,14 @@ registerProcessor('parse_log', {
         throw new Error(`failed to lookup timezone UTC - unknown time zone ${zone}`);
       }
     }
-    const parse =
-      conf.format === 'syslog_rfc5424'
-        ? parseRfc5424
-        : (b: Buffer) =>
-            parseRfc3164(b, { rfc3339: conf.allow_rfc3339, year, zone: zone === 'Local' ? Intl.DateTimeFormat().resolvedOptions().timeZone : zone });
+    const options = { rfc3339: conf.allow_rfc3339, year, zone: zone === 'Local' ? Intl.DateTimeFormat().resolvedOptions().timeZone : zone };
+    // the RFC 5424 parser gives its fields in Go's order already
+    const parse = conf.format === 'syslog_rfc5424' ? parseRfc5424 : (b: Buffer) => goValue(parseRfc3164(b, options));
     return {
       process(batch) {
         for (const m of batch) {
           try {
-            m.setJson(goValue(parse(m.content)));
+            m.setJson(parse(m.content));
           } catch (err) {
             m.setError(err);
           }

@@ -4,7 +4,7 @@
  * A Stamp timestamp has no year: the configured one is added, and it is read as UTC then shown
  * in the configured zone (Go's AddDate then In).
  */
-import { FULL_DATE, HHMMSS, checkDay, dateTimeAt, fail, readField, readPriority, scanOffset, scanShape, utf8 } from './syslog-scan.js';
+import { DATE_TIME, HHMMSS, type ShapeStep, checkDay, dateTimeAt, fail, readField, readPriority, scanOffset, scanShape, utf8 } from './syslog-scan.js';
 import { formatRfc3339Nano, inZone, type WallTime } from './syslog-time.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -14,14 +14,14 @@ const HOSTNAME_ERROR = 'expecting an hostname (from 1 to max 255 US-ASCII charac
 const TAG_ERROR = 'expecting an alphanumeric tag (max 32 characters)';
 
 /** `Jan _2 15:04:05`. */
-const STAMP = [
-  (c: string) => MONTHS.some((m) => m[0] === c),
-  (c: string, b: string) => MONTHS.some((m) => m.startsWith(b + c)),
-  (c: string, b: string) => MONTHS.includes(b + c),
-  (c: string) => c === ' ',
-  (c: string) => ' 123'.includes(c),
-  (c: string, b: string) => (b.endsWith(' ') ? '123456789' : b.endsWith('3') ? '01' : '0123456789').includes(c),
-  (c: string) => c === ' ',
+const STAMP: ShapeStep[] = [
+  (c) => MONTHS.some((m) => m[0] === c),
+  (c, s, at, start) => MONTHS.some((m) => m.startsWith(s.slice(start, at) + c)),
+  (c, s, at, start) => MONTHS.includes(s.slice(start, at) + c),
+  (c) => c === ' ',
+  (c) => ' 123'.includes(c),
+  (c, s, at) => (s[at - 1] === ' ' ? '123456789' : s[at - 1] === '3' ? '01' : '0123456789').includes(c),
+  (c) => c === ' ',
   ...HHMMSS,
 ];
 
@@ -67,7 +67,7 @@ export function parseRfc3164(bytes: Buffer, o: Rfc3164Options): Record<string, u
     time = inZone(wall, o.zone);
     p = stamp;
   } else if (o.rfc3339 && /[0-9]/.test(s[p] ?? '')) {
-    const date = scanShape(s, p, [...FULL_DATE, (c) => c === 'T', ...HHMMSS]);
+    const date = scanShape(s, p, DATE_TIME);
     const offset = typeof date === 'number' ? scanOffset(s, date) : date;
     if ('bad' in offset) fail(EITHER_ERROR, offset.bad);
     if (s[offset.end] !== ' ') fail(EITHER_ERROR, offset.end);

@@ -2,7 +2,7 @@
  * Syslog (RFC 5424) as influxdata/go-syslog v3's rfc5424 machine reads it for Benthos' parse_log:
  * `<pri>version timestamp host app procid msgid structured-data [message]`, `-` for a nil value.
  */
-import { FULL_DATE, HHMMSS, checkDay, dateTimeAt, fail, isDigit, isGraph, readField, readPriority, scanOffset, scanShape, utf8 } from './syslog-scan.js';
+import { DATE_TIME, checkDay, dateTimeAt, fail, isDigit, isGraph, readField, readPriority, scanOffset, scanShape, utf8 } from './syslog-scan.js';
 import { formatRfc3339Nano } from './syslog-time.js';
 
 const VERSION_ERROR = 'expecting a version value in the range 1-999';
@@ -18,13 +18,16 @@ const PARSE_ERROR = 'parsing error';
 
 const sdNameChar = (c: string | undefined) => isGraph(c) && c !== '=' && c !== ']' && c !== '"';
 
-/** Parses one message; throws a SyslogError as go-syslog reports it. */
+/**
+ * Parses one message; throws a SyslogError as go-syslog reports it. The result is as Go's
+ * encoding/json writes Benthos' map: keys in sorted order (structured data's too).
+ */
 export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
   const s = bytes.toString('latin1');
   const out: Record<string, unknown> = {};
   const { priority, end } = readPriority(s);
   let p = end;
-  if (!/[1-9]/.test(s[p] ?? '')) fail(VERSION_ERROR, p);
+  if (!isDigit(s[p]) || s[p] === '0') fail(VERSION_ERROR, p);
   let q = p + 1;
   while (isDigit(s[q]) && q - p < 3) q++;
   if (isDigit(s[q])) fail(VERSION_ERROR, q);
@@ -35,7 +38,7 @@ export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
   if (s[p] === '-') {
     p++;
   } else {
-    const date = scanShape(s, p, [...FULL_DATE, (c) => c === 'T', ...HHMMSS]);
+    const date = scanShape(s, p, DATE_TIME);
     if (typeof date !== 'number') fail(TIMESTAMP_ERROR, date.bad);
     let at = date;
     let fraction = '';
@@ -47,8 +50,10 @@ export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
     const offset = scanOffset(s, at);
     if ('bad' in offset) fail(TIMESTAMP_ERROR, offset.bad);
     const t = { ...dateTimeAt(s, p), fraction, offset: offset.offset };
-    checkDay(t, s.slice(p, offset.end), offset.end);
-    timestamp = formatRfc3339Nano(t);
+    const text = s.slice(p, offset.end);
+    checkDay(t, text, offset.end);
+    // Go writes back what was read unless the fraction ends in 0 or the zone is +00:00 / -00:00 (`Z`)
+    timestamp = fraction.endsWith('0') || (offset.offset === 0 && s[at] !== 'Z') ? formatRfc3339Nano(t) : text;
     p = offset.end;
   }
   if (s[p] !== ' ') fail(TIMESTAMP_ERROR, p);
@@ -75,23 +80,28 @@ export function parseRfc5424(bytes: Buffer): Record<string, unknown> {
     if (s[p] !== ' ') fail(PARSE_ERROR, p);
     const text = bytes.subarray(p + 1);
     message = text.toString('utf8');
-    if (!Buffer.from(message, 'utf8').equals(text)) fail(MSG_ERROR, p + 1 + firstInvalidUtf8(text));
+    // the decoder writes U+FFFD for each invalid sequence; only then is it worth a closer look
+    if (message.includes('\ufffd') && !Buffer.from(message, 'utf8').equals(text)) fail(MSG_ERROR, p + 1 + firstInvalidUtf8(text));
   }
-  out.priority = priority;
+  // assigned in sorted order
+  if (appname !== '-') out.appname = utf8(appname);
   out.facility = priority >> 3;
-  out.severity = priority & 7;
-  out.version = version;
-  if (timestamp !== undefined) out.timestamp = timestamp;
-  for (const [key, value] of [
-    ['hostname', hostname],
-    ['appname', appname],
-    ['procid', procid],
-    ['msgid', msgid],
-  ] as const) {
-    if (value !== '-') out[key] = utf8(value);
-  }
-  if (structured) out.structureddata = structured;
+  if (hostname !== '-') out.hostname = utf8(hostname);
   if (message) out.message = message;
+  if (msgid !== '-') out.msgid = utf8(msgid);
+  out.priority = priority;
+  if (procid !== '-') out.procid = utf8(procid);
+  out.severity = priority & 7;
+  if (structured) out.structureddata = sorted(structured, (params) => sorted(params, (v) => v));
+  if (timestamp !== undefined) out.timestamp = timestamp;
+  out.version = version;
+  return out;
+}
+
+/** The object with its keys in sorted order (defined: an id or a name may be `__proto__`). */
+function sorted<T, U>(o: Record<string, T>, value: (v: T) => U): Record<string, U> {
+  const out: Record<string, U> = {};
+  for (const k of Object.keys(o).sort()) Object.defineProperty(out, k, { value: value(o[k]!), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

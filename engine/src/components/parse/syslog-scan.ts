@@ -28,15 +28,18 @@ export function readPriority(s: string): { priority: number; end: number } {
   return { priority: Number(m[0]), end: end + 1 };
 }
 
+/** One position of a fixed-shape token: whether `c`, at `at` in `s`, may come there (the token starts at `start`). */
+export type ShapeStep = (c: string, s: string, at: number, start: number) => boolean;
+
 /**
  * Matches a fixed-shape token at `p` position by position: each step says which characters may
  * come next given what came before. Gives the end, or the column of the first character that
  * cannot be there.
  */
-export function scanShape(s: string, p: number, steps: ((c: string, before: string) => boolean)[]): number | { bad: number } {
+export function scanShape(s: string, p: number, steps: readonly ShapeStep[]): number | { bad: number } {
   for (let i = 0; i < steps.length; i++) {
     const c = s[p + i];
-    if (c === undefined || !steps[i]!(c, s.slice(p, p + i))) return { bad: p + i };
+    if (c === undefined || !steps[i]!(c, s, p + i, p)) return { bad: p + i };
   }
   return p + steps.length;
 }
@@ -44,10 +47,7 @@ export function scanShape(s: string, p: number, steps: ((c: string, before: stri
 const one = (set: string) => (c: string) => set.includes(c);
 const digit = (c: string) => isDigit(c);
 /** Two digits with the first from `first` and the second limited by the first. */
-const twoDigits = (first: string, second: (d: string) => string): ((c: string, b: string) => boolean)[] => [
-  one(first),
-  (c, b) => second(b[b.length - 1]!).includes(c),
-];
+const twoDigits = (first: string, second: (d: string) => string): ShapeStep[] => [one(first), (c, s, at) => second(s[at - 1]!).includes(c)];
 
 export const HHMMSS = [...twoDigits('012', (d) => (d === '2' ? '0123' : '0123456789')), one(':'), one('012345'), digit, one(':'), one('012345'), digit];
 
@@ -62,11 +62,15 @@ export const FULL_DATE = [
   ...twoDigits('0123', (d) => (d === '0' ? '123456789' : d === '3' ? '01' : '0123456789')),
 ];
 
+/** `YYYY-MM-DDThh:mm:ss`. */
+export const DATE_TIME = [...FULL_DATE, one('T'), ...HHMMSS];
+const OFFSET = [...HHMMSS.slice(0, 2), one(':'), one('012345'), digit];
+
 /** Reads `[+-]hh:mm` or `Z` at p: the offset in minutes and where it ends. */
 export function scanOffset(s: string, p: number): { offset: number; end: number } | { bad: number } {
   if (s[p] === 'Z') return { offset: 0, end: p + 1 };
   if (s[p] !== '+' && s[p] !== '-') return { bad: p };
-  const end = scanShape(s, p + 1, [...HHMMSS.slice(0, 2), one(':'), one('012345'), digit]);
+  const end = scanShape(s, p + 1, OFFSET);
   if (typeof end !== 'number') return end;
   const offset = Number(s.slice(p + 1, p + 3)) * 60 + Number(s.slice(p + 4, p + 6));
   return { offset: s[p] === '-' ? -offset : offset, end };
@@ -91,7 +95,10 @@ export function readField(s: string, p: number, max: number, error: string): str
   return s.slice(p, q);
 }
 
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Bytes read as latin1, back to the text they hold. */
 export function utf8(latin1: string): string {
-  return Buffer.from(latin1, 'latin1').toString('utf8');
+  return ASCII.test(latin1) ? latin1 : Buffer.from(latin1, 'latin1').toString('utf8');
 }

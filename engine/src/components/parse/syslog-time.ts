@@ -19,9 +19,11 @@ export interface WallTime {
 
 const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');
 
+const DAYS_IN_LEAP_YEAR = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 /** True when the day exists in that month (Go's time.Parse: "day out of range"). */
 export function dayInRange(t: Pick<WallTime, 'year' | 'month' | 'day'>): boolean {
-  const days = new Date(Date.UTC(2000, t.month, 0)).getUTCDate(); // a leap year: Go parses Stamp with year 0
+  const days = DAYS_IN_LEAP_YEAR[t.month - 1] ?? 0; // a leap year: Go parses Stamp with year 0
   return t.day <= (t.month === 2 && !leap(t.year) ? days - 1 : days);
 }
 

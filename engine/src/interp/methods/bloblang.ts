@@ -20,7 +20,7 @@ const DYNAMIC = {
   methods: new Set(
     `all any append apply array assign bool bytes capitalize catch ceil collapse contains decode decrypt_aes encode encrypt_aes
 enumerated escape_html escape_url_query exists explode filepath_join filepath_split filter find find_all find_all_by find_by
-flatten floor fold format format_json format_yaml from from_all get has_prefix has_suffix hash index index_of join key_values
+flatten floor fold format format_json format_yaml from from_all get has_prefix has_suffix hash index index_of join json_schema key_values
 keys length log log10 lowercase map map_each map_each_key max merge min not not_empty not_null number or parse_csv parse_json
 parse_url parse_yaml quote re_find_all re_find_all_object re_find_all_submatch re_find_object re_match re_replace
 re_replace_all replace replace_all replace_all_many replace_many reverse round slice sort sort_by split string sum timestamp

@@ -9,3 +9,4 @@ import './time.js';
 import './parsing.js';
 import './bloblang.js';
 import './compression.js';
+import './json-schema.js';
