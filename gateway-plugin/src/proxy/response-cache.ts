@@ -84,7 +84,8 @@ function realIp(req: GatewayRequest): string {
 
 /**
  * The plan for `req`, or undefined when it is not cached: not a cached endpoint, or a body that
- * is part of the key but was streamed rather than read (`body` undefined).
+ * is part of the key but was streamed rather than read (`body` undefined; the input reads the body
+ * of a cached POST, PUT or PATCH endpoint: body-rules.ts).
  */
 export function cachePlan(api: ApiSpec, req: GatewayRequest, method: string, upstreamTarget: string, body: Buffer | undefined): CachePlan | undefined {
   const options = api.cache;
