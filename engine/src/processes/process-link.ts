@@ -44,8 +44,11 @@ export class ProcessLink {
     this.send({ svc: 'link', t: 'hello' });
   }
 
-  /** Asks the primary; resolves with its answer. */
-  ask<T>(ask: Ask): Promise<T> {
+  /**
+   * Asks the primary; resolves with its answer. With `now`, the asks of this turn so far go at
+   * once (in order), before whatever the caller does next reaches anyone else.
+   */
+  ask<T>(ask: Ask, now = false): Promise<T> {
     const id = ++this.asked;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -55,7 +58,8 @@ export class ProcessLink {
       timer.unref();
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       this.outbox.push({ id, ask });
-      if (this.outbox.length === 1) setImmediate(this.flush);
+      if (now) this.flush();
+      else if (this.outbox.length === 1) setImmediate(this.flush);
     });
   }
 
@@ -80,10 +84,12 @@ export class ProcessLink {
 
   /**
    * Asks the primary's breaker `name` (made with `conf`, anew when `conf` changed) whether a
-   * request may go now (`ready`), or counts a result (`fail`, `success`).
+   * request may go now (`ready`), or counts a result (`fail`, `success`). A result is sent at once:
+   * it is in the primary's pipe before the answer it came with reaches the client, so the client's
+   * next request, whichever process takes it, is judged after it.
    */
   breaker(name: string, conf: RateBreakerConfig, act: 'ready' | 'fail' | 'success'): Promise<BreakerAnswer> {
-    return this.ask<BreakerAnswer>({ op: 'breaker', name, conf, act });
+    return this.ask<BreakerAnswer>({ op: 'breaker', name, conf, act }, act !== 'ready');
   }
 
   /** Runs `topic`'s handlers in every other child; resolves once each ran them. */
