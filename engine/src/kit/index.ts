@@ -7,7 +7,8 @@
  */
 export { FOREVER, WindowTable, windowTableBytes, type WindowState } from './window-table.js';
 // State every process of a multi-process stream sees alike, kept by the primary.
-export { ProcessLink, ReplicatedMap, processLink, type TakeResult } from '../processes/process-link.js';
+export { ProcessLink, ProcessStore, ReplicatedMap, processLink, type TakeResult } from '../processes/process-link.js';
+export { RateBreaker, type BreakerEvent, type RateBreakerConfig } from './rate-breaker.js';
 export { ProcessWindowTable } from '../processes/process-window-table.js';
 export { ConfigDocument, parseConfigDocument, readConfigDocument, type DocumentFormat, type DocumentOptions } from '../config/config-document.js';
 // What an input that is pushed to (a server, an agent) and a plugin that serves HTTP build on.

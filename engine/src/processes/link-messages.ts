@@ -9,6 +9,14 @@
  * users of the channel (the supervisor's ready message, prom-client's) pass by.
  */
 
+import type { BreakerEvent, RateBreakerConfig } from '../kit/rate-breaker.js';
+
+/** What the primary's breaker said: whether the request may go (for `ready`), and what happened to it since it was last asked. */
+export interface BreakerAnswer {
+  ready: boolean;
+  events: BreakerEvent[];
+}
+
 /** An entry of a replicated map as it travels: key, value, expiry (ms since the epoch; 0 never). */
 export type MapEntry = [key: string, value: unknown, expiresAt: number];
 
@@ -30,6 +38,14 @@ export type Ask =
   | { op: 'map-write'; map: string; key: string; value: unknown; expiresAt: number; ifAbsent?: boolean }
   /** Every live entry of map `map`. */
   | { op: 'map-snapshot'; map: string }
+  /** The next turn (0, 1, 2, ...) of counter `counter`, one sequence for every process (a load balancer's). */
+  | { op: 'turn'; counter: string }
+  /** Asks breaker `name` (made with `conf` when new or changed) whether a request may go (`ready`), or counts a result. */
+  | { op: 'breaker'; name: string; conf: RateBreakerConfig; act: 'ready' | 'fail' | 'success' }
+  /** The value of `key` in the primary's store `store` (null: none, or expired). */
+  | { op: 'store-get'; store: string; key: string }
+  /** Keeps `value` under `key` in store `store` (at most `maxBytes` of values) until `expiresAt` (ms since the epoch). */
+  | { op: 'store-set'; store: string; maxBytes: number; key: string; value: string; expiresAt: number }
   /** Hands `payload` to the `topic` handlers of every other child; answers once each ran them. */
   | { op: 'broadcast'; topic: string; payload: unknown }
   /** The metrics of every child, aggregated (Prometheus text). */

@@ -7,6 +7,8 @@
  * - Replicated maps: the primary's copy is the truth (a child started later loads it); a write is
  *   applied here, handed to every child as an event, and answered once every child still alive
  *   acknowledged it. Events reach a child in the order the primary sent them.
+ * - Turns, circuit breakers and stores: a load balancer's counter, a RateBreaker and an
+ *   ExpiringStore per name, so a node of N processes balances, trips and caches as one gateway.
  * - Broadcasts: an event to every child but the sender, answered once they acknowledged it.
  * - Metrics: every child answers the `metrics` event with its registries' JSON, summed here by
  *   prom-client's `AggregatorRegistry.aggregate` (counters and gauges add up, as its cluster mode).
@@ -18,11 +20,15 @@
  * child that exits is no longer waited for.
  */
 import cluster, { type Worker } from 'node:cluster';
+import { RateBreaker, type BreakerEvent, type RateBreakerConfig } from '../kit/rate-breaker.js';
 import { WindowTable, windowTableBytes } from '../kit/window-table.js';
+import { ExpiringStore } from './expiring-store.js';
 import type { TakeResult } from './process-link.js';
-import { type Ask, type LinkMessage, METRICS_TOPIC, type Reply, isLinkMessage, mapTopic, type MapEntry } from './link-messages.js';
+import { type Ask, type BreakerAnswer, type LinkMessage, METRICS_TOPIC, type Reply, isLinkMessage, mapTopic, type MapEntry } from './link-messages.js';
 
 const EVENT_TIMEOUT_MS = 10_000;
+/** Counters, breakers and stores a hub keeps at most (their names come from config, not clients). */
+const MAX_NAMED = 4096;
 
 interface PendingEvent {
   waiting: Set<number>;
@@ -34,6 +40,10 @@ interface PendingEvent {
 export class ProcessHub {
   private readonly tables = new Map<string, WindowTable>();
   private readonly maps = new Map<string, Map<string, { value: unknown; expiresAt: number }>>();
+  private readonly turns = new Map<string, number>();
+  /** Each breaker with what happened to it since a child last asked it. */
+  private readonly breakers = new Map<string, { breaker: RateBreaker; events: BreakerEvent[] }>();
+  private readonly stores = new Map<string, ExpiringStore>();
   private readonly events = new Map<number, PendingEvent>();
   private eid = 0;
   private readonly outbox = new Map<Worker, Reply[]>();
@@ -46,9 +56,10 @@ export class ProcessHub {
       this.linked.add(w.id);
     } else if (m.t === 'asks') {
       for (const { id, ask } of m.asks) {
-        // A count is answered at once (the hot path: a request's rate limit); the rest when done.
-        if (ask.op === 'take') {
-          this.reply(w, { id, value: this.take(ask) });
+        // What a request waits for (a rate limit, a turn, a breaker, a cached answer) is answered at once; the rest when done.
+        const quick = this.quick(ask);
+        if (quick !== NOT_QUICK) {
+          this.reply(w, { id, value: quick });
           continue;
         }
         this.answer(w, ask).then(
@@ -75,6 +86,7 @@ export class ProcessHub {
     cluster.off('message', this.onMessage);
     cluster.off('exit', this.onExit);
     for (const e of this.events.values()) clearTimeout(e.timer);
+    for (const b of this.breakers.values()) b.breaker.stop();
   }
 
   private send(w: Worker, m: LinkMessage): void {
@@ -106,10 +118,62 @@ export class ProcessHub {
     return { blocked: w.blocked, granted: w.blocked ? 0 : granted, remaining: w.remaining, resetMs: w.resetMs };
   }
 
-  private async answer(from: Worker, ask: Ask): Promise<unknown> {
+  /** The answer to an ask that needs no other process, or NOT_QUICK. */
+  private quick(ask: Ask): unknown {
     switch (ask.op) {
       case 'take':
         return this.take(ask);
+      case 'turn': {
+        const turn = this.turns.get(ask.counter) ?? 0;
+        if (!this.turns.has(ask.counter) && this.turns.size >= MAX_NAMED) this.turns.clear();
+        // Tyk's RoundRobin: a uint32 that wraps.
+        this.turns.set(ask.counter, (turn + 1) % 0x1_0000_0000);
+        return turn;
+      }
+      case 'breaker':
+        return this.breaker(ask.name, ask.conf, ask.act);
+      case 'store-get':
+        return this.stores.get(ask.store)?.get(ask.key) ?? null;
+      case 'store-set': {
+        let store = this.stores.get(ask.store);
+        if (store === undefined) {
+          if (this.stores.size >= MAX_NAMED) this.stores.clear();
+          this.stores.set(ask.store, (store = new ExpiringStore(ask.maxBytes)));
+        }
+        store.set(ask.key, ask.value, ask.expiresAt);
+        return true;
+      }
+      default:
+        return NOT_QUICK;
+    }
+  }
+
+  private breaker(name: string, conf: RateBreakerConfig, act: 'ready' | 'fail' | 'success'): BreakerAnswer {
+    let b = this.breakers.get(name);
+    if (b !== undefined && !sameBreakerConfig(b.breaker.conf, conf)) {
+      b.breaker.stop();
+      b = undefined;
+    }
+    if (b === undefined) {
+      if (this.breakers.size >= MAX_NAMED) this.stopBreakers();
+      const events: BreakerEvent[] = [];
+      b = { breaker: new RateBreaker(conf, (e) => events.push(e)), events };
+      this.breakers.set(name, b);
+    }
+    let ready = true;
+    if (act === 'ready') ready = b.breaker.ready();
+    else if (act === 'fail') b.breaker.fail();
+    else b.breaker.success();
+    return { ready, events: b.events.splice(0) };
+  }
+
+  private stopBreakers(): void {
+    for (const b of this.breakers.values()) b.breaker.stop();
+    this.breakers.clear();
+  }
+
+  private async answer(from: Worker, ask: Ask): Promise<unknown> {
+    switch (ask.op) {
       case 'map-write': {
         const map = this.map(ask.map);
         const had = this.live(map, ask.key);
@@ -133,6 +197,9 @@ export class ProcessHub {
         const [prom, registries] = await Promise.all([import('prom-client'), this.tell(METRICS_TOPIC, null)]);
         return prom.AggregatorRegistry.aggregate(registries as Parameters<typeof prom.AggregatorRegistry.aggregate>[0]).metrics();
       }
+      default:
+        // Answered by quick().
+        return undefined;
     }
   }
 
@@ -187,4 +254,10 @@ export class ProcessHub {
     clearTimeout(e.timer);
     e.done(e.values);
   }
+}
+
+const NOT_QUICK = Symbol('not quick');
+
+function sameBreakerConfig(a: RateBreakerConfig, b: RateBreakerConfig): boolean {
+  return a.threshold === b.threshold && a.samples === b.samples && a.returnToServiceMs === b.returnToServiceMs && a.halfOpen === b.halfOpen;
 }

@@ -7,13 +7,16 @@
  * - `ReplicatedMap`: a map every process holds a copy of (reads are local and synchronous); a
  *   write goes to the primary, which applies it and hands it to every child, and resolves once
  *   every live child applied it, so the next request in any process sees it.
+ * - `turn`, `breaker`, `ProcessStore`: a load balancer's counter, a circuit breaker and a bounded
+ *   store (the response cache) kept by the primary, one for the node.
  * - `broadcast`: runs a topic's handlers in every other child (a reload) and resolves once they ran.
  * - `metrics`: the Prometheus text of every child, aggregated by the primary.
  *
  * {@link processLink} is undefined in a single process: callers keep their in-process state then.
  */
 import cluster from 'node:cluster';
-import { type Ask, type LinkMessage, type MapEntry, isLinkMessage, mapTopic } from './link-messages.js';
+import type { RateBreakerConfig } from '../kit/rate-breaker.js';
+import { type Ask, type BreakerAnswer, type LinkMessage, type MapEntry, isLinkMessage, mapTopic } from './link-messages.js';
 
 /** An ask the primary has not answered in this long fails (the primary is gone or stuck). */
 const ASK_TIMEOUT_MS = 15_000;
@@ -41,8 +44,11 @@ export class ProcessLink {
     this.send({ svc: 'link', t: 'hello' });
   }
 
-  /** Asks the primary; resolves with its answer. */
-  ask<T>(ask: Ask): Promise<T> {
+  /**
+   * Asks the primary; resolves with its answer. With `now`, the asks of this turn so far go at
+   * once (in order), before whatever the caller does next reaches anyone else.
+   */
+  ask<T>(ask: Ask, now = false): Promise<T> {
     const id = ++this.asked;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -52,7 +58,8 @@ export class ProcessLink {
       timer.unref();
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       this.outbox.push({ id, ask });
-      if (this.outbox.length === 1) setImmediate(this.flush);
+      if (now) this.flush();
+      else if (this.outbox.length === 1) setImmediate(this.flush);
     });
   }
 
@@ -68,6 +75,21 @@ export class ProcessLink {
    */
   take(table: string, maxKeys: number, key: string | undefined, capacity: number, perMs: number, cost: number, units: number): Promise<TakeResult> {
     return this.ask<TakeResult>({ op: 'take', table, maxKeys, key, capacity, perMs, cost, units });
+  }
+
+  /** The next turn (0, 1, 2, ... wrapping at 2³²) of counter `counter`: one sequence for every process. */
+  turn(counter: string): Promise<number> {
+    return this.ask<number>({ op: 'turn', counter });
+  }
+
+  /**
+   * Asks the primary's breaker `name` (made with `conf`, anew when `conf` changed) whether a
+   * request may go now (`ready`), or counts a result (`fail`, `success`). A result is sent at once:
+   * it is in the primary's pipe before the answer it came with reaches the client, so the client's
+   * next request, whichever process takes it, is judged after it.
+   */
+  breaker(name: string, conf: RateBreakerConfig, act: 'ready' | 'fail' | 'success'): Promise<BreakerAnswer> {
+    return this.ask<BreakerAnswer>({ op: 'breaker', name, conf, act }, act !== 'ready');
   }
 
   /** Runs `topic`'s handlers in every other child; resolves once each ran them. */
@@ -202,5 +224,26 @@ export class ReplicatedMap<V> {
   private apply([key, value, expiresAt]: MapEntry): void {
     if (value === null) this.entries.delete(key);
     else this.entries.set(key, { value: value as V, expiresAt });
+  }
+}
+
+/**
+ * A bounded store of text values kept by the primary (see expiring-store.ts), one for every
+ * process: a value one process set is what any process gets next.
+ */
+export class ProcessStore {
+  constructor(
+    private readonly link: ProcessLink,
+    readonly name: string,
+    private readonly maxBytes: number,
+  ) {}
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.link.ask<string | null>({ op: 'store-get', store: this.name, key })) ?? undefined;
+  }
+
+  /** Keeps `value` until `expiresAt` (ms since the epoch); resolves once the primary holds it. */
+  async set(key: string, value: string, expiresAt: number): Promise<void> {
+    await this.link.ask({ op: 'store-set', store: this.name, maxBytes: this.maxBytes, key, value, expiresAt });
   }
 }

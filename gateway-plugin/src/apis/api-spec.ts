@@ -311,6 +311,11 @@ export interface ApiSpec {
   /** Where it came from: `classic` or `oas`, and the file (absent when created through the management API). */
   format: 'classic' | 'oas';
   file?: string;
+  /**
+   * The classic `<name>.json` with `is_oas` that Tyk writes beside an OAS `<name>-oas.json`: the
+   * pair is this one API (served from the OAS file), and deleting the API deletes both.
+   */
+  companionFile?: string;
   /** The definition as written (external references unresolved), for the management API: it never shows a resolved secret. */
   definition: unknown;
 

@@ -69,6 +69,38 @@ test('loadApis: every json/yaml/yml file by name; broken files are errors naming
   }
 });
 
+test("loadApis: Tyk's OAS pair (<id>.json with is_oas beside <id>-oas.json) is one API, served from the OAS file, without an error", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-apis-'));
+  try {
+    const half = { ...classic(), api_id: 'orders', is_oas: true, proxy: { ...classic().proxy, listen_path: '/orders/' } };
+    await writeFile(join(dir, 'orders.json'), JSON.stringify(half));
+    await writeFile(join(dir, 'orders-oas.json'), JSON.stringify(oas()));
+    // A classic file beside an -oas.json but without is_oas is not a pair: both load, the id collides as before.
+    await writeFile(join(dir, 'petstore.json'), JSON.stringify(classic()));
+    const other = oas();
+    other['x-svc-api-gateway'] = {
+      ...other['x-svc-api-gateway'],
+      info: { id: 'petstore', name: 'p', state: { active: true } },
+      server: { listenPath: { value: '/p2/' } },
+    };
+    await writeFile(join(dir, 'petstore-oas.json'), JSON.stringify(other));
+    const { apis, errors } = await loadApis(dir, NO_REFERENCES);
+    assert.deepEqual(
+      apis.map((a) => [a.id, a.format, a.file, a.companionFile]),
+      [
+        ['orders', 'oas', join(dir, 'orders-oas.json'), join(dir, 'orders.json')],
+        ['petstore', 'oas', join(dir, 'petstore-oas.json'), undefined],
+      ],
+    );
+    assert.deepEqual(
+      errors.map((e) => e.file),
+      [join(dir, 'petstore.json')],
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('loadApis: a folder that cannot be read is one error, no APIs', async () => {
   const { apis, errors } = await loadApis('/nonexistent/svc-apis', NO_REFERENCES);
   assert.deepEqual(apis, []);

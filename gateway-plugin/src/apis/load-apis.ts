@@ -2,6 +2,10 @@
  * The API definitions of `app_path`: every `*.json`, `*.yaml`, `*.yml` of the folder (flat, by
  * name). A broken file is an error naming the file and field; the others still load. Two APIs
  * on one listen path or one id: an error, the first by file order wins.
+ *
+ * Tyk's pair (what its management API writes for an OAS API, read by api_definition.go
+ * loadDefFromFilePath): a classic `<name>.json` with `is_oas` beside `<name>-oas.json` is one API,
+ * served from the OAS document (the classic one is Tyk's conversion of it).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,6 +21,7 @@ export interface ApiLoadError {
 }
 
 const DEFINITION_FILE = /\.(json|ya?ml)$/i;
+const OAS_SUFFIX = '-oas.json';
 
 export async function loadApis(dir: string, refs: References): Promise<{ apis: ApiSpec[]; errors: ApiLoadError[]; warnings: string[] }> {
   const apis: ApiSpec[] = [];
@@ -32,17 +37,44 @@ export async function loadApis(dir: string, refs: References): Promise<{ apis: A
   } catch (err) {
     return { apis, errors: [{ file: dir, message: `${dir}: cannot read the API definitions folder (app_path): ${reason(err)}` }], warnings };
   }
+  const companions = await oasCompanions(dir, names);
   for (const name of names) {
+    if (companions.has(name)) continue;
     const file = join(dir, name);
     try {
       const text = await readFile(file, 'utf8');
-      apis.push(await parseApiDefinition(parseConfigDocument(text, file, f.any()).result(), refs, file, (w) => warnings.push(w)));
+      const api = await parseApiDefinition(parseConfigDocument(text, file, f.any()).result(), refs, file, (w) => warnings.push(w));
+      const companion = companionOf(name);
+      if (companions.has(companion) && api.format === 'oas') api.companionFile = join(dir, companion);
+      apis.push(api);
     } catch (err) {
       errors.push({ file, message: err instanceof Error && err.message.startsWith(file) ? err.message : `${file}: ${reason(err)}` });
     }
   }
   const checked = checkCollisions(apis);
   return { apis: checked.apis, errors: [...errors, ...checked.errors], warnings };
+}
+
+/** `<name>.json` for `<name>-oas.json` ('' for another name). */
+function companionOf(name: string): string {
+  return name.endsWith(OAS_SUFFIX) ? `${name.slice(0, -OAS_SUFFIX.length)}.json` : '';
+}
+
+/** The classic halves of Tyk's pairs in `names`: each `<name>.json` with `is_oas` true beside `<name>-oas.json`. */
+async function oasCompanions(dir: string, names: string[]): Promise<Set<string>> {
+  const present = new Set(names);
+  const out = new Set<string>();
+  for (const name of names) {
+    const companion = companionOf(name);
+    if (companion === '' || !present.has(companion)) continue;
+    try {
+      const def: unknown = JSON.parse(await readFile(join(dir, companion), 'utf8'));
+      if (def !== null && typeof def === 'object' && (def as { is_oas?: unknown }).is_oas === true) out.add(companion);
+    } catch {
+      // Not a pair: the file loads (and reports its errors) as any other.
+    }
+  }
+  return out;
 }
 
 /**

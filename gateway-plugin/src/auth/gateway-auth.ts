@@ -37,8 +37,9 @@ async function authenticate(state: GatewayState, api: ApiSpec, req: GatewayReque
   }
   // Standard auth (also what Tyk falls back to when an API names no other method).
   if (credential === '') return { ok: false, ...KEY_FIELD_MISSING };
-  const found = await findKey(state, api, stripBearer(credential));
-  return found === undefined ? KEY_NOT_FOUND : { ok: true, keyId: found.name, session: found.session };
+  const key = stripBearer(credential);
+  const found = await findKey(state, api, key);
+  return found === undefined ? KEY_NOT_FOUND : { ok: true, keyId: found.name, token: key, session: found.session };
 }
 
 export class GatewayAuth extends GatewayMiddleware {
@@ -80,7 +81,7 @@ export class GatewayAuth extends GatewayMiddleware {
     if (api.stripAuthData) stripCredential(req, api.credential);
     const jwt = outcome.session.meta_data?.[SPLIT_TOKEN_META];
     if (typeof jwt === 'string' && api.jwt === undefined) req.headers.authorization = `Bearer ${jwt}`;
-    req.session = { keyId: outcome.keyId, state: outcome.session };
+    req.session = { keyId: outcome.keyId, token: outcome.token ?? outcome.keyId, state: outcome.session };
     msg.ctx.set(GATEWAY_REQUEST, req);
     markStage(msg, 'auth');
   }

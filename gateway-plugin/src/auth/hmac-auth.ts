@@ -218,5 +218,5 @@ export async function authenticateHmac(state: GatewayState, api: ApiSpec & { hma
   const at = parseSignedDate(dateHeader(req)[1]);
   if (at === undefined) return REFUSED;
   if (api.hmac.clockSkewMs > 0 && Math.abs(Date.now() - at) > api.hmac.clockSkewMs) return REFUSED;
-  return { ok: true, keyId: found.name, session: found.session };
+  return { ok: true, keyId: found.name, token: f.keyId, session: found.session };
 }

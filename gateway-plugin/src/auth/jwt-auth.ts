@@ -25,7 +25,12 @@ import { algMatchesMethod, parseJwt, timeClaimsError, verifySignature, type Pars
 import { findKey } from './key-lookup.js';
 import { cacheToken, cachedToken } from './verified-cache.js';
 
-export type AuthOutcome = { ok: true; keyId: string; session: SessionState } | { ok: false; status: number; message: string; headers?: Record<string, string> };
+/**
+ * `keyId`: the name the session is stored under (hashed with `hash_keys`); `token`: the key as the
+ * client sent it, Tyk's auth token (`$svc_context.token`), when it differs from `keyId`.
+ */
+export type AuthOutcome =
+  { ok: true; keyId: string; token?: string; session: SessionState } | { ok: false; status: number; message: string; headers?: Record<string, string> };
 
 const refuse = (status: number, message: string): AuthOutcome => ({ ok: false, status, message });
 export const KEY_NOT_AUTHORIZED = refuse(403, 'Key not authorized');
@@ -107,6 +112,8 @@ interface Derived {
   session: SessionState;
   /** The name of the session store entry (hashed when `hash_keys`). */
   keyId: string;
+  /** The session's id unhashed: Tyk's auth token for the request. */
+  token: string;
 }
 
 /** Sessions derived from tokens on this thread, per gateway state and by org and identity; bounded. */
@@ -217,7 +224,13 @@ async function centralSession(ctx: JwtContext, token: ParsedJwt): Promise<AuthOu
     const sessionId = generateToken(api.orgId, createHash('md5').update(identity.id).digest('hex'), state.config.hash_key_function ?? '');
     const made = deriveSession(ctx, basePolicy, policies, fromScopes, identity.id, sessionId);
     if (!made.ok) return made;
-    entry = { version: state.version, policies: policiesKey, session: made.session, keyId: hashKey(sessionId, state.config.hash_keys === true) };
+    entry = {
+      version: state.version,
+      policies: policiesKey,
+      session: made.session,
+      keyId: hashKey(sessionId, state.config.hash_keys === true),
+      token: sessionId,
+    };
     if (derived.size >= MAX_DERIVED) derived.delete(derived.keys().next().value as string);
     derived.set(derivedKey, entry);
     fresh = true;
@@ -235,7 +248,7 @@ async function centralSession(ctx: JwtContext, token: ParsedJwt): Promise<AuthOu
       ctx.log?.(`cannot store the session derived from a JWT: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return { ok: true, keyId, session };
+  return { ok: true, keyId, token: entry.token, session };
 }
 
 function deriveSession(ctx: JwtContext, basePolicy: string, policies: string[], fromScopes: boolean, identity: string, sessionId: string): AuthOutcome {

@@ -8,7 +8,7 @@ export const apiGatewaySpec = f.object({
     .default(0)
     .validate((n) => (n >= 0 ? undefined : 'processes must be 0 (one per core) or more'))
     .describe(
-      'How many gateway processes serve under `engine -c`, sharing the listening socket; 0 (the default): one per core, as Tyk uses every core. Management API writes and reloads reach every process before the call answers; sessions kept in memory are one set for all; in-memory rate limits and quotas are one counter for all (kept by the primary process).',
+      'How many gateway processes serve under `engine -c`, sharing the listening socket; 0 (the default): one per core, as Tyk uses every core. Management API writes and reloads reach every process before the call answers; sessions kept in memory are one set for all; in-memory rate limits and quotas are one counter for all, and the circuit breakers, load-balancing turns and memory response cache one state for all (kept by the primary process).',
     ),
   max_body_size: f
     .int()

@@ -1,11 +1,16 @@
 /**
  * Whether a request's body must be read into the message (a rule of its API reads it) or left to
  * stream through the proxy: a split-token endpoint (its POST form is sent to the identity provider
- * by a processor), a URL rewrite with a payload trigger, a JSON Schema check (`validate_json`, OAS `validateRequest`), or a body transform. The body is then bounded as every
- * read body is (`max_body_size`: 413).
+ * by a processor), a URL rewrite with a payload trigger, a JSON Schema check (`validate_json`, OAS `validateRequest`), a body transform,
+ * or a cached POST, PUT or PATCH endpoint (Tyk's RedisCacheMiddleware reads the body into the
+ * cache key). The body is then bounded as every read body is (`max_body_size`: 413).
  */
 import type { ApiSpec } from '../apis/api-spec.js';
 import { endpointMatches, pathMatchingOf } from '../apis/endpoints.js';
+import { firstEndpointFor } from './endpoint-lists.js';
+
+/** The methods whose body is part of a response cache key (mw_redis_cache.go isBodyHashRequired). */
+const BODY_KEYED = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Compiled endpoint paths, per API object (an API is immutable; a reload makes new ones). */
 const compiled = new WeakMap<ApiSpec, Array<{ method: string; path: RegExp }>>();
@@ -37,6 +42,7 @@ export function needsBody(api: ApiSpec, method: string, apiPath: string): boolea
   if (api.jsonValidations?.some((v) => v.method === method) === true) return true;
   if (api.requestValidations?.some((v) => v.method === method) === true) return true;
   if (api.bodyTransforms?.some((v) => v.method === method) === true) return true;
+  if (api.cache !== undefined && BODY_KEYED.has(method) && firstEndpointFor(api.cachePaths, api, method, apiPath) !== undefined) return true;
   if (api.urlRewrites.length === 0) return false;
   // The first rule for the endpoint is the one that applies: only its triggers count.
   const rule = api.urlRewrites.find((r) => endpointMatches(r, method, apiPath, pathMatchingOf(api)));

@@ -49,8 +49,11 @@ export interface GatewayRequest {
   accessVersions?: string[];
   /** The version (its key in `version_data.versions`) that serves the request, on a versioned API. */
   apiVersion?: string;
-  /** Set by `gateway_auth`: the key (or JWT identity) and its session, after policies applied. */
-  session?: { keyId: string; state: SessionState };
+  /**
+   * Set by `gateway_auth`: the key (or JWT identity) as stored (`keyId`, hashed with `hash_keys`),
+   * as the client sent it (`token`, Tyk's auth token), and its session after policies applied.
+   */
+  session?: { keyId: string; token?: string; state: SessionState };
   /**
    * Set by `gateway_rate_limit` when svc.conf has `rate_limit_response_headers: rate_limits`: the
    * limit the request met, sent as X-RateLimit-* (else they carry the session's quota, Tyk's default).

@@ -1,142 +1,80 @@
 /**
- * A circuit breaker of one endpoint, as Tyk v5.14.0 runs one (`gateway/api_definition.go`
- * compileCircuitBreakerPathSpec: github.com/rubyist/circuitbreaker's NewRateBreaker):
+ * The circuit breaker of one endpoint, as Tyk v5.14.0 runs one (`gateway/api_definition.go`
+ * compileCircuitBreakerPathSpec: github.com/rubyist/circuitbreaker's NewRateBreaker, which the
+ * engine's RateBreaker counts as): a failure is no answer or a 5xx; an open breaker refuses with
+ * Tyk's 503 "Service temporarily unavailable."; `disable_half_open_state` lets no trial through.
  *
- * - closed: requests go upstream; each result (a failure: no answer, or a 5xx) is counted in a
- *   10 s window of 10 buckets. Once the window holds `samples` results and the failure rate is
- *   `thresholdPercent` or more, the breaker trips (open) and a timer closes it again after
- *   `returnToServiceAfter` seconds (Tyk's reset goroutine; every trip starts one).
- * - open: requests are refused (Tyk's 503 "Service temporarily unavailable."), except, unless
- *   `disableHalfOpenState`, a trial request once the backoff since the last failure has passed
- *   (exponential: 500 ms, ×1.5 each trial, ±50% jitter, at most 60 s). A trial that succeeds
- *   closes the breaker; one that fails trips it again.
- *
- * Each gateway process (and each of its worker threads) has its own breakers, as each Tyk
- * process has; a reload starts them closed.
+ * One gateway node, one breaker: in one process the breaker is here; with `processes` the primary
+ * holds it and every process asks it (one IPC round trip per request to a guarded endpoint; the
+ * results are told without waiting), so N failures trip it whichever processes took them, as on
+ * one Tyk node. A reload starts a breaker closed in one process; with `processes` the primary's
+ * breaker stands as long as the endpoint's settings do.
  */
+import { RateBreaker, type BreakerEvent, type ProcessLink, type RateBreakerConfig } from '@svc/engine/kit';
 import type { EndpointCircuitBreaker } from '../apis/api-spec.js';
 
-const WINDOW_MS = 10_000;
-const BUCKETS = 10;
-const BUCKET_MS = WINDOW_MS / BUCKETS;
+export type { BreakerEvent };
 
-/** cenkalti/backoff's ExponentialBackOff defaults, as the breaker uses them. */
-const INITIAL_BACKOFF_MS = 500;
-const MULTIPLIER = 1.5;
-const JITTER = 0.5;
-const MAX_BACKOFF_MS = 60_000;
+export interface EndpointBreaker {
+  /** Whether a request may go upstream now (closed, or a half-open trial). */
+  ready(): boolean | Promise<boolean>;
+  fail(): void;
+  success(): void;
+}
 
-export type BreakerEvent = 'tripped' | 'reset';
+function breakerConfig(conf: EndpointCircuitBreaker): RateBreakerConfig {
+  return {
+    threshold: conf.thresholdPercent,
+    samples: conf.samples,
+    returnToServiceMs: conf.returnToServiceAfter * 1000,
+    halfOpen: !conf.disableHalfOpenState,
+  };
+}
 
-export class CircuitBreaker {
-  private readonly failures = new Array<number>(BUCKETS).fill(0);
-  private readonly successes = new Array<number>(BUCKETS).fill(0);
-  /** The bucket the counts of `bucketAt` go to, and when it started. */
-  private bucket = 0;
-  private bucketAt = 0;
-  private tripped = false;
-  private lastFailure = 0;
-  private interval = INITIAL_BACKOFF_MS;
-  private nextBackOff: number;
-  private halfOpens = false;
-  private readonly timers = new Set<NodeJS.Timeout>();
+/** The breaker of `conf`: this process's, or with a link the primary's one under `name`. */
+export function endpointBreaker(
+  conf: EndpointCircuitBreaker,
+  name: string,
+  link: ProcessLink | undefined,
+  onEvent: (e: BreakerEvent) => void,
+): EndpointBreaker {
+  return link === undefined ? new RateBreaker(breakerConfig(conf), onEvent) : new NodeBreaker(link, name, breakerConfig(conf), onEvent);
+}
 
+/** The primary's breaker, asked over the process link. */
+class NodeBreaker implements EndpointBreaker {
   constructor(
-    private readonly conf: EndpointCircuitBreaker,
-    private readonly onEvent: (event: BreakerEvent) => void,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.nextBackOff = this.backOff();
-  }
+    private readonly link: ProcessLink,
+    private readonly name: string,
+    private readonly conf: RateBreakerConfig,
+    private readonly onEvent: (e: BreakerEvent) => void,
+  ) {}
 
-  /** True when a request may go upstream now (closed, or a half-open trial). */
-  ready(): boolean {
-    const state = this.state();
-    if (state === 'half-open') this.halfOpens = false;
-    return state !== 'open';
+  async ready(): Promise<boolean> {
+    try {
+      const a = await this.link.breaker(this.name, this.conf, 'ready');
+      for (const e of a.events) this.onEvent(e);
+      return a.ready;
+    } catch {
+      // The primary is gone (the node is stopping): the request goes as if nothing was counted.
+      return true;
+    }
   }
 
   fail(): void {
-    this.rotate();
-    this.failures[this.bucket]!++;
-    this.lastFailure = this.now();
-    if (this.shouldTrip()) this.trip();
+    this.tell('fail');
   }
 
   success(): void {
-    this.interval = INITIAL_BACKOFF_MS;
-    this.nextBackOff = this.backOff();
-    if (this.state() === 'half-open') this.reset();
-    this.rotate();
-    this.successes[this.bucket]!++;
+    this.tell('success');
   }
 
-  /** Stops the return-to-service timers (the API was reloaded or the gateway is closing). */
-  stop(): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-  }
-
-  private state(): 'closed' | 'open' | 'half-open' {
-    if (!this.tripped) return 'closed';
-    if (this.conf.disableHalfOpenState) return 'open';
-    if (this.now() - this.lastFailure > this.nextBackOff && !this.halfOpens) {
-      this.halfOpens = true;
-      this.nextBackOff = this.backOff();
-      return 'half-open';
-    }
-    return 'open';
-  }
-
-  private shouldTrip(): boolean {
-    let failures = 0;
-    let total = 0;
-    for (let i = 0; i < BUCKETS; i++) {
-      failures += this.failures[i]!;
-      total += this.failures[i]! + this.successes[i]!;
-    }
-    return total >= this.conf.samples && total > 0 && failures / total >= this.conf.thresholdPercent;
-  }
-
-  private trip(): void {
-    this.tripped = true;
-    this.lastFailure = this.now();
-    this.onEvent('tripped');
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.reset();
-    }, this.conf.returnToServiceAfter * 1000);
-    timer.unref();
-    this.timers.add(timer);
-  }
-
-  private reset(): void {
-    this.tripped = false;
-    this.halfOpens = false;
-    this.failures.fill(0);
-    this.successes.fill(0);
-    this.onEvent('reset');
-  }
-
-  /** Moves to the current bucket, emptying the ones the window left behind. */
-  private rotate(): void {
-    const now = this.now();
-    if (this.bucketAt === 0) this.bucketAt = now;
-    const steps = Math.floor((now - this.bucketAt) / BUCKET_MS);
-    if (steps <= 0) return;
-    for (let i = 0; i < Math.min(steps, BUCKETS); i++) {
-      this.bucket = (this.bucket + 1) % BUCKETS;
-      this.failures[this.bucket] = 0;
-      this.successes[this.bucket] = 0;
-    }
-    this.bucketAt += steps * BUCKET_MS;
-  }
-
-  /** The next backoff: the current interval with ±50% jitter; the interval grows ×1.5 up to 60 s. */
-  private backOff(): number {
-    const delta = JITTER * this.interval;
-    const next = this.interval - delta + Math.random() * (2 * delta + 1);
-    this.interval = Math.min(this.interval * MULTIPLIER, MAX_BACKOFF_MS);
-    return next;
+  private tell(act: 'fail' | 'success'): void {
+    this.link.breaker(this.name, this.conf, act).then(
+      (a) => {
+        for (const e of a.events) this.onEvent(e);
+      },
+      () => undefined,
+    );
   }
 }

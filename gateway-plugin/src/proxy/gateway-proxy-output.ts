@@ -37,7 +37,9 @@ import { gatewayState } from '../gateway/state.js';
 import type { GatewayConfig, StorageConfig } from '../conf/gateway-config.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
-import { CircuitBreaker } from './circuit-breaker.js';
+import { processLink, type ProcessLink } from '@svc/engine/kit';
+import { endpointBreaker, type EndpointBreaker } from './circuit-breaker.js';
+import { NodeResponseCache } from './node-response-cache.js';
 import { PROXY_FAILED, ProxyExchange, answerCached, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';
 import { RedisResponseCache } from './redis-response-cache.js';
 import { ResponseCache, cachePlan, keepFor, type CachePlan } from './response-cache.js';
@@ -96,11 +98,15 @@ export class GatewayProxyOutput implements Output {
   private readonly failed: UpstreamFailure;
   private readonly timeoutMs: number;
   private readonly guard: StageGuard;
-  /** Round robin position per load-balanced API (Tyk's spec.RoundRobin: a reload starts it over). */
+  /** Round robin position per load-balanced API (Tyk's spec.RoundRobin: a reload starts it over); the primary's with processes. */
   private readonly turns = new WeakMap<ApiSpec, { pos: number }>();
-  private readonly breakers = new WeakMap<EndpointCircuitBreaker, CircuitBreaker>();
+  private readonly breakers = new WeakMap<EndpointCircuitBreaker, EndpointBreaker>();
   private readonly logger: ComponentContext['logger'];
+  /** With processes: the line to the primary, which keeps the node's turns, breakers and memory cache. */
+  private readonly link: ProcessLink | undefined = processLink();
+  /** The memory cache: this process's, or with processes the primary's (per gateway). */
   private readonly cache = new ResponseCache();
+  private readonly nodeCaches = new Map<string, NodeResponseCache>();
   /** The response cache in Redis, per gateway, while its config has `storage`. */
   private readonly redisCaches = new Map<string, { config: GatewayConfig; cache: RedisResponseCache }>();
 
@@ -177,7 +183,7 @@ export class GatewayProxyOutput implements Output {
       if (plan === undefined) return this.forward(msg, exchange, req, api, config, limits, method, undefined);
       // Tyk's cache connection: cache_storage when enable_separate_cache_store, else storage.
       const cacheStore = config?.enable_separate_cache_store === true && config.cache_storage !== undefined ? config.cache_storage : config?.storage;
-      const redis = cacheStore === undefined ? undefined : this.redisCache(req.gateway, config!, cacheStore);
+      const redis = cacheStore === undefined ? this.nodeCache(req.gateway) : this.redisCache(req.gateway, config!, cacheStore);
       if (redis === undefined) {
         const hit = this.cache.get(plan.key);
         if (hit === undefined) return this.forward(msg, exchange, req, api, config, limits, method, plan);
@@ -208,6 +214,14 @@ export class GatewayProxyOutput implements Output {
     return handler.done;
   }
 
+  /** With processes and no `storage`: the memory cache the primary keeps for gateway `name`. */
+  private nodeCache(name: string): NodeResponseCache | undefined {
+    if (this.link === undefined) return undefined;
+    let c = this.nodeCaches.get(name);
+    if (c === undefined) this.nodeCaches.set(name, (c = new NodeResponseCache(this.link, name)));
+    return c;
+  }
+
   /** The response cache in Redis of gateway `name` (`storage`), made once per config. */
   private redisCache(name: string, config: GatewayConfig, storage: StorageConfig): RedisResponseCache {
     let c = this.redisCaches.get(name);
@@ -229,14 +243,39 @@ export class GatewayProxyOutput implements Output {
     limits: Record<string, string> | undefined,
     method: Undici.Dispatcher.HttpMethod,
     plan: CachePlan | undefined,
-    redis?: RedisResponseCache,
+    redis?: RedisResponseCache | NodeResponseCache,
+  ): Promise<void> | undefined {
+    const res = exchange.res;
+    let targetUrl: string | undefined | Promise<string | undefined>;
+    try {
+      targetUrl = api.loadBalancing === undefined ? api.targetUrl : this.nextTarget(req.gateway, api, api.loadBalancing.targets);
+    } catch (err) {
+      return this.failedBefore(res, req.apiId, '(none)', err);
+    }
+    if (!(targetUrl instanceof Promise)) return this.forwardTo(msg, exchange, req, api, config, limits, method, plan, redis, targetUrl);
+    return targetUrl.then(
+      (t) => (res.headersSent || res.destroyed ? undefined : this.forwardTo(msg, exchange, req, api, config, limits, method, plan, redis, t)),
+      (err: unknown) => this.failedBefore(res, req.apiId, '(none)', err),
+    );
+  }
+
+  /** `forward` once the target is known. */
+  private forwardTo(
+    msg: Message,
+    exchange: LiveExchange,
+    req: GatewayRequest,
+    api: ApiSpec,
+    config: GatewayConfig | undefined,
+    limits: Record<string, string> | undefined,
+    method: Undici.Dispatcher.HttpMethod,
+    plan: CachePlan | undefined,
+    redis: RedisResponseCache | NodeResponseCache | undefined,
+    targetUrl: string | undefined,
   ): Promise<void> | undefined {
     const res = exchange.res;
     let origin = '(none)';
-    let handler: ProxyExchange | undefined;
     try {
       const content = msg.content;
-      const targetUrl = api.loadBalancing === undefined ? api.targetUrl : this.nextTarget(api, api.loadBalancing.targets);
       if (targetUrl === undefined) {
         // Tyk sends the request to its "all hosts are down" server, which answers this.
         this.failed(req.apiId, '(none)', new Error('load balancing is on and proxy.target_list is empty: add the upstreams to it'));
@@ -265,15 +304,20 @@ export class GatewayProxyOutput implements Output {
       injectTraceHeaders(msg, headers);
       // svc.conf's proxy_default_timeout, when set, wins over the output's `timeout` (as tyk.conf's does).
       const timeoutMs = config !== undefined && config.proxy_default_timeout > 0 ? Math.ceil(config.proxy_default_timeout * 1000) : this.timeoutMs;
-      let extras = this.endpointExtras(api, method, req.upstreamPath);
+      let extras = this.endpointExtras(req.gateway, api, method, req.upstreamPath);
       if (plan !== undefined) {
         const cache = this.cache;
         extras ??= {};
         extras.record = (status, answerHeaders, body) => {
           const ttl = keepFor(api, plan, status, answerHeaders);
-          if (ttl === undefined) return;
-          if (redis !== undefined) redis.set(plan.key, { status, headers: answerHeaders, body }, ttl);
-          else cache.set(plan.key, { status, headers: answerHeaders, body }, ttl);
+          if (ttl === undefined) return undefined;
+          if (redis !== undefined) {
+            // The primary's cache is awaited before the answer ends; Redis is written as Tyk's goroutine does, not waited for.
+            const kept = redis.set(plan.key, { status, headers: answerHeaders, body }, ttl);
+            return kept instanceof Promise ? kept : undefined;
+          }
+          cache.set(plan.key, { status, headers: answerHeaders, body }, ttl);
+          return undefined;
         };
       }
       const answerTransform = req.responseTransform;
@@ -287,32 +331,44 @@ export class GatewayProxyOutput implements Output {
           return out.body;
         };
       }
-      if (extras?.breaker?.ready() === false) {
-        // Tyk's open breaker: refused before the upstream, not counted.
-        handler = new ProxyExchange(res, req.apiId, origin, this.failed);
-        handler.answer(503, BREAKER_OPEN);
-        return handler.done;
-      }
-      handler = new ProxyExchange(res, req.apiId, origin, this.failed, limits, timeoutMs, req.responseHeaders, extras);
-      handler.dispatched();
       const dispatch: Undici.Dispatcher.DispatchOptions = { path: at.path, method, headers, body };
       if (timeoutMs !== this.timeoutMs) dispatch.headersTimeout = timeoutMs;
-      // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
-      pool.dispatch(dispatch, handler);
+      const send = (ready: boolean): Promise<void> | undefined => {
+        if (res.headersSent || res.destroyed) return undefined;
+        if (!ready) {
+          // Tyk's open breaker: refused before the upstream, not counted.
+          const refused = new ProxyExchange(res, req.apiId, origin, this.failed);
+          refused.answer(503, BREAKER_OPEN);
+          return refused.done;
+        }
+        const h = new ProxyExchange(res, req.apiId, origin, this.failed, limits, timeoutMs, req.responseHeaders, extras);
+        try {
+          h.dispatched();
+          // undici reports a request it refuses (a bad header value) through the handler: a 500, as any proxy failure.
+          pool.dispatch(dispatch, h);
+        } catch (err) {
+          // The proxy closing: Tyk's proxy error.
+          return this.failedBefore(res, req.apiId, origin, err, h);
+        }
+        return h.done;
+      };
+      const ready = extras?.breaker?.ready() ?? true;
+      if (ready instanceof Promise) return ready.then(send);
+      return send(ready);
     } catch (err) {
       // No upstream to send to (a bad URL, the proxy closing): Tyk's proxy error.
-      return this.failedBefore(res, req.apiId, origin, err, handler);
+      return this.failedBefore(res, req.apiId, origin, err);
     }
-    return handler.done;
   }
 
   /**
    * Tyk's nextTarget with load balancing: the API's targets in turn, from the first (uptime tests
    * are not run, so no target is skipped: `check_host_against_uptime_tests` is refused at load).
-   * Undefined when the list is empty.
+   * Undefined when the list is empty. With processes the turn is the primary's, one for the node.
    */
-  private nextTarget(api: ApiSpec, targets: string[]): string | undefined {
+  private nextTarget(gateway: string, api: ApiSpec, targets: string[]): string | undefined | Promise<string | undefined> {
     if (targets.length === 0) return undefined;
+    if (this.link !== undefined) return this.link.turn(`svc.gateway.round-robin:${gateway}\u0000${api.id}`).then((t) => targets[t % targets.length]);
     let turn = this.turns.get(api);
     if (turn === undefined) this.turns.set(api, (turn = { pos: 0 }));
     const at = turn.pos % targets.length;
@@ -325,10 +381,10 @@ export class GatewayProxyOutput implements Output {
    * `global_enforce_timeout`) and circuit breaker, matched as Tyk matches them at the proxy: the
    * upstream method and the path the upstream gets, without the listen path.
    */
-  private endpointExtras(api: ApiSpec, method: string, upstreamPath: string): (ExchangeExtras & { breaker?: CircuitBreaker }) | undefined {
+  private endpointExtras(gateway: string, api: ApiSpec, method: string, upstreamPath: string): (ExchangeExtras & { breaker?: EndpointBreaker }) | undefined {
     if (api.hardTimeouts === undefined && api.globalEnforceTimeoutMs === undefined && api.circuitBreakers === undefined) return undefined;
     const path = upstreamPath.charCodeAt(0) === 47 ? upstreamPath : `/${upstreamPath}`;
-    const extras: ExchangeExtras & { breaker?: CircuitBreaker } = {};
+    const extras: ExchangeExtras & { breaker?: EndpointBreaker } = {};
     const hard = firstEndpointFor(api.hardTimeouts, api, method, path);
     const hardMs = hard !== undefined && hard.ms > 0 ? hard.ms : (api.globalEnforceTimeoutMs ?? 0);
     if (hardMs > 0) extras.hardTimeoutMs = hardMs;
@@ -337,7 +393,8 @@ export class GatewayProxyOutput implements Output {
       let breaker = this.breakers.get(conf);
       if (breaker === undefined) {
         const apiId = api.id;
-        breaker = new CircuitBreaker(conf, (event) => {
+        const name = `svc.gateway.breaker:${gateway}\u0000${apiId}\u0000${conf.method}\u0000${conf.path}`;
+        breaker = endpointBreaker(conf, name, this.link, (event) => {
           if (event === 'tripped') this.logger.warn(`[PROXY] [CIRCUIT BREAKER] Breaker tripped for path: ${conf.path} (API ${apiId})`);
           else this.logger.info(`[PROXY] [CIRCUIT BREAKER] Breaker reset for path: ${conf.path} (API ${apiId})`);
         });
@@ -430,7 +487,8 @@ registerOutput('gateway_proxy', {
     '',
     "The API's traffic settings apply here, as Tyk's: load balancing over `proxy.target_list` (round robin),",
     '`hard_timeouts` / `global_enforce_timeout`, `circuit_breakers`, the response cache (`cache_options`; in the Redis of',
-    "svc.conf's `storage`, shared by every gateway process, else in this process's memory),",
+    "svc.conf's `storage`, shared by every gateway on it, else in memory), one state for every process of the gateway",
+    '(with `processes`, the primary keeps the breakers, the load-balancing turn and the memory cache),',
     'and for HTTPS upstreams `proxy.transport` and `upstream_certificates`.',
   ].join('\n'),
   config: gatewayProxySpec,

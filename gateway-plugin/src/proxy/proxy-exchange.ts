@@ -65,8 +65,12 @@ export interface ExchangeExtras {
   hardTimeoutMs?: number;
   /** Told once whether the upstream failed (no answer, or a 5xx), as Tyk's breaker counts it. */
   onOutcome?: (failed: boolean) => void;
-  /** Given the whole answer as the client got it (its body up to {@link MAX_ENTRY_BYTES}): the response cache. */
-  record?: (status: number, headers: Record<string, string | string[]>, body: Buffer) => void;
+  /**
+   * Given the whole answer as the client got it (its body up to {@link MAX_ENTRY_BYTES}): the
+   * response cache. The answer ends once what it returns settles, so a repeat sent after it is
+   * served from the cache whichever process takes it.
+   */
+  record?: (status: number, headers: Record<string, string | string[]>, body: Buffer) => Promise<void> | undefined;
   /**
    * A response body transform (Tyk's ResponseTransformMiddleware): the whole answer body is held
    * (up to {@link MAX_TRANSFORMED_BYTES}: more is Tyk's 500 "Response body too large"), given with
@@ -322,13 +326,18 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
       return;
     }
     if (this.pendingHead !== undefined && !this.flushHead(controller)) return;
-    this.res.end();
     const rec = this.recording;
     this.recording = undefined;
+    let kept: Promise<void> | undefined;
     if (rec !== undefined && this.extras?.record !== undefined) {
       const headers: Record<string, string | string[]> = {};
       for (const name in rec.headers) if (!name.startsWith('x-ratelimit-')) headers[name] = rec.headers[name]!;
-      this.extras.record(this.status, headers, Buffer.concat(rec.chunks));
+      kept = this.extras.record(this.status, headers, Buffer.concat(rec.chunks));
+    }
+    if (kept === undefined) this.res.end();
+    else {
+      const end = (): void => void this.res.end();
+      kept.then(end, end);
     }
   }
 

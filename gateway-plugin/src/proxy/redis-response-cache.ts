@@ -29,13 +29,13 @@ function redisCacheKey(key: string): string {
   return `cache-${key}`;
 }
 
-/** An entry as stored. */
-function encodeEntry(answer: Omit<CachedAnswer, 'expiresAt'>, expirySecond: number): Buffer {
+/** An entry as stored (also in the primary's memory cache: node-response-cache.ts). */
+export function encodeEntry(answer: Omit<CachedAnswer, 'expiresAt'>, expirySecond: number): Buffer {
   const head = Buffer.from(`${expirySecond}|${answer.status}|${JSON.stringify(answer.headers)}\n`);
   return Buffer.concat([head, answer.body]);
 }
 
-function decodeEntry(raw: Buffer): CachedAnswer | undefined {
+export function decodeEntry(raw: Buffer): CachedAnswer | undefined {
   const nl = raw.indexOf(NEWLINE);
   if (nl < 0) return undefined;
   const head = raw.toString('utf8', 0, nl);

@@ -19,7 +19,8 @@
  *   as Tyk counts it (expired once `now` passes `stored second + ttl`).
  *
  * Bounded: answers over {@link MAX_ENTRY_BYTES} are not kept, and past {@link MAX_TOTAL_BYTES}
- * the oldest entries go. Each process has its own memory cache; the Redis one is shared.
+ * the oldest entries go. One memory cache per gateway node: with `processes` the primary keeps it
+ * (node-response-cache.ts); the Redis one is shared by every gateway on that Redis.
  */
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
@@ -28,7 +29,7 @@ import { firstEndpointFor } from '../gateway/endpoint-lists.js';
 import type { GatewayRequest } from '../gateway/request.js';
 
 export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
-const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
+export const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 const BODY_HASHED = new Set(['POST', 'PUT', 'PATCH']);
 const UPSTREAM_SET = 'x-svc-cache-action-set';
@@ -83,7 +84,8 @@ function realIp(req: GatewayRequest): string {
 
 /**
  * The plan for `req`, or undefined when it is not cached: not a cached endpoint, or a body that
- * is part of the key but was streamed rather than read (`body` undefined).
+ * is part of the key but was streamed rather than read (`body` undefined; the input reads the body
+ * of a cached POST, PUT or PATCH endpoint: body-rules.ts).
  */
 export function cachePlan(api: ApiSpec, req: GatewayRequest, method: string, upstreamTarget: string, body: Buffer | undefined): CachePlan | undefined {
   const options = api.cache;

@@ -242,6 +242,38 @@ describe('response cache without cache_response_codes', () => {
   });
 });
 
+describe('response cache of POST (mw_redis_cache.go: the body is part of the key)', () => {
+  it('serves the second identical POST from the cache; another body is a miss (advance_cache_config and an OAS operation cache)', async () => {
+    const { port } = await gateway({
+      'post.json': {
+        ...classic('post', {}, { advance_cache_config: [{ method: 'POST', path: '/count' }] }),
+        cache_options: { enable_cache: true, cache_timeout: 60 },
+      },
+      'oaspost.json': {
+        openapi: '3.0.3',
+        info: { title: 'oaspost', version: '1' },
+        paths: { '/count': { post: { operationId: 'count', responses: { 200: { description: 'ok' } } } } },
+        'x-svc-api-gateway': {
+          info: { id: 'oaspost', name: 'oaspost', state: { active: true } },
+          upstream: { url: a.url() },
+          server: { listenPath: { value: '/oaspost/', strip: true } },
+          middleware: { global: { cache: { enabled: true, timeout: 60 } }, operations: { count: { cache: { enabled: true } } } },
+        },
+      },
+    });
+    for (const api of ['post', 'oaspost']) {
+      const json = { 'content-type': 'application/json' };
+      const first = await call(port, 'POST', `/${api}/count`, { headers: json, body: '{"q":1}' });
+      assert.equal(first.headers['x-svc-cached-response'], undefined, api);
+      const again = await call(port, 'POST', `/${api}/count`, { headers: json, body: '{"q":1}' });
+      assert.deepEqual([again.headers['x-svc-cached-response'], again.body], ['1', first.body], `${api}: the same body`);
+      const other = await call(port, 'POST', `/${api}/count`, { headers: json, body: '{"q":2}' });
+      assert.equal(other.headers['x-svc-cached-response'], undefined, `${api}: another body`);
+      assert.notEqual(other.body, first.body);
+    }
+  });
+});
+
 describe('the OAS forms (upstream.loadBalancing, operations enforceTimeout / circuitBreaker / cache, middleware.global.cache)', () => {
   it('balances by weight, times out, breaks and caches as the classic fields do', async () => {
     flakyStatus = 500;

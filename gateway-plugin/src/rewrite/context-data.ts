@@ -4,7 +4,8 @@
  * none, and `$svc_context.*` reads as empty, as in Tyk): `request_data` (the query's values),
  * `headers_Host`, `path_parts` (the decoded path split at `/`), `path`, `remote_addr`,
  * `request_id`, `headers_<Name>` (each header's first value, its canonical name with `-` as `_`),
- * `cookies_<name>`, `request_data_<key>`; and `token`, the key that authenticated the request.
+ * `cookies_<name>`, `request_data_<key>`; and `token`, the key that authenticated the request as the
+ * client sent it (Tyk's auth token: not its hash, whatever `hash_keys` says).
  * What `request_context_matches` rules read and what `$svc_context.<name>` stands for. Trigger
  * matches are added to it as the rewriter runs (`trigger-{n}-{name}-{i}`).
  */
@@ -82,6 +83,6 @@ export function contextData(req: GatewayRequest, enabled = true): ContextData {
     }
     for (const [key, v] of values) if (v.length > 0) data[`request_data_${key.replaceAll('-', '_')}`] = v[0]!;
   }
-  if (req.session !== undefined) data.token = req.session.keyId;
+  if (req.session !== undefined) data.token = req.session.token ?? req.session.keyId;
   return data;
 }

@@ -85,6 +85,33 @@ describe('gateway_transform (Tyk: mw_modify_headers.go, mw_method_transform.go, 
     }
   });
 
+  it('$svc_context.token is the key as the client sent it, not its hash (hash_keys)', async () => {
+    const { port, engine } = await definitionGateway(
+      {
+        'tok.json': classicDef(
+          'tok',
+          up.target(),
+          { use_keyless: false, auth: { auth_header_name: 'Authorization' }, enable_context_vars: true },
+          {},
+          { global_headers: { 'x-token': '$svc_context.token' } },
+        ),
+      },
+      { hash_keys: true },
+    );
+    try {
+      const created = await call(port, 'POST', '/svc/keys/create', {
+        headers: { 'x-svc-authorization': 'test-secret' },
+        body: JSON.stringify({ rate: 100, per: 1, quota_max: -1, access_rights: { tok: { api_id: 'tok', versions: ['Default'] } } }),
+      });
+      const key = (JSON.parse(created.body) as { key: string }).key;
+      const before = up.seen.length;
+      const r = await call(port, 'GET', '/tok/x', { headers: { authorization: key } });
+      assert.deepEqual([r.status, up.seen[before]?.headers['x-token']], [200, key]);
+    } finally {
+      await engine.stop();
+    }
+  });
+
   it('OAS: global and operation transformRequestHeaders / transformResponseHeaders, transformRequestMethod', async () => {
     const R = { responses: { 200: { description: 'ok' } } };
     const { port, engine } = await definitionGateway({

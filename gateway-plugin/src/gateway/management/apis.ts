@@ -5,7 +5,7 @@
  * reload. A definition is checked by the same loader `app_path` is read with before it is written.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
 import type { ApiSpec } from '../../apis/api-spec.js';
@@ -161,6 +161,9 @@ export class ApiEndpoints {
     if (!validPathComponent(id)) return INVALID_API_ID;
     const api = this.state.api(id);
     if (!api) return API_NOT_FOUND;
-    return deleteDefinition(api.file ?? join(this.appPath(), api.format === 'oas' ? `${id}-oas.json` : `${id}.json`), id, this.log);
+    const answer = await deleteDefinition(api.file ?? join(this.appPath(), api.format === 'oas' ? `${id}-oas.json` : `${id}.json`), id, this.log);
+    // Tyk's pair goes whole (its delete removes `<id>.json` and `<id>-oas.json`): a classic half left behind would load alone.
+    if (api.companionFile !== undefined && answer.status === 200) await rm(api.companionFile, { force: true }).catch(() => undefined);
+    return answer;
   }
 }

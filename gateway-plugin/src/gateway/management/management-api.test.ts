@@ -3,7 +3,7 @@
  * the secret, /hello, keys, APIs written to app_path and going live on reload, policies.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -193,7 +193,13 @@ describe('management API', () => {
     assert.equal(r.body, `{"key":"${key}","status":"ok","action":"added"}\n`);
     const written = JSON.parse(readFileSync(join(dir, 'apps', `${key}-oas.json`), 'utf8'));
     assert.equal(written['x-svc-api-gateway'].info.id, key);
-    source.apis = [...source.apis, apiSpec(key, '/o/', { format: 'oas', definition: written, file: join(dir, 'apps', `${key}-oas.json`) })];
+    // Tyk's pair: the classic half it writes beside the OAS one goes with the API when it is deleted.
+    const half = join(dir, 'apps', `${key}.json`);
+    writeFileSync(half, JSON.stringify({ api_id: key, is_oas: true }));
+    source.apis = [
+      ...source.apis,
+      apiSpec(key, '/o/', { format: 'oas', definition: written, file: join(dir, 'apps', `${key}-oas.json`), companionFile: half }),
+    ];
     await call(port, 'GET', '/svc/reload', { headers: AUTH });
     assert.deepEqual(json(await call(port, 'GET', `/svc/apis/oas/${key}`, { headers: AUTH })), written);
     assert.deepEqual((json(await call(port, 'GET', '/svc/apis/oas', { headers: AUTH })) as unknown[]).length, 1);
@@ -209,6 +215,7 @@ describe('management API', () => {
     );
     const del = await call(port, 'DELETE', `/svc/apis/oas/${key}`, { headers: AUTH });
     assert.equal(del.body, `{"key":"${key}","status":"ok","action":"deleted"}\n`);
+    assert.deepEqual([existsSync(join(dir, 'apps', `${key}-oas.json`)), existsSync(half)], [false, false]);
   });
 
   it("GET /svc/apis answers Tyk's classic form, OAS APIs included, word for word as Tyk v5.14.0", async () => {
