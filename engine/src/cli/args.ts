@@ -142,7 +142,7 @@ export const HELP = `engine — run stream pipelines written in the Benthos / Ty
 Usage:
   engine -c pipeline.yaml            run a stream (same as: engine run -c pipeline.yaml)
   engine lint FILE|GLOB|DIR/...      check configs (DIR/...: every .yaml/.yml under DIR); file:line:col per problem
-  engine list [--format text|json|jsonschema|markdown] [--out DIR]
+  engine list [-c FILE] [--format text|json|jsonschema|markdown] [--out DIR]
                                      list the components (with their fields as JSON Schema,
                                      or as a markdown reference: one page per kind in DIR)
   engine echo -c pipeline.yaml       print the config normalised, with every default filled in

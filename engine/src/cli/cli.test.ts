@@ -156,6 +156,22 @@ describe('engine CLI', () => {
     assert.ok(schema.properties.pipeline);
   });
 
+  it("list -c shows the components of the config's plugins, with the module that brings them", () => {
+    const cfg = join(ROOT, 'configs', 'custom-plugin.yaml'); // plugins: [../examples/custom-plugin/reverse.ts]
+    const text = engine(['list', '-c', cfg]);
+    assert.equal(text.code, 0, text.stderr);
+    const line = text.stdout.split('\n').find((l) => l.startsWith('  - reverse '));
+    assert.ok(line, 'the plugin processor is listed');
+    assert.match(line, /\(plugin .*examples\/custom-plugin\/reverse\.ts\)$/);
+    assert.doesNotMatch(engine(['list']).stdout, /^ {2}- reverse /m, 'without -c the plugin is not loaded');
+    const json = JSON.parse(engine(['list', '-c', cfg, '--format', 'json']).stdout) as Array<{ kind: string; name: string; package: string }>;
+    const reverse = json.find((c) => c.kind === 'processor' && c.name === 'reverse');
+    assert.equal(reverse?.package, join(ROOT, 'examples', 'custom-plugin', 'reverse.ts'));
+    assert.equal(json.find((c) => c.kind === 'processor' && c.name === 'mapping')?.package, '@svc/engine');
+    const schema = engine(['list', '-c', cfg, '--format', 'jsonschema']).stdout;
+    assert.match(schema, /"reverse"/);
+  });
+
   it('echo prints the normalised config with defaults', () => {
     const cfg = file('echo.yaml', 'input:\n  generate: { mapping: "root = 1" }\noutput:\n  drop: {}\n');
     const r = engine(['echo', '-c', cfg]);

@@ -20,7 +20,7 @@ function skeleton(field: Field<unknown>, small: boolean, path: Path, required: P
   if (field.kind === 'object' && field.fields) {
     const out: Record<string, unknown> = {};
     for (const [k, f] of Object.entries(field.fields)) {
-      if (small && f.isAdvanced) continue;
+      if (f.isSvcOnly || (small && f.isAdvanced)) continue;
       if (f.isOptional && !f.hasDefault) continue;
       const v = skeleton(f, small, [...path, k], required);
       if (v !== undefined) out[k] = v;

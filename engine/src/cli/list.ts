@@ -1,10 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { ComponentKind } from '../config/component-config.js';
 import { configSchema, fieldSchema } from '../config/json-schema.js';
 import { indexMarkdown, kindMarkdown, kindPage, type ReferencedComponent } from '../config/markdown-reference.js';
 import { rootSpec } from '../config/root-spec.js';
-import { componentOrigin } from '../plugin/component-packages.js';
+import { pluginPaths, readConfig } from '../config/load.js';
+import { COMPONENT_PACKAGES, componentOrigin } from '../plugin/component-packages.js';
+import { loadPlugins } from '../plugin/load-plugins.js';
+import { absoluteModule } from '../streams/stream-builder.js';
 import { languageNames } from '../interp/index.js';
 import { registry } from '../plugin/registry.js';
 import type { Args } from './args.js';
@@ -34,9 +37,23 @@ function markdown(out: string | undefined): void {
   for (const [kind, cs] of byKind) writeFileSync(join(out, `${kindPage(kind)}.md`), kindMarkdown(kind, cs));
 }
 
-/** `engine list [--format text|json|jsonschema|markdown]`: the registered components. */
+/** A component's plugin module as the user may read it (relative to the working folder), unless it is one of ours. */
+function pluginModule(pkg: string): string | undefined {
+  if (pkg === '@svc/engine' || COMPONENT_PACKAGES.includes(pkg)) return undefined;
+  return isAbsolute(pkg) ? relative(process.cwd(), pkg) : pkg;
+}
+
+/**
+ * `engine list [-c FILE] [--plugin MODULE] [--format text|json|jsonschema|markdown]`: the registered
+ * components, with those of the plugins a config names (`plugins:`) or `--plugin` loads, as Benthos'
+ * `list -t` shows a template's components.
+ */
 export async function list(args: Args): Promise<number> {
   await loadBasePlugins(args);
+  if (args.config !== undefined) {
+    const base = dirname(resolve(args.config));
+    await loadPlugins(pluginPaths(readConfig(args.config)).map((p) => absoluteModule(p, base)));
+  }
   const r = registry();
   const format = args.format ?? 'text';
   if (format === 'jsonschema') {
@@ -73,7 +90,8 @@ export async function list(args: Args): Promise<number> {
       const heading = kind === 'rate_limit' ? 'Rate limits' : kind === 'metrics' ? 'Metrics' : kind[0]!.toUpperCase() + kind.slice(1) + 's';
       process.stdout.write(`\n${heading}:\n`);
     }
-    process.stdout.write(`  - ${c.name.padEnd(22)} ${c.spec.summary}\n`);
+    const module = pluginModule(componentOrigin(c.kind, c.name) ?? '@svc/engine');
+    process.stdout.write(`  - ${c.name.padEnd(22)} ${c.spec.summary}${module === undefined ? '' : ` (plugin ${module})`}\n`);
   }
   return 0;
 }

@@ -38,6 +38,83 @@ ${extra}output:
   stdout: {}
 `;
 
+/** Every key path of a YAML value (`input.stdin.codec`), list items by index. */
+function fieldPaths(v: unknown, prefix = '', out = new Set<string>()): Set<string> {
+  if (v === null || typeof v !== 'object') return out;
+  for (const [k, x] of Object.entries(v)) {
+    const p = prefix ? `${prefix}.${k}` : k;
+    out.add(p);
+    fieldPaths(x, p, out);
+  }
+  return out;
+}
+
+/** What Benthos v4.51 printed for `/tmp/peers/bin/benthos create stdin/mapping,decompress,unarchive/socket`. */
+const BENTHOS_CREATE = `http:
+  enabled: true
+  address: 0.0.0.0:4195
+  root_path: /benthos
+  debug_endpoints: false
+  cert_file: ""
+  key_file: ""
+  cors:
+    enabled: false
+    allowed_origins: []
+  basic_auth:
+    enabled: false
+    realm: restricted
+    username: ""
+    password_hash: ""
+    algorithm: sha256
+    salt: ""
+input:
+  stdin:
+    scanner:
+      lines: {}
+    auto_replay_nacks: true
+buffer:
+  none: {}
+pipeline:
+  threads: -1
+  processors:
+    - mapping: "" # No default (required)
+    - decompress:
+        algorithm: "" # No default (required)
+    - unarchive:
+        format: "" # No default (required)
+output:
+  socket:
+    network: "" # No default (required)
+    address: /tmp/benthos.sock # No default (required)
+    codec: lines
+input_resources: []
+processor_resources: []
+output_resources: []
+cache_resources: []
+rate_limit_resources: []
+logger:
+  level: INFO
+  format: logfmt
+  add_timestamp: false
+  level_name: level
+  timestamp_name: time
+  message_name: msg
+  static_fields:
+    '@service': benthos
+  file:
+    path: ""
+    rotate: false
+    rotate_max_age_days: 0
+metrics:
+  none: {}
+  mapping: ""
+tracer:
+  none: {}
+shutdown_delay: 0s
+shutdown_timeout: 20s
+tests: []
+`;
+
 describe('engine create, -e, --chilled and -w', () => {
   it('create prints a config with the named components at their defaults, which lints once the required fields are filled', () => {
     const r = engine(['create', 'stdin/mapping,log/fallback']);
@@ -55,6 +132,26 @@ describe('engine create, -e, --chilled and -w', () => {
     const bad = engine(['create', 'nope']);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /unrecognised input type: nope/);
+  });
+
+  it('create prints only fields Benthos knows, so its output lints on Benthos as on svc', () => {
+    const expression = 'stdin/mapping,decompress,unarchive/socket';
+    const ours = engine(['create', expression]);
+    assert.equal(ours.code, 0, ours.stderr);
+    const known = fieldPaths(parse(BENTHOS_CREATE));
+    // Benthos' lint accepts these deprecated stdin fields (its create hides them), and the core build
+    // that printed BENTHOS_CREATE has no prometheus metrics: the full build's is `prometheus: {}`.
+    for (const p of ['input.stdin.codec', 'input.stdin.max_buffer', 'metrics.prometheus']) known.add(p);
+    const unknown = [...fieldPaths(parse(ours.stdout))].filter((p) => !known.has(p));
+    assert.deepEqual(unknown, [], 'fields Benthos v4.51 lint refuses (svc-only fields such as dispatch, plugins, prefix, tls)');
+    const filled = ours.stdout
+      .replace('mapping: "" # No default (required)', 'mapping: root = this')
+      .replace('algorithm: "" # No default (required)', 'algorithm: gzip')
+      .replace('format: "" # No default (required)', 'format: lines')
+      .replace('network: "" # No default (required)', 'network: unix')
+      .replace('address: "" # No default (required)', 'address: /tmp/svc.sock');
+    const lint = engine(['lint', file('created-full.yaml', filled)]);
+    assert.equal(lint.code, 0, lint.stderr);
   });
 
   it("-s sets YAML values, also where the file has no key (as Benthos' --set)", () => {

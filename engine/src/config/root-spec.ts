@@ -31,6 +31,7 @@ export const pipelineSpec = f.object({
     .enum(['auto', 'pool'])
     .default('auto')
     .advanced()
+    .svcOnly()
     .describe(
       'With threads > 1 (svc only): `auto` runs a batch on this thread while processing it costs less than a hop to a worker, on the pool when it costs more (measured as it runs); `pool` always uses the workers.',
     ),
@@ -46,13 +47,13 @@ export const rootSpec = f.object({
   logger: loggerSpec,
   metrics: f
     .component('metrics')
-    .defaultComponent({ prometheus: { prefix: 'svc' } })
+    .defaultComponent({ prometheus: {} })
     .describe('The metrics backend: Prometheus (served at /metrics) unless set; `none: {}` turns metrics off.'),
   tracer: f.component('tracer').defaultComponent({ none: {} }).describe('The tracing backend: none unless set.'),
   ...resourceSections(),
   shutdown_timeout: f.duration().default('20s').describe('How long to drain in-flight messages on shutdown before giving up.'),
   shutdown_delay: f.duration().default('0s').advanced().describe('How long to keep serving after a shutdown signal before stopping the input.'),
-  plugins: f.array(f.string()).default([]).describe('Modules of custom plugins to load (paths relative to this file).'),
+  plugins: f.array(f.string()).default([]).svcOnly().describe('Modules of custom plugins to load (paths relative to this file).'),
   tests: f
     .array(f.any())
     .optional()

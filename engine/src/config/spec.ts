@@ -25,6 +25,7 @@ interface FieldProps {
   componentKind?: ComponentKind;
   isInterpolated: boolean;
   isAdvanced: boolean;
+  isSvcOnly: boolean;
   isSecret: boolean;
   isUrl: boolean;
   duration: boolean;
@@ -48,6 +49,7 @@ export class Field<T> {
   readonly componentKind?: ComponentKind;
   readonly isInterpolated: boolean;
   readonly isAdvanced: boolean;
+  readonly isSvcOnly: boolean;
   readonly isSecret: boolean;
   readonly isUrl: boolean;
   readonly duration: boolean;
@@ -66,6 +68,7 @@ export class Field<T> {
     this.componentKind = props.componentKind;
     this.isInterpolated = props.isInterpolated;
     this.isAdvanced = props.isAdvanced;
+    this.isSvcOnly = props.isSvcOnly;
     this.isSecret = props.isSecret;
     this.isUrl = props.isUrl;
     this.duration = props.duration;
@@ -104,6 +107,14 @@ export class Field<T> {
   /** Hidden from the short documentation; for tuning. */
   advanced(): Field<T> {
     return this.with({ isAdvanced: true });
+  }
+
+  /**
+   * A field of svc's that Benthos does not have: `engine create` leaves it out (its default
+   * applies), so what it prints lints on Benthos too.
+   */
+  svcOnly(): Field<T> {
+    return this.with({ isSvcOnly: true });
   }
 
   /** Never printed in logs, errors or `engine echo`. */
@@ -146,6 +157,7 @@ function base(kind: FieldKind, extra: Partial<FieldProps> = {}): FieldProps {
     isOptional: false,
     isInterpolated: false,
     isAdvanced: false,
+    isSvcOnly: false,
     isSecret: false,
     isUrl: false,
     duration: false,

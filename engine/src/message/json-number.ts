@@ -13,13 +13,22 @@ const INT_TEXT = /^-?\d+$/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** How many times JSON.stringify met a JsonNumber (json.ts then writes the document itself). */
-let written = 0;
+/**
+ * While json.ts's stringifyJson runs: the texts of the JsonNumbers met, in order. Each is written
+ * as a placeholder string (RAW_NUMBER_MARK and its index), which stringifyJson then replaces with
+ * the text: one native JSON.stringify instead of a second pass in JavaScript over the document.
+ */
+let rawTexts: string[] | undefined;
 
-/** The count of JsonNumbers JSON.stringify has written so far on this thread. */
-export function jsonNumbersWritten(): number {
-  return written;
+/** Starts collecting raw number texts (see rawTexts); returns the collector to restore after. */
+export function collectRawNumbers(into: string[] | undefined): string[] | undefined {
+  const prev = rawTexts;
+  rawTexts = into;
+  return prev;
 }
+
+/** The placeholder's prefix: a control character and a per-thread nonce, so no document string collides by chance. */
+export const RAW_NUMBER_MARK = `\u0001jn${Math.random().toString(36).slice(2, 10)}:`;
 
 export class JsonNumber {
   /** The number as it was written (or as the computation that made it prints it). */
@@ -73,13 +82,11 @@ export class JsonNumber {
   }
 
   /**
-   * JSON.stringify cannot write a number's raw text: this counts the meeting, so that
-   * stringifyJson (json.ts) writes the document again with the text, and gives a plain
-   * JSON.stringify elsewhere the float64.
+   * JSON.stringify cannot write a number's raw text: inside stringifyJson (json.ts) this gives a
+   * placeholder that it replaces with the text; a plain JSON.stringify elsewhere gets the float64.
    */
-  toJSON(): number {
-    written++;
-    return this.value;
+  toJSON(): number | string {
+    return rawTexts !== undefined ? RAW_NUMBER_MARK + String(rawTexts.push(this.text) - 1) : this.value;
   }
 }
 

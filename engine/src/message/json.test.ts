@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { JsonNumber } from './json-number.js';
+import { JsonNumber, RAW_NUMBER_MARK } from './json-number.js';
 import { cloneJson, parseJson, stringifyJson } from './json.js';
 import { Message } from './message.js';
 
@@ -64,6 +64,16 @@ describe('JSON that keeps numbers', () => {
   it('indents as JSON.stringify does', () => {
     const v = parseJson('{"a":[1.10,{"b":2}],"c":{},"d":[]}');
     assert.equal(stringifyJson(v, '  '), '{\n  "a": [\n    1.10,\n    {\n      "b": 2\n    }\n  ],\n  "c": {},\n  "d": []\n}');
+  });
+
+  it('a document string that reads as a raw-number placeholder stays itself, before or after the numbers', () => {
+    const n = new JsonNumber('1.10');
+    for (const s of [RAW_NUMBER_MARK + '0', RAW_NUMBER_MARK + '1']) {
+      assert.equal(stringifyJson({ a: n, s }), `{"a":1.10,"s":${JSON.stringify(s)}}`);
+      assert.equal(stringifyJson({ s, a: n }), `{"s":${JSON.stringify(s)},"a":1.10}`);
+    }
+    assert.equal(stringifyJson([n, { b: [new JsonNumber('1e2'), 3] }, new JsonNumber('-0')]), '[1.10,{"b":[1e2,3]},-0]');
+    assert.equal(JSON.stringify({ a: n }), '{"a":1.1}', 'a plain JSON.stringify still gets the float64');
   });
 
   it('a message keeps 64-bit ids through parse, copy, setJson and structured metadata', () => {

@@ -9,7 +9,7 @@
  * unless it meets a JsonNumber, which makes it write again with a writer that puts the number's
  * text in place.
  */
-import { JsonNumber, jsonNumbersWritten, numberFromText } from './json-number.js';
+import { JsonNumber, RAW_NUMBER_MARK, collectRawNumbers, numberFromText } from './json-number.js';
 
 /**
  * Whether the text may hold a number that a JS number would change (false positives only cost the
@@ -160,16 +160,32 @@ class Reader {
 
 /** `JSON.stringify` that writes a {@link JsonNumber} as its text (and bytes as base64, as Go does). */
 export function stringifyJson(v: unknown, indent?: string): string {
-  const before = jsonNumbersWritten();
-  const s = JSON.stringify(v, undefined, indent) ?? 'null';
-  return jsonNumbersWritten() === before ? s : (write(v, indent ?? '', '') ?? 'null');
+  return stringifyRaw(v, undefined, indent);
 }
 
 /** The same for a value that may hold bytes, which Go's encoder writes as base64. */
 export function stringifyJsonWithBytes(v: unknown, indent?: string): string {
-  const before = jsonNumbersWritten();
-  const s = JSON.stringify(v, bytesReplacer, indent) ?? 'null';
-  return jsonNumbersWritten() === before ? s : (write(v, indent ?? '', '') ?? 'null');
+  return stringifyRaw(v, bytesReplacer, indent);
+}
+
+/** `"MARK<index>"` as JSON.stringify writes a JsonNumber's placeholder (see collectRawNumbers). */
+const RAW_NUMBER = new RegExp(`"${JSON.stringify(RAW_NUMBER_MARK).slice(1, -1).replace(/\\/g, '\\\\')}(\\d+)"`, 'g');
+
+function stringifyRaw(v: unknown, replacer: ((this: unknown, key: string, value: unknown) => unknown) | undefined, indent: string | undefined): string {
+  const texts: string[] = [];
+  const prev = collectRawNumbers(texts);
+  let s: string;
+  try {
+    s = JSON.stringify(v, replacer, indent) ?? 'null';
+  } finally {
+    collectRawNumbers(prev);
+  }
+  if (texts.length === 0) return s;
+  // Placeholders come in the order they were handed out; anything else (a document string that
+  // happens to read as one) and the document is written again, the slow way.
+  let next = 0;
+  const out = s.replace(RAW_NUMBER, (m, i: string) => (Number(i) === next ? texts[next++]! : ((next = -1), m)));
+  return next === texts.length ? out : (write(v, indent ?? '', '') ?? 'null');
 }
 
 function bytesReplacer(this: unknown, key: string, value: unknown): unknown {

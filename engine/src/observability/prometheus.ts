@@ -29,6 +29,7 @@ export const prometheusSpec = f.object({
   prefix: f
     .string()
     .default('svc')
+    .svcOnly()
     .describe('A prefix for every metric name (`svc_input_received`); empty for none.')
     .validate((p) =>
       p === '' || /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(p) ? undefined : `prefix "${p}" is not a valid metric name prefix: use letters, digits and underscores`,

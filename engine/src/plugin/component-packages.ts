@@ -26,7 +26,7 @@ export function registeredKeys(): Set<string> {
   );
 }
 
-/** Records `pkg` as the origin of every component registered since `before` was taken. */
+/** Records `pkg` (a package, or a plugin module's path) as the origin of every component registered since `before` was taken. */
 export function recordOrigin(pkg: string, before: Set<string>): void {
   for (const c of registry().all()) {
     const k = key(c.kind, c.name);
@@ -34,7 +34,7 @@ export function recordOrigin(pkg: string, before: Set<string>): void {
   }
 }
 
-/** The package that registered a component (`@svc/engine` for its own), if recorded. */
+/** The package or plugin module that registered a component (`@svc/engine` for its own), if recorded. */
 export function componentOrigin(kind: ComponentKind, name: string): string | undefined {
   return origins.get(key(kind, name));
 }

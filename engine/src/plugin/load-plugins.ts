@@ -48,8 +48,7 @@ function isNotInstalled(err: unknown, pkg: string): boolean {
 export async function loadPlugins(modules: readonly string[]): Promise<void> {
   for (const mod of modules) {
     if (/\.(c|m)?ts$/.test(mod)) await ensureTypeScript();
-    const builtin = mod === OWN_COMPONENTS || COMPONENT_PACKAGES.includes(mod);
-    const before = builtin ? registeredKeys() : undefined;
+    const before = registeredKeys();
     try {
       // A `.cts` plugin is CommonJS: required, since Node 20's ESM loader cannot run a CommonJS
       // module that requires the (ESM) engine while loader hooks are registered.
@@ -67,6 +66,6 @@ export async function loadPlugins(modules: readonly string[]): Promise<void> {
           : `it threw while loading: ${errorMessage(err)}`;
       throw new SvcError(ErrorCode.PluginLoad, `cannot load plugin "${mod}": ${reason}`, { cause: err });
     }
-    if (before) recordOrigin(mod === OWN_COMPONENTS ? '@svc/engine' : mod, before);
+    recordOrigin(mod === OWN_COMPONENTS ? '@svc/engine' : mod, before);
   }
 }

@@ -19,6 +19,7 @@ import { runOver } from './processor-chain.js';
 import type { Sink } from './sink.js';
 import { FLUSH, type Source } from './source.js';
 import { StatusBoard } from './status.js';
+import { workerModules } from '../workers/worker-modules.js';
 
 export interface StreamOptions {
   config: RootConfig;
@@ -150,14 +151,14 @@ export class Stream implements Lifecycle {
     }
     if (this.threads <= 1) return (b, parts) => runOver(processors, batchesOf(b, parts));
     const shared = [...this.builder.env.shared.entries()];
+    const resources = workerResources(c);
+    const parentResources = this.opts.sharedResources ? workerResources(this.opts.sharedResources.configs) : undefined;
     const data = {
-      plugins: this.opts.plugins,
+      plugins: workerModules(this.opts.plugins, [procs, resources, parentResources]),
       processors: procs,
-      resources: workerResources(c),
+      resources,
       scope: this.builder.env.scope!,
-      ...(this.opts.sharedResources
-        ? { parent: { resources: workerResources(this.opts.sharedResources.configs), scope: this.opts.sharedResources.scope } }
-        : {}),
+      ...(this.opts.sharedResources && parentResources ? { parent: { resources: parentResources, scope: this.opts.sharedResources.scope } } : {}),
       shared,
       logger: c.logger as Partial<LoggerConfig>,
       telemetry: { metrics: obs.metrics.enabled, tracing: obs.tracer.enabled },

@@ -53,6 +53,7 @@ registerProcessor('decompress', {
       .int()
       .default(DEFAULT_MAX_OUTPUT)
       .advanced()
+      .svcOnly()
       .validate((n) => (n >= 1 && n <= MAX_BUFFER ? undefined : `max_output_bytes must be from 1 to ${MAX_BUFFER}`))
       .describe(
         'The largest decompressed content of one message, in bytes (256 MiB by default). A message that would ' +

@@ -20,6 +20,7 @@ const bound = (name: string, def: number, what: string) =>
     .int()
     .default(def)
     .advanced()
+    .svcOnly()
     .validate((n) => (n >= 1 ? undefined : `${name} must be at least 1`))
     .describe(`${what} A message that passes it is flagged with an error and left as it was. Benthos has no such field.`);
 

@@ -91,6 +91,7 @@ export const httpServerSpec = f.object({
     .default(1)
     .validate((n) => (n >= 0 ? undefined : 'processes must be 0 (one per core) or more'))
     .advanced()
+    .svcOnly()
     .describe(
       'How many processes serve the stream under `engine -c`, sharing the listening socket (0: one per core). Each runs the whole pipeline, so in-memory state (caches, rate limits, dedupe) is per process and ordering holds only within one; hence 1 by default, as Benthos runs.',
     ),
@@ -99,6 +100,7 @@ export const httpServerSpec = f.object({
     .default(DEFAULT_MAX_BODY)
     .validate((n) => (n > 0 ? undefined : 'max_body_size must be positive'))
     .advanced()
+    .svcOnly()
     .describe('The largest request body (and websocket payload) accepted, in bytes; larger ones get 413.'),
 });
 

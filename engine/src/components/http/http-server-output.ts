@@ -49,6 +49,7 @@ const spec = f.object({
     .int()
     .default(64)
     .advanced()
+    .svcOnly()
     .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
     .describe(
       "svc's own (Benthos has none): how many batches wait for clients at once. They are handed out in order, each to one client; a higher value lets a streaming client take batches back to back.",

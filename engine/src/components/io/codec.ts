@@ -134,6 +134,7 @@ export function skipLongLinesField(): Field<boolean> {
     .bool()
     .default(false)
     .advanced()
+    .svcOnly()
     .describe(
       'What to do with a line (or delimited piece) longer than `max_buffer`: false (the default) stops the input ' +
         'there and ends the stream with an error (exit 1) once the lines before it were delivered; true skips the ' +

@@ -28,6 +28,7 @@ export const switchOutputSpec = f.object({
     .int()
     .default(64)
     .advanced()
+    .svcOnly()
     .validate((n) => (n < 1 ? 'max_in_flight must be at least 1' : undefined))
     .describe(
       'How many batches the switch routes at once. Benthos has no such field: its switch never waits for one batch ' +

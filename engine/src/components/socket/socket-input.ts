@@ -35,7 +35,7 @@ const spec = f.object({
     .mapping()
     .optional()
     .describe('An optional mapping which should evaluate to a string which will be sent upstream before the downstream data flow starts.'),
-  tls: tlsSpec.describe('Custom TLS settings; with `enabled` the connection is TLS.'),
+  tls: tlsSpec.svcOnly().describe('Custom TLS settings; with `enabled` the connection is TLS.'),
   scanner: scannerField().default({ lines: {} }).describe('The scanner by which the stream of bytes consumed will be broken out into individual messages.'),
 });
 type Conf = Infer<typeof spec>;

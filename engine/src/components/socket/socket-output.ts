@@ -31,7 +31,7 @@ const spec = f.object({
     .default('lines')
     .advanced()
     .describe('How messages are delimited: `lines` (a newline after each), `delim:X` (X after each) or `all-bytes` (nothing).'),
-  tls: tlsSpec.describe('Custom TLS settings; with `enabled` the connection is TLS (tcp only).'),
+  tls: tlsSpec.svcOnly().describe('Custom TLS settings; with `enabled` the connection is TLS (tcp only).'),
 });
 type Conf = Infer<typeof spec>;
 
