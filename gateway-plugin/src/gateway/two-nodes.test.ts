@@ -2,10 +2,10 @@
  * Two gateway nodes (two engines, as two machines would run them) side by side on one Redis,
  * a client going round robin between them: what Tyk's nodes share through Redis is shared here
  * exactly. A key created through one node's management API answers on the other; a quota is one
- * counter; a key's and an API's rate limit that is too small to split between the nodes (under
- * `instances × drl_threshold` requests per second, as any per-minute limit) is one rolling log in
- * Redis, so the pair admits exactly the limit. What stays per node (as in Tyk) is said in the
- * gateway guide: the DRL's share of a large limit, the in-memory response cache, circuit breakers.
+ * counter; with Tyk's `enable_redis_rolling_limiter` a key's and an API's rate limit are one
+ * rolling log in Redis, so the pair admits exactly the limit. (Without it, Tyk's default DRL
+ * splits a limit between the nodes it has heard from: in the first second or two each node counts
+ * alone, so a fresh pair may admit twice the limit, as Tyk's nodes do; the gateway guide says so.)
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,7 +34,7 @@ const rights = (...ids: string[]) => Object.fromEntries(ids.map((id) => [id, { a
 const count = (rs: Reply[], status: number) => rs.filter((r) => r.status === status).length;
 
 describe('two gateway nodes on one Redis', { timeout: 180_000 }, () => {
-  it('a key made on one node answers on the other; quotas and per-minute rate limits are one counter for both, exact', async () => {
+  it('a key made on one node answers on the other; quotas and (with the rolling limiter) rate limits are one counter for both, exact', async () => {
     const redis = createClient({ database: DATABASE });
     await redis.connect();
     await redis.flushDb();
@@ -49,7 +49,7 @@ describe('two gateway nodes on one Redis', { timeout: 180_000 }, () => {
         const dir = mkdtempSync(join(tmpdir(), 'svc-gw-nodes-'));
         dirs.push(dir);
         const port = await freePort();
-        writeGateway(dir, gatewayConfig(port, { storage }), apis);
+        writeGateway(dir, gatewayConfig(port, { storage, enable_shared_store_rolling_limiter: true }), apis);
         nodes.push({ port, engine: await runGateway(dir, port, PROBE) });
       }
       const [a, b] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
