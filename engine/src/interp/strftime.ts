@@ -8,9 +8,10 @@
 import { civilFromDays, daysFromCivil } from './civil.js';
 import type { Timestamp } from './timestamp.js';
 
-const LONG_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const LONG_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const COMPOSITIONS: Record<string, string> = {
+export const LONG_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+export const LONG_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+/** The compositions both directions expand (%c, %F, %T, ...), as timefmt-go's. */
+export const COMPOSITIONS: Record<string, string> = {
   c: 'a b e H:M:S Y',
   '+': 'a b e H:M:S Z Y',
   F: 'Y-m-d',

@@ -6,24 +6,11 @@
  */
 import { civilFromDays, daysFromCivil } from './civil.js';
 import { goQuote } from './gofmt.js';
+import { COMPOSITIONS, LONG_DAYS, LONG_MONTHS } from './strftime.js';
 import { Timestamp, Zone } from './timestamp.js';
 
-const LONG_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const LONG_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const SHORT_MONTHS = LONG_MONTHS.map((m) => m.slice(0, 3));
 const SHORT_DAYS = LONG_DAYS.map((d) => d.slice(0, 3));
-const COMPOSITIONS: Record<string, string> = {
-  c: 'a b e H:M:S Y',
-  '+': 'a b e H:M:S Z Y',
-  F: 'Y-m-d',
-  D: 'm/d/y',
-  x: 'm/d/y',
-  v: 'e-b-Y',
-  T: 'H:M:S',
-  X: 'H:M:S',
-  r: 'I:M:S p',
-  R: 'H:M',
-};
 
 class Fail {
   constructor(readonly message: string) {}
