@@ -11,11 +11,11 @@
  */
 import { copyBatch, type Batch } from '../message/message.js';
 import { END_OF_INPUT, type Transaction } from '../message/transaction.js';
-import { InputFailedError, errorMessage } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { sleep } from './backoff.js';
-import { Signal } from './buffer.js';
-import { FLUSH, type Source, type SourceRead } from './source.js';
+import { Signal, pumpInput } from './buffer.js';
+import type { Source, SourceRead } from './source.js';
 
 interface Stored {
   batch: Batch;
@@ -47,15 +47,7 @@ export class MemoryBufferSource implements Source {
 
   private async run(): Promise<void> {
     try {
-      for (;;) {
-        const tx = await this.inner.read();
-        if (tx === END_OF_INPUT) break;
-        if (tx === FLUSH) continue;
-        await this.store(tx);
-      }
-    } catch (err) {
-      if (err instanceof InputFailedError) this.failure = { error: err };
-      else this.log.error(`Memory buffer stopped reading its input: ${errorMessage(err)}`);
+      this.failure = await pumpInput(this.inner, (tx) => this.store(tx), this.log, 'Memory buffer');
     } finally {
       this.ended = true;
       this.changed.notify();

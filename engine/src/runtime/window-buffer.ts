@@ -12,12 +12,12 @@
 import { type Batch, type Message } from '../message/message.js';
 import { END_OF_INPUT, type Ack, type Transaction } from '../message/transaction.js';
 import { splitAck } from '../message/transaction.js';
-import { InputFailedError, errorMessage } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import type { Mapping } from '../interp/mapping.js';
 import { JsonNumber } from '../message/json-number.js';
 import type { Logger } from '../observability/logger.js';
-import { Signal } from './buffer.js';
-import { FLUSH, type Source, type SourceRead } from './source.js';
+import { Signal, pumpInput } from './buffer.js';
+import type { Source, SourceRead } from './source.js';
 
 /** Seconds from Go's zero time (year 1) to the Unix epoch. */
 const GO_EPOCH_NS = 62135596800n * 1_000_000_000n;
@@ -103,15 +103,7 @@ export class SystemWindowSource implements Source {
 
   private async run(): Promise<void> {
     try {
-      for (;;) {
-        const tx = await this.inner.read();
-        if (tx === END_OF_INPUT) break;
-        if (tx === FLUSH) continue;
-        this.write(tx);
-      }
-    } catch (err) {
-      if (err instanceof InputFailedError) this.failure = { error: err };
-      else this.log.error(`Window buffer stopped reading its input: ${errorMessage(err)}`);
+      this.failure = await pumpInput(this.inner, (tx) => this.write(tx), this.log, 'Window buffer');
     } finally {
       this.ended = true;
       this.endSignal.notify();
