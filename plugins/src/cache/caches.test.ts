@@ -26,11 +26,12 @@ const text = (v: Buffer | undefined) => v?.toString();
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('memory cache', () => {
-  it('an item expires after its ttl; init values never do; add finds an expired item until a compaction removes it (as Benthos)', async () => {
-    const c = new MemoryCache(60_000, 5, { fixed: 'v' });
+  it('an item expires after its ttl; init values never do; add finds an expired item until a compaction removes it (as Benthos)', () => {
+    let clock = 1_000;
+    const c = new MemoryCache(60_000, 5, { fixed: 'v' }, () => clock);
     c.set('short', b('s'), 1);
     c.set('long', b('l'));
-    await pause(20);
+    clock += 20;
     assert.equal(c.get('short'), undefined, 'expired: a get does not see it');
     assert.equal(c.add('short', b('again')), false, 'not compacted yet: add still finds it');
     c.set('other', b('o')); // a write compacts (the interval passed)
@@ -59,14 +60,15 @@ describe('lru and ttlru caches', () => {
     assert.equal(text(c.get('a')), '1');
   });
 
-  it('ttlru expires entries default_ttl after they were written, and evicts the least recent when full', async () => {
-    const c = new TtlruCache(2, 15);
+  it('ttlru expires entries default_ttl after they were written, and evicts the least recent when full', () => {
+    let clock = 1_000;
+    const c = new TtlruCache(2, 15, () => clock);
     c.set('a', b('1'));
     c.set('b', b('2'));
     c.set('c', b('3'));
     assert.equal(c.get('a'), undefined, 'evicted');
     assert.equal(text(c.get('b')), '2');
-    await pause(30);
+    clock += 30;
     assert.equal(c.get('b'), undefined, 'expired');
     assert.equal(c.add('b', b('again')), true);
   });

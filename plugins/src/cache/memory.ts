@@ -36,14 +36,17 @@ interface Item {
 
 export class MemoryCache implements Cache {
   private readonly items = new Map<string, Item>();
-  private lastCompaction = Date.now();
+  private lastCompaction: number;
 
   constructor(
     private readonly defaultTtlMs: number,
     /** 0: no expiry. */
     private readonly compactionMs: number,
     init: Record<string, string>,
+    /** Milliseconds now; tests pass their own clock. */
+    private readonly now: () => number = Date.now,
   ) {
+    this.lastCompaction = now();
     for (const [k, v] of Object.entries(init)) this.items.set(k, { value: Buffer.from(v), expires: 0 });
   }
 
@@ -59,26 +62,26 @@ export class MemoryCache implements Cache {
 
   get(key: string): Buffer | undefined {
     const i = this.items.get(key);
-    if (i === undefined || this.expired(i, Date.now())) return undefined;
+    if (i === undefined || this.expired(i, this.now())) return undefined;
     return i.value;
   }
 
   set(key: string, value: Buffer, ttlMs?: number): void {
-    const now = Date.now();
+    const now = this.now();
     this.compaction(now);
     this.items.set(key, { value, expires: now + (ttlMs ?? this.defaultTtlMs) });
   }
 
   add(key: string, value: Buffer, ttlMs?: number): boolean {
     if (this.items.has(key)) return false;
-    const now = Date.now();
+    const now = this.now();
     this.compaction(now);
     this.items.set(key, { value, expires: now + (ttlMs ?? this.defaultTtlMs) });
     return true;
   }
 
   delete(key: string): void {
-    this.compaction(Date.now());
+    this.compaction(this.now());
     this.items.delete(key);
   }
 }

@@ -30,12 +30,14 @@ export class TtlruCache implements Cache {
   constructor(
     private readonly cap: number,
     private readonly ttlMs: number,
+    /** Milliseconds now; tests pass their own clock. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** The live entry of `key` (an expired one is removed). */
   private peek(key: string): Entry | undefined {
     const e = this.items.get(key);
-    if (e !== undefined && e.expires <= Date.now()) {
+    if (e !== undefined && e.expires <= this.now()) {
       this.items.delete(key);
       return undefined;
     }
@@ -52,7 +54,7 @@ export class TtlruCache implements Cache {
 
   set(key: string, value: Buffer): void {
     this.items.delete(key);
-    this.items.set(key, { value, expires: Date.now() + this.ttlMs });
+    this.items.set(key, { value, expires: this.now() + this.ttlMs });
     if (this.items.size > this.cap) this.items.delete(this.items.keys().next().value!);
   }
 
