@@ -33,6 +33,9 @@ async function withEngine(name: string, yaml: string, body: (base: string, out: 
   child.stderr.on('data', (d: Buffer) => (err += d));
   try {
     const port = await waitFor('the service HTTP server', async () => Number(/"address":"127\.0\.0\.1:(\d+)"/.exec(err)?.[1]) || undefined, 20_000, 20);
+    // The server listens before the stream is built (it answers /ready 503 meanwhile); the dynamic
+    // API is mounted when the stream is.
+    await waitFor('the stream', async () => (err.includes('Launching a stream') ? true : undefined), 20_000, 20);
     await body(`http://127.0.0.1:${port}`, () => out);
   } finally {
     child.kill('SIGTERM');
