@@ -1,7 +1,9 @@
 // Two builds of the engine on the same stdin pipelines, interleaved round by round (so that a
 // busy shared machine slows both alike), medians of the rounds: the way a change to the runtime
-// shows what it costs. Rows: stdin → stdout of 100-byte lines (the stdin-stdout row's config) and
-// stdin JSON lines → mapping + log → drop.
+// shows what it costs. Rows: the start-up (the stdin → stdout config on an empty stdin), stdin →
+// stdout of 100-byte lines (the stdin-stdout row's config) and stdin JSON lines → mapping + log →
+// drop; each pipeline row also gives its lines per CPU-s net of its build's start-up, the rate a
+// long run settles at.
 //   node bench/builds.mjs <root of the build before> [rounds=5] [MB=100]
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, statSync, writeSync } from 'node:fs';
@@ -52,7 +54,7 @@ const rows = [
 
 /** Wall and CPU (user + sys, every process of the pipeline) seconds of one run. */
 function run(root, row) {
-  const cmd = `TIMEFORMAT='%R %U %S'; time (cat ${row.file} | node ${join(root, 'engine/dist/cli/main.js')} -c ${row.cfg} ${row.out})`;
+  const cmd = `TIMEFORMAT='%R %U %S'; time (cat ${row.file ?? '/dev/null'} | node ${join(root, 'engine/dist/cli/main.js')} -c ${row.cfg} ${row.out})`;
   const r = spawnSync('bash', ['-o', 'pipefail', '-c', cmd], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr}`);
   const [wall, user, sys] = r.stderr.trim().split('\n').pop().split(' ').map(Number);
@@ -64,18 +66,32 @@ const builds = [
   { name: 'before', root: before },
   { name: 'after', root: ROOT },
 ];
-console.log(`| pipeline | build | median lines/s (wall) | median lines per CPU-s | rounds |`);
-console.log(`|---|---|---|---|---|`);
-for (const row of rows) {
+/** Each build's runs of `row`, interleaved round by round. */
+function interleaved(row) {
   const got = { before: [], after: [] };
   for (let i = 0; i < rounds; i++) {
     // Alternate which build goes first, so neither always runs on a warmer cache.
     for (const b of i % 2 ? [...builds].reverse() : builds) got[b.name].push(run(b.root, row));
   }
+  return got;
+}
+const startup = interleaved({ cfg: rows[0].cfg, out: rows[0].out });
+const startCpu = {};
+console.log(`| start-up (empty stdin) | build | median wall s | median CPU s | rounds |`);
+console.log(`|---|---|---|---|---|`);
+for (const b of builds) {
+  startCpu[b.name] = median(startup[b.name].map((r) => r.cpu));
+  console.log(`| stdin → stdout | ${b.name} | ${median(startup[b.name].map((r) => r.wall)).toFixed(2)} | ${startCpu[b.name].toFixed(2)} | ${rounds} |`);
+}
+console.log('');
+console.log(`| pipeline | build | median lines/s (wall) | median lines per CPU-s | net of start-up | rounds |`);
+console.log(`|---|---|---|---|---|---|`);
+for (const row of rows) {
+  const got = interleaved(row);
   for (const b of builds) {
-    const runs = got[b.name];
+    const cpu = median(got[b.name].map((r) => r.cpu));
     console.log(
-      `| ${row.name} | ${b.name} | ${fmt(row.lines / median(runs.map((r) => r.wall)))} | ${fmt(row.lines / median(runs.map((r) => r.cpu)))} | ${rounds} |`,
+      `| ${row.name} | ${b.name} | ${fmt(row.lines / median(got[b.name].map((r) => r.wall)))} | ${fmt(row.lines / cpu)} | ${fmt(row.lines / (cpu - startCpu[b.name]))} | ${rounds} |`,
     );
   }
 }

@@ -8,6 +8,7 @@ import { flaggedCount, type Batch, type Message } from '../message/message.js';
 import type { Ack, Transaction } from '../message/transaction.js';
 import type { Processor, RateLimit } from '../plugin/types.js';
 import type { ConnectionWatcher } from '../runtime/connection.js';
+import { appendBatches, eachPart, flagThrown, type PartsProcessor } from '../runtime/processor-chain.js';
 import type { ComponentStatus } from '../runtime/status.js';
 import type { Counter, Gauge, StreamMetrics } from './metrics.js';
 import { StageTimer } from './stage-timer.js';
@@ -329,6 +330,53 @@ export class OutputProbe implements ConnectionWatcher {
   }
 }
 
+/** What a processor's calls did, added up call by call and counted at once. */
+class Tally {
+  n = 0;
+  batches = 0;
+  outN = 0;
+  outBatches = 0;
+  dropped = 0;
+  batchesDropped = 0;
+  errs = 0;
+  batchesWithErrors = 0;
+
+  reset(): this {
+    this.n = this.batches = this.outN = this.outBatches = this.dropped = this.batchesDropped = this.errs = this.batchesWithErrors = 0;
+    return this;
+  }
+
+  /** A call on `batch` gave `out` (undefined: it threw, and the chain flags and passes on the batch). */
+  add(batch: Batch, flaggedBefore: number, out: Batch[] | undefined): void {
+    const n = batch.length;
+    this.n += n;
+    this.batches++;
+    let outN = n;
+    let outBatches = 1;
+    // A throw: the chain is about to flag every message of the batch not flagged yet.
+    const errs = flaggedCount() - flaggedBefore + (out === undefined ? unflagged(batch) : 0);
+    if (out !== undefined) {
+      outN = 0;
+      outBatches = 0;
+      for (let i = 0; i < out.length; i++) {
+        const k = out[i]!.length;
+        outN += k;
+        if (k > 0) outBatches++;
+      }
+    }
+    this.outN += outN;
+    this.outBatches += outBatches;
+    if (outN < n) {
+      this.dropped += n - outN;
+      if (outN === 0) this.batchesDropped++;
+    }
+    if (errs > 0) {
+      this.errs += errs;
+      this.batchesWithErrors++;
+    }
+  }
+}
+
 /** The processor side: wraps a processor to count, time and trace each call. */
 export class ProcessorProbe {
   private readonly processed: Counter;
@@ -368,12 +416,12 @@ export class ProcessorProbe {
     this.attributes = attributesOf('processor', c);
   }
 
-  wrap(p: Processor): Processor {
+  wrap(p: Processor): PartsProcessor {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the wrapper's own `this` is the processor
     const probe = this;
     const tracer = this.c.tracer;
     const calls = this.calls;
-    return {
+    const wrapped: PartsProcessor = {
       process(batch) {
         const n = batch.length;
         // Messages this call flags: the thread's flag count after minus before, no scan. (An
@@ -406,7 +454,58 @@ export class ProcessorProbe {
         probe.done(batch, n, errs, r, t0, w, spans, log, undefined);
         return r;
       },
+      processParts(batches) {
+        // Traced batches get their spans (or a worker's call log) one call at a time.
+        if (calls !== undefined || (tracer !== undefined && liveRoots > 0)) return eachPart(wrapped, batches);
+        return probe.parts(p, batches, 0, [], new Tally());
+      },
     };
+    return wrapped;
+  }
+
+  /**
+   * `p` on each of `batches` from `from` on, counted as {@link wrap}'s `process` counts each call,
+   * into `t`, which goes to the counters once at the end.
+   */
+  private parts(p: Processor, batches: readonly Batch[], from: number, to: Batch[], t: Tally): Promise<Batch[]> | Batch[] {
+    for (let b = from; b < batches.length; b++) {
+      const batch = batches[b]!;
+      const errs = flaggedCount();
+      const t0 = this.timer.begin();
+      const w = this.timer.weight;
+      let r: ReturnType<Processor['process']>;
+      try {
+        r = p.process(batch);
+      } catch (err) {
+        this.timer.end(t0, batch.length, w);
+        t.add(batch, errs, undefined);
+        flagThrown(batch, err);
+        to.push(batch);
+        continue;
+      }
+      if (r instanceof Promise) {
+        return r.then(
+          (out) => {
+            this.timer.end(t0, batch.length, w);
+            t.add(batch, errs, out);
+            appendBatches(to, out);
+            return this.parts(p, batches, b + 1, to, t);
+          },
+          (err: unknown) => {
+            this.timer.end(t0, batch.length, w);
+            t.add(batch, errs, undefined);
+            flagThrown(batch, err);
+            to.push(batch);
+            return this.parts(p, batches, b + 1, to, t);
+          },
+        );
+      }
+      this.timer.end(t0, batch.length, w);
+      t.add(batch, errs, r);
+      appendBatches(to, r);
+    }
+    this.count(t);
+    return to;
   }
 
   private done(
@@ -421,37 +520,30 @@ export class ProcessorProbe {
     thrown: unknown,
   ): void {
     this.timer.end(t0, n, weight);
-    this.processed.inc(n);
-    this.batchProcessed.inc(1);
-    this.received.inc(n);
-    this.batchReceived.inc(1);
-    let outN = n;
-    let outBatches = 1;
-    // A throw: the chain is about to flag every message of the batch not flagged yet.
-    let errs = flaggedCount() - flaggedBefore + (out === undefined ? unflagged(batch) : 0);
-    if (out !== undefined) {
-      outN = 0;
-      outBatches = 0;
-      for (let i = 0; i < out.length; i++) {
-        const k = out[i]!.length;
-        outN += k;
-        if (k > 0) outBatches++;
-      }
-    }
-    this.sent.inc(outN);
-    this.batchSent.inc(outBatches);
-    if (errs < 0) errs = 0;
-    if (outN < n) {
-      this.dropped.inc(n - outN);
-      if (outN === 0) this.batchDropped.inc(1);
-    }
-    if (errs > 0) {
-      this.errors.inc(errs);
-      this.batchErrors.inc(1);
-    }
+    const t = this.single.reset();
+    t.add(batch, flaggedBefore, out);
+    this.count(t);
     const failure = thrown === undefined ? undefined : thrown instanceof Error ? thrown.message : String(thrown);
     if (spans !== undefined) endSpans(spans, batch, failure);
     if (log !== undefined) log(failure);
+  }
+
+  /** The one call's tally of `process` (counted at once, so one will do). */
+  private readonly single = new Tally();
+
+  private count(t: Tally): void {
+    this.processed.inc(t.n);
+    this.batchProcessed.inc(t.batches);
+    this.received.inc(t.n);
+    this.batchReceived.inc(t.batches);
+    this.sent.inc(t.outN);
+    this.batchSent.inc(t.outBatches);
+    if (t.dropped > 0) this.dropped.inc(t.dropped);
+    if (t.batchesDropped > 0) this.batchDropped.inc(t.batchesDropped);
+    if (t.errs > 0) {
+      this.errors.inc(t.errs);
+      this.batchErrors.inc(t.batchesWithErrors);
+    }
   }
 
   closed(): void {

@@ -39,6 +39,7 @@ import type { Sink } from './sink.js';
 import type { Source } from './source.js';
 import type { StreamBuffer } from './buffer.js';
 import type { StatusBoard } from './status.js';
+import { takesParts, type PartsProcessor } from './processor-chain.js';
 import { wrapsProcessor } from './wrapped-processor.js';
 import { MetricMapping } from '../observability/metric-mapping.js';
 
@@ -422,7 +423,7 @@ function withErrorLog(p: Processor, throttled: ThrottledLog): Processor {
     if (text !== undefined) throttled.error(n > 1 ? `${text} (and ${n - 1} more message(s) of the batch)` : text);
     return out;
   };
-  return {
+  const logged: Processor = {
     process(batch) {
       const before = flaggedCount();
       try {
@@ -434,4 +435,15 @@ function withErrorLog(p: Processor, throttled: ThrottledLog): Processor {
     },
     // No close: the builder closes what it built, once.
   };
+  if (!takesParts(p)) return logged;
+  // What the parts' calls threw is flagged on their messages, and logged from there.
+  const parts: PartsProcessor = {
+    ...logged,
+    processParts(batches) {
+      const before = flaggedCount();
+      const r = p.processParts(batches);
+      return r instanceof Promise ? r.then((out) => logFlagged(before, out)) : logFlagged(before, r);
+    },
+  };
+  return parts;
 }
