@@ -44,29 +44,26 @@ function run(cmd: string, args: string[], cwd: string, input?: string, env = cle
 }
 
 /**
- * The environment of the image's Node: the Dockerfile's final `FROM node:<major>...` must be the
- * Node that services.sh fetched (SVC_NODE_LTS), first on PATH so that `engine`'s `#!/usr/bin/env
- * node` and the HEALTHCHECK's `node` run on it.
+ * The environment of a Node that services.sh fetched (by its variable), checked to be that major
+ * and first on PATH so that `engine`'s `#!/usr/bin/env node` and the HEALTHCHECK's `node` run on it.
  */
+function nodeEnv(variable: string, major: string): { env: NodeJS.ProcessEnv; node: string } {
+  const node = serviceAddress(variable);
+  assert.ok(node !== undefined && existsSync(node), `no Node ${major} (${variable}=${node}): scripts/services.sh up fetches it`);
+  const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  assert.equal(version.split('.')[0], `v${major}`, `${variable} is ${version}, not Node ${major}`);
+  return { env: { ...cleanEnv(), PATH: `${dirname(node)}:${process.env.PATH ?? ''}` }, node };
+}
+
+/** The environment of the image's Node: the Dockerfile's final `FROM node:<major>...`, SVC_NODE_LTS. */
 function imageNodeEnv(): { env: NodeJS.ProcessEnv; node: string; major: string } {
-  const node = serviceAddress('SVC_NODE_LTS');
-  assert.ok(node !== undefined && existsSync(node), `no Node for the image (SVC_NODE_LTS=${node}): scripts/services.sh up fetches it`);
   const major = /^FROM node:(\d+)/m.exec(
     finalStage(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))
       .map((i) => `${i.keyword} ${i.args}`)
       .join('\n'),
   )?.[1];
-  const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  assert.equal(version.split('.')[0], `v${major}`, `the image is on Node ${major}, SVC_NODE_LTS is ${version}`);
-  return { env: { ...cleanEnv(), PATH: `${dirname(node)}:${process.env.PATH ?? ''}` }, node, major: major! };
-}
-
-/** The environment of another Node (by its services.sh variable), first on PATH for `#!/usr/bin/env node`. */
-function nodeEnv(variable: string, major: string): NodeJS.ProcessEnv {
-  const node = serviceAddress(variable);
-  assert.ok(node !== undefined && existsSync(node), `no Node ${major} (${variable}=${node}): scripts/services.sh up fetches it`);
-  assert.equal(spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.split('.')[0], `v${major}`, `${variable} is not Node ${major}`);
-  return { ...cleanEnv(), PATH: `${dirname(node)}:${process.env.PATH ?? ''}` };
+  assert.ok(major !== undefined, "the Dockerfile's final stage is not FROM node:<major>");
+  return { ...nodeEnv('SVC_NODE_LTS', major), major };
 }
 
 /** A process of the test's, its output collected; `until` waits for a line of it. */
@@ -194,7 +191,7 @@ describe('installed from the packed tarballs', { timeout: 300_000 }, () => {
     const quickstart = readFileSync(join(ROOT, 'configs/quickstart.yaml'), 'utf8').replaceAll('127.0.0.1:4195', `127.0.0.1:${port}`);
     writeFileSync(join(dir, 'quickstart.yaml'), quickstart);
     // This machine's Node (20), Node 22, then the image's (24).
-    for (const env of [cleanEnv(), nodeEnv('SVC_NODE_22', '22'), imageNodeEnv().env]) {
+    for (const env of [cleanEnv(), nodeEnv('SVC_NODE_22', '22').env, imageNodeEnv().env]) {
       const qs = engine(dir, ['-c', 'quickstart.yaml'], undefined, env);
       assert.equal(qs.status, 0, qs.stderr);
       assert.equal(qs.stdout.trim().split('\n').length, 10);
