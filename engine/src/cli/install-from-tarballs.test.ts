@@ -12,14 +12,15 @@
  *   stdout), on this machine's Node (20), on Node 22 (SVC_NODE_22) and on the image's (24,
  *   SVC_NODE_LTS; `scripts/services.sh up` fetches both), also as `npx @svc/engine`, and a config
  *   that needs a package that is not installed names the package.
- * - Every package installed (`@svc/all`): the gateway config serves a keyless API and refuses a
- *   request without a token, as it does from the checkout, started with the Dockerfile's
- *   ENTRYPOINT and CMD (its config path mapped) on the image's Node, and the Dockerfile's HEALTHCHECK command says
- *   healthy while the engine is ready and unhealthy once it is gone; a hub (`engine hub`, its
- *   embedded database) serves its page and, with an agent (`engine agent`) on the gateway, holds
- *   the gateway's APIs after a ReSync: the README's governance walkthrough. There is no Docker
- *   daemon here: this runs the image's commands on the same tarballs the image installs, and lints
- *   the Dockerfile (dockerfile-utils, the linter of VS Code's Docker extension).
+ * - Every package installed (`@svc/all`): each loads and registers its components on Node 22;
+ *   the gateway config serves a keyless API and refuses a request without a token, as it does
+ *   from the checkout, started with the Dockerfile's ENTRYPOINT and CMD (its config path mapped)
+ *   on the image's Node, and the Dockerfile's HEALTHCHECK command says healthy while the engine is
+ *   ready and unhealthy once it is gone; a hub (`engine hub`, its embedded database) serves its
+ *   page and, with an agent (`engine agent`) on the gateway, holds the gateway's APIs after a
+ *   ReSync: the README's governance walkthrough. There is no Docker daemon here: this runs the
+ *   image's commands on the same tarballs the image installs, and lints the Dockerfile
+ *   (dockerfile-utils, the linter of VS Code's Docker extension).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
@@ -219,8 +220,13 @@ describe('installed from the packed tarballs', { timeout: 300_000 }, () => {
     );
   });
 
-  it("@svc/all runs the gateway config on the image's Node, and a hub with an agent holds the gateway's APIs", async () => {
+  it("@svc/all loads on Node 22, runs the gateway config on the image's Node, and a hub with an agent holds the gateway's APIs", async () => {
     const dir = project('everything', WORKSPACES);
+    // Every package loads on Node 22 too: the engine imports each installed package, which registers its components.
+    const listed = engine(dir, ['list', '--format', 'json'], undefined, nodeEnv('SVC_NODE_22', '22').env);
+    assert.equal(listed.status, 0, listed.stderr);
+    const origins = new Set((JSON.parse(listed.stdout) as Array<{ package: string }>).map((c) => c.package));
+    assert.deepEqual([...origins].sort(), ['@svc/engine', '@svc/gateway-plugin', '@svc/governance-plugin', '@svc/plugins']);
     const [service, gatewayPort, hubHttp, hubGrpc, probe] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     cpSync(join(ROOT, 'configs/gateway'), join(dir, 'configs/gateway'), { recursive: true });
     cpSync(join(ROOT, 'configs/governance'), join(dir, 'configs/governance'), { recursive: true });
