@@ -16,7 +16,6 @@
  * - Redis failing is a miss and the request goes upstream (Tyk's GetKey error is "record not
  *   found"); a write is not waited for (Tyk writes from a goroutine), its failure is logged.
  */
-import { RESP_TYPES } from '@redis/client';
 import type { ThrottledLog } from '@svc/engine';
 import { errorMessage } from '@svc/engine';
 import type { RedisClient, RedisConnection } from '../sessions/redis-connection.js';
@@ -70,7 +69,11 @@ export class RedisResponseCache {
     let raw: unknown;
     try {
       const redis = await this.connection.redis();
-      if (this.typed?.of !== redis) this.typed = { of: redis, client: redis.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) };
+      if (this.typed?.of !== redis) {
+        // Loaded with the connection (see redis-connection.ts), so at no cost here.
+        const { RESP_TYPES } = await import('@redis/client');
+        this.typed = { of: redis, client: redis.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) };
+      }
       raw = await this.typed.client.get(redisCacheKey(key));
     } catch (err) {
       this.log.warn(`response cache: cannot read Redis, the request goes upstream: ${errorMessage(err)}`);

@@ -3,9 +3,12 @@
  * (sessions, rate limits, quotas). `enable_cluster` with `addrs` uses a Redis Cluster client;
  * otherwise `host`/`port` (or the first of `addrs`), `username`, `password`, `database`. It
  * opens on first use, so making it never blocks start-up; during an outage a command fails at
- * once (no offline queue) and the client reconnects in the background.
+ * once (no offline queue) and the client reconnects in the background. The client library itself
+ * (hundreds of command modules, a third of a second of CPU) loads when a connection is made, in
+ * the background: an engine that has the gateway installed but keeps nothing in Redis never pays
+ * for it, and the first caller's connect wait does not include it.
  */
-import { createClient, createCluster } from '@redis/client';
+import type { createClient, createCluster } from '@redis/client';
 import type { StorageConfig } from '../conf/gateway-config.js';
 
 type Client = ReturnType<typeof createClient>;
@@ -19,36 +22,51 @@ function splitAddr(addr: string): { host: string; port: number } {
   return i < 0 ? { host: addr, port: 6379 } : { host: addr.slice(0, i), port: Number(addr.slice(i + 1)) || 6379 };
 }
 
+function isCluster(c: RedisClient): c is Cluster {
+  return 'masters' in c;
+}
+
 export class RedisConnection {
-  private readonly client: Client | undefined;
-  private readonly cluster: Cluster | undefined;
+  private client: Client | Cluster | undefined;
+  private making: Promise<Client | Cluster> | undefined;
   private ready: Promise<unknown> | undefined;
   private connected = false;
   private lastError = '';
 
+  private readonly lib = import('@redis/client');
+
   constructor(
-    conf: StorageConfig,
+    private readonly conf: StorageConfig,
     private readonly purpose: string,
   ) {
+    // Awaited by the first caller; a failure to load is that caller's error.
+    this.lib.catch(() => undefined);
+  }
+
+  /** The client for `conf`, made on first need. */
+  private async make(): Promise<Client | Cluster> {
+    const { createClient, createCluster } = await this.lib;
+    const conf = this.conf;
     const auth = { username: conf.username || undefined, password: conf.password || undefined };
     const reconnectStrategy = (n: number) => Math.min(50 * 2 ** n, 2_000);
     if (conf.enable_cluster && conf.addrs.length > 0) {
-      this.cluster = createCluster({
+      const cluster: Cluster = createCluster({
         rootNodes: conf.addrs.map((a) => ({ socket: splitAddr(a) })),
         defaults: { ...auth, socket: { reconnectStrategy } },
       });
-      this.cluster.on('error', (err: unknown) => this.failed(err));
-    } else {
-      const { host, port } = conf.addrs.length > 0 && !conf.host ? splitAddr(conf.addrs[0]!) : { host: conf.host || '127.0.0.1', port: conf.port || 6379 };
-      // Without an offline queue a command during an outage fails at once instead of waiting.
-      this.client = createClient({
-        ...auth,
-        database: conf.database || 0,
-        disableOfflineQueue: true,
-        socket: { host, port, connectTimeout: CONNECT_WAIT_MS, reconnectStrategy },
-      });
-      this.client.on('error', (err: unknown) => this.failed(err));
+      cluster.on('error', (err: unknown) => this.failed(err));
+      return cluster;
     }
+    const { host, port } = conf.addrs.length > 0 && !conf.host ? splitAddr(conf.addrs[0]!) : { host: conf.host || '127.0.0.1', port: conf.port || 6379 };
+    // Without an offline queue a command during an outage fails at once instead of waiting.
+    const client: Client = createClient({
+      ...auth,
+      database: conf.database || 0,
+      disableOfflineQueue: true,
+      socket: { host, port, connectTimeout: CONNECT_WAIT_MS, reconnectStrategy },
+    });
+    client.on('error', (err: unknown) => this.failed(err));
+    return client;
   }
 
   /** Redis errors repeat during an outage: kept (without credentials: the client never puts them in its messages) for the next caller's error. */
@@ -58,11 +76,11 @@ export class RedisConnection {
 
   /** The connected client; throws (naming no credential) when Redis cannot be reached within a short wait. */
   async redis(): Promise<RedisClient> {
-    const c = (this.cluster ?? this.client)!;
-    if (this.connected) return c;
+    if (this.connected) return this.client!;
+    this.client ??= await (this.making ??= this.make());
     // The first connection keeps trying in the background (reconnectStrategy); a caller waits
     // for it at most CONNECT_WAIT_MS.
-    this.ready ??= c.connect().then(
+    this.ready ??= this.client.connect().then(
       () => (this.connected = true),
       (err: unknown) => {
         this.ready = undefined;
@@ -76,17 +94,17 @@ export class RedisConnection {
       throw new Error(
         `cannot connect to Redis for ${this.purpose}${this.lastError ? `: ${this.lastError}` : ''}; check svc.conf storage (host, port, credentials) and that Redis is up`,
       );
-    return c;
+    return this.client!;
   }
 
   /** The clients to scan for keys: every master of a cluster, or the one client. */
   async nodes(): Promise<Client[]> {
     const r = await this.redis();
-    return this.cluster ? Promise.all(this.cluster.masters.map((m) => this.cluster!.nodeClient(m) as Promise<Client>)) : [r as Client];
+    return isCluster(r) ? Promise.all(r.masters.map((m) => r.nodeClient(m) as Promise<Client>)) : [r];
   }
 
   async close(): Promise<void> {
-    const c = this.cluster ?? this.client;
+    const c = this.client;
     if (this.ready === undefined || c === undefined) return;
     if (!this.connected) {
       c.destroy();
