@@ -105,6 +105,7 @@ export {
   type HeaderCarrier,
 } from './observability/propagation.js';
 export { batchPolicySpec, type BatchPolicyConfig } from './runtime/batch-policy.js';
+export { maxInFlightField } from './runtime/max-in-flight.js';
 export { Backoff, Sleeps, sleep } from './runtime/backoff.js';
 export { Semaphore } from './runtime/semaphore.js';
 export { unwrapProcessor } from './runtime/wrapped-processor.js';

@@ -18,6 +18,7 @@ import {
   errorMessage,
   f,
   injectTraceHeaders,
+  maxInFlightField,
   metricsFor,
   parseDuration,
   registerOutput,
@@ -69,14 +70,10 @@ export const gatewayProxySpec = f.object({
     .describe(
       'The most upstream origins with a connection pool at once; past it the least recently used pool is closed (its requests in flight finish). A pool unused for `keep_alive_timeout` is closed too.',
     ),
-  max_in_flight: f
-    .int()
-    .default(4096)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .advanced()
-    .describe(
-      'How many requests may be proxied at once; further ones wait (each one is a client waiting on its answer, so this bounds the gateway, not a batch).',
-    ),
+  max_in_flight: maxInFlightField(
+    4096,
+    'How many requests may be proxied at once; further ones wait (each one is a client waiting on its answer, so this bounds the gateway, not a batch).',
+  ).advanced(),
   keep_alive_timeout: f
     .duration()
     .default('30s')

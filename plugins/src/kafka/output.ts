@@ -17,6 +17,7 @@ import {
   compileMapping,
   errorMessage,
   f,
+  maxInFlightField,
   parseDuration,
   registerOutput,
   scrubSecrets,
@@ -99,11 +100,7 @@ export const kafkaOutputSpec = f
       .describe(
         'A mapping that injects the trace context (`this`: traceparent, uber-trace-id) into the message, e.g. `meta = @.merge(this)`, before it is sent.',
       ),
-    max_in_flight: f
-      .int()
-      .default(64)
-      .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-      .describe('The most batches written at once.'),
+    max_in_flight: maxInFlightField(64, 'The most batches written at once.'),
     idempotent_write: f
       .bool()
       .default(false)

@@ -14,6 +14,7 @@ import {
   compileInterpolation,
   errorMessage,
   f,
+  maxInFlightField,
   parseDuration,
   registerOutput,
   type Batch,
@@ -45,11 +46,7 @@ const mqttOutputSpec = f.object({
     .describe(
       'Override the value of `retained` with an interpolable value, this allows it to be dynamically set based on message contents. The value must resolve to either `true` or `false`.',
     ),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+  max_in_flight: maxInFlightField(64),
 });
 
 type MqttOutputConfig = Infer<typeof mqttOutputSpec>;

@@ -15,6 +15,7 @@ import {
   batchPolicySpec,
   compileInterpolation,
   f,
+  maxInFlightField,
   registerOutput,
   storeResult,
   type Batch,
@@ -45,11 +46,7 @@ export const httpClientOutputSpec = f.object({
     .bool()
     .default(false)
     .describe('Whether the response becomes the synchronous response of the input the message came from (`extract_headers` applies only then).'),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The most requests in flight at once, for the whole output (the requests of one batch count).'),
+  max_in_flight: maxInFlightField(64, 'The most requests in flight at once, for the whole output (the requests of one batch count).'),
   batching: batchPolicySpec,
   multipart: f
     .array(multipartPartSpec)
