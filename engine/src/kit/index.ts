@@ -15,6 +15,8 @@ export { ConfigDocument, parseConfigDocument, readConfigDocument, type DocumentF
 export { PushInput, type Pushed } from '../runtime/push-input.js';
 // What an input that pulls from a broker or a queue (Redis, NATS, SQS) builds on.
 export { PullInput } from './pull-input.js';
+// The ack of an input's own transaction, settled once (what PushInput and PullInput give theirs).
+export { trackAck } from './track-ack.js';
 export { readBody, BodyError, type BodyStatus, type BodyStream } from '../http/request-body.js';
 export { Deadline } from '../http/deadline.js';
 export { Router, ANY_METHOD, type RouterOptions, type TrailingSlash, type RouteMatch, type MethodNotAllowed } from '../http/router.js';
