@@ -14,7 +14,6 @@ import type * as Undici from 'undici';
 import {
   ErrorCode,
   SvcError,
-  ThrottledLog,
   errorMessage,
   f,
   injectTraceHeaders,
@@ -38,7 +37,7 @@ import { gatewayState } from '../gateway/state.js';
 import type { GatewayConfig, StorageConfig } from '../conf/gateway-config.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
-import { processLink, type ProcessLink } from '@svc/engine/kit';
+import { ThrottledLog, processLink, type ProcessLink } from '@svc/engine/kit';
 import { endpointBreaker, type EndpointBreaker } from './circuit-breaker.js';
 import { NodeResponseCache } from './node-response-cache.js';
 import { PROXY_FAILED, ProxyExchange, answerCached, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';

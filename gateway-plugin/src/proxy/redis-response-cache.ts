@@ -17,7 +17,7 @@
  *   found"); a write is not waited for (Tyk writes from a goroutine), its failure is logged.
  */
 import { RESP_TYPES } from '@redis/client';
-import type { ThrottledLog } from '@svc/engine';
+import type { ThrottledLog } from '@svc/engine/kit';
 import { errorMessage } from '@svc/engine';
 import type { RedisClient, RedisConnection } from '../sessions/redis-connection.js';
 import { MAX_ENTRY_BYTES, type CachedAnswer } from './response-cache.js';

@@ -17,12 +17,12 @@ import {
   f,
   maxInFlightField,
   registerOutput,
-  sleep,
   type Batch,
   type ComponentContext,
   type Infer,
   type Interpolation,
 } from '@svc/engine';
+import { sleep } from '@svc/engine/kit';
 import { messageAttributes, metadataField } from './attributes.js';
 import { throwFailures } from '../batch-outcome.js';
 import { AwsOutput } from './output.js';

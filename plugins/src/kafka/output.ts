@@ -8,7 +8,6 @@
  * NotConnectedError so the runtime reconnects and writes the same batch again.
  */
 import {
-  Backoff,
   ErrorCode,
   NotConnectedError,
   SvcError,
@@ -21,13 +20,13 @@ import {
   parseDuration,
   registerOutput,
   scrubSecrets,
-  sleep,
   type Batch,
   type ComponentContext,
   type Infer,
   type Logger,
   type Output,
 } from '@svc/engine';
+import { Backoff, sleep } from '@svc/engine/kit';
 import type { KafkaConfig, Producer } from 'kafkajs';
 import { clientFields, expandList, kafkaClient } from './client.js';
 import { COMPRESSIONS, compressionType, registerCompressionCodecs } from './compression.js';

@@ -8,9 +8,7 @@ import type { QoS } from 'mqtt-packet';
 import {
   ErrorCode,
   NotConnectedError,
-  Semaphore,
   SvcError,
-  ThrottledLog,
   compileInterpolation,
   errorMessage,
   f,
@@ -24,6 +22,7 @@ import {
   type Logger,
   type Output,
 } from '@svc/engine';
+import { Semaphore, ThrottledLog } from '@svc/engine/kit';
 import { throwFailures } from '../batch-outcome.js';
 import { MqttDialer, checkedQos, clientFields, qosField } from './client.js';
 import type { MqttSession } from './session.js';

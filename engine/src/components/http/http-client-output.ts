@@ -11,7 +11,6 @@
  */
 import {
   BatchError,
-  Semaphore,
   batchPolicySpec,
   compileInterpolation,
   f,
@@ -25,6 +24,7 @@ import {
   type Message,
   type Output,
 } from '@svc/engine';
+import { Semaphore } from '@svc/engine/kit';
 import { clientFields } from './client-spec.js';
 import { loadUndici } from './lazy-deps.js';
 import { HttpClient, type RequestBody } from './http-client.js';

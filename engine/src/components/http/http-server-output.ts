@@ -14,7 +14,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   ErrorCode,
-  HttpListener,
   SvcError,
   errorMessage,
   f,
@@ -23,12 +22,11 @@ import {
   registerOutput,
   type Batch,
   type ComponentContext,
-  type HttpRequest,
-  type HttpResponse,
   type Infer,
   type Logger,
   type Output,
 } from '@svc/engine';
+import { HttpListener, type HttpRequest, type HttpResponse } from '@svc/engine/kit';
 import type { WebSocketServer } from 'ws';
 import { loadWs, ws } from './lazy-deps.js';
 import { ownServerOptions } from './own-server.js';

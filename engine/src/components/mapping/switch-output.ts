@@ -1,6 +1,5 @@
 /** The `switch` output: routes each message to the outputs of the cases its content matches. */
 import {
-  Backoff,
   BatchError,
   ErrorCode,
   SvcError,
@@ -9,11 +8,11 @@ import {
   f,
   maxInFlightField,
   registerOutput,
-  sleep,
   type Batch,
   type Logger,
   type Output,
 } from '@svc/engine';
+import { Backoff, sleep } from '@svc/engine/kit';
 import { CaseCheck } from './check.js';
 
 const caseSpec = f.object({
