@@ -36,6 +36,8 @@ export { Router, ANY_METHOD, type RouterOptions, type TrailingSlash, type RouteM
 export { RoutePattern, safeDecode } from '../http/route-pattern.js';
 // Benthos' scanners, for inputs that read byte streams (files, objects).
 export { SCANNER_DESCRIPTION, parseScanner, scannerField, type Scanner } from '../components/io/scanner.js';
+// Regular expressions from configs and requests, compiled once (bounded).
+export { compiledRe2 } from './re2-cache.js';
 // JSON Schema checked as Benthos checks it (gojsonschema's words), for the json_schema processor.
 export { JsonSchema } from '../interp/json-schema.js';
 // Waiting and bounding: back-off between attempts, sleeps one stop() ends, a counting semaphore, a log that speaks once per period.
