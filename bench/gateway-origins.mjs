@@ -9,7 +9,8 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA, ENGINE, config, fmt, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { DATA, ENGINE, config, fmt } from './lib.mjs';
 
 const ORIGINS = 30_000;
 const STEP = 2_500;

@@ -6,7 +6,8 @@
 // targets are loaded in turn, round after round (interleaved: other work shares the 2 cores), each
 // keeps its best round; the ratios are svc over Tyk from the same run. wrk -t1 -c32, as bench/gateway.mjs.
 import { generateKeyPairSync } from 'node:crypto';
-import { ENGINE, config, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { ENGINE, config } from './lib.mjs';
 import { tykPeer } from './peers.mjs';
 import { HMAC_SECRET, UPSTREAM, apiDefinitions, gatewayFolder, show, start, token, tykGateway, waitFor, wrk, wrkBinary } from './gateway.mjs';
 

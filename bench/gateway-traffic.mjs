@@ -9,7 +9,8 @@
 // `storage`) beside Tyk v5.14.0 (`storage`, its only store), same run.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA, ENGINE, config, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { DATA, ENGINE, config } from './lib.mjs';
 import { UPSTREAM, gatewayFolder, show, start, waitFor, wrk, wrkBinary } from './gateway.mjs';
 import { tykPeer } from './peers.mjs';
 

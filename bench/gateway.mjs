@@ -14,7 +14,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { DATA, ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { DATA, ENGINE, ROOT, config, fmt } from './lib.mjs';
 import { tykPeer } from './peers.mjs';
 import { gatewayFolder as writeGatewayFolder, tykConf } from '../scripts/tyk-peer.mjs';
 

@@ -24,7 +24,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, fmt, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { ROOT, fmt } from './lib.mjs';
 import { tykPeer } from './peers.mjs';
 import { tykConf } from '../scripts/tyk-peer.mjs';
 

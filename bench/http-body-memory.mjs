@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { ENGINE, config, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { ENGINE, config } from './lib.mjs';
 
 const BARE = (port) => `
 const http = require('node:http');

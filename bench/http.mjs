@@ -10,7 +10,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
-import { ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { ENGINE, ROOT, config, fmt } from './lib.mjs';
 import { benthosBinary } from './peers.mjs';
 
 const BODY = JSON.stringify({ id: 42, name: 'svc', tags: ['a', 'b'] });

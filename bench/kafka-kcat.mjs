@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
-import { DATA, ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { DATA, ENGINE, ROOT, config, fmt } from './lib.mjs';
 import { createServedTopics } from '../plugins/dist/kafka/topic-test-support.js';
 
 const { Kafka, logLevel } = kafkajs;

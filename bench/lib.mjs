@@ -1,6 +1,5 @@
 // Shared helpers for the benchmarks: run the engine CLI on a config, time it, describe the machine.
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -98,12 +97,3 @@ export function best(n, f) {
 }
 
 export const fmt = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k` : n.toFixed(1));
-
-/** A loopback port nothing listens on right now (the kernel's pick for port 0). */
-export async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}

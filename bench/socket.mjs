@@ -17,7 +17,8 @@ import { spawn } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ENGINE, ROOT, config, fmt, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { ENGINE, ROOT, config, fmt } from './lib.mjs';
 import { benthosBinary, peerCells } from './peers.mjs';
 
 const LINE = `${'x'.repeat(99)}\n`;

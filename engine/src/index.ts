@@ -56,22 +56,8 @@ export { Streams, type StreamsOptions, type StreamInfo } from './streams/streams
 export { mountStreamsApi } from './streams/rest-api.js';
 export { runUntilSignal, type Lifecycle, type RunOptions, type RunOutcome } from './plugin/lifecycle.js';
 export { registerCommand, type CommandSpec } from './plugin/commands.js';
-// One HTTP server module: the service server, http_server's own server and the gateway listen with it.
-export { parseAddress, type ListenAddress } from './http/address.js';
-export { loadTlsFiles, type TlsFiles } from './http/tls.js';
 export { tlsSpec, tlsConnectOptions, type TlsConfig } from './components/tls/tls-options.js';
 export { re2PatternField } from './components/regex/re2-pattern.js';
-export { Cors, type CorsRequest, type CorsResponse } from './http/cors.js';
-export {
-  HttpListener,
-  type HttpListenerOptions,
-  type Http1ListenerOptions,
-  type Http2ListenerOptions,
-  type HttpRequest,
-  type HttpResponse,
-  type UpgradeListener,
-} from './http/listener.js';
-export { ThrottledLog } from './observability/throttled-log.js';
 export {
   metricsFor,
   type ComponentMetrics,
@@ -105,8 +91,7 @@ export {
   type HeaderCarrier,
 } from './observability/propagation.js';
 export { batchPolicySpec, type BatchPolicyConfig } from './runtime/batch-policy.js';
-export { Backoff, Sleeps, sleep } from './runtime/backoff.js';
-export { Semaphore } from './runtime/semaphore.js';
+export { maxInFlightField } from './runtime/max-in-flight.js';
 export { unwrapProcessor } from './runtime/wrapped-processor.js';
 export {
   compileMapping,

@@ -2,24 +2,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { freePort } from '../testing/free-port.js';
 
 const ENGINE = fileURLToPath(new URL('./main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-procs-'));
-
-/** A loopback port free a moment ago (the children must share a fixed one). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function post(port: number, body: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -15,11 +15,32 @@ export { ConfigDocument, parseConfigDocument, readConfigDocument, type DocumentF
 export { PushInput, type Pushed } from '../runtime/push-input.js';
 // What an input that pulls from a broker or a queue (Redis, NATS, SQS) builds on.
 export { PullInput } from './pull-input.js';
+// The ack of an input's own transaction, settled once (what PushInput and PullInput give theirs).
+export { trackAck } from './track-ack.js';
+// One HTTP server module: the service server, http_server's own server and the gateway listen with it.
+export {
+  HttpListener,
+  type HttpListenerOptions,
+  type Http1ListenerOptions,
+  type Http2ListenerOptions,
+  type HttpRequest,
+  type HttpResponse,
+  type UpgradeListener,
+} from '../http/listener.js';
+export { parseAddress, type ListenAddress } from '../http/address.js';
+export { loadTlsFiles, type TlsFiles } from '../http/tls.js';
+export { Cors, type CorsRequest, type CorsResponse } from '../http/cors.js';
 export { readBody, BodyError, type BodyStatus, type BodyStream } from '../http/request-body.js';
 export { Deadline } from '../http/deadline.js';
 export { Router, ANY_METHOD, type RouterOptions, type TrailingSlash, type RouteMatch, type MethodNotAllowed } from '../http/router.js';
 export { RoutePattern, safeDecode } from '../http/route-pattern.js';
 // Benthos' scanners, for inputs that read byte streams (files, objects).
 export { SCANNER_DESCRIPTION, parseScanner, scannerField, type Scanner } from '../components/io/scanner.js';
+// Regular expressions from configs and requests, compiled once (bounded).
+export { compiledRe2 } from './re2-cache.js';
 // JSON Schema checked as Benthos checks it (gojsonschema's words), for the json_schema processor.
 export { JsonSchema } from '../interp/json-schema.js';
+// Waiting and bounding: back-off between attempts, sleeps one stop() ends, a counting semaphore, a log that speaks once per period.
+export { Backoff, Sleeps, sleep } from '../runtime/backoff.js';
+export { Semaphore } from '../runtime/semaphore.js';
+export { ThrottledLog } from '../observability/throttled-log.js';

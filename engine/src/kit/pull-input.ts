@@ -21,6 +21,7 @@
 import type { Batch } from '../message/message.js';
 import { END_OF_INPUT, type EndOfInput, type Transaction } from '../message/transaction.js';
 import type { Input } from '../plugin/types.js';
+import { trackAck } from './track-ack.js';
 
 export abstract class PullInput<T> implements Input {
   private waiting: T[] = [];
@@ -126,17 +127,14 @@ export abstract class PullInput<T> implements Input {
    */
   protected track(batch: Batch, settle: (err?: Error) => void): Transaction {
     this.handedOut++;
-    let settled = false;
     return {
       batch,
-      ack: (err?: Error) => {
-        if (settled) return;
-        settled = true;
+      ack: trackAck((err) => {
         this.handedOut--;
         settle(err);
         this.wakeFetchers();
         if (this.handedOut === 0) this.stopAwaitingAcks();
-      },
+      }),
     };
   }
 

@@ -12,7 +12,7 @@
 import type { ApiSpec } from './api-spec.js';
 import { CLASSIC_SHAPE } from './classic-shape.js';
 import { goEncode } from './go-shape.js';
-import { OAS_EXTENSION } from './oas.js';
+import { OAS_EXTENSION, tykPathLess } from './oas.js';
 
 type Obj = Record<string, unknown>;
 
@@ -33,18 +33,6 @@ function seconds(v: unknown): number {
   const parts = [...v.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)];
   if (parts.map((p) => p[0]).join('') !== v) return 0;
   return Math.floor(parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_SECONDS[p[2]!]!, 0) * 1e9) / 1e9;
-}
-
-/** oasutil.PathLess: more segments first, then longer, then by text; `/a` before `/a{id}`. */
-function pathLess(pathA: string, pathB: string): boolean {
-  let a = pathA.replace(/\{[^}]+\}/g, '');
-  let b = pathB.replace(/\{[^}]+\}/g, '');
-  if (a === b) [a, b] = [pathB, pathA];
-  const ka = a.split('/').length;
-  const kb = b.split('/').length;
-  if (ka !== kb) return ka > kb;
-  if (a.length === b.length) return a < b;
-  return a.length > b.length;
 }
 
 /** TransformHeaders.ExtractTo: disabled, delete_headers, add_headers. */
@@ -93,7 +81,7 @@ function extendedPaths(doc: Obj, operations: Obj): Obj {
   const add = (list: string, entry: Obj): void => {
     (ep[list] ??= []).push(entry);
   };
-  const paths = Object.keys(obj(doc['paths'])).sort((x, y) => (pathLess(x, y) ? -1 : pathLess(y, x) ? 1 : 0));
+  const paths = Object.keys(obj(doc['paths'])).sort((x, y) => (tykPathLess(x, y) ? -1 : tykPathLess(y, x) ? 1 : 0));
   for (const path of paths) {
     for (const [m, op] of Object.entries(obj(obj(doc['paths'])[path]))) {
       const id = obj(op)['operationId'];

@@ -6,7 +6,7 @@
  * `http_server_options.enable_path_prefix_matching` anchors a pattern starting with `/` at the
  * start (`^`), `enable_path_suffix_matching` anchors every pattern at the end (`$`).
  */
-import { RE2JS } from 're2js';
+import { compiledRe2 } from '@svc/engine/kit';
 import type { ApiSpec } from './api-spec.js';
 
 /** svc.conf's `http_server_options.enable_path_prefix_matching` and `enable_path_suffix_matching`. */
@@ -38,24 +38,6 @@ export function pathMatchingOf(api: Pick<ApiSpec, 'pathMatching'>): PathMatching
   return api.pathMatching ?? WILDCARD_MATCHING;
 }
 
-const compiled = new Map<string, RE2JS | null>();
-
-/** Endpoint patterns, compiled once (RE2: linear time whatever the pattern and the path). */
-function matcher(path: string, matching: PathMatching): RE2JS | null {
-  const id = `${matching.prefix ? 'p' : '-'}${matching.suffix ? 's' : '-'}${path}`;
-  let re = compiled.get(id);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(preparePathRegexp(path, matching));
-    } catch {
-      re = null;
-    }
-    if (compiled.size > 10_000) compiled.clear();
-    compiled.set(id, re);
-  }
-  return re;
-}
-
 /** The path endpoint patterns are matched against: the request path after the listen path. */
 export function endpointPath(api: Pick<ApiSpec, 'listenPath'>, path: string): string {
   if (api.listenPath !== '/' && path.startsWith(api.listenPath)) {
@@ -68,6 +50,6 @@ export function endpointPath(api: Pick<ApiSpec, 'listenPath'>, path: string): st
 /** True when `e` is for `method` (or any method) and its pattern is found in `path` as `matching` anchors it. */
 export function endpointMatches(e: { path: string; method: string }, method: string, path: string, matching: PathMatching = WILDCARD_MATCHING): boolean {
   if (e.method !== '' && e.method.toUpperCase() !== method) return false;
-  const re = matcher(e.path, matching);
+  const re = compiledRe2(preparePathRegexp(e.path, matching));
   return re !== null && re.matcher(path).find();
 }

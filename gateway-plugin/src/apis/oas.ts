@@ -490,7 +490,7 @@ function operations(root: Fields, ext: Fields, ignoreCase: boolean): Operations 
  * Tyk's oasutil.PathLess: path parameters taken out, more segments first, then longer first, then
  * alphabetical; a literal path before the same path with a parameter.
  */
-function tykPathLess(pathA: string, pathB: string): boolean {
+export function tykPathLess(pathA: string, pathB: string): boolean {
   let a = pathA.replace(/\{[^}]+\}/g, '');
   let b = pathB.replace(/\{[^}]+\}/g, '');
   if (a === b) [a, b] = [pathB, pathA];

@@ -27,7 +27,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import {
-  type HttpListener,
   Message,
   REQUESTER,
   errorMessage,
@@ -38,7 +37,7 @@ import {
   type ComponentContext,
   type Logger,
 } from '@svc/engine';
-import { BodyError, PushInput, processLink, readBody, type ProcessLink } from '@svc/engine/kit';
+import { BodyError, PushInput, processLink, readBody, type ProcessLink, type HttpListener } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf, type HostRouting } from './api-router.js';

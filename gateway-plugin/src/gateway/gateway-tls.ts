@@ -18,7 +18,8 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { ErrorCode, SvcError, errorMessage, type TlsFiles } from '@svc/engine';
+import { ErrorCode, SvcError, errorMessage } from '@svc/engine';
+import type { TlsFiles } from '@svc/engine/kit';
 import { goTlsVersion } from '../apis/normalise.js';
 import { goCipherSuites, type CipherChoice } from '../apis/go-cipher-suites.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';

@@ -24,7 +24,8 @@
  * }
  * ```
  */
-import { answerMessage, errorMessage, isAnswered, ThrottledLog, type Batch, type Logger, type Message, type Processor } from '@svc/engine';
+import { answerMessage, errorMessage, isAnswered, type Batch, type Logger, type Message, type Processor } from '@svc/engine';
+import { ThrottledLog } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { tykError } from './errors.js';
 import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest } from './request.js';

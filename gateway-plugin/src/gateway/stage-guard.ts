@@ -4,7 +4,8 @@
  * its API needs is refused with Tyk's 500 and one ERROR line naming the API and the stage (at most
  * a few per 10 s when it repeats; then a count).
  */
-import { ThrottledLog, type Logger } from '@svc/engine';
+import type { Logger } from '@svc/engine';
+import { ThrottledLog } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayRequest } from './request.js';
 import { unmetStage, unmetStageMessage } from './stages.js';

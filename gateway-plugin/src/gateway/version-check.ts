@@ -18,8 +18,8 @@
  *   `override_target`), and the answer carries `X-Svc-Api-Expires` (Tyk's X-Tyk-Api-Expires,
  *   RFC 1123 in UTC) when the API or the version has a date.
  */
-import { RE2JS } from 're2js';
 import type { Answer } from '@svc/engine';
+import { compiledRe2 } from '@svc/engine/kit';
 import type { ApiSpec, ApiVersioning } from '../apis/api-spec.js';
 import { tykError } from './errors.js';
 
@@ -68,18 +68,11 @@ export interface VersionChoice {
   childVersion?: string;
 }
 
-const patterns = new Map<string, RE2JS>();
-
 function segmentMatches(pattern: string, part: string): boolean {
   if (pattern === '') return true;
-  let re = patterns.get(pattern);
-  if (re === undefined) {
-    // Checked at load (classic.ts).
-    re = RE2JS.compile(pattern);
-    if (patterns.size > 1000) patterns.clear();
-    patterns.set(pattern, re);
-  }
-  return re.matcher(part).find();
+  // Checked at load (classic.ts): it compiles.
+  const re = compiledRe2(pattern);
+  return re !== null && re.matcher(part).find();
 }
 
 /** Go's url.QueryEscape: spaces as `+`, everything but letters, digits and `-_.~` percent-encoded. */

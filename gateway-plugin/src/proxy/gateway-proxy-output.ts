@@ -14,10 +14,10 @@ import type * as Undici from 'undici';
 import {
   ErrorCode,
   SvcError,
-  ThrottledLog,
   errorMessage,
   f,
   injectTraceHeaders,
+  maxInFlightField,
   metricsFor,
   parseDuration,
   registerOutput,
@@ -37,7 +37,7 @@ import { gatewayState } from '../gateway/state.js';
 import type { GatewayConfig, StorageConfig } from '../conf/gateway-config.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
-import { processLink, type ProcessLink } from '@svc/engine/kit';
+import { ThrottledLog, processLink, type ProcessLink } from '@svc/engine/kit';
 import { endpointBreaker, type EndpointBreaker } from './circuit-breaker.js';
 import { NodeResponseCache } from './node-response-cache.js';
 import { PROXY_FAILED, ProxyExchange, answerCached, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';
@@ -69,14 +69,10 @@ export const gatewayProxySpec = f.object({
     .describe(
       'The most upstream origins with a connection pool at once; past it the least recently used pool is closed (its requests in flight finish). A pool unused for `keep_alive_timeout` is closed too.',
     ),
-  max_in_flight: f
-    .int()
-    .default(4096)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .advanced()
-    .describe(
-      'How many requests may be proxied at once; further ones wait (each one is a client waiting on its answer, so this bounds the gateway, not a batch).',
-    ),
+  max_in_flight: maxInFlightField(
+    4096,
+    'How many requests may be proxied at once; further ones wait (each one is a client waiting on its answer, so this bounds the gateway, not a batch).',
+  ).advanced(),
   keep_alive_timeout: f
     .duration()
     .default('30s')

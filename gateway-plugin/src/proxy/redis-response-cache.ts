@@ -16,7 +16,7 @@
  * - Redis failing is a miss and the request goes upstream (Tyk's GetKey error is "record not
  *   found"); a write is not waited for (Tyk writes from a goroutine), its failure is logged.
  */
-import type { ThrottledLog } from '@svc/engine';
+import type { ThrottledLog } from '@svc/engine/kit';
 import { errorMessage } from '@svc/engine';
 import type { RedisClient, RedisConnection } from '../sessions/redis-connection.js';
 import { MAX_ENTRY_BYTES, type CachedAnswer } from './response-cache.js';

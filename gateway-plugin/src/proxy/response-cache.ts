@@ -23,7 +23,7 @@
  * (node-response-cache.ts); the Redis one is shared by every gateway on that Redis.
  */
 import { createHash } from 'node:crypto';
-import { RE2JS } from 're2js';
+import { compiledRe2 } from '@svc/engine/kit';
 import type { ApiSpec, EndpointCache } from '../apis/api-spec.js';
 import { firstEndpointFor } from '../gateway/endpoint-lists.js';
 import type { GatewayRequest } from '../gateway/request.js';
@@ -51,22 +51,6 @@ export interface CachePlan {
   key: string;
   codes: number[];
   ttl: number;
-}
-
-const regexps = new Map<string, RE2JS | null>();
-
-function regexpOf(pattern: string): RE2JS | null {
-  let re = regexps.get(pattern);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(pattern);
-    } catch {
-      re = null;
-    }
-    if (regexps.size > 1000) regexps.clear();
-    regexps.set(pattern, re);
-  }
-  return re;
 }
 
 function firstValue(v: string | string[] | undefined): string {
@@ -108,7 +92,7 @@ export function cachePlan(api: ApiSpec, req: GatewayRequest, method: string, ups
     if (regex === '') h.update('-' + createHash('sha256').update(body).digest('hex'));
     else {
       // Matched on the body as text (Tyk matches bytes; the same for UTF-8 bodies).
-      const m = regexpOf(regex)?.matcher(body.toString('latin1'));
+      const m = compiledRe2(regex)?.matcher(body.toString('latin1'));
       if (m?.find() === true)
         h.update(
           '-' +

@@ -1,27 +1,10 @@
 /**
  * The rewriter's regular expressions: RE2 (re2js), as Tyk's Go regexp, so matching takes time
  * linear in the input whatever the pattern: a hostile pattern or path cannot hang the gateway.
- * Compiled once per pattern text (patterns resolved per request included), in a bounded cache.
+ * Compiled once per pattern text (patterns resolved per request included) by @svc/engine/kit's
+ * bounded `compiledRe2`.
  */
 import { RE2JS } from 're2js';
-
-const compiled = new Map<string, RE2JS | null>();
-const MAX = 10_000;
-
-/** The compiled pattern, or null when it does not compile (only possible for one resolved per request). */
-export function pattern(text: string): RE2JS | null {
-  let re = compiled.get(text);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(text);
-    } catch {
-      re = null;
-    }
-    if (compiled.size >= MAX) compiled.clear();
-    compiled.set(text, re);
-  }
-  return re;
-}
 
 /** Go's FindStringSubmatch: the first match and its groups ('' for a group that took no part), or undefined. */
 export function firstMatch(re: RE2JS, input: string): string[] | undefined {

@@ -6,11 +6,12 @@
  * `env://`) resolve in the configured `rewriteTo` before any client value is in it: a group or a
  * context variable that reads `env://X` reaches the upstream as that text (Tyk resolves after).
  */
+import { compiledRe2 } from '@svc/engine/kit';
 import type { UrlRewriteRule } from '../apis/api-spec.js';
 import type { References } from '../refs/references.js';
 import { ownValue } from '../gateway/own-value.js';
 import { type ContextData } from './context-data.js';
-import { firstMatch, pattern } from './patterns.js';
+import { firstMatch } from './patterns.js';
 import { fires, type TriggerInput } from './triggers.js';
 
 const DOLLAR = /\$\d+/g;
@@ -49,7 +50,7 @@ function substitute(input: string, re: RegExp, lookup: (key: string) => unknown)
  * pattern does not match. `data` collects the triggers' matches (`trigger-{n}-…`).
  */
 export async function rewriteUrl(rule: UrlRewriteRule, url: string, input: TriggerInput, data: ContextData, refs: References): Promise<string | undefined> {
-  const basic = pattern(await refs.resolveInline(rule.matchPattern));
+  const basic = compiledRe2(await refs.resolveInline(rule.matchPattern));
   if (basic === null) throw new Error(`the URL rewrite pattern of ${rule.method || 'any method'} ${rule.path} is not a valid regular expression once resolved`);
   let target = rule.rewriteTo;
   for (let n = 0; n < rule.triggers.length; n++) {

@@ -4,10 +4,11 @@
  * fires on the first location that passes, `on: all` when every location with rules passes.
  * Every match is kept as a context variable `trigger-{n}-{key}[-{i}]`, its groups as `-{g}`.
  */
+import { compiledRe2 } from '@svc/engine/kit';
 import type { RewriteMatch, RewriteTrigger } from '../apis/api-spec.js';
 import { ownValue } from '../gateway/own-value.js';
 import { canonicalHeader, type ContextData } from './context-data.js';
-import { allMatches, firstMatch, pattern } from './patterns.js';
+import { allMatches, firstMatch } from './patterns.js';
 
 /** What a trigger may look at. */
 export interface TriggerInput {
@@ -23,7 +24,7 @@ export interface TriggerInput {
 
 /** StringRegexMap.FindStringSubmatch: matched (or, reversed, not matched), and the match. */
 function test(rule: RewriteMatch, value: string): { matched: boolean; match: string[] | undefined } {
-  const re = pattern(rule.matchRx);
+  const re = compiledRe2(rule.matchRx);
   const match = re === null ? undefined : firstMatch(re, value);
   return { matched: rule.reverse ? match === undefined : match !== undefined, match };
 }
@@ -104,7 +105,7 @@ export function fires(trigger: RewriteTrigger, n: number, input: TriggerInput, d
   }
   if (r.payload) {
     const rule = r.payload[0]!;
-    const re = pattern(rule.matchRx);
+    const re = compiledRe2(rule.matchRx);
     const matches = re === null || input.body === undefined ? [] : allMatches(re, input.body);
     const ok = rule.reverse ? matches.length === 0 && input.body !== undefined : matches.length > 0;
     if (matches.length > 0) {

@@ -4,9 +4,9 @@
  * its words and status codes: inactive, expired, the API not in the access rights, the path and
  * method not in the API's `allowed_urls`.
  */
-import { RE2JS } from 're2js';
+import { compiledRe2 } from '@svc/engine/kit';
 import type { ApiSpec } from '../apis/api-spec.js';
-import { endpointPath, pathMatchingOf, preparePathRegexp, type PathMatching } from '../apis/endpoints.js';
+import { endpointPath, pathMatchingOf, preparePathRegexp } from '../apis/endpoints.js';
 import type { SessionState } from './session.js';
 
 export interface Refusal {
@@ -19,25 +19,6 @@ export const KEY_EXPIRED: Refusal = { status: 401, message: 'Key has expired, pl
 export const API_DISALLOWED: Refusal = { status: 403, message: 'Access to this API has been disallowed' };
 export const RESOURCE_DISALLOWED: Refusal = { status: 403, message: 'Access to this resource has been disallowed' };
 
-/** Compiled allowed_urls patterns (few, and shared by every key with the same policy). */
-const compiled = new Map<string, RE2JS | null>();
-
-function compile(url: string, matching: PathMatching): RE2JS | null {
-  const id = `${matching.prefix ? 'p' : '-'}${matching.suffix ? 's' : '-'}${url}`;
-  let re = compiled.get(id);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(preparePathRegexp(url, matching));
-    } catch {
-      // Tyk logs "error compiling regex" and skips the entry.
-      re = null;
-    }
-    if (compiled.size > 10_000) compiled.clear();
-    compiled.set(id, re);
-  }
-  return re;
-}
-
 /**
  * Tyk's GranularAccessMiddleware match of one `allowed_urls` entry: with prefix matching, the
  * anchored pattern on the path without the listen path, then the whole path (MatchPaths; a
@@ -46,7 +27,8 @@ function compile(url: string, matching: PathMatching): RE2JS | null {
  */
 function allows(url: string, api: AccessApi, path: string): boolean {
   const matching = pathMatchingOf(api);
-  const re = compile(url, matching);
+  // An entry that does not compile is skipped, as Tyk logs "error compiling regex" and skips it.
+  const re = compiledRe2(preparePathRegexp(url, matching));
   if (re === null) return false;
   if (!matching.prefix) return re.matcher(path).find();
   if (url.replace(/^[$^]+|[$^]+$/g, '') === '') return false;

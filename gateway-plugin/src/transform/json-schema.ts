@@ -19,6 +19,7 @@
  */
 
 import { RE2JS } from 're2js';
+import { compiledRe2 } from '@svc/engine/kit';
 
 /** A compiled schema: plain data (it crosses to worker threads inside the ApiSpec). */
 export interface JsonSchemaNode {
@@ -47,16 +48,10 @@ export interface OasSchemaReading {
   resolve: (ref: string) => unknown;
 }
 
-const patterns = new Map<string, RE2JS>();
-
-/** An OAS `pattern` compiled as kin-openapi compiles it (Go's regexp, `\\uXXXX` read as `\\x{XXXX}`), once per text. */
+/** An OAS `pattern` compiled as kin-openapi compiles it (Go's regexp, `\\uXXXX` read as `\\x{XXXX}`), once per text; throws RE2's reason when it does not compile. */
 export function oasPattern(pattern: string): RE2JS {
-  let re = patterns.get(pattern);
-  if (re === undefined) {
-    re = RE2JS.compile(pattern.replace(/\\u([0-9A-F]{4})/g, '\\x{$1}'));
-    patterns.set(pattern, re);
-  }
-  return re;
+  const text = pattern.replace(/\\u([0-9A-F]{4})/g, '\\x{$1}');
+  return compiledRe2(text) ?? RE2JS.compile(text);
 }
 
 const ANNOTATIONS = new Set(['$schema', 'title', 'description', 'default', 'examples', 'id', '$id']);

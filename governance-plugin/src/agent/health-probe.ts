@@ -3,7 +3,8 @@
  * process runs (liveness); `GET /live` answers 200 only while both streams to the hub are up
  * (readiness), else 503 saying what it waits for.
  */
-import { HttpListener, type Lifecycle, type Logger } from '@svc/engine';
+import type { Lifecycle, Logger } from '@svc/engine';
+import { HttpListener } from '@svc/engine/kit';
 
 export class HealthProbe implements Lifecycle {
   readonly name = 'health probe';

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { HttpListener, type Lifecycle, type Logger } from '@svc/engine';
+import type { Lifecycle, Logger } from '@svc/engine';
+import { HttpListener } from '@svc/engine/kit';
 import { issueLicense, issuerId, newIssuerKey } from '../license/license.js';
 import { grpc, governanceService, isLoopbackHost } from '../wire/governance-wire.js';
 import { AgentStreams } from './agent-streams.js';

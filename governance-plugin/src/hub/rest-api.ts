@@ -14,8 +14,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { errorMessage, parseDuration, stringifyJson, ThrottledLog, type Logger } from '@svc/engine';
-import { BodyError, Router, readBody, type BodyStatus } from '@svc/engine/kit';
+import { errorMessage, parseDuration, stringifyJson, type Logger } from '@svc/engine';
+import { BodyError, Router, ThrottledLog, readBody, type BodyStatus } from '@svc/engine/kit';
 import type { ProviderType } from '../providers/provider.js';
 import { agentConfigYaml, SECRET_VARIABLES } from './agent-config-template.js';
 import { agentRecord, rfc3339 } from './agent-view.js';

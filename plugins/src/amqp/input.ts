@@ -30,6 +30,7 @@ import {
   type Transaction,
 } from '@svc/engine';
 import { re2PatternField } from '@svc/engine';
+import { trackAck } from '@svc/engine/kit';
 import { Dialer, connectionFields } from './connection.js';
 import { deliveryMetadata } from './metadata.js';
 
@@ -231,10 +232,7 @@ export class AmqpInput implements Input {
   }
 
   private ackFor(s: Session, deliveries: ConsumeMessage[]): Ack {
-    let settled = false;
-    return (err?: Error) => {
-      if (settled) return;
-      settled = true;
+    return trackAck((err) => {
       if (!err) {
         this.nackStreak = 0;
         this.settle(s, deliveries, 'ack', (d) => s.channel.ack(d));
@@ -259,7 +257,7 @@ export class AmqpInput implements Input {
         requeue();
       }, delay);
       this.delayedNacks.set(timer, requeue);
-    };
+    });
   }
 
   /** Acks, rejects or requeues the deliveries of one transaction on their own channel, if it still lives. */

@@ -16,6 +16,7 @@ import {
   compileInterpolation,
   errorMessage,
   f,
+  maxInFlightField,
   parseDuration,
   registerOutput,
   type Batch,
@@ -58,11 +59,7 @@ export const amqpOutputSpec = f.object({
     })
     .describe('Which metadata is sent as headers: all of it (names with `_` as `-`) except keys with these prefixes.'),
   priority: interpolated('The priority of each message, 0 to 9; empty leaves it unset.').advanced(),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The most writes awaiting confirmation at once.'),
+  max_in_flight: maxInFlightField(64, 'The most writes awaiting confirmation at once.'),
   persistent: f
     .bool()
     .default(false)

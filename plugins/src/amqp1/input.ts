@@ -24,6 +24,7 @@ import {
   type Logger,
   type Transaction,
 } from '@svc/engine';
+import { trackAck } from '@svc/engine/kit';
 import { Amqp1Dialer, connectionError, connectionFields, connectionTailFields, describe, openLink, urlsGiven } from './connection.js';
 import { deliveryBody, deliveryMetadata } from './metadata.js';
 
@@ -159,12 +160,9 @@ class Amqp1Input implements Input {
     const batch = taken.map((t) => t.message);
     const deliveries = taken.map((t) => t.delivery);
     s.outstanding++;
-    let settled = false;
     return {
       batch,
-      ack: (err?: Error) => {
-        if (settled) return;
-        settled = true;
+      ack: trackAck((err) => {
         if (!err) {
           this.nackStreak = 0;
           return this.settle(s, deliveries, (d) => d.accept());
@@ -183,7 +181,7 @@ class Amqp1Input implements Input {
           Math.min(1000, 2 ** Math.min(this.nackStreak, 10)),
         );
         this.delayedNacks.set(timer, handBack);
-      },
+      }),
     };
   }
 

@@ -15,6 +15,7 @@ import {
   compileMapping,
   errorMessage,
   f,
+  maxInFlightField,
   registerOutput,
   stringifyJson,
   type Batch,
@@ -34,11 +35,7 @@ const amqp1OutputSpec = f
       .string()
       .validate((s) => (s !== '' ? undefined : 'target_address must name the address to send to, e.g. /amq/queue/orders'))
       .describe('The target address to write to (RabbitMQ 3: `/amq/queue/NAME`, `/exchange/NAME/KEY`; RabbitMQ 4: `/queues/NAME`).'),
-    max_in_flight: f
-      .int()
-      .default(64)
-      .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-      .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+    max_in_flight: maxInFlightField(64),
     ...connectionTailFields,
     application_properties_map: f
       .mapping()

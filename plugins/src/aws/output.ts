@@ -10,15 +10,6 @@ import { NotConnectedError, errorMessage, f, type Batch, type ComponentContext, 
 import { throwFailures } from '../batch-outcome.js';
 import { clientOptions, requestError, type ClientOptions, type SessionConfig } from './session.js';
 
-/** `max_in_flight`, as the aws outputs declare it (Benthos' description differs for aws_sqs, which sends batches). */
-export function maxInFlightField(description = 'The maximum number of messages to have in flight at a given time. Increase this to improve throughput.') {
-  return f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe(description);
-}
-
 /** `timeout`, as the outputs with a request per message declare it. */
 export const timeoutField = f.duration().default('5s').advanced().describe('The maximum period to wait on an upload before abandoning it and reattempting.');
 

@@ -25,7 +25,7 @@ import {
   type Logger,
   type Transaction,
 } from '@svc/engine';
-import { SCANNER_DESCRIPTION, parseScanner, scannerField, type Scanner } from '@svc/engine/kit';
+import { SCANNER_DESCRIPTION, parseScanner, scannerField, trackAck, type Scanner } from '@svc/engine/kit';
 import { awsError, clientOptions, requestError, sessionFields, type ClientOptions } from './session.js';
 
 export const s3InputSpec = f.object({
@@ -194,16 +194,13 @@ export class S3Input implements Input {
   private transaction(object: PendingObject, batch: Batch): Transaction {
     for (const m of batch) for (const k in object.meta) m.setMeta(k, object.meta[k]!);
     object.outstanding++;
-    let settled = false;
     return {
       batch,
-      ack: (err?: Error) => {
-        if (settled) return;
-        settled = true;
+      ack: trackAck((err) => {
         object.outstanding--;
         if (err) object.failed = true;
         this.settle(object);
-      },
+      }),
     };
   }
 

@@ -14,6 +14,7 @@ import {
   containedPath,
   errorMessage,
   f,
+  maxInFlightField,
   parseDuration,
   registerOutput,
   type Batch,
@@ -22,7 +23,7 @@ import {
   type Interpolation,
 } from '@svc/engine';
 import { metaText } from './attributes.js';
-import { AwsOutput, maxInFlightField, timeoutField } from './output.js';
+import { AwsOutput, timeoutField } from './output.js';
 import { sessionFields } from './session.js';
 
 const STORAGE_CLASSES = ['STANDARD', 'REDUCED_REDUNDANCY', 'GLACIER', 'STANDARD_IA', 'ONEZONE_IA', 'INTELLIGENT_TIERING', 'DEEP_ARCHIVE'] as const;
@@ -85,7 +86,7 @@ export const s3OutputSpec = f.object({
     .default(false)
     .advanced()
     .describe('Forces the client API to use path style URLs, which helps when connecting to custom endpoints.'),
-  max_in_flight: maxInFlightField(),
+  max_in_flight: maxInFlightField(64),
   timeout: timeoutField,
   object_canned_acl: f
     .enum(CANNED_ACLS)

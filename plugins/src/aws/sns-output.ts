@@ -5,9 +5,19 @@
  * again after its input replays it.
  */
 import type { PublishInput, SNSClient } from '@aws-sdk/client-sns';
-import { compileInterpolation, f, parseDuration, registerOutput, type Batch, type ComponentContext, type Infer, type Interpolation } from '@svc/engine';
+import {
+  compileInterpolation,
+  f,
+  maxInFlightField,
+  parseDuration,
+  registerOutput,
+  type Batch,
+  type ComponentContext,
+  type Infer,
+  type Interpolation,
+} from '@svc/engine';
 import { messageAttributes, metadataField } from './attributes.js';
-import { AwsOutput, maxInFlightField, timeoutField } from './output.js';
+import { AwsOutput, timeoutField } from './output.js';
 import { sessionFields } from './session.js';
 
 export const snsOutputSpec = f.object({
@@ -15,7 +25,7 @@ export const snsOutputSpec = f.object({
   message_group_id: f.string().interpolated().optional().describe('An optional group ID to set for messages (FIFO topics).'),
   message_deduplication_id: f.string().interpolated().optional().describe('An optional deduplication ID to set for messages (FIFO topics).'),
   subject: f.string().interpolated().optional().describe('An optional subject to set for messages.'),
-  max_in_flight: maxInFlightField(),
+  max_in_flight: maxInFlightField(64),
   metadata: metadataField,
   timeout: timeoutField,
   ...sessionFields,

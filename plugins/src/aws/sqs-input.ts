@@ -16,18 +16,16 @@ import type { Message as SqsMessage, SQSClient } from '@aws-sdk/client-sqs';
 import {
   Message,
   NotConnectedError,
-  ThrottledLog,
   f,
   parseDuration,
   registerInput,
-  sleep,
   type ComponentContext,
   type Infer,
   type Logger,
   type MetaValue,
   type Transaction,
 } from '@svc/engine';
-import { PullInput } from '@svc/engine/kit';
+import { PullInput, ThrottledLog, sleep } from '@svc/engine/kit';
 import { awsError, clientOptions, isConnectionError, sessionFields, type ClientOptions } from './session.js';
 
 export const sqsInputSpec = f.object({

@@ -11,20 +11,21 @@
 import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import {
   NotConnectedError,
+  batchPolicySpec,
   compileInterpolation,
   errorMessage,
   f,
+  maxInFlightField,
   registerOutput,
-  sleep,
-  batchPolicySpec,
   type Batch,
   type ComponentContext,
   type Infer,
   type Interpolation,
 } from '@svc/engine';
+import { sleep } from '@svc/engine/kit';
 import { messageAttributes, metadataField } from './attributes.js';
 import { throwFailures } from '../batch-outcome.js';
-import { AwsOutput, maxInFlightField } from './output.js';
+import { AwsOutput } from './output.js';
 import { RetryBackoff, retryFields } from './retry-fields.js';
 import { awsError, isConnectionError, sessionFields } from './session.js';
 
@@ -33,7 +34,7 @@ export const sqsOutputSpec = f.object({
   message_group_id: f.string().interpolated().optional().describe('An optional group ID to set for messages (FIFO queues).'),
   message_deduplication_id: f.string().interpolated().optional().describe('An optional deduplication ID to set for messages (FIFO queues).'),
   delay_seconds: f.string().interpolated().optional().describe('An optional delay time in seconds for message. Value between 0 and 900'),
-  max_in_flight: maxInFlightField('The maximum number of parallel message batches to have in flight at any given time.'),
+  max_in_flight: maxInFlightField(64, 'The maximum number of parallel message batches to have in flight at any given time.'),
   metadata: metadataField,
   batching: batchPolicySpec,
   max_records_per_request: f

@@ -4,7 +4,7 @@
  * set, and rejects (the batch is nacked and replayed) when the cache fails or a key or ttl cannot
  * be interpolated.
  */
-import { compileInterpolation, errorMessage, f, parseDuration, registerOutput } from '@svc/engine';
+import { compileInterpolation, errorMessage, f, maxInFlightField, parseDuration, registerOutput } from '@svc/engine';
 import { itemTtlSpec } from './item-ttl.js';
 
 const spec = f.object({
@@ -15,11 +15,7 @@ const spec = f.object({
     .default('${!count("items")}-${!timestamp_unix_nano()}')
     .describe('The key to store messages by, function interpolation should be used in order to derive a unique key for each message.'),
   ttl: itemTtlSpec,
-  max_in_flight: f
-    .int()
-    .default(64)
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.')
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1')),
+  max_in_flight: maxInFlightField(64),
 });
 
 registerOutput('cache', {

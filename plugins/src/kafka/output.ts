@@ -8,7 +8,6 @@
  * NotConnectedError so the runtime reconnects and writes the same batch again.
  */
 import {
-  Backoff,
   ErrorCode,
   NotConnectedError,
   SvcError,
@@ -17,16 +16,17 @@ import {
   compileMapping,
   errorMessage,
   f,
+  maxInFlightField,
   parseDuration,
   registerOutput,
   scrubSecrets,
-  sleep,
   type Batch,
   type ComponentContext,
   type Infer,
   type Logger,
   type Output,
 } from '@svc/engine';
+import { Backoff, sleep } from '@svc/engine/kit';
 import type { KafkaConfig, Producer } from 'kafkajs';
 import { clientFields, expandList, kafkaClient } from './client.js';
 import { COMPRESSIONS, compressionType, registerCompressionCodecs } from './compression.js';
@@ -99,11 +99,7 @@ export const kafkaOutputSpec = f
       .describe(
         'A mapping that injects the trace context (`this`: traceparent, uber-trace-id) into the message, e.g. `meta = @.merge(this)`, before it is sent.',
       ),
-    max_in_flight: f
-      .int()
-      .default(64)
-      .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-      .describe('The most batches written at once.'),
+    max_in_flight: maxInFlightField(64, 'The most batches written at once.'),
     idempotent_write: f
       .bool()
       .default(false)

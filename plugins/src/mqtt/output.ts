@@ -8,12 +8,11 @@ import type { QoS } from 'mqtt-packet';
 import {
   ErrorCode,
   NotConnectedError,
-  Semaphore,
   SvcError,
-  ThrottledLog,
   compileInterpolation,
   errorMessage,
   f,
+  maxInFlightField,
   parseDuration,
   registerOutput,
   type Batch,
@@ -23,6 +22,7 @@ import {
   type Logger,
   type Output,
 } from '@svc/engine';
+import { Semaphore, ThrottledLog } from '@svc/engine/kit';
 import { throwFailures } from '../batch-outcome.js';
 import { MqttDialer, checkedQos, clientFields, qosField } from './client.js';
 import type { MqttSession } from './session.js';
@@ -45,11 +45,7 @@ const mqttOutputSpec = f.object({
     .describe(
       'Override the value of `retained` with an interpolable value, this allows it to be dynamically set based on message contents. The value must resolve to either `true` or `false`.',
     ),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+  max_in_flight: maxInFlightField(64),
 });
 
 type MqttOutputConfig = Infer<typeof mqttOutputSpec>;

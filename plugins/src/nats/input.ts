@@ -12,7 +12,6 @@ import type { Msg, NatsConnection, Subscription } from 'nats';
 import {
   Message,
   NotConnectedError,
-  ThrottledLog,
   errorMessage,
   f,
   parseDuration,
@@ -23,7 +22,7 @@ import {
   type MetaValue,
   type Transaction,
 } from '@svc/engine';
-import { PullInput } from '@svc/engine/kit';
+import { PullInput, ThrottledLog } from '@svc/engine/kit';
 import { NatsDialer, connectionFields, connectionTailFields } from './connection.js';
 import { headerMetadata } from './headers.js';
 

@@ -11,6 +11,7 @@ import {
   compileInterpolation,
   errorMessage,
   f,
+  maxInFlightField,
   registerOutput,
   type Batch,
   type ComponentContext,
@@ -31,11 +32,7 @@ const kvOutputSpec = f.object({
     .interpolated()
     .validate((k) => (k !== '' ? undefined : 'key must be set, e.g. ${! meta("id") }'))
     .describe('The key for each message.'),
-  max_in_flight: f
-    .int()
-    .default(1024)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+  max_in_flight: maxInFlightField(1024),
   ...connectionTailFields,
 });
 type KvOutputConfig = Infer<typeof kvOutputSpec>;

@@ -8,7 +8,18 @@
  * as far as the protocol goes (at most once to subscribers).
  */
 import type { JetStreamClient, NatsConnection } from 'nats';
-import { NotConnectedError, errorMessage, f, registerOutput, type Batch, type ComponentContext, type Infer, type Logger, type Output } from '@svc/engine';
+import {
+  NotConnectedError,
+  errorMessage,
+  f,
+  maxInFlightField,
+  registerOutput,
+  type Batch,
+  type ComponentContext,
+  type Infer,
+  type Logger,
+  type Output,
+} from '@svc/engine';
 import { NatsDialer, connectionFields, connectionTailFields } from './connection.js';
 import { throwFailures } from '../batch-outcome.js';
 import { metadataFilterField } from './headers.js';
@@ -24,11 +35,7 @@ function outputSpec(maxInFlight: number) {
       .describe('The subject to publish to.'),
     headers: f.map(f.string().interpolated()).default({}).describe('Explicit message headers to add to messages.'),
     metadata: metadataFilterField,
-    max_in_flight: f
-      .int()
-      .default(maxInFlight)
-      .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-      .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+    max_in_flight: maxInFlightField(maxInFlight),
     ...connectionTailFields,
   });
 }

@@ -1,4 +1,5 @@
-import { f, registerProcessor, sleep } from '@svc/engine';
+import { f, registerProcessor } from '@svc/engine';
+import { sleep } from '@svc/engine/kit';
 
 const spec = f.object({
   resource: f.string().describe('The label of a rate limit resource (under rate_limit_resources).'),

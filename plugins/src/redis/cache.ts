@@ -5,7 +5,8 @@
  * then the operation fails (the processor that asked flags its message). One client for all
  * pipeline threads (`mainThread`): workers hold no Redis connections of their own.
  */
-import { Backoff, ErrorCode, SvcError, f, parseDuration, registerCache, sleep, type Cache, type Infer } from '@svc/engine';
+import { ErrorCode, SvcError, f, parseDuration, registerCache, type Cache, type Infer } from '@svc/engine';
+import { Backoff, sleep } from '@svc/engine/kit';
 import { RedisConnection, redisClientFields } from './client.js';
 
 const spec = f.object({

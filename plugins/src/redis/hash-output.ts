@@ -4,7 +4,19 @@
  * from its metadata (`walk_metadata`), from its JSON object (`walk_json_object`) and from `fields`.
  * A batch's HSETs are pipelined; the write resolves once Redis answered them all.
  */
-import { ErrorCode, SvcError, compileInterpolation, errorMessage, f, registerOutput, type Batch, type Infer, type Message, type Output } from '@svc/engine';
+import {
+  ErrorCode,
+  SvcError,
+  compileInterpolation,
+  errorMessage,
+  f,
+  maxInFlightField,
+  registerOutput,
+  type Batch,
+  type Infer,
+  type Message,
+  type Output,
+} from '@svc/engine';
 import { RedisConnection, redisClientFields } from './client.js';
 import { argText } from './field-text.js';
 import { sendBatch, type BatchCommand } from './writes.js';
@@ -18,11 +30,7 @@ const spec = f.object({
     .default(false)
     .describe('Whether to walk each message as a JSON object and add each key/value pair to the list of hash fields to set.'),
   fields: f.map(f.string().interpolated()).default({}).describe('A map of key/value pairs to set as hash fields.'),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+  max_in_flight: maxInFlightField(64),
 });
 type Conf = Infer<typeof spec>;
 

@@ -4,18 +4,14 @@
  * one command (`RPUSH key m1 m2 ...`, the same order as one command each), and a batch's commands
  * are pipelined; the write resolves once Redis answered them all.
  */
-import { batchPolicySpec, compileInterpolation, errorMessage, f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
+import { batchPolicySpec, compileInterpolation, errorMessage, f, maxInFlightField, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
 import { RedisConnection, redisClientFields } from './client.js';
 import { sendBatch, wireValue, type BatchCommand } from './writes.js';
 
 const spec = f.object({
   ...redisClientFields,
   key: f.string().interpolated().describe('The key for each message, function interpolations can be optionally used to create a unique key per message.'),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+  max_in_flight: maxInFlightField(64),
   batching: batchPolicySpec,
   command: f.enum(['rpush', 'lpush']).default('rpush').advanced().describe('The command used to push elements to the Redis list'),
 });

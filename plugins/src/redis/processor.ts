@@ -19,7 +19,6 @@ import {
   f,
   parseDuration,
   registerProcessor,
-  sleep,
   type Batch,
   type ExecContext,
   type Infer,
@@ -29,6 +28,7 @@ import {
   type Message,
   type Processor,
 } from '@svc/engine';
+import { sleep } from '@svc/engine/kit';
 import { RedisConnection, redisClientFields, type Reply } from './client.js';
 import { argText } from './field-text.js';
 

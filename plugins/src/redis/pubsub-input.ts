@@ -6,8 +6,8 @@
  * at most 10,000 of them; beyond that they are dropped, with a warning (Redis itself cuts off a
  * subscriber that falls further behind).
  */
-import { Message, NotConnectedError, ThrottledLog, f, registerInput, type Infer, type Transaction } from '@svc/engine';
-import { PullInput } from '@svc/engine/kit';
+import { Message, NotConnectedError, f, registerInput, type Infer, type Transaction } from '@svc/engine';
+import { PullInput, ThrottledLog } from '@svc/engine/kit';
 import { RedisConnection, redisClientFields } from './client.js';
 
 const spec = f.object({

@@ -3,18 +3,14 @@
  * `channel`, a batch pipelined. Pub/sub has no delivery guarantee: a write is acknowledged once
  * Redis took the PUBLISH, whether or not anyone was subscribed.
  */
-import { batchPolicySpec, compileInterpolation, errorMessage, f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
+import { batchPolicySpec, compileInterpolation, errorMessage, f, maxInFlightField, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
 import { RedisConnection, redisClientFields } from './client.js';
 import { sendBatch, wireValue, type BatchCommand } from './writes.js';
 
 const spec = f.object({
   ...redisClientFields,
   channel: f.string().interpolated().describe('The channel to publish messages to.'),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+  max_in_flight: maxInFlightField(64),
   batching: batchPolicySpec,
 });
 type Conf = Infer<typeof spec>;

@@ -4,7 +4,18 @@
  * fields (the body wins a clash). A batch's XADDs are pipelined; the write resolves once Redis
  * answered them all.
  */
-import { batchPolicySpec, compileInterpolation, errorMessage, f, registerOutput, type Batch, type Infer, type Message, type Output } from '@svc/engine';
+import {
+  batchPolicySpec,
+  compileInterpolation,
+  errorMessage,
+  f,
+  maxInFlightField,
+  registerOutput,
+  type Batch,
+  type Infer,
+  type Message,
+  type Output,
+} from '@svc/engine';
 import { RedisConnection, redisClientFields } from './client.js';
 import { sendBatch, wireValue, type BatchCommand } from './writes.js';
 
@@ -20,11 +31,7 @@ const spec = f.object({
     ),
   body_key: f.string().default('body').describe('A key to set the raw body of the message to.'),
   max_length: f.int().default(0).describe('When greater than zero enforces a rough cap on the length of the target stream.'),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The maximum number of messages to have in flight at a given time. Increase this to improve throughput.'),
+  max_in_flight: maxInFlightField(64),
   metadata: f
     .object({
       exclude_prefixes: f

@@ -10,17 +10,21 @@
  *
  * A database that cannot be reached is a NotConnectedError: the runtime waits and writes again.
  */
-import { BatchError, NotConnectedError, batchPolicySpec, errorMessage, f, registerOutput, type Batch, type Infer, type Output } from '@svc/engine';
+import {
+  BatchError,
+  NotConnectedError,
+  batchPolicySpec,
+  errorMessage,
+  f,
+  maxInFlightField,
+  registerOutput,
+  type Batch,
+  type Infer,
+  type Output,
+} from '@svc/engine';
 import { isConnectionError, openSqlConnection, sqlConnectionFields, sqlPoolFields, type SqlConnection } from './connection.js';
 import { RawQuery, rawQueryFields } from './raw-query.js';
 import { ArgsMapping, insertSql, rowsPerInsert } from './statements.js';
-
-const maxInFlight = (what: string) =>
-  f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe(what);
 
 const insertSpec = f.object({
   driver: sqlConnectionFields.driver,
@@ -31,14 +35,14 @@ const insertSpec = f.object({
   prefix: f.string().optional().advanced().describe('An optional prefix to prepend to the insert query (before INSERT).'),
   suffix: f.string().optional().advanced().describe('An optional suffix to append to the insert query (`ON CONFLICT (name) DO NOTHING`).'),
   options: f.array(f.string()).optional().advanced().describe('A list of keyword options to add before the INTO clause of the query.'),
-  max_in_flight: maxInFlight('The maximum number of inserts to run in parallel.'),
+  max_in_flight: maxInFlightField(64, 'The maximum number of inserts to run in parallel.'),
   ...sqlPoolFields,
   batching: batchPolicySpec,
 });
 
 const rawSpec = f.object({
   ...rawQueryFields,
-  max_in_flight: maxInFlight('The maximum number of statements to execute in parallel.'),
+  max_in_flight: maxInFlightField(64, 'The maximum number of statements to execute in parallel.'),
   ...sqlPoolFields,
   batching: batchPolicySpec,
 });

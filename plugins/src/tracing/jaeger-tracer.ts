@@ -6,25 +6,25 @@
  * jaeger-client loads when the tracer is built, so an engine that does not trace never loads it.
  */
 import {
-  epochMs,
   ErrorCode,
+  SvcError,
+  epochMs,
   f,
   formatUberTraceId,
   isSpan,
   parseDuration,
   registerTracer,
-  scrubSecrets,
   registry,
-  SvcError,
-  ThrottledLog,
+  scrubSecrets,
+  urlCredentials,
   type ComponentContext,
   type Infer,
   type Span,
   type SpanOptions,
   type TraceContext,
   type Tracer,
-  urlCredentials,
 } from '@svc/engine';
+import { ThrottledLog } from '@svc/engine/kit';
 import type { JaegerSpan, Tracer as JTracer } from 'jaeger-client';
 import { ALWAYS, NEVER, rateLimitingSampler, ratioSampler, type HeadSampler } from './sampler.js';
 

@@ -8,17 +8,16 @@
  * is built, so an engine that does not trace never loads them.
  */
 import {
-  epochMs,
   ErrorCode,
+  SvcError,
+  epochMs,
   errorMessage,
   f,
   isSpan,
   metricsFor,
-  registerTracer,
   redactUrl,
+  registerTracer,
   scrubSecrets,
-  SvcError,
-  ThrottledLog,
   type ComponentContext,
   type Infer,
   type Span,
@@ -26,6 +25,7 @@ import {
   type TraceContext,
   type Tracer,
 } from '@svc/engine';
+import { ThrottledLog } from '@svc/engine/kit';
 import type * as OtelApi from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BoundedSpanProcessor } from './bounded-span-processor.js';

@@ -2,7 +2,8 @@
  * The `retry` processor (Benthos'): runs processors on each message, and runs them again on a
  * fresh copy of it, after an exponential back-off, while any message that comes out is flagged.
  */
-import { Sleeps, f, parseDuration, registerProcessor, type Batch, type Message } from '@svc/engine';
+import { f, parseDuration, registerProcessor, type Batch, type Message } from '@svc/engine';
+import { Sleeps } from '@svc/engine/kit';
 import { runProcessors } from '../mapping/run-processors.js';
 
 const spec = f.object({

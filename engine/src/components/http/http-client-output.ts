@@ -11,10 +11,10 @@
  */
 import {
   BatchError,
-  Semaphore,
   batchPolicySpec,
   compileInterpolation,
   f,
+  maxInFlightField,
   registerOutput,
   storeResult,
   type Batch,
@@ -24,6 +24,7 @@ import {
   type Message,
   type Output,
 } from '@svc/engine';
+import { Semaphore } from '@svc/engine/kit';
 import { clientFields } from './client-spec.js';
 import { loadUndici } from './lazy-deps.js';
 import { HttpClient, type RequestBody } from './http-client.js';
@@ -45,11 +46,7 @@ export const httpClientOutputSpec = f.object({
     .bool()
     .default(false)
     .describe('Whether the response becomes the synchronous response of the input the message came from (`extract_headers` applies only then).'),
-  max_in_flight: f
-    .int()
-    .default(64)
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe('The most requests in flight at once, for the whole output (the requests of one batch count).'),
+  max_in_flight: maxInFlightField(64, 'The most requests in flight at once, for the whole output (the requests of one batch count).'),
   batching: batchPolicySpec,
   multipart: f
     .array(multipartPartSpec)

@@ -11,20 +11,20 @@ import type { Dispatcher } from 'undici';
 import { undici } from './lazy-deps.js';
 import {
   Message,
+  REDACTED,
   compileInterpolation,
   errorMessage,
+  injectTraceHeaders,
   parseDuration,
-  Sleeps,
+  redactUrl,
   type Batch,
   type ComponentContext,
   type Infer,
   type Interpolation,
   type Logger,
   type RateLimit,
-  injectTraceHeaders,
-  redactUrl,
-  REDACTED,
 } from '@svc/engine';
+import { Sleeps } from '@svc/engine/kit';
 import { BasicAuth } from './basic-auth.js';
 import { dispatchBuffered, type BufferedResponse } from './buffered-response.js';
 import type { clientFields } from './client-spec.js';

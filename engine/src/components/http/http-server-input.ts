@@ -13,24 +13,33 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import {
-  Cors,
   ErrorCode,
-  type HttpListener,
   Message,
   SvcError,
   errorMessage,
+  extractTraceHeaders,
   f,
   parseDuration,
   registerInput,
+  setTraceParent,
   type Batch,
   type ComponentContext,
   type Infer,
   type Logger,
   type RateLimit,
-  extractTraceHeaders,
-  setTraceParent,
 } from '@svc/engine';
-import { BodyError, Deadline, PushInput, RoutePattern, Router, readBody, type MethodNotAllowed, type RouteMatch } from '@svc/engine/kit';
+import {
+  BodyError,
+  Cors,
+  Deadline,
+  PushInput,
+  RoutePattern,
+  Router,
+  readBody,
+  type MethodNotAllowed,
+  type RouteMatch,
+  type HttpListener,
+} from '@svc/engine/kit';
 import { isMultipart, parseMultipart } from './multipart.js';
 import { requestMetadata, splitTarget, type RequestInfo } from './request-metadata.js';
 import { ownServerOptions } from './own-server.js';

@@ -14,20 +14,19 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   ErrorCode,
-  HttpListener,
   SvcError,
   errorMessage,
   f,
+  maxInFlightField,
   parseDuration,
   registerOutput,
   type Batch,
   type ComponentContext,
-  type HttpRequest,
-  type HttpResponse,
   type Infer,
   type Logger,
   type Output,
 } from '@svc/engine';
+import { HttpListener, type HttpRequest, type HttpResponse } from '@svc/engine/kit';
 import type { WebSocketServer } from 'ws';
 import { loadWs, ws } from './lazy-deps.js';
 import { ownServerOptions } from './own-server.js';
@@ -45,15 +44,12 @@ const spec = f.object({
     .describe('The maximum time to wait before a blocking, inactive connection is dropped (only applies to the `path` endpoint).'),
   cert_file: f.string().default('').advanced().describe('Enable TLS by specifying a certificate and key file. Only valid with a custom `address`.'),
   key_file: f.string().default('').advanced().describe('Enable TLS by specifying a certificate and key file. Only valid with a custom `address`.'),
-  max_in_flight: f
-    .int()
-    .default(64)
+  max_in_flight: maxInFlightField(
+    64,
+    "svc's own (Benthos has none): how many batches wait for clients at once. They are handed out in order, each to one client; a higher value lets a streaming client take batches back to back.",
+  )
     .advanced()
-    .svcOnly()
-    .validate((n) => (n >= 1 ? undefined : 'max_in_flight must be at least 1'))
-    .describe(
-      "svc's own (Benthos has none): how many batches wait for clients at once. They are handed out in order, each to one client; a higher value lets a streaming client take batches back to back.",
-    ),
+    .svcOnly(),
   cors: f
     .object({
       enabled: f.bool().default(false).describe('Whether to allow CORS requests (not implemented on this output: refused).'),

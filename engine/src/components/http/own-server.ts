@@ -6,7 +6,8 @@
  * input itself, so the listener sets no request timeout. Closing lets in-flight requests finish
  * for 5 s, then cuts what is left.
  */
-import { loadTlsFiles, type HttpListenerOptions, type HttpRequest, type HttpResponse, type Logger, type UpgradeListener } from '@svc/engine';
+import type { Logger } from '@svc/engine';
+import { loadTlsFiles, type HttpListenerOptions, type HttpRequest, type HttpResponse, type UpgradeListener } from '@svc/engine/kit';
 
 /** How long closing waits for in-flight requests before it cuts every connection. */
 const CLOSE_GRACE_MS = 5_000;

@@ -25,6 +25,7 @@ import {
   type Logger,
   type Transaction,
 } from '@svc/engine';
+import { trackAck } from '@svc/engine/kit';
 import {
   CHUNK_SIZE,
   CloseGate,
@@ -221,14 +222,11 @@ export class FileInput implements Input {
 
   private trackAck(state: FileState): Ack {
     state.outstanding++;
-    let settled = false;
-    return (err?: Error) => {
-      if (settled) return;
-      settled = true;
+    return trackAck((err) => {
       state.outstanding--;
       if (err) state.incomplete = true;
       this.maybeDelete(state);
-    };
+    });
   }
 
   /** The file was read to its end. */

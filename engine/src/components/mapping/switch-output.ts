@@ -1,5 +1,18 @@
 /** The `switch` output: routes each message to the outputs of the cases its content matches. */
-import { Backoff, ErrorCode, BatchError, SvcError, copyBatch, errorMessage, f, registerOutput, sleep, type Batch, type Logger, type Output } from '@svc/engine';
+import {
+  BatchError,
+  ErrorCode,
+  SvcError,
+  copyBatch,
+  errorMessage,
+  f,
+  maxInFlightField,
+  registerOutput,
+  type Batch,
+  type Logger,
+  type Output,
+} from '@svc/engine';
+import { Backoff, sleep } from '@svc/engine/kit';
 import { CaseCheck } from './check.js';
 
 const caseSpec = f.object({
@@ -24,16 +37,13 @@ export const switchOutputSpec = f.object({
     ),
   strict_mode: f.bool().default(false).advanced().describe('Whether a message that matches no case fails the write (it is nacked) instead of being dropped.'),
   cases: f.array(caseSpec).describe('The cases, tested in order for each message.'),
-  max_in_flight: f
-    .int()
-    .default(64)
+  max_in_flight: maxInFlightField(
+    64,
+    'How many batches the switch routes at once. Benthos has no such field: its switch never waits for one batch ' +
+      'before routing the next, and neither does this one up to this many (the outputs keep their own limits).',
+  )
     .advanced()
-    .svcOnly()
-    .validate((n) => (n < 1 ? 'max_in_flight must be at least 1' : undefined))
-    .describe(
-      'How many batches the switch routes at once. Benthos has no such field: its switch never waits for one batch ' +
-        'before routing the next, and neither does this one up to this many (the outputs keep their own limits).',
-    ),
+    .svcOnly(),
 });
 
 /** What strict mode fails a write with. */

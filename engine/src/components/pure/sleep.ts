@@ -1,4 +1,5 @@
-import { f, parseDuration, registerProcessor, sleep } from '@svc/engine';
+import { f, parseDuration, registerProcessor } from '@svc/engine';
+import { sleep } from '@svc/engine/kit';
 
 const spec = f.object({
   duration: f.duration().default('').describe('How long to sleep for each batch (e.g. 100ms).'),

@@ -7,8 +7,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { ThrottledLog, errorMessage, type Answer, type Logger } from '@svc/engine';
-import { BodyError, Router, readBody } from '@svc/engine/kit';
+import { errorMessage, type Answer, type Logger } from '@svc/engine';
+import { BodyError, Router, ThrottledLog, readBody } from '@svc/engine/kit';
 import { jsonAnswer } from '../answers.js';
 import type { GatewaySource } from '../gateway-source.js';
 import type { GatewayState } from '../state.js';
