@@ -376,9 +376,11 @@ export interface ApiSpec {
   standardAuth: boolean;
   /**
    * `use_basic_auth`: a user name and password in the Authorization header (`auth_configs.basic`),
-   * the user a key of the session store; `basic_auth.disable_caching` / `cache_ttl` (seconds, 0: 60).
+   * the user a key of the session store; `basic_auth.disable_caching` / `cache_ttl` (seconds, 0: 60);
+   * `extract_from_body` with `body_user_regexp` / `body_password_regexp` (RE2, group 1 is the value):
+   * the body's credentials when the header's are missing or malformed.
    */
-  basicAuth?: { disableCaching: boolean; cacheTtl: number };
+  basicAuth?: { disableCaching: boolean; cacheTtl: number; fromBody?: { user: string; password: string } };
   /** `enable_signature_checking`: HMAC request signatures (auth/hmac-auth.ts), `hmac_allowed_algorithms` ([] = any), `hmac_allowed_clock_skew` (ms; 0 = any). */
   hmac?: { allowedAlgorithms: string[]; clockSkewMs: number };
   /** `enable_jwt` / `use_jwt` / an enabled OAS JWT scheme. */

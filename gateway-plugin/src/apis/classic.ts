@@ -179,10 +179,17 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]
   return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
 }
 
-/** `basic_auth`'s cache settings (extract_from_body is refused at load). */
-function basicAuthOf(root: Fields): { disableCaching: boolean; cacheTtl: number } {
+/**
+ * `basic_auth`: the cache settings and the body's credentials. Tyk turns basic auth off (and falls
+ * back to the auth token check) when extract_from_body has an empty or invalid regexp: refused here.
+ */
+function basicAuthOf(root: Fields): NonNullable<ApiSpec['basicAuth']> {
   const b = root.obj('basic_auth');
-  return { disableCaching: b?.bool('disable_caching') ?? false, cacheTtl: b?.count('cache_ttl') || 60 };
+  const settings = { disableCaching: b?.bool('disable_caching') ?? false, cacheTtl: b?.count('cache_ttl') || 60 };
+  if (b === undefined || !b.bool('extract_from_body')) return settings;
+  for (const field of ['body_user_regexp', 'body_password_regexp'])
+    if (b.str(field) === '') b.fail(field, 'required with extract_from_body (an RE2 regexp whose first group is the value)');
+  return { ...settings, fromBody: { user: checkedRegexp(b, 'body_user_regexp'), password: checkedRegexp(b, 'body_password_regexp') } };
 }
 
 /** `global_rate_limit`; `disabled: true` is no API-level limit, as Tyk reads it. */

@@ -240,9 +240,9 @@ const CLASSIC: FieldTable = {
     fields: {
       disable_caching: implemented(),
       cache_ttl: implemented(),
-      extract_from_body: unsupported('basic auth credentials read from the body (basic_auth.extract_from_body)'),
-      body_user_regexp: ignored('basic auth body extraction (only with extract_from_body, which is refused)'),
-      body_password_regexp: ignored('basic auth body extraction (only with extract_from_body, which is refused)'),
+      extract_from_body: implemented(),
+      body_user_regexp: implemented(),
+      body_password_regexp: implemented(),
     },
   }),
   use_mutual_tls_auth: unsupported('mutual TLS authentication'),

@@ -275,17 +275,17 @@ describe('fields svc does not implement', () => {
         api_id: 'basic',
         use_keyless: false,
         use_basic_auth: true,
-        basic_auth: { extract_from_body: true, body_user_regexp: 'u=(\\w+)', body_password_regexp: 'p=(\\w+)' },
+        listen_port: 9999,
         proxy: { listen_path: '/basic/', target_url: target },
       }),
     );
     const engine = await runGateway(dir, port, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`);
     try {
       const before = hits;
-      assert.equal((await call(port, 'GET', '/basic/x')).status, 404, 'never served as if the credentials were read from the header');
+      assert.equal((await call(port, 'GET', '/basic/x')).status, 404, 'never served on the shared port as if it had no port of its own');
       assert.equal(hits, before);
       assert.equal((await call(port, 'GET', '/open/x')).status, 200);
-      assert.match(engine.log(), /basic\.json: basic_auth\.extract_from_body: not supported: basic auth credentials read from the body/);
+      assert.match(engine.log(), /basic\.json: listen_port: not supported: a listen port of its own for the API/);
       const posted = await call(port, 'POST', '/svc/apis', {
         headers: AUTH,
         body: JSON.stringify({ api_id: 'oauth', use_keyless: false, use_oauth2: true, proxy: { listen_path: '/oauth/', target_url: target } }),

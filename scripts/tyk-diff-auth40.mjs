@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// Issue 40 item 3 (auth), side by side: Tyk Gateway v5.14.0 built from source and the svc gateway
+// load the same classic definitions (basic auth with extract_from_body, a response cache emptied
+// through DELETE /tyk/cache/{apiId}, upstream_auth basic and OAuth client credentials/password,
+// Tyk's own OAuth 2.0 server), get the same steps in the same order (management calls under /tyk
+// or /svc with each one's secret header), and every answer is compared: status, the JSON body
+// (tokens, ids and times replaced by their kind), the headers a client reads, and what reached the
+// upstream. The tests (gateway-plugin/src/auth/*-40.test.ts, ...) hold the answers printed here.
+//   node scripts/tyk-diff-auth40.mjs   (after npx tsc -b; exit 1 on a difference)
+// TYK_BIN, TYK_TEMPLATES, TYK_REDIS_DB (13) and SVC_REDIS_PORT (6379, on 127.0.0.1) say where Tyk and its Redis are.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@svc/engine/testing';
+import { TYK_BIN, gatewayFolder, startGateway, tykConf } from './tyk-peer.mjs';
+
+const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-auth40-'));
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const TYK_REDIS_DB = Number(process.env.TYK_REDIS_DB || 13);
+const REDIS_PORT = Number(process.env.SVC_REDIS_PORT || 6379);
+const only = process.env.ONLY ?? '';
+
+// The upstream: answers `up <method> <url>` and records the Authorization header it got.
+let seen = [];
+const upstream = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    seen.push(`${req.method} ${req.url} auth=${req.headers.authorization ?? ''} body=${body}`);
+    res.setHeader('content-type', 'text/plain');
+    res.end(`up ${req.method} ${req.url}`);
+  });
+});
+// The OAuth server the upstream_auth client asks for tokens (client credentials and password grants).
+let tokenCalls = [];
+const oauthServer = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    tokenCalls.push(`${req.method} ${req.url} auth=${req.headers.authorization ?? ''} body=${body}`);
+    const form = new URLSearchParams(body);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ access_token: `tok-${form.get('grant_type')}`, token_type: 'Bearer', expires_in: 3600 }));
+  });
+});
+for (const s of [upstream, oauthServer]) await new Promise((r) => s.listen(0, '127.0.0.1', r));
+const target = `http://127.0.0.1:${upstream.address().port}`;
+const tokenUrl = `http://127.0.0.1:${oauthServer.address().port}/token`;
+
+const classic = (id, more = {}, version = {}) => ({
+  api_id: id,
+  name: id,
+  org_id: 'o',
+  active: true,
+  use_keyless: false,
+  proxy: { listen_path: `/${id}/`, target_url: target, strip_listen_path: true },
+  version_data: { not_versioned: true, versions: { Default: { name: 'Default', use_extended_paths: true, ...version } } },
+  ...more,
+});
+
+const defs = {
+  bodybasic: classic('bodybasic', {
+    use_basic_auth: true,
+    basic_auth: { extract_from_body: true, body_user_regexp: '<user>(\\w+)</user>', body_password_regexp: '<pass>(\\w*)</pass>' },
+  }),
+  nogroup: classic('nogroup', {
+    use_basic_auth: true,
+    basic_auth: { extract_from_body: true, body_user_regexp: '<user>\\w+</user>', body_password_regexp: '<pass>(\\w*)</pass>' },
+  }),
+};
+
+const b64 = (s) => Buffer.from(s).toString('base64');
+const session = (apis) => ({
+  org_id: 'o',
+  rate: 1000,
+  per: 1,
+  quota_max: -1,
+  access_rights: Object.fromEntries(apis.map((id) => [id, { api_id: id, api_name: id, versions: ['Default'] }])),
+});
+
+/** Steps: [label, (g) => a request description]; g has the gateway's management prefix and header. */
+const steps = [
+  [
+    'basic: create user',
+    (g) => ({
+      method: 'POST',
+      path: `${g.mgmt}/keys/alice`,
+      headers: g.auth,
+      body: { ...session(['bodybasic', 'nogroup']), basic_auth_data: { password: 'pw1' } },
+      statusOnly: true,
+    }),
+  ],
+  ['basic: body credentials', () => ({ method: 'POST', path: '/bodybasic/x', body: '<user>alice</user><pass>pw1</pass>' })],
+  ['basic: body wrong password', () => ({ method: 'POST', path: '/bodybasic/x', body: '<user>alice</user><pass>no</pass>' })],
+  ['basic: body no user', () => ({ method: 'POST', path: '/bodybasic/x', body: '<pass>pw1</pass>' })],
+  ['basic: body no password', () => ({ method: 'POST', path: '/bodybasic/x', body: '<user>alice</user>' })],
+  ['basic: GET no body', () => ({ method: 'GET', path: '/bodybasic/x' })],
+  [
+    'basic: header wins',
+    () => ({ method: 'POST', path: '/bodybasic/x', headers: { authorization: `Basic ${b64('alice:pw1')}` }, body: '<user>bob</user><pass>x</pass>' }),
+  ],
+  [
+    'basic: bad header, body ok',
+    () => ({ method: 'POST', path: '/bodybasic/x', headers: { authorization: 'Basic !!' }, body: '<user>alice</user><pass>pw1</pass>' }),
+  ],
+  [
+    'basic: bad header, wrong header pw, body ok',
+    () => ({ method: 'POST', path: '/bodybasic/x', headers: { authorization: `Basic ${b64('alice:zz')}` }, body: '<user>alice</user><pass>pw1</pass>' }),
+  ],
+  ['basic: unknown user in body', () => ({ method: 'POST', path: '/bodybasic/x', body: '<user>nobody</user><pass>pw1</pass>' })],
+  ['basic: empty password group', () => ({ method: 'POST', path: '/bodybasic/x', body: '<user>alice</user><pass></pass>' })],
+  ['basic: user regexp without group', () => ({ method: 'POST', path: '/nogroup/x', body: '<user>alice</user><pass>pw1</pass>' })],
+];
+
+const HEADERS = ['content-type', 'www-authenticate', 'cache-control', 'pragma', 'location'];
+/** Tokens, key ids and times change per run: replaced by their kind. */
+function masked(text) {
+  return text
+    .replace(/"(key|access_token|refresh_token|client_id|secret|client_secret|code|key_hash)":"[^"]+"/g, '"$1":"<$1>"')
+    .replace(/"(expires|expires_in|date_created)":[^,}]+/g, '"$1":<$1>');
+}
+
+function send(port, r) {
+  return new Promise((resolve) => {
+    const body = r.body === undefined ? undefined : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+    const headers = { ...(r.headers ?? {}), ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }) };
+    const req = http.request({ host: '127.0.0.1', port, method: r.method, path: r.path, headers, agent: false, timeout: 10_000 }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        const h = Object.fromEntries(HEADERS.filter((k) => res.headers[k] !== undefined).map((k) => [k, res.headers[k]]));
+        resolve({ status: res.statusCode, headers: h, body: text.trim() });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
+    req.on('error', (e) => resolve({ error: e.message }));
+    req.end(body);
+  });
+}
+
+const tykPort = await freePort();
+const svcPort = await freePort();
+const tykFile = gatewayFolder(join(ROOT, 'tyk'), 'tyk', defs, {
+  secret: 's',
+  ...tykConf({ port: tykPort, database: TYK_REDIS_DB, log_level: 'warn' }),
+  storage: { type: 'redis', host: '127.0.0.1', port: REDIS_PORT, database: TYK_REDIS_DB },
+});
+const svcFile = gatewayFolder(join(ROOT, 'svc'), 'svc', defs, { listen_address: '127.0.0.1', listen_port: svcPort, secret: 's' });
+const engineYaml = join(ROOT, 'svc', 'engine.yaml');
+writeFileSync(
+  engineYaml,
+  `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svcFile} }\npipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}\n`,
+);
+const procs = [startGateway(TYK_BIN, ['--conf', tykFile]), startGateway(join(REPO, 'node_modules/.bin/engine'), ['-c', engineYaml])];
+await new Promise((r) => setTimeout(r, 8000));
+
+const gateways = {
+  tyk: { port: tykPort, mgmt: '/tyk', auth: { 'x-tyk-authorization': 's' } },
+  svc: { port: svcPort, mgmt: '/svc', auth: { 'x-svc-authorization': 's' } },
+};
+const results = { tyk: [], svc: [] };
+for (const [name, g] of Object.entries(gateways)) {
+  g.vars = {};
+  for (const [label, step] of steps) {
+    if (!label.startsWith(only)) continue;
+    seen = [];
+    tokenCalls = [];
+    const r = step(g);
+    const answer = await send(g.port, r);
+    if (r.keep) r.keep(g.vars, answer);
+    await new Promise((res) => setTimeout(res, 50));
+    // statusOnly: a setup call whose body is not this script's subject (key creation answers differ on their own).
+    const shown = r.statusOnly ? { status: answer.status } : { ...answer, upstream: seen, oauth: tokenCalls };
+    results[name].push({ label, text: masked(JSON.stringify(shown)) });
+  }
+}
+let differences = 0;
+results.tyk.forEach(({ label, text }, i) => {
+  const s = results.svc[i].text;
+  const same = text === s;
+  if (!same) differences++;
+  console.log(`${same ? 'same' : 'DIFF'} ${label}\n  tyk ${text}${same ? '' : `\n  svc ${s}`}`);
+});
+console.log(`${results.tyk.length - differences} of ${results.tyk.length} alike`);
+if (process.env.SHOW_LOGS) console.log(procs.map((p) => p.logs()).join('\n----\n'));
+await Promise.all(procs.map((p) => p.stop()));
+upstream.close();
+oauthServer.close();
+rmSync(ROOT, { recursive: true, force: true });
+process.exit(differences === 0 ? 0 : 1);
