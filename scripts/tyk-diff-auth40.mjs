@@ -65,6 +65,7 @@ const defs = {
     use_basic_auth: true,
     basic_auth: { extract_from_body: true, body_user_regexp: '<user>(\\w+)</user>', body_password_regexp: '<pass>(\\w*)</pass>' },
   }),
+  cached: classic('cached', { use_keyless: true, cache_options: { enable_cache: true, cache_all_safe_requests: true, cache_timeout: 60 } }),
   nogroup: classic('nogroup', {
     use_basic_auth: true,
     basic_auth: { extract_from_body: true, body_user_regexp: '<user>\\w+</user>', body_password_regexp: '<pass>(\\w*)</pass>' },
@@ -112,9 +113,20 @@ const steps = [
   ['basic: unknown user in body', () => ({ method: 'POST', path: '/bodybasic/x', body: '<user>nobody</user><pass>pw1</pass>' })],
   ['basic: empty password group', () => ({ method: 'POST', path: '/bodybasic/x', body: '<user>alice</user><pass></pass>' })],
   ['basic: user regexp without group', () => ({ method: 'POST', path: '/nogroup/x', body: '<user>alice</user><pass>pw1</pass>' })],
+  ['cache: first GET', () => ({ method: 'GET', path: '/cached/c', wait: 300 })],
+  ['cache: repeat is a hit', () => ({ method: 'GET', path: '/cached/c' })],
+  ['cache: invalidate', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/cached`, headers: g.auth })],
+  ['cache: after invalidation, a miss', () => ({ method: 'GET', path: '/cached/c', wait: 300 })],
+  ['cache: hit again', () => ({ method: 'GET', path: '/cached/c' })],
+  ['cache: invalidate an unknown API', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/nosuch`, headers: g.auth })],
+  ['cache: invalidate with a glob id', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/c*`, headers: g.auth })],
+  ['cache: glob id left it', () => ({ method: 'GET', path: '/cached/c' })],
+  ['cache: invalidate without the secret', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/cached` })],
+  ['cache: GET is not a route', (g) => ({ method: 'GET', path: `${g.mgmt}/cache/cached`, headers: g.auth })],
+  ['cache: trailing slash', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/cached/`, headers: g.auth })],
 ];
 
-const HEADERS = ['content-type', 'www-authenticate', 'cache-control', 'pragma', 'location'];
+const HEADERS = ['content-type', 'www-authenticate', 'cache-control', 'pragma', 'location', 'x-tyk-cached-response', 'x-svc-cached-response'];
 /** Tokens, key ids and times change per run: replaced by their kind. */
 function masked(text) {
   return text
@@ -130,7 +142,7 @@ function send(port, r) {
       let text = '';
       res.on('data', (c) => (text += c));
       res.on('end', () => {
-        const h = Object.fromEntries(HEADERS.filter((k) => res.headers[k] !== undefined).map((k) => [k, res.headers[k]]));
+        const h = Object.fromEntries(HEADERS.filter((k) => res.headers[k] !== undefined).map((k) => [k.replace(/^x-(tyk|svc)-/, 'x-'), res.headers[k]]));
         resolve({ status: res.statusCode, headers: h, body: text.trim() });
       });
     });
@@ -154,7 +166,10 @@ writeFileSync(
   `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svcFile} }\npipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}\n`,
 );
 const procs = [startGateway(TYK_BIN, ['--conf', tykFile]), startGateway(join(REPO, 'node_modules/.bin/engine'), ['-c', engineYaml])];
-await new Promise((r) => setTimeout(r, 8000));
+// Both up: /hello answers (60 s at most on a busy machine).
+for (const port of [tykPort, svcPort])
+  for (let i = 0; i < 120 && (await send(port, { method: 'GET', path: '/hello' })).status !== 200; i++) await new Promise((r) => setTimeout(r, 500));
+await new Promise((r) => setTimeout(r, 1000));
 
 const gateways = {
   tyk: { port: tykPort, mgmt: '/tyk', auth: { 'x-tyk-authorization': 's' } },
@@ -170,7 +185,8 @@ for (const [name, g] of Object.entries(gateways)) {
     const r = step(g);
     const answer = await send(g.port, r);
     if (r.keep) r.keep(g.vars, answer);
-    await new Promise((res) => setTimeout(res, 50));
+    // Tyk keeps a cached answer from a goroutine: `wait` gives it the time to land.
+    await new Promise((res) => setTimeout(res, r.wait ?? 50));
     // statusOnly: a setup call whose body is not this script's subject (key creation answers differ on their own).
     const shown = r.statusOnly ? { status: answer.status } : { ...answer, upstream: seen, oauth: tokenCalls };
     results[name].push({ label, text: masked(JSON.stringify(shown)) });
