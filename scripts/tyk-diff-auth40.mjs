@@ -28,7 +28,9 @@ const upstream = http.createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', () => {
-    seen.push(`${req.method} ${req.url} auth=${req.headers.authorization ?? ''} body=${body}`);
+    seen.push(
+      `${req.method} ${req.url} auth=${req.headers.authorization ?? ''}${req.headers['x-upstream-auth'] ? ` x-upstream-auth=${req.headers['x-upstream-auth']}` : ''} body=${body}`,
+    );
     res.setHeader('content-type', 'text/plain');
     res.end(`up ${req.method} ${req.url}`);
   });
@@ -66,6 +68,36 @@ const defs = {
     basic_auth: { extract_from_body: true, body_user_regexp: '<user>(\\w+)</user>', body_password_regexp: '<pass>(\\w*)</pass>' },
   }),
   cached: classic('cached', { use_keyless: true, cache_options: { enable_cache: true, cache_all_safe_requests: true, cache_timeout: 60 } }),
+  upbasic: classic('upbasic', {
+    use_keyless: true,
+    upstream_auth: { enabled: true, basic_auth: { enabled: true, username: 'svc-user', password: 'up-secret' } },
+  }),
+  upheader: classic('upheader', {
+    use_keyless: true,
+    upstream_auth: { enabled: true, basic_auth: { enabled: true, username: 'u', password: 'p', header: { enabled: true, name: 'X-Upstream-Auth' } } },
+  }),
+  upcc: classic('upcc', {
+    use_keyless: true,
+    upstream_auth: {
+      enabled: true,
+      oauth: {
+        enabled: true,
+        allowed_authorize_types: ['client_credentials'],
+        client_credentials: { client_id: 'cid', client_secret: 'c-secret', token_url: tokenUrl, scopes: ['read', 'write'] },
+      },
+    },
+  }),
+  uppw: classic('uppw', {
+    use_keyless: true,
+    upstream_auth: {
+      enabled: true,
+      oauth: {
+        enabled: true,
+        allowed_authorize_types: ['password'],
+        password: { client_id: 'cid', client_secret: 'c-secret', username: 'owner', password: 'o-secret', token_url: tokenUrl },
+      },
+    },
+  }),
   nogroup: classic('nogroup', {
     use_basic_auth: true,
     basic_auth: { extract_from_body: true, body_user_regexp: '<user>\\w+</user>', body_password_regexp: '<pass>(\\w*)</pass>' },
@@ -124,6 +156,11 @@ const steps = [
   ['cache: invalidate without the secret', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/cached` })],
   ['cache: GET is not a route', (g) => ({ method: 'GET', path: `${g.mgmt}/cache/cached`, headers: g.auth })],
   ['cache: trailing slash', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/cached/`, headers: g.auth })],
+  ['upstream: basic', () => ({ method: 'GET', path: '/upbasic/a', headers: { authorization: 'Bearer client-own' } })],
+  ['upstream: basic in a named header', () => ({ method: 'GET', path: '/upheader/a' })],
+  ['upstream: client credentials', () => ({ method: 'GET', path: '/upcc/a' })],
+  ['upstream: client credentials, token kept', () => ({ method: 'GET', path: '/upcc/b' })],
+  ['upstream: password grant', () => ({ method: 'GET', path: '/uppw/a' })],
 ];
 
 const HEADERS = ['content-type', 'www-authenticate', 'cache-control', 'pragma', 'location', 'x-tyk-cached-response', 'x-svc-cached-response'];
