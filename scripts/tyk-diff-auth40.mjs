@@ -6,7 +6,10 @@
 // or /svc with each one's secret header), and every answer is compared: status, the JSON body
 // (tokens, ids and times replaced by their kind), the headers a client reads, and what reached the
 // upstream. The tests (gateway-plugin/src/auth/*-40.test.ts, ...) hold the answers printed here.
-//   node scripts/tyk-diff-auth40.mjs   (after npx tsc -b; exit 1 on a difference)
+//   node scripts/tyk-diff-auth40.mjs   (after npx tsc -b; exit 1 on a difference not documented)
+// Last run (svc at its default process count): 22 of 28 alike, 6 documented differences (a glob in
+// DELETE /tyk/cache/{id}; upstream_auth, which the Community build of Tyk does not carry out).
+// Tyk's own OAuth server (use_oauth2) is not here: svc still refuses it at load.
 // TYK_BIN, TYK_TEMPLATES, TYK_REDIS_DB (13) and SVC_REDIS_PORT (6379, on 127.0.0.1) say where Tyk and its Redis are.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
@@ -113,7 +116,10 @@ const session = (apis) => ({
   access_rights: Object.fromEntries(apis.map((id) => [id, { api_id: id, api_name: id, versions: ['Default'] }])),
 });
 
-/** Steps: [label, (g) => a request description]; g has the gateway's management prefix and header. */
+/** Why Tyk's peer and svc differ on purpose on a row (see the gateway guide). */
+const CE = 'Tyk CE: upstream auth is Enterprise-only (no credentials sent); svc does as the Enterprise middlewares in v5.14.0 ee/';
+
+/** Steps: [label, (g) => a request description, known difference]; g has the gateway's management prefix and header. */
 const steps = [
   [
     'basic: create user',
@@ -152,15 +158,15 @@ const steps = [
   ['cache: hit again', () => ({ method: 'GET', path: '/cached/c' })],
   ['cache: invalidate an unknown API', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/nosuch`, headers: g.auth })],
   ['cache: invalidate with a glob id', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/c*`, headers: g.auth })],
-  ['cache: glob id left it', () => ({ method: 'GET', path: '/cached/c' })],
+  ['cache: glob id left it', () => ({ method: 'GET', path: '/cached/c' }), 'Tyk takes the id as a Redis pattern: c* empties "cached" too (gateway guide)'],
   ['cache: invalidate without the secret', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/cached` })],
   ['cache: GET is not a route', (g) => ({ method: 'GET', path: `${g.mgmt}/cache/cached`, headers: g.auth })],
   ['cache: trailing slash', (g) => ({ method: 'DELETE', path: `${g.mgmt}/cache/cached/`, headers: g.auth })],
-  ['upstream: basic', () => ({ method: 'GET', path: '/upbasic/a', headers: { authorization: 'Bearer client-own' } })],
-  ['upstream: basic in a named header', () => ({ method: 'GET', path: '/upheader/a' })],
-  ['upstream: client credentials', () => ({ method: 'GET', path: '/upcc/a' })],
-  ['upstream: client credentials, token kept', () => ({ method: 'GET', path: '/upcc/b' })],
-  ['upstream: password grant', () => ({ method: 'GET', path: '/uppw/a' })],
+  ['upstream: basic', () => ({ method: 'GET', path: '/upbasic/a', headers: { authorization: 'Bearer client-own' } }), CE],
+  ['upstream: basic in a named header', () => ({ method: 'GET', path: '/upheader/a' }), CE],
+  ['upstream: client credentials', () => ({ method: 'GET', path: '/upcc/a' }), CE],
+  ['upstream: client credentials, token kept', () => ({ method: 'GET', path: '/upcc/b' }), CE],
+  ['upstream: password grant', () => ({ method: 'GET', path: '/uppw/a' }), CE],
 ];
 
 const HEADERS = ['content-type', 'www-authenticate', 'cache-control', 'pragma', 'location', 'x-tyk-cached-response', 'x-svc-cached-response'];
@@ -215,7 +221,7 @@ const gateways = {
 const results = { tyk: [], svc: [] };
 for (const [name, g] of Object.entries(gateways)) {
   g.vars = {};
-  for (const [label, step] of steps) {
+  for (const [label, step, known] of steps) {
     if (!label.startsWith(only)) continue;
     seen = [];
     tokenCalls = [];
@@ -226,17 +232,19 @@ for (const [name, g] of Object.entries(gateways)) {
     await new Promise((res) => setTimeout(res, r.wait ?? 50));
     // statusOnly: a setup call whose body is not this script's subject (key creation answers differ on their own).
     const shown = r.statusOnly ? { status: answer.status } : { ...answer, upstream: seen, oauth: tokenCalls };
-    results[name].push({ label, text: masked(JSON.stringify(shown)) });
+    results[name].push({ label, known, text: masked(JSON.stringify(shown)) });
   }
 }
 let differences = 0;
-results.tyk.forEach(({ label, text }, i) => {
+let known = 0;
+results.tyk.forEach(({ label, text, known: why }, i) => {
   const s = results.svc[i].text;
   const same = text === s;
-  if (!same) differences++;
-  console.log(`${same ? 'same' : 'DIFF'} ${label}\n  tyk ${text}${same ? '' : `\n  svc ${s}`}`);
+  if (!same && why) known++;
+  else if (!same) differences++;
+  console.log(`${same ? 'same' : why ? 'KNOWN' : 'DIFF'} ${label}${!same && why ? ` (${why})` : ''}\n  tyk ${text}${same ? '' : `\n  svc ${s}`}`);
 });
-console.log(`${results.tyk.length - differences} of ${results.tyk.length} alike`);
+console.log(`${results.tyk.length - differences - known} of ${results.tyk.length} alike, ${known} documented differences, ${differences} other`);
 if (process.env.SHOW_LOGS) console.log(procs.map((p) => p.logs()).join('\n----\n'));
 await Promise.all(procs.map((p) => p.stop()));
 upstream.close();
