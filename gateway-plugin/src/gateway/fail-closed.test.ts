@@ -155,7 +155,7 @@ describe('fail closed at start-up: the chain against the definitions', () => {
     assert.equal(without.code, 1, without.out);
     assert.match(
       without.out,
-      /API "shaped" .*: global_headers, transform_headers, transform_response_headers, method_transforms, validate_json, validateRequest or mockResponse needs gateway_transform, which the pipeline does not have/,
+      /API "shaped" .*: global_headers, transform_headers, transform_response_headers, method_transforms, validate_json, validateRequest, mockResponse or upstream_auth needs gateway_transform, which the pipeline does not have/,
     );
     const whole = lintGateway(dir, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`);
     assert.equal(whole.code, 0, whole.out);
