@@ -26,8 +26,9 @@
  * Last, an OAS `mockResponse` (MockResponseMiddleware, after Tyk's transforms): the operation's
  * `code` (200 when 0), `body` and `headers`, with X-RateLimit-* and the response header edits.
  *
- * Last, `upstream_auth` (proxy/upstream-auth.ts): the upstream's Basic credentials or OAuth token in
- * its header; a failed token request is Tyk's 500 `failed to get OAuth token: ...`.
+ * For a request that goes upstream, `upstream_auth` (proxy/upstream-auth.ts): the upstream's Basic
+ * credentials or OAuth token in its header; a failed token request is Tyk's 500 `failed to get
+ * OAuth token: ...`.
  *
  * Values may hold `$svc_context.*`, `$svc_meta.*` and `$secret_*` (see variables.ts). Header names
  * compare without case, as Go's Header.Del and Header.Set do.
