@@ -28,4 +28,17 @@ describe('ExpiringStore', () => {
       ['AAAA', 'cccc', undefined],
     );
   });
+
+  it('drops the keys of one prefix (an API emptied from the response cache), their bytes freed', () => {
+    const s = new ExpiringStore(12);
+    const forever = Number.MAX_SAFE_INTEGER;
+    s.set('a\u0000x', 'aaaa', forever);
+    s.set('a\u0000y', 'aaaa', forever);
+    s.set('ab\u0000x', 'bbbb', forever);
+    assert.equal(s.deletePrefix('a\u0000'), 2);
+    assert.deepEqual([s.get('a\u0000x'), s.get('ab\u0000x')], [undefined, 'bbbb']);
+    s.set('c', 'cccc', forever);
+    s.set('d', 'dddd', forever);
+    assert.equal(s.get('ab\u0000x'), 'bbbb', 'the dropped values no longer count against the bound');
+  });
 });

@@ -32,6 +32,17 @@ export class ExpiringStore {
     }
   }
 
+  /** Drops every entry whose key starts with `prefix` (a response cache's API); returns how many. */
+  deletePrefix(prefix: string): number {
+    let n = 0;
+    for (const key of [...this.entries.keys()])
+      if (key.startsWith(prefix)) {
+        this.delete(key);
+        n++;
+      }
+    return n;
+  }
+
   private delete(key: string): void {
     const e = this.entries.get(key);
     if (e === undefined) return;

@@ -46,6 +46,8 @@ export type Ask =
   | { op: 'store-get'; store: string; key: string }
   /** Keeps `value` under `key` in store `store` (at most `maxBytes` of values) until `expiresAt` (ms since the epoch). */
   | { op: 'store-set'; store: string; maxBytes: number; key: string; value: string; expiresAt: number }
+  /** Drops every key of store `store` that starts with `prefix`; answers how many went. */
+  | { op: 'store-delete-prefix'; store: string; prefix: string }
   /** Hands `payload` to the `topic` handlers of every other child; answers once each ran them. */
   | { op: 'broadcast'; topic: string; payload: unknown }
   /** The metrics of every child, aggregated (Prometheus text). */

@@ -143,6 +143,8 @@ export class ProcessHub {
         store.set(ask.key, ask.value, ask.expiresAt);
         return true;
       }
+      case 'store-delete-prefix':
+        return this.stores.get(ask.store)?.deletePrefix(ask.prefix) ?? 0;
       default:
         return NOT_QUICK;
     }

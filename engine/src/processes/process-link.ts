@@ -246,4 +246,9 @@ export class ProcessStore {
   async set(key: string, value: string, expiresAt: number): Promise<void> {
     await this.link.ask({ op: 'store-set', store: this.name, maxBytes: this.maxBytes, key, value, expiresAt });
   }
+
+  /** Drops every key starting with `prefix`; resolves with how many went, once the primary dropped them. */
+  async deletePrefix(prefix: string): Promise<number> {
+    return this.link.ask<number>({ op: 'store-delete-prefix', store: this.name, prefix });
+  }
 }

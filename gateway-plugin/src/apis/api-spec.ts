@@ -376,9 +376,13 @@ export interface ApiSpec {
   standardAuth: boolean;
   /**
    * `use_basic_auth`: a user name and password in the Authorization header (`auth_configs.basic`),
-   * the user a key of the session store; `basic_auth.disable_caching` / `cache_ttl` (seconds, 0: 60).
+   * the user a key of the session store; `basic_auth.disable_caching` / `cache_ttl` (seconds, 0: 60);
+   * `extract_from_body` with `body_user_regexp` / `body_password_regexp` (RE2, group 1 is the value):
+   * the body's credentials when the header's are missing or malformed.
    */
-  basicAuth?: { disableCaching: boolean; cacheTtl: number };
+  basicAuth?: { disableCaching: boolean; cacheTtl: number; fromBody?: { user: string; password: string } };
+  /** `upstream_auth`: the credentials the upstream gets (proxy/upstream-auth.ts). */
+  upstreamAuth?: UpstreamAuth;
   /** `enable_signature_checking`: HMAC request signatures (auth/hmac-auth.ts), `hmac_allowed_algorithms` ([] = any), `hmac_allowed_clock_skew` (ms; 0 = any). */
   hmac?: { allowedAlgorithms: string[]; clockSkewMs: number };
   /** `enable_jwt` / `use_jwt` / an enabled OAS JWT scheme. */
@@ -457,3 +461,20 @@ export interface ApiSpec {
   /** A not-versioned API whose versions leave Tyk no default one: every request is refused with this text. */
   versionProblem?: string;
 }
+
+/** `upstream_auth.oauth`: a token from `tokenUrl` with one grant; `header` is the lower-case header the upstream gets it in. */
+export interface UpstreamOAuth {
+  kind: 'oauth';
+  grant: 'client_credentials' | 'password';
+  header: string;
+  clientId: string;
+  clientSecret: string;
+  tokenUrl: string;
+  scopes: string[];
+  /** The password grant's resource owner (empty for client credentials). */
+  username: string;
+  password: string;
+}
+
+/** `upstream_auth`: HTTP Basic credentials or an OAuth token, in `header` (lower case). */
+export type UpstreamAuth = { kind: 'basic'; header: string; username: string; password: string } | UpstreamOAuth;

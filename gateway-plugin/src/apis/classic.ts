@@ -17,6 +17,7 @@ import type {
   JwtSettings,
   MockReply,
   SplitTokenEndpoint,
+  UpstreamAuth,
   UrlRewriteRule,
 } from './api-spec.js';
 import { errorMessage } from '@svc/engine';
@@ -67,6 +68,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn && !basicOn && !hmacOn),
     ...(jwt ? { jwt } : {}),
     ...(basicOn ? { basicAuth: basicAuthOf(root) } : {}),
+    ...optional('upstreamAuth', upstreamAuthOf(root)),
     ...(hmacOn ? { hmac: { allowedAlgorithms: root.strings('hmac_allowed_algorithms'), clockSkewMs: root.count('hmac_allowed_clock_skew') } } : {}),
     credential: credentialSource(root, jwtOn ? 'jwt' : basicOn ? 'basic' : hmacOn ? 'hmac' : 'authToken'),
     stripAuthData: root.bool('strip_auth_data'),
@@ -179,10 +181,59 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]
   return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
 }
 
-/** `basic_auth`'s cache settings (extract_from_body is refused at load). */
-function basicAuthOf(root: Fields): { disableCaching: boolean; cacheTtl: number } {
+/**
+ * `basic_auth`: the cache settings and the body's credentials. Tyk turns basic auth off (and falls
+ * back to the auth token check) when extract_from_body has an empty or invalid regexp: refused here.
+ */
+function basicAuthOf(root: Fields): NonNullable<ApiSpec['basicAuth']> {
   const b = root.obj('basic_auth');
-  return { disableCaching: b?.bool('disable_caching') ?? false, cacheTtl: b?.count('cache_ttl') || 60 };
+  const settings = { disableCaching: b?.bool('disable_caching') ?? false, cacheTtl: b?.count('cache_ttl') || 60 };
+  if (b === undefined || !b.bool('extract_from_body')) return settings;
+  for (const field of ['body_user_regexp', 'body_password_regexp'])
+    if (b.str(field) === '') b.fail(field, 'required with extract_from_body (an RE2 regexp whose first group is the value)');
+  return { ...settings, fromBody: { user: checkedRegexp(b, 'body_user_regexp'), password: checkedRegexp(b, 'body_password_regexp') } };
+}
+
+/** The header an `upstream_auth` credential goes in: `header.name` when `header.enabled`, else Authorization. */
+function upstreamHeader(f: Fields): string {
+  const h = f.obj('header');
+  return (h?.bool('enabled') === true && h.str('name') !== '' ? h.str('name') : 'authorization').toLowerCase();
+}
+
+/**
+ * `upstream_auth` when on (`enabled` and basic or OAuth enabled). What Tyk would fail every request
+ * of (no grant, both grants) or that svc does not carry out (`extra_metadata`; basic and OAuth
+ * together, where Tyk's OAuth header wins) is refused at load.
+ */
+function upstreamAuthOf(root: Fields): UpstreamAuth | undefined {
+  const u = root.obj('upstream_auth');
+  if (u === undefined || !u.bool('enabled')) return undefined;
+  const basic = u.obj('basic_auth');
+  const oauth = u.obj('oauth');
+  const basicOn = basic?.bool('enabled') === true;
+  if (oauth === undefined || !oauth.bool('enabled')) {
+    return basicOn ? { kind: 'basic', header: upstreamHeader(basic!), username: basic!.str('username'), password: basic!.str('password') } : undefined;
+  }
+  if (basicOn) u.fail('basic_auth', 'not supported: basic_auth together with oauth (Tyk sends the OAuth token): turn one off');
+  const types = oauth.strings('allowed_authorize_types');
+  if (types.length !== 1 || (types[0] !== 'client_credentials' && types[0] !== 'password'))
+    oauth.fail('allowed_authorize_types', 'expected exactly one of client_credentials or password (Tyk fails every request otherwise)');
+  const grant = types[0] as 'client_credentials' | 'password';
+  const g = oauth.obj(grant) ?? oauth.fail(grant, `required with allowed_authorize_types [${grant}]`);
+  if (g.strings('extra_metadata').length > 0) g.fail('extra_metadata', 'not supported: token response fields in the request context');
+  const tokenUrl = g.str('token_url');
+  if (!/^https?:\/\//.test(tokenUrl)) g.fail('token_url', 'required (an http or https URL of the OAuth server)');
+  return {
+    kind: 'oauth',
+    grant,
+    header: upstreamHeader(g),
+    clientId: g.str('client_id'),
+    clientSecret: g.str('client_secret'),
+    tokenUrl,
+    scopes: g.strings('scopes'),
+    username: grant === 'password' ? g.str('username') : '',
+    password: grant === 'password' ? g.str('password') : '',
+  };
 }
 
 /** `global_rate_limit`; `disabled: true` is no API-level limit, as Tyk reads it. */

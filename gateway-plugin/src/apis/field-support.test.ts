@@ -56,11 +56,6 @@ const REFUSED: Array<[string, Def, Def]> = [
     },
     classic({ definition: { enabled: true, location: 'header', key: 'v', versions: { v2: 'child-api' } } }),
   ],
-  [
-    'basic_auth.extract_from_body',
-    classic({ use_keyless: false, use_basic_auth: true, basic_auth: { extract_from_body: true } }),
-    classic({ use_keyless: false, use_basic_auth: true }),
-  ],
   ['use_oauth2', classic({ use_oauth2: true }), classic({ use_oauth2: false })],
   [
     'custom_middleware',

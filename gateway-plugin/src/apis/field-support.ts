@@ -56,6 +56,9 @@ const implemented = (more: Omit<FieldRule, 'support'> = {}): FieldRule => ({ sup
 const ignored = (feature: string): FieldRule => ({ support: 'ignored', feature });
 const unsupported = (feature: string, on?: TurnsOn): FieldRule => ({ support: 'unsupported', feature, ...(on ? { on } : {}) });
 
+/** Implemented fields, named in one string. */
+const fieldsOf = (names: string): FieldTable => Object.fromEntries(names.split(' ').map((k) => [k, implemented()]));
+
 /** Set, unless the sibling `off` is true (`global_headers` + `global_headers_disabled`). */
 const unlessOff =
   (off: string): TurnsOn =>
@@ -240,9 +243,9 @@ const CLASSIC: FieldTable = {
     fields: {
       disable_caching: implemented(),
       cache_ttl: implemented(),
-      extract_from_body: unsupported('basic auth credentials read from the body (basic_auth.extract_from_body)'),
-      body_user_regexp: ignored('basic auth body extraction (only with extract_from_body, which is refused)'),
-      body_password_regexp: ignored('basic auth body extraction (only with extract_from_body, which is refused)'),
+      extract_from_body: implemented(),
+      body_user_regexp: implemented(),
+      body_password_regexp: implemented(),
     },
   }),
   use_mutual_tls_auth: unsupported('mutual TLS authentication'),
@@ -368,7 +371,21 @@ const CLASSIC: FieldTable = {
   tags: ignored('segment tags'),
   is_oas: ignored('the OAS marker of a classic definition'),
   detailed_tracing: ignored('detailed tracing'),
-  upstream_auth: unsupported('authentication to the upstream (upstream_auth)'),
+  // Read by classic.ts upstreamAuthOf, which refuses extra_metadata and the combinations Tyk fails on.
+  upstream_auth: implemented({
+    fields: {
+      enabled: implemented(),
+      basic_auth: implemented({ fields: fieldsOf('enabled username password header') }),
+      oauth: implemented({
+        fields: {
+          enabled: implemented(),
+          allowed_authorize_types: implemented(),
+          client_credentials: implemented({ fields: fieldsOf('client_id client_secret header token_url scopes extra_metadata') }),
+          password: implemented({ fields: fieldsOf('client_id client_secret header username password token_url scopes extra_metadata') }),
+        },
+      }),
+    },
+  }),
   security_requirements: unsupported('several security requirements'),
   security_requirement_scopes: unsupported('security requirement scopes'),
   error_overrides: unsupported('error overrides', unlessOff('error_overrides_disabled')),

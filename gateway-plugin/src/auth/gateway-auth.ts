@@ -26,10 +26,10 @@ const JWT_FIELD_MISSING = { status: 400, message: 'Authorization field missing' 
 const KEY_FIELD_MISSING = { status: 401, message: 'Authorization field missing' };
 const KEY_NOT_FOUND: AuthOutcome = { ok: false, status: 403, message: 'Access to this API has been disallowed' };
 
-async function authenticate(state: GatewayState, api: ApiSpec, req: GatewayRequest, logger: Logger): Promise<AuthOutcome> {
+async function authenticate(state: GatewayState, api: ApiSpec, req: GatewayRequest, body: Buffer, logger: Logger): Promise<AuthOutcome> {
   const log = (m: string): void => logger.warn(m);
   const credential = readCredential(req, api.credential);
-  if (api.basicAuth !== undefined) return authenticateBasic(state, { ...api, basicAuth: api.basicAuth }, req, (m) => logger.debug(m));
+  if (api.basicAuth !== undefined) return authenticateBasic(state, { ...api, basicAuth: api.basicAuth }, req, body, (m) => logger.debug(m));
   if (api.hmac !== undefined) return authenticateHmac(state, { ...api, hmac: api.hmac }, req);
   if (api.jwt !== undefined) {
     if (credential === '') return { ok: false, ...JWT_FIELD_MISSING };
@@ -68,7 +68,7 @@ export class GatewayAuth extends GatewayMiddleware {
       return;
     }
 
-    const outcome = await authenticate(state, api, req, this.logger);
+    const outcome = await authenticate(state, api, req, msg.content, this.logger);
     if (!outcome.ok) {
       answerMessage(msg, tykError(outcome.status, outcome.message, outcome.headers));
       return;

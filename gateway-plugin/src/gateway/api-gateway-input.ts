@@ -385,7 +385,8 @@ export class ApiGatewayInput extends PushInput {
         checked.api.jsonValidations !== undefined ||
         checked.api.requestValidations !== undefined ||
         checked.api.bodyTransforms !== undefined ||
-        checked.api.cachePaths !== undefined) &&
+        checked.api.cachePaths !== undefined ||
+        checked.api.basicAuth?.fromBody !== undefined) &&
       needsBody(checked.api, method, upstreamPathOf({ ...checked.api, stripListenPath: true }, decodedPath, decodedPath))
     ) {
       void this.withBody(req, res, msg);

@@ -2,8 +2,8 @@
  * Whether a request's body must be read into the message (a rule of its API reads it) or left to
  * stream through the proxy: a split-token endpoint (its POST form is sent to the identity provider
  * by a processor), a URL rewrite with a payload trigger, a JSON Schema check (`validate_json`, OAS `validateRequest`), a body transform,
- * or a cached POST, PUT or PATCH endpoint (Tyk's RedisCacheMiddleware reads the body into the
- * cache key). The body is then bounded as every read body is (`max_body_size`: 413).
+ * a cached POST, PUT or PATCH endpoint (Tyk's RedisCacheMiddleware reads the body into the
+ * cache key), or basic auth that reads credentials from the body (any request of the API). The body is then bounded as every read body is (`max_body_size`: 413).
  */
 import type { ApiSpec } from '../apis/api-spec.js';
 import { endpointMatches, pathMatchingOf } from '../apis/endpoints.js';
@@ -36,6 +36,7 @@ function pathPattern(p: string): RegExp {
 
 /** True when a rule of `api` needs the body of `method` `apiPath` (the path after the listen path). */
 export function needsBody(api: ApiSpec, method: string, apiPath: string): boolean {
+  if (api.basicAuth?.fromBody !== undefined) return true;
   if (api.splitToken.length > 0) for (const e of endpointsOf(api)) if ((e.method === '' || e.method === method) && e.path.test(apiPath)) return true;
   // A JSON Schema check for the method: its path is matched in gateway_transform (against the path
   // with and without the listen path, as Tyk); the body is read for any path of that method.

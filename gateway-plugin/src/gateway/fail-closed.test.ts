@@ -155,7 +155,7 @@ describe('fail closed at start-up: the chain against the definitions', () => {
     assert.equal(without.code, 1, without.out);
     assert.match(
       without.out,
-      /API "shaped" .*: global_headers, transform_headers, transform_response_headers, method_transforms, validate_json, validateRequest or mockResponse needs gateway_transform, which the pipeline does not have/,
+      /API "shaped" .*: global_headers, transform_headers, transform_response_headers, method_transforms, validate_json, validateRequest, mockResponse or upstream_auth needs gateway_transform, which the pipeline does not have/,
     );
     const whole = lintGateway(dir, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`);
     assert.equal(whole.code, 0, whole.out);
@@ -275,17 +275,17 @@ describe('fields svc does not implement', () => {
         api_id: 'basic',
         use_keyless: false,
         use_basic_auth: true,
-        basic_auth: { extract_from_body: true, body_user_regexp: 'u=(\\w+)', body_password_regexp: 'p=(\\w+)' },
+        listen_port: 9999,
         proxy: { listen_path: '/basic/', target_url: target },
       }),
     );
     const engine = await runGateway(dir, port, `pipeline:\n  processors:\n    - gateway: {}\n${PROXY}`);
     try {
       const before = hits;
-      assert.equal((await call(port, 'GET', '/basic/x')).status, 404, 'never served as if the credentials were read from the header');
+      assert.equal((await call(port, 'GET', '/basic/x')).status, 404, 'never served on the shared port as if it had no port of its own');
       assert.equal(hits, before);
       assert.equal((await call(port, 'GET', '/open/x')).status, 200);
-      assert.match(engine.log(), /basic\.json: basic_auth\.extract_from_body: not supported: basic auth credentials read from the body/);
+      assert.match(engine.log(), /basic\.json: listen_port: not supported: a listen port of its own for the API/);
       const posted = await call(port, 'POST', '/svc/apis', {
         headers: AUTH,
         body: JSON.stringify({ api_id: 'oauth', use_keyless: false, use_oauth2: true, proxy: { listen_path: '/oauth/', target_url: target } }),

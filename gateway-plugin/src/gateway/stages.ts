@@ -88,7 +88,7 @@ export function stagesNeeded(api: ApiSpec): Need[] {
   if (any(shapes))
     out.push({
       stage: 'transform',
-      field: 'global_headers, transform_headers, transform_response_headers, method_transforms, validate_json, validateRequest or mockResponse',
+      field: 'global_headers, transform_headers, transform_response_headers, method_transforms, validate_json, validateRequest, mockResponse or upstream_auth',
     });
   if (any((s) => s.urlRewrites.length > 0))
     out.push({ stage: 'rewrite', field: oas ? 'x-svc-api-gateway.middleware.operations.*.urlRewrite' : 'extended_paths.url_rewrites' });
@@ -107,7 +107,8 @@ export function shapes(api: ApiSpec): boolean {
     api.requestValidations !== undefined ||
     api.oasMocks !== undefined ||
     api.bodyTransforms !== undefined ||
-    api.responseBodyTransforms !== undefined
+    api.responseBodyTransforms !== undefined ||
+    api.upstreamAuth !== undefined
   );
 }
 

@@ -42,7 +42,7 @@ import { endpointBreaker, type EndpointBreaker } from './circuit-breaker.js';
 import { NodeResponseCache } from './node-response-cache.js';
 import { PROXY_FAILED, ProxyExchange, answerCached, type ExchangeExtras, type UpstreamFailure } from './proxy-exchange.js';
 import { RedisResponseCache } from './redis-response-cache.js';
-import { ResponseCache, cachePlan, keepFor, type CachePlan } from './response-cache.js';
+import { cachePlan, cacheStorageOf, keepFor, memoryResponseCache, type CachePlan } from './response-cache.js';
 import { certificateIdForHost, certificatePem } from './upstream-certificates.js';
 import { UpstreamPools, type UpstreamTls } from './upstream-pools.js';
 import { Targets } from './upstream-url.js';
@@ -100,8 +100,7 @@ export class GatewayProxyOutput implements Output {
   private readonly logger: ComponentContext['logger'];
   /** With processes: the line to the primary, which keeps the node's turns, breakers and memory cache. */
   private readonly link: ProcessLink | undefined = processLink();
-  /** The memory cache: this process's, or with processes the primary's (per gateway). */
-  private readonly cache = new ResponseCache();
+  /** With processes (and no `storage`), the memory cache the primary keeps, per gateway. */
   private readonly nodeCaches = new Map<string, NodeResponseCache>();
   /** The response cache in Redis, per gateway, while its config has `storage`. */
   private readonly redisCaches = new Map<string, { config: GatewayConfig; cache: RedisResponseCache }>();
@@ -178,10 +177,10 @@ export class GatewayProxyOutput implements Output {
           : cachePlan(api, req, method, req.upstreamUrl ?? `${req.upstreamPath}?${req.query}`, knownBody(msg.content, exchange));
       if (plan === undefined) return this.forward(msg, exchange, req, api, config, limits, method, undefined);
       // Tyk's cache connection: cache_storage when enable_separate_cache_store, else storage.
-      const cacheStore = config?.enable_separate_cache_store === true && config.cache_storage !== undefined ? config.cache_storage : config?.storage;
+      const cacheStore = cacheStorageOf(config);
       const redis = cacheStore === undefined ? this.nodeCache(req.gateway) : this.redisCache(req.gateway, config!, cacheStore);
       if (redis === undefined) {
-        const hit = this.cache.get(plan.key);
+        const hit = memoryResponseCache(req.gateway).get(plan.key);
         if (hit === undefined) return this.forward(msg, exchange, req, api, config, limits, method, plan);
         answerCached(res, hit, limits);
         return undefined;
@@ -302,7 +301,7 @@ export class GatewayProxyOutput implements Output {
       const timeoutMs = config !== undefined && config.proxy_default_timeout > 0 ? Math.ceil(config.proxy_default_timeout * 1000) : this.timeoutMs;
       let extras = this.endpointExtras(req.gateway, api, method, req.upstreamPath);
       if (plan !== undefined) {
-        const cache = this.cache;
+        const cache = memoryResponseCache(req.gateway);
         extras ??= {};
         extras.record = (status, answerHeaders, body) => {
           const ttl = keepFor(api, plan, status, answerHeaders);

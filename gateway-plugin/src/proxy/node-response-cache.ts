@@ -8,7 +8,7 @@
  */
 import { ProcessStore, type ProcessLink } from '@svc/engine/kit';
 import { decodeEntry, encodeEntry } from './redis-response-cache.js';
-import { MAX_ENTRY_BYTES, MAX_TOTAL_BYTES, type CachedAnswer } from './response-cache.js';
+import { MAX_ENTRY_BYTES, MAX_TOTAL_BYTES, apiCachePrefix, type CachedAnswer } from './response-cache.js';
 
 export class NodeResponseCache {
   private readonly store: ProcessStore;
@@ -42,5 +42,10 @@ export class NodeResponseCache {
     } catch {
       // Not kept: the next request goes upstream.
     }
+  }
+
+  /** Drops every answer the primary keeps for API `apiId`; resolves once it did. */
+  async deleteApi(apiId: string): Promise<void> {
+    await this.store.deletePrefix(apiCachePrefix(apiId));
   }
 }

@@ -19,7 +19,7 @@
 import type { ThrottledLog } from '@svc/engine/kit';
 import { errorMessage } from '@svc/engine';
 import type { RedisClient, RedisConnection } from '../sessions/redis-connection.js';
-import { MAX_ENTRY_BYTES, type CachedAnswer } from './response-cache.js';
+import { MAX_ENTRY_BYTES, apiCachePrefix, type CachedAnswer } from './response-cache.js';
 
 const NEWLINE = 0x0a;
 
@@ -93,6 +93,17 @@ export class RedisResponseCache {
       .redis()
       .then((r) => r.set(redisCacheKey(key), value, { expiration: { type: 'EX', value: ttl } }))
       .catch((err: unknown) => this.log.warn(`response cache: could not save the answer in Redis: ${errorMessage(err)}`));
+  }
+
+  /**
+   * Deletes every answer kept for API `apiId` on every node (Tyk's DeleteScanMatch of
+   * `cache-<api id>*`; here the id is matched literally, glob characters escaped, up to its NUL).
+   */
+  async deleteApi(apiId: string): Promise<void> {
+    const match = redisCacheKey(apiCachePrefix(apiId)).replace(/[*?[\]\\]/g, '\\$&') + '*';
+    for (const node of await this.connection.nodes())
+      // One key a DEL: in a cluster the keys of one node span slots.
+      for await (const batch of node.scanIterator({ MATCH: match, COUNT: 1000 })) await Promise.all(batch.map((k) => node.del(k)));
   }
 
   close(): Promise<void> {

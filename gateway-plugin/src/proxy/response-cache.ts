@@ -27,6 +27,7 @@ import { compiledRe2 } from '@svc/engine/kit';
 import type { ApiSpec, EndpointCache } from '../apis/api-spec.js';
 import { firstEndpointFor } from '../gateway/endpoint-lists.js';
 import type { GatewayRequest } from '../gateway/request.js';
+import type { GatewayConfig, StorageConfig } from '../conf/gateway-config.js';
 
 export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
 export const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
@@ -104,7 +105,7 @@ export function cachePlan(api: ApiSpec, req: GatewayRequest, method: string, ups
   }
   const codes = entry !== undefined && entry.codes.length > 0 ? entry.codes : options.codes;
   const ttl = entry !== undefined && entry.timeout > 0 ? entry.timeout : options.timeout;
-  return { key: `${api.id}\u0000${who}\u0000${h.digest('hex')}`, codes, ttl };
+  return { key: `${apiCachePrefix(api.id)}${who}\u0000${h.digest('hex')}`, codes, ttl };
 }
 
 /** Whether (and for how long) an answer is kept, as Tyk's ResponseCacheMiddleware decides. */
@@ -149,10 +150,35 @@ export class ResponseCache {
     }
   }
 
+  /** Drops every answer kept for API `apiId` (Tyk's DELETE /tyk/cache/{apiId}). */
+  deleteApi(apiId: string): void {
+    const prefix = apiCachePrefix(apiId);
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.delete(key);
+  }
+
   private delete(key: string): void {
     const e = this.entries.get(key);
     if (e === undefined) return;
     this.entries.delete(key);
     this.bytes -= e.body.length;
   }
+}
+
+/** The start of every plan key of API `apiId` (see {@link cachePlan}): the id and its NUL, so no other API's. */
+export function apiCachePrefix(apiId: string): string {
+  return `${apiId}\u0000`;
+}
+
+const memoryCaches = new Map<string, ResponseCache>();
+
+/** This process's memory cache of gateway `name` (the proxy's, with one process and no `storage`). */
+export function memoryResponseCache(name: string): ResponseCache {
+  let c = memoryCaches.get(name);
+  if (c === undefined) memoryCaches.set(name, (c = new ResponseCache()));
+  return c;
+}
+
+/** Where Tyk keeps the cache: `cache_storage` with `enable_separate_cache_store`, else `storage` (undefined: memory). */
+export function cacheStorageOf(config: GatewayConfig | undefined): StorageConfig | undefined {
+  return config?.enable_separate_cache_store === true && config.cache_storage !== undefined ? config.cache_storage : config?.storage;
 }

@@ -26,11 +26,16 @@
  * Last, an OAS `mockResponse` (MockResponseMiddleware, after Tyk's transforms): the operation's
  * `code` (200 when 0), `body` and `headers`, with X-RateLimit-* and the response header edits.
  *
+ * For a request that goes upstream, `upstream_auth` (proxy/upstream-auth.ts): the upstream's Basic
+ * credentials or OAuth token in its header; a failed token request is Tyk's 500 `failed to get
+ * OAuth token: ...`.
+ *
  * Values may hold `$svc_context.*`, `$svc_meta.*` and `$secret_*` (see variables.ts). Header names
  * compare without case, as Go's Header.Del and Header.Set do.
  */
-import { answerMessage, type Answer, type Logger } from '@svc/engine';
-import type { EndpointBodyTransform, EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
+import { answerMessage, errorMessage, type Answer, type Logger } from '@svc/engine';
+import { upstreamCredential } from '../proxy/upstream-auth.js';
+import type { ApiSpec, EndpointBodyTransform, EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
 import { mockAnswer } from '../gateway/mock-reply.js';
 import { limitHeaders } from '../ratelimit/limit-headers.js';
 import { canonicalHeader } from '../rewrite/context-data.js';
@@ -152,6 +157,17 @@ export class GatewayTransform extends GatewayMiddleware {
       markAnsweredByStage(msg);
       return void answerMessage(msg, oasMockAnswer(mock.reply, req, response, state.config.rate_limit_response_headers ?? 'quotas'));
     }
+    if (api.upstreamAuth !== undefined) {
+      // Tyk's upstream auth provider fills the header as the request leaves: it wins over the client's and the transforms'.
+      let credential: { header: string; value: string };
+      try {
+        credential = await upstreamCredential(api.upstreamAuth);
+      } catch (err) {
+        this.logger.warn(`API ${api.id}: upstream OAuth token request to ${originOf(api.upstreamAuth)} failed: ${errorMessage(err)}`);
+        return void answerMessage(msg, tykError(500, jsEscape(`failed to get OAuth token: ${errorMessage(err)}`)));
+      }
+      req.headers = { ...req.headers, [credential.header]: credential.value };
+    }
     msg.ctx.set(GATEWAY_REQUEST, req);
     markStage(msg, 'transform');
   }
@@ -173,5 +189,15 @@ export class GatewayTransform extends GatewayMiddleware {
     if (r.error !== undefined) return void this.logger.error(`Body transform failure: failed to apply template to request: ${r.error}`);
     msg.content = Buffer.from(fillContext(r.text, from, true));
     req.bodyReplaced = true;
+  }
+}
+
+/** The OAuth server's origin, for a log line (never the path or query, which may carry credentials). */
+function originOf(auth: NonNullable<ApiSpec['upstreamAuth']>): string {
+  if (auth.kind !== 'oauth') return '';
+  try {
+    return new URL(auth.tokenUrl).origin;
+  } catch {
+    return '(bad token_url)';
   }
 }

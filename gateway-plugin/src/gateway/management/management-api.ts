@@ -13,6 +13,7 @@ import { jsonAnswer } from '../answers.js';
 import type { GatewaySource } from '../gateway-source.js';
 import type { GatewayState } from '../state.js';
 import { ApiEndpoints } from './apis.js';
+import { CacheEndpoints } from './cache.js';
 import { KeyEndpoints } from './keys.js';
 import { PolicyEndpoints } from './policies.js';
 import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, statusMessage } from './replies.js';
@@ -86,6 +87,7 @@ export class ManagementApi {
     new ApiEndpoints(state, source, this.log).route(this.routes);
     new KeyEndpoints(state, this.log).route(this.routes);
     new PolicyEndpoints(state, this.log).route(this.routes);
+    new CacheEndpoints(state, this.log).route(this.routes);
   }
 
   /** The answer to one management request; never rejects (a failure is Tyk's 500, logged). */
