@@ -15,7 +15,8 @@ import type { GatewayRequest } from '../gateway/request.js';
 import type { GatewayState } from '../gateway/state.js';
 import { passwordMatches, type PasswordLog } from '../sessions/basic-auth-password.js';
 import { decodeStdBase64 } from '../sessions/key-hash.js';
-import { firstMatch, pattern } from '../rewrite/patterns.js';
+import { compiledRe2 } from '@svc/engine/kit';
+import { firstMatch } from '../rewrite/patterns.js';
 import { readCredential } from './credential.js';
 import type { AuthOutcome } from './jwt-auth.js';
 import { findKey } from './key-lookup.js';
@@ -44,7 +45,7 @@ function headerCredentials(api: ApiSpec, req: GatewayRequest): Credentials {
 
 /** Group 1 of the first match of `regexp` in `text`, or Tyk's 400 for `what`. */
 function bodyValue(regexp: string, text: string, what: 'username' | 'password'): string | Refusal {
-  const re = pattern(regexp);
+  const re = compiledRe2(regexp);
   const m = re === null ? undefined : firstMatch(re, text);
   if (m === undefined) return { ok: false, status: 400, message: `Body do not contain ${what}` };
   if (m.length < 2) return { ok: false, status: 400, message: `${what} should be inside regexp match group` };

@@ -4,8 +4,8 @@
  * primary's store when the node runs several processes, or in this process's memory. Resolves
  * once no process can serve an answer kept before.
  */
-import { ThrottledLog, type Logger } from '@svc/engine';
-import { processLink } from '@svc/engine/kit';
+import type { Logger } from '@svc/engine';
+import { ThrottledLog, processLink } from '@svc/engine/kit';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
 import { NodeResponseCache } from './node-response-cache.js';
