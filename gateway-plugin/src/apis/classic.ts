@@ -24,6 +24,7 @@ import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema
 import { templateSource } from './body-templates.js';
 import { checkedHost } from './host-template.js';
 import { Fields } from './fields.js';
+import { errorOverridesOf } from './error-overrides.js';
 import { classicRewrite } from './url-rewrites.js';
 import { cacheOptionsOf, endpointCacheOf, goDurationMs, loadBalancingTargets, upstreamTls } from './traffic-fields.js';
 import { corsOf, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, checkedRegexp, signingMethodOf, targetUrlOf } from './normalise.js';
@@ -72,6 +73,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     stripAuthData: root.bool('strip_auth_data'),
     enableContextVars: root.bool('enable_context_vars'),
     ...optional('cors', corsOf(root.obj('CORS'), CLASSIC_CORS)),
+    ...optional('errorOverrides', errorOverridesOf(root)),
     globalRateLimit: ratePair(root.obj('global_rate_limit')),
     disableRateLimit: root.bool('disable_rate_limit'),
     ...ipLists(root),

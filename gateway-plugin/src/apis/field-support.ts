@@ -371,8 +371,9 @@ const CLASSIC: FieldTable = {
   upstream_auth: unsupported('authentication to the upstream (upstream_auth)'),
   security_requirements: unsupported('several security requirements'),
   security_requirement_scopes: unsupported('security requirement scopes'),
-  error_overrides: unsupported('error overrides', unlessOff('error_overrides_disabled')),
-  error_overrides_disabled: ignored('switch of error_overrides'),
+  // Each rule is read by apis/error-overrides.ts, which refuses what svc does not run (flag, template).
+  error_overrides: implemented(),
+  error_overrides_disabled: implemented(),
 };
 
 /** An OAS object field that is on with `enabled: true`. */

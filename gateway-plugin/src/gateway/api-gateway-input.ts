@@ -47,6 +47,7 @@ import { checkServed, passedRequest, type CheckedRequest } from './before-chain.
 import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
+import { bindOverrides } from './error-override.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import type { GatewaySource } from './gateway-source.js';
 import { ManagementApi, isManagementPath } from './management/management-api.js';
@@ -355,6 +356,7 @@ export class ApiGatewayInput extends PushInput {
     // The API routed to, or the one it hands the request over to (a base API's version).
     const served = checkServed(api, routed, state.config.http_server_options?.xff_depth ?? 0, (id) => findLoopTarget(state.allApis(), id));
     const { checked, target } = served;
+    bindOverrides(res, checked.api.errorOverrides);
     if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) res.setHeader(k, v);
     if (checked.refusal) return this.answerSelf(req, res, checked.refusal, started, api.id, checked.refusal.status !== 403 && checked.keepAlive !== true);
     if (checked.expires !== undefined) res.setHeader(EXPIRES_HEADER, checked.expires);
@@ -416,6 +418,7 @@ export class ApiGatewayInput extends PushInput {
     const looped0: CheckedRequest = { req: from.req, method, path, rawPath: path, query: l.query, headers: req.headers, looped: true };
     const served = checkServed(api, looped0, state.config.http_server_options?.xff_depth ?? 0, (id) => findLoopTarget(state.allApis(), id));
     const { checked, target } = served;
+    bindOverrides(from.res, checked.api.errorOverrides);
     if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) from.res.setHeader(k, v);
     if (checked.refusal) return writeAnswer(from.req, from.res, checked.refusal, this.closing);
     if (checked.expires !== undefined) from.res.setHeader(EXPIRES_HEADER, checked.expires);
