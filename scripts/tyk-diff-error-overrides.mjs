@@ -154,7 +154,12 @@ writeFileSync(
   `http: { enabled: false }\nlogger: { level: WARN }\ninput:\n  api_gateway: { conf: ${svcFile} }\npipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}\n`,
 );
 const procs = [startGateway(TYK_BIN, ['--conf', tykFile]), startGateway(join(REPO, 'node_modules/.bin/engine'), ['-c', join(ROOT, 'engine.yaml')])];
-await new Promise((r) => setTimeout(r, 6000));
+// Both gateways up (each answers its listen port), within 60 s.
+for (let i = 0; i < 300; i++) {
+  const up = await Promise.all([tykPort, svcPort].map((p) => send(p, ['GET', '/', {}])));
+  if (up.every((r) => r.error === undefined)) break;
+  await new Promise((r) => setTimeout(r, 200));
+}
 let differ = 0;
 try {
   for (const c of CASES) {
