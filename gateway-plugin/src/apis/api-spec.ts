@@ -443,6 +443,8 @@ export interface ApiSpec {
   cors?: CorsSettings;
   /** `error_overrides` (classic; absent with `error_overrides_disabled`): Tyk's rewrites of error answers. */
   errorOverrides?: ErrorOverrides;
+  /** `enable_batch_request_support`: `{listen_path}/tyk/batch/` takes batches (gateway/batch-requests.ts). */
+  batchRequests?: boolean;
   /** `enable_context_vars`: the request's context variables exist (else `$svc_context.*` is empty, as in Tyk). */
   enableContextVars?: boolean;
 

@@ -74,6 +74,7 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     enableContextVars: root.bool('enable_context_vars'),
     ...optional('cors', corsOf(root.obj('CORS'), CLASSIC_CORS)),
     ...optional('errorOverrides', errorOverridesOf(root)),
+    ...(root.bool('enable_batch_request_support') ? { batchRequests: true } : {}),
     globalRateLimit: ratePair(root.obj('global_rate_limit')),
     disableRateLimit: root.bool('disable_rate_limit'),
     ...ipLists(root),

@@ -331,7 +331,7 @@ const CLASSIC: FieldTable = {
   auth_provider: ignored('the auth provider (the default one is served)'),
   session_provider: ignored('the session provider (the default one is served)'),
   event_handlers: ignored('event handlers (webhooks, logs of events)'),
-  enable_batch_request_support: unsupported('batch requests'),
+  enable_batch_request_support: implemented(),
   enable_ip_whitelisting: implemented(),
   allowed_ips: implemented(),
   enable_ip_blacklisting: implemented(),

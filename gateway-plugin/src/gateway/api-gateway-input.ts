@@ -48,6 +48,7 @@ import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
 import { bindOverrides } from './error-override.js';
+import { NOT_POSTED, answerBatch, batchPath } from './batch-requests.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import type { GatewaySource } from './gateway-source.js';
 import { ManagementApi, isManagementPath } from './management/management-api.js';
@@ -350,6 +351,7 @@ export class ApiGatewayInput extends PushInput {
     const api = this.router.route(t.path, req.headers.host ?? '');
     if (api === undefined) return this.answerSelf(req, res, NOT_FOUND, started);
     if (this.closing) return this.answerSelf(req, res, SHUTTING_DOWN, started, api.id, true);
+    if (api.batchRequests === true && t.path === batchPath(api)) return void this.batch(req, res, api, started);
     const method = (req.method ?? 'GET').toUpperCase();
     const state = this.state!;
     const routed: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };
@@ -443,6 +445,20 @@ export class ApiGatewayInput extends PushInput {
     msg.ctx.set(LIVE_EXCHANGE, exchange);
     msg.ctx.set(REQUESTER, new ClientPresence(from.res));
     this.deliver(from.req, from.res, msg);
+  }
+
+  /** A batch for `api` (Tyk's batch endpoint, beside its chain): its requests come back to this listener. */
+  private async batch(req: IncomingMessage, res: ServerResponse, api: ApiSpec, started: bigint): Promise<void> {
+    if (req.method !== 'POST') return this.answerSelf(req, res, NOT_POSTED, started, api.id);
+    let body: Buffer;
+    try {
+      body = await readBody(req, this.conf.max_body_size, parseDuration(this.conf.body_timeout));
+    } catch (err) {
+      const status = err instanceof BodyError ? err.status : 400;
+      return writeAnswer(req, res, status === 413 ? TOO_LARGE : status === 408 ? TIMED_OUT : BODY_UNREADABLE, true);
+    }
+    const a = await answerBatch(api, this.listener!.address().port, body);
+    this.answerSelf(req, res, a, started, api.id);
   }
 
   private async withBody(req: IncomingMessage, res: ServerResponse, msg: Message): Promise<void> {
