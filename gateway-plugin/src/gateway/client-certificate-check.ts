@@ -18,6 +18,18 @@ const EXPIRED = tykError(403, 'Certificate has expired');
 /** A client's chain is read this deep at most. */
 const MAX_CHAIN = 8;
 
+/** A connection's chain and the ids of its certificates, read once: the handshake fixed them. */
+const presented = new WeakMap<TLSSocket, { chain: Buffer[]; ids: string[] }>();
+
+function presentedBy(socket: TLSSocket): { chain: Buffer[]; ids: string[] } {
+  let p = presented.get(socket);
+  if (p === undefined) {
+    const chain = chainOf(socket);
+    presented.set(socket, (p = { chain, ids: chain.map((der) => createHash('sha256').update(der).digest('hex')) }));
+  }
+  return p;
+}
+
 /** The chain the client presented, leaf first (DER). */
 function chainOf(socket: TLSSocket): Buffer[] {
   const out: Buffer[] = [];
@@ -43,9 +55,8 @@ function issuedBy(peer: Buffer, caPem: string): boolean {
 /** Tyk's refusal of the request on `socket` for an API with `mtls`, or undefined when its certificate is allowed. */
 export function clientCertificateRefusal(mtls: MutualTls, socket: Socket): Answer | undefined {
   if ((socket as TLSSocket).encrypted !== true) return NOT_TLS;
-  const chain = chainOf(socket as TLSSocket);
+  const { chain, ids } = presentedBy(socket as TLSSocket);
   if (chain.length === 0) return REQUIRED;
-  const ids = chain.map((der) => createHash('sha256').update(der).digest('hex'));
   for (const [i, der] of chain.entries()) {
     for (const allowed of mtls.certificates) {
       if (allowed.ca && issuedBy(der, allowed.pem)) return undefined;
