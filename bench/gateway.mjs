@@ -246,7 +246,7 @@ export function wrkBinary() {
 const UNIT_MS = { us: 0.001, ms: 1, s: 1000 };
 
 /** CPU time (ms) `pid` and every process under it (a per-core engine's children) have used so far (Linux /proc). */
-function treeCpuMs(pid) {
+export function treeCpuMs(pid) {
   let ticks = 0;
   const walk = (p) => {
     try {

@@ -40,6 +40,7 @@ const ALL = [
   'gateway-checks',
   'gateway-traffic',
   'gateway-validation',
+  'gateway-mtls',
   'governance',
   'governance-tyk',
   'file-scanners',

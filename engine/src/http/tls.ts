@@ -6,7 +6,8 @@ import { ErrorCode, SvcError, errorMessage } from '../errors.js';
  * A server's certificate chain and private key, as read from `cert_file` and `key_file`, and
  * optionally node:tls's certificate choice by server name (SNI), protocol versions and ciphers.
  */
-export interface TlsFiles extends Pick<TlsOptions, 'SNICallback'>, Pick<SecureContextOptions, 'minVersion' | 'maxVersion' | 'ciphers'> {
+export interface TlsFiles
+  extends Pick<TlsOptions, 'SNICallback' | 'requestCert' | 'rejectUnauthorized'>, Pick<SecureContextOptions, 'minVersion' | 'maxVersion' | 'ciphers'> {
   cert: Buffer;
   key: Buffer;
 }

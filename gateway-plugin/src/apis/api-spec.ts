@@ -8,6 +8,8 @@ import type { JsonSchemaNode } from '../transform/json-schema.js';
 import type { OasRequestBody } from '../transform/oas-request-validation.js';
 import type { OasParameter } from '../transform/oas-parameters.js';
 import type { PathMatching } from './endpoints.js';
+import type { ErrorOverrides } from './error-overrides.js';
+import type { MutualTls } from './client-certificates.js';
 
 /** A `rate` per `per` seconds pair (0/0: no limit). */
 export interface RatePair {
@@ -444,6 +446,12 @@ export interface ApiSpec {
   responseBodyTransforms?: EndpointBodyTransform[];
   /** CORS, when on. */
   cors?: CorsSettings;
+  /** `error_overrides` (classic; absent with `error_overrides_disabled`): Tyk's rewrites of error answers. */
+  errorOverrides?: ErrorOverrides;
+  /** `enable_batch_request_support`: `{listen_path}/tyk/batch/` takes batches (gateway/batch-requests.ts). */
+  batchRequests?: boolean;
+  /** `use_mutual_tls_auth` with `client_certificates`: the certificates a client must present (gateway/client-certificate-check.ts). */
+  mutualTls?: MutualTls;
   /** `enable_context_vars`: the request's context variables exist (else `$svc_context.*` is empty, as in Tyk). */
   enableContextVars?: boolean;
 

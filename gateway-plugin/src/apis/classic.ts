@@ -25,6 +25,8 @@ import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema
 import { templateSource } from './body-templates.js';
 import { checkedHost } from './host-template.js';
 import { Fields } from './fields.js';
+import { errorOverridesOf } from './error-overrides.js';
+import { mutualTlsOf } from './client-certificates.js';
 import { classicRewrite } from './url-rewrites.js';
 import { cacheOptionsOf, endpointCacheOf, goDurationMs, loadBalancingTargets, upstreamTls } from './traffic-fields.js';
 import { corsOf, endpointPattern, listenPathOf, checkedEndpointPattern, checkedListPattern, checkedRegexp, signingMethodOf, targetUrlOf } from './normalise.js';
@@ -74,6 +76,9 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     stripAuthData: root.bool('strip_auth_data'),
     enableContextVars: root.bool('enable_context_vars'),
     ...optional('cors', corsOf(root.obj('CORS'), CLASSIC_CORS)),
+    ...optional('errorOverrides', errorOverridesOf(root)),
+    ...(root.bool('enable_batch_request_support') ? { batchRequests: true } : {}),
+    ...optional('mutualTls', mutualTlsOf(root)),
     globalRateLimit: ratePair(root.obj('global_rate_limit')),
     disableRateLimit: root.bool('disable_rate_limit'),
     ...ipLists(root),

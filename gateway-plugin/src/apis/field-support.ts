@@ -248,8 +248,8 @@ const CLASSIC: FieldTable = {
       body_password_regexp: implemented(),
     },
   }),
-  use_mutual_tls_auth: unsupported('mutual TLS authentication'),
-  client_certificates: ignored('mutual TLS certificates (only with use_mutual_tls_auth, which is refused)'),
+  use_mutual_tls_auth: implemented(),
+  client_certificates: implemented(),
   upstream_certificates: implemented(),
   upstream_certificates_disabled: implemented(),
   pinned_public_keys: unsupported('upstream certificate pinning', unlessOff('certificate_pinning_disabled')),
@@ -334,7 +334,7 @@ const CLASSIC: FieldTable = {
   auth_provider: ignored('the auth provider (the default one is served)'),
   session_provider: ignored('the session provider (the default one is served)'),
   event_handlers: ignored('event handlers (webhooks, logs of events)'),
-  enable_batch_request_support: unsupported('batch requests'),
+  enable_batch_request_support: implemented(),
   enable_ip_whitelisting: implemented(),
   allowed_ips: implemented(),
   enable_ip_blacklisting: implemented(),
@@ -388,8 +388,9 @@ const CLASSIC: FieldTable = {
   }),
   security_requirements: unsupported('several security requirements'),
   security_requirement_scopes: unsupported('security requirement scopes'),
-  error_overrides: unsupported('error overrides', unlessOff('error_overrides_disabled')),
-  error_overrides_disabled: ignored('switch of error_overrides'),
+  // Each rule is read by apis/error-overrides.ts, which refuses what svc does not run (flag, template).
+  error_overrides: implemented(),
+  error_overrides_disabled: implemented(),
 };
 
 /** An OAS object field that is on with `enabled: true`. */

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Answer } from '@svc/engine';
+import { overrideAnswer } from './error-override.js';
 
 /** Bodies up to this size go out as a latin1 string, in one write with the head. */
 const ONE_WRITE_MAX = 16 * 1024;
@@ -14,9 +15,13 @@ export function answered(res: ServerResponse): boolean {
   return res.headersSent || res.writableEnded || res.destroyed;
 }
 
-/** Writes `a` (headers as given, Content-Length from the body); `close` ends the connection after it. */
-export function writeAnswer(req: IncomingMessage, res: ServerResponse, a: Answer, close = false): void {
+/**
+ * Writes `a` (headers as given, Content-Length from the body), or what the API's error overrides
+ * make of it (`error-override.ts`); `close` ends the connection after it.
+ */
+export function writeAnswer(req: IncomingMessage, res: ServerResponse, given: Answer, close = false): void {
   if (answered(res)) return;
+  const a = overrideAnswer(res, given);
   const body = a.body === undefined ? undefined : Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength);
   const headers: Record<string, string | string[] | number> = {};
   if (a.headers) for (const [k, v] of Object.entries(a.headers)) headers[k] = v;

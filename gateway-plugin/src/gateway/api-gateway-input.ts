@@ -46,6 +46,8 @@ import { checkServed, passedRequest, type CheckedRequest } from './before-chain.
 import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
+import { bindOverrides } from './error-override.js';
+import { NOT_POSTED, answerBatch, batchPath } from './batch-requests.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import type { GatewaySource } from './gateway-source.js';
 import { ManagementApi, isManagementPath } from './management/management-api.js';
@@ -348,12 +350,14 @@ export class ApiGatewayInput extends PushInput {
     const api = this.router.route(t.path, req.headers.host ?? '');
     if (api === undefined) return this.answerSelf(req, res, NOT_FOUND, started);
     if (this.closing) return this.answerSelf(req, res, SHUTTING_DOWN, started, api.id, true);
+    if (api.batchRequests === true && t.path === batchPath(api)) return void this.batch(req, res, api, started);
     const method = (req.method ?? 'GET').toUpperCase();
     const state = this.state!;
     const routed: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };
     // The API routed to, or the one it hands the request over to (a base API's version).
     const served = checkServed(api, routed, state.config.http_server_options?.xff_depth ?? 0, (id) => findLoopTarget(state.allApis(), id));
     const { checked, target } = served;
+    bindOverrides(res, checked.api.errorOverrides);
     if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) res.setHeader(k, v);
     if (checked.refusal) return this.answerSelf(req, res, checked.refusal, started, api.id, checked.refusal.status !== 403 && checked.keepAlive !== true);
     if (checked.expires !== undefined) res.setHeader(EXPIRES_HEADER, checked.expires);
@@ -416,6 +420,7 @@ export class ApiGatewayInput extends PushInput {
     const looped0: CheckedRequest = { req: from.req, method, path, rawPath: path, query: l.query, headers: req.headers, looped: true };
     const served = checkServed(api, looped0, state.config.http_server_options?.xff_depth ?? 0, (id) => findLoopTarget(state.allApis(), id));
     const { checked, target } = served;
+    bindOverrides(from.res, checked.api.errorOverrides);
     if (checked.corsHeaders !== undefined) for (const [k, v] of Object.entries(checked.corsHeaders)) from.res.setHeader(k, v);
     if (checked.refusal) return writeAnswer(from.req, from.res, checked.refusal, this.closing);
     if (checked.expires !== undefined) from.res.setHeader(EXPIRES_HEADER, checked.expires);
@@ -440,6 +445,20 @@ export class ApiGatewayInput extends PushInput {
     msg.ctx.set(LIVE_EXCHANGE, exchange);
     msg.ctx.set(REQUESTER, new ClientPresence(from.res));
     this.deliver(from.req, from.res, msg);
+  }
+
+  /** A batch for `api` (Tyk's batch endpoint, beside its chain): its requests come back to this listener. */
+  private async batch(req: IncomingMessage, res: ServerResponse, api: ApiSpec, started: bigint): Promise<void> {
+    if (req.method !== 'POST') return this.answerSelf(req, res, NOT_POSTED, started, api.id);
+    let body: Buffer;
+    try {
+      body = await readBody(req, this.conf.max_body_size, parseDuration(this.conf.body_timeout));
+    } catch (err) {
+      const status = err instanceof BodyError ? err.status : 400;
+      return writeAnswer(req, res, status === 413 ? TOO_LARGE : status === 408 ? TIMED_OUT : BODY_UNREADABLE, true);
+    }
+    const a = await answerBatch(api, this.listener!.address().port, body);
+    this.answerSelf(req, res, a, started, api.id);
   }
 
   private async withBody(req: IncomingMessage, res: ServerResponse, msg: Message): Promise<void> {

@@ -12,6 +12,7 @@ import type { ApiSpec } from '../apis/api-spec.js';
 import { upstreamPathOf } from './api-router.js';
 import { joinListenPath } from './loop-target.js';
 import { clientIp, firstHeader, headerLines, ipListed } from './client-ip.js';
+import { clientCertificateRefusal } from './client-certificate-check.js';
 import { corsOutcome, skipsEndpointLists } from './cors.js';
 import { ENDPOINT_FORBIDDEN, endpointStatus } from './endpoint-lists.js';
 import { tykError } from './errors.js';
@@ -104,6 +105,9 @@ export function checkBeforeChain(api: ApiSpec, r: CheckedRequest, xffDepth: numb
     if (allow.length > 0 && !ipListed(ip, allow)) return refused(FORBIDDEN_IP);
     if (block.length > 0 && ipListed(ip, block)) return refused(FORBIDDEN_IP);
   }
+  // Tyk's CertificateCheckMW comes after the IP lists, before the size limit.
+  const certificate = served.mutualTls === undefined ? undefined : clientCertificateRefusal(served.mutualTls, r.req.socket);
+  if (certificate) return refused(certificate);
   const tooLarge = sizeRefusal(served, r.method, path, r.req.headers['content-length']);
   if (tooLarge) return refused(tooLarge);
   return { ...version, authIgnored: status === 'ignored', ...(corsHeaders ? { corsHeaders } : {}) };

@@ -103,6 +103,9 @@ export async function gatewayTls(options: GatewayConfig['http_server_options']):
   return {
     ...pairs[0]!,
     ...suites,
+    // Every client is asked for a certificate; an API with use_mutual_tls_auth judges it (client-certificate-check.ts).
+    requestCert: true,
+    rejectUnauthorized: false,
     SNICallback: (servername, cb) => cb(null, pick(servername).context),
   };
 }

@@ -27,6 +27,8 @@ import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { detectContentType } from '../gateway/content-sniff.js';
 import { tykError } from '../gateway/errors.js';
+import { MATCH_BYTES, overrideAnswer, overrideUpstream, upstreamOverrides } from '../gateway/error-override.js';
+import type { ErrorOverrides } from '../apis/error-overrides.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
 import { MAX_ENTRY_BYTES, type CachedAnswer } from './response-cache.js';
 
@@ -153,6 +155,10 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   private pendingHead: Record<string, string | string[]> | undefined;
   /** The answer held for a response transform: its head, and its body so far. */
   private held: { headers: Record<string, string | string[]>; chunks: Buffer[]; bytes: number } | undefined;
+  /** An upstream error answer held (up to its first MATCH_BYTES) until the API's error overrides decide on it. */
+  private errorHold: { overrides: ErrorOverrides; headers: Record<string, string | string[]>; chunks: Buffer[]; bytes: number } | undefined;
+  /** An error override replaced the upstream's answer: the rest of it is not relayed. */
+  private replaced = false;
   private readonly onClose = (): void => this.closeNow();
   private onDrain: (() => void) | undefined;
 
@@ -243,16 +249,56 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     }
     if (this.res.getHeaderNames().length > 0) ontoPreset(this.res, headers);
     this.status = statusCode;
-    if (this.extras?.record !== undefined) this.recording = { headers: headers as Record<string, string | string[]>, chunks: [], bytes: 0 };
+    const overrides = upstreamOverrides(this.res, statusCode);
+    if (overrides !== undefined) {
+      this.errorHold = { overrides, headers: headers as Record<string, string | string[]>, chunks: [], bytes: 0 };
+      return;
+    }
+    this.startAnswer(controller, headers as Record<string, string | string[]>);
+  }
+
+  /** The upstream's head goes on: held for a cache entry or a transform, for sniffing, or written. */
+  private startAnswer(controller: Dispatcher.DispatchController, headers: Record<string, string | string[]>): void {
+    const statusCode = this.status;
+    if (this.extras?.record !== undefined) this.recording = { headers, chunks: [], bytes: 0 };
     if (this.extras?.transformBody !== undefined && this.res.req.method !== 'HEAD') {
-      this.held = { headers: headers as Record<string, string | string[]>, chunks: [], bytes: 0 };
+      this.held = { headers, chunks: [], bytes: 0 };
       return;
     }
     if (headers['content-type'] === undefined && statusCode !== 204 && statusCode !== 304 && this.res.req.method !== 'HEAD') {
-      this.pendingHead = headers as Record<string, string | string[]>;
+      this.pendingHead = headers;
       return;
     }
-    this.writeHead(controller, headers as Record<string, string | string[]>);
+    this.writeHead(controller, headers);
+  }
+
+  /**
+   * The API's error overrides decide on the held upstream error (Tyk's ResponseErrorOverrideMiddleware):
+   * a new body replaces the answer (the upstream's is dropped); else the status and headers change
+   * and the upstream's body follows as it would have.
+   */
+  private decideError(controller: Dispatcher.DispatchController): void {
+    const hold = this.errorHold!;
+    this.errorHold = undefined;
+    const held = Buffer.concat(hold.chunks);
+    const o = overrideUpstream(this.res, hold.overrides, this.status, held.subarray(0, MATCH_BYTES));
+    if (o !== undefined) {
+      this.status = o.status;
+      if (o.body !== undefined) {
+        const body = Buffer.from(o.body.text);
+        for (const name of ['content-length', 'transfer-encoding', 'content-encoding']) delete hold.headers[name];
+        hold.headers['content-type'] = o.body.type;
+        for (const [k, v] of o.headers) hold.headers[k.toLowerCase()] = v;
+        hold.headers['content-length'] = String(body.length);
+        this.replaced = true;
+        if (this.writeHead(controller, hold.headers)) this.res.end(this.res.req.method === 'HEAD' ? undefined : body);
+        controller.abort(new Error('the upstream answer was replaced by an error override'));
+        return;
+      }
+      for (const [k, v] of o.headers) hold.headers[k.toLowerCase()] = v;
+    }
+    this.startAnswer(controller, hold.headers);
+    if (held.length > 0) this.onResponseData(controller, held);
   }
 
   private writeHead(controller: Dispatcher.DispatchController, headers: Record<string, string | string[]>): boolean {
@@ -276,7 +322,14 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.closed || this.expired) return;
+    if (this.closed || this.expired || this.replaced) return;
+    const hold = this.errorHold;
+    if (hold !== undefined) {
+      hold.chunks.push(chunk);
+      hold.bytes += chunk.length;
+      if (hold.bytes >= MATCH_BYTES) this.decideError(controller);
+      return;
+    }
     const held = this.held;
     if (held !== undefined) {
       held.bytes += chunk.length;
@@ -311,7 +364,11 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(controller: Dispatcher.DispatchController): void {
-    if (this.closed || this.expired) return;
+    if (this.closed || this.expired || this.replaced) return;
+    if (this.errorHold !== undefined) {
+      this.decideError(controller);
+      if (this.replaced || this.closed) return;
+    }
     const held = this.held;
     if (held !== undefined) {
       this.held = undefined;
@@ -343,7 +400,7 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     clearTimeout(this.deadline);
-    if (this.closed || this.expired || err === CLIENT_GONE) return;
+    if (this.closed || this.expired || this.replaced || err === CLIENT_GONE) return;
     if (this.res.headersSent) {
       // Mid-body: the status is out, so the only honest signal left is a cut connection.
       this.res.destroy();
@@ -357,10 +414,11 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
 
   /** Answers without the upstream (it failed, or the request could not be sent). */
   answer(status: number, message: string): void {
-    const a = tykError(status, message);
-    this.status = status;
+    // The API's error overrides apply to the gateway's own errors (Tyk's HandleError).
+    const a = overrideAnswer(this.res, tykError(status, message));
+    this.status = a.status;
     const res = this.res;
-    res.statusCode = status;
+    res.statusCode = a.status;
     for (const name in a.headers) res.setHeader(name, a.headers[name]!);
     // end() with the whole body sets Content-Length.
     res.end(a.body);
