@@ -98,41 +98,45 @@ class CsvInput {
     };
   }
 
+  /** The open file's next record already parsed, or undefined when it has none ready. */
+  private buffered(): { record: CsvRecord; file: OpenFile } | undefined {
+    const file = this.file;
+    if (file === undefined || file.at === file.records.length) return undefined;
+    const record = file.records[file.at++]!;
+    // Go's reader reports a row of another length but still gives it: Benthos keeps it
+    if (record.error !== undefined && !record.error.endsWith('wrong number of fields') && record.fields.length === 0) throw new Error(record.error);
+    return { record, file };
+  }
+
   /** The next record of the files, 'file end' after each file's last, undefined when every file is read. */
   private async next(): Promise<{ record: CsvRecord; file: OpenFile } | 'file end' | undefined> {
-    {
-      this.file ??= await this.open();
-      const file = this.file;
-      if (file === undefined) return undefined;
-      while (file.at === file.records.length) {
-        const r = await file.chunks.next();
-        if (r.done) break;
-        file.records = r.value;
-        file.at = 0;
-      }
-      const record = file.records[file.at];
-      if (record !== undefined) {
-        file.at++;
-        // Go's reader reports a row of another length but still gives it: Benthos keeps it
-        if (record.error !== undefined && !record.error.endsWith('wrong number of fields') && record.fields.length === 0) throw new Error(record.error);
-        return { record, file };
-      }
-      this.file = undefined;
-      if (this.conf.delete_on_finish) await unlink(file.path);
-      return 'file end';
+    this.file ??= await this.open();
+    const file = this.file;
+    if (file === undefined) return undefined;
+    while (file.at === file.records.length) {
+      const r = await file.chunks.next();
+      if (r.done) break;
+      file.records = r.value;
+      file.at = 0;
     }
+    const got = this.buffered();
+    if (got !== undefined) return got;
+    this.file = undefined;
+    if (this.conf.delete_on_finish) await unlink(file.path);
+    return 'file end';
   }
 
   async read(): Promise<Transaction | EndOfInput> {
     const batch: Message[] = [];
     while (batch.length < this.conf.batch_count && !this.closed) {
-      let got = await this.next();
+      // Records of a chunk already parsed are taken without a wait each.
+      let got = this.buffered() ?? (await this.next());
       // a batch never holds rows of two files (Benthos reconnects to the next file)
       if (got === 'file end' && batch.length === 0) continue;
       if (got === undefined || got === 'file end') break;
       if (this.conf.parse_header_row && this.header === undefined) {
         this.header = got.record.fields;
-        got = await this.next();
+        got = this.buffered() ?? (await this.next());
         if (got === 'file end') continue;
         if (got === undefined) break;
       }
