@@ -8,6 +8,7 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
     input: [
       'amqp_0_9',
       'amqp_1',
+      'aws_kinesis',
       'aws_s3',
       'aws_sqs',
       'kafka',
@@ -27,6 +28,7 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
     output: [
       'amqp_0_9',
       'amqp_1',
+      'aws_kinesis',
       'aws_s3',
       'aws_sns',
       'aws_sqs',
