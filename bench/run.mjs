@@ -51,6 +51,7 @@ const ALL = [
   'mqtt',
   'amqp1',
   'nats-kv',
+  'kinesis',
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
