@@ -7,11 +7,9 @@
 // engine's by its /metrics counters), so neither side's start-up is counted.
 // The output sends one PutRecords at a time (max_in_flight: 1), as the raw loop does: moto 5.1.22
 // gives concurrent PutRecords to one shard the same sequence numbers and keeps one record of each.
-import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { DATA, ENGINE, ROOT, config, fmt } from './lib.mjs';
+import { ROOT, config, engineMetricRate, fmt, rawRate } from './lib.mjs';
 
 const require = createRequire(join(ROOT, 'plugins', 'package.json'));
 const KINESIS_MODULE = require.resolve('@aws-sdk/client-kinesis');
@@ -60,45 +58,6 @@ const RAW_GET = (stream, count) => `${preamble}
   c.destroy();
 })();`;
 
-/** Records/s of a raw client script (what it printed). */
-function rawRate(name, source) {
-  const file = join(DATA, `${name}.cjs`);
-  writeFileSync(file, source);
-  const r = spawnSync(process.execPath, [file], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${name} failed: ${r.stderr}`);
-  const { moved, seconds } = JSON.parse(r.stdout.trim().split('\n').at(-1));
-  return moved / seconds;
-}
-
-/** Records/s of the engine on `cfg`, from 5% of `count` to all, by its `metric` counter (its /metrics on `port`). */
-async function engineRate(cfg, port, metric, count) {
-  const child = spawn(process.execPath, [ENGINE, '-c', cfg], { stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT });
-  // An engine whose input ends exits once all was sent, maybe between two samples: its exit is the end.
-  let exitedAt;
-  child.once('exit', () => (exitedAt = performance.now()));
-  try {
-    const deadline = Date.now() + 300_000;
-    let start;
-    for (;;) {
-      const text = await fetch(`http://127.0.0.1:${port}/metrics`)
-        .then((r) => r.text())
-        .catch(() => '');
-      const m = new RegExp(`^svc_${metric}\\{[^}]*\\} (\\d+)`, 'm').exec(text);
-      const n = m ? Number(m[1]) : 0;
-      const now = performance.now();
-      if (!start && n >= count * 0.05) start = { at: now, n };
-      if (start && n >= count) return (n - start.n) / ((now - start.at) / 1000);
-      if (start && exitedAt !== undefined && child.exitCode === 0) return (count - start.n) / ((exitedAt - start.at) / 1000);
-      if (child.exitCode !== null) throw new Error(`the engine exited ${child.exitCode} after ${n} of ${count}`);
-      if (Date.now() > deadline) throw new Error(`the engine moved ${n} of ${count} within 300 s`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  } finally {
-    child.kill('SIGKILL');
-    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-  }
-}
-
 async function tempStream(name) {
   await client.send(new k.CreateStreamCommand({ StreamName: name, ShardCount: 1 }));
   for (;;) {
@@ -117,7 +76,7 @@ export async function run({ quick = false } = {}) {
     await tempStream(out1);
     await tempStream(out2);
     const rawPut = rawRate('kinesis-raw-put', RAW_PUT(out1, count));
-    const engPut = await engineRate(
+    const engPut = await engineMetricRate(
       config(
         'kinesis-out',
         `http: { address: 127.0.0.1:${port} }
@@ -139,7 +98,7 @@ output:
     );
     // The raw producer's stream is read by both consumers.
     const rawGet = rawRate('kinesis-raw-get', RAW_GET(out1, count));
-    const engGet = await engineRate(
+    const engGet = await engineMetricRate(
       config(
         'kinesis-in',
         `http: { address: 127.0.0.1:${port} }

@@ -52,6 +52,7 @@ const ALL = [
   'amqp1',
   'nats-kv',
   'kinesis',
+  'dynamodb',
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

@@ -1,7 +1,7 @@
 /**
- * Test helpers for `aws_kinesis` (the `*.test.ts` files only): streams and checkpoint tables on
- * moto with unique names, deleted when the test file ends; filling a stream and reading a whole
- * stream back with the raw AWS SDK clients.
+ * Test helpers for `aws_kinesis` and `aws_dynamodb` (the `*.test.ts` files only): streams and
+ * tables on moto with unique names, deleted when the test file ends; filling a stream, reading a
+ * whole stream or table back with the raw AWS SDK clients.
  */
 import { after } from 'node:test';
 import {
@@ -16,7 +16,7 @@ import {
   type _Record as KinesisRecord,
 } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { DeleteTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { waitFor } from '@svc/engine/testing';
 import { session, unique } from './test-support.js';
 
@@ -88,4 +88,30 @@ export function ids(records: KinesisRecord[]): number[] {
 export async function checkpoints(table: string): Promise<{ shard: string; client?: string; sequence?: string }[]> {
   const res = await dynamo.send(new ScanCommand({ TableName: table }));
   return (res.Items ?? []).map((i) => ({ shard: i.ShardID!.S!, client: i.ClientID?.S, sequence: i.SequenceNumber?.S }));
+}
+
+/** A new table with the string hash key `key`; its name. Deleted at the end. */
+export async function tempTable(prefix: string, key = 'id'): Promise<string> {
+  const name = tempTableName(prefix);
+  await dynamo.send(
+    new CreateTableCommand({
+      TableName: name,
+      AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  return name;
+}
+
+/** Every item of a table. */
+export async function itemsOf(table: string): Promise<Record<string, AttributeValue>[]> {
+  const out: Record<string, AttributeValue>[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const res = await dynamo.send(new ScanCommand({ TableName: table, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    out.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
 }
