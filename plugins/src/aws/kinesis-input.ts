@@ -253,11 +253,15 @@ export class KinesisInput extends PullInput<Item> {
   private async consume(client: KinesisClient, sdk: typeof import('@aws-sdk/client-kinesis'), table: KinesisCheckpointer, r: ShardReader): Promise<void> {
     let iterator: string | undefined;
     let idle = IDLE_MS;
-    let nextCommit = Date.now() + this.commitMs;
+    // One timer per commit period, which every wait below races (not a timer per wait).
+    let due = false;
+    const period = () => sleep(this.commitMs, this.stop.signal).then(() => void (due = true));
+    let commitDue = period();
     let ended = false;
     while (!this.closed) {
-      if (Date.now() >= nextCommit) {
-        nextCommit = Date.now() + this.commitMs;
+      if (due) {
+        due = false;
+        commitDue = period();
         try {
           if (!(await table.checkpoint(r.stream, r.shard, r.committed(), false))) {
             this.log.info(`${this.component}: stream ${r.stream} shard ${r.shard} is held by another client now: giving it up`);
@@ -270,11 +274,12 @@ export class KinesisInput extends PullInput<Item> {
       }
       if (ended) {
         if (r.checkpoint.inFlight === 0) break;
-        await Promise.race([this.room(), sleep(Math.max(0, nextCommit - Date.now()), this.stop.signal)]);
+        await Promise.race([this.room(), commitDue]);
         continue;
       }
-      if (!r.checkpoint.open) {
-        await Promise.race([this.room(), sleep(Math.max(0, nextCommit - Date.now()), this.stop.signal)]);
+      // Fetch once half the limit is free: fetching on every ack would ask for a record or two a request.
+      if (r.checkpoint.room < Math.ceil(this.conf.checkpoint_limit / 2)) {
+        await Promise.race([this.room(), commitDue]);
         continue;
       }
       try {
