@@ -12,7 +12,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { mtlsCertificates } from '../gateway-plugin/dist/gateway/client-certificates.test-helpers.js';
-import { DATA, ENGINE, config, freePort } from './lib.mjs';
+import { freePort } from '@svc/engine/testing';
+import { DATA, ENGINE, config } from './lib.mjs';
 import { UPSTREAM, gatewayFolder, start, treeCpuMs } from './gateway.mjs';
 import { tykPeer } from './peers.mjs';
 

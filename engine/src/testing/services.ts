@@ -20,6 +20,7 @@ const DEFAULTS: Record<string, string> = {
   SVC_POSTGRES_URL: 'postgres://svc@127.0.0.1:15432/postgres',
   SVC_MOTO_URL: 'http://127.0.0.1:15000',
   SVC_NATS_URL: 'nats://127.0.0.1:14222',
+  SVC_MYSQL_DSN: 'svc@tcp(127.0.0.1:13306)/svc',
 };
 
 function fromFile(): Record<string, string> {

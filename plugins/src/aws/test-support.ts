@@ -189,18 +189,29 @@ export function fifoOutput(url: string): string {
 ${sessionYaml('    ')}`;
 }
 
-/** Runs `make()` until `landed()` reaches `atLeast`, SIGKILLing the first run once it reached `killAt`. */
-export async function killAndRestart(make: () => EngineProcess, landed: () => Promise<number>, killAt: number, done: () => Promise<boolean>): Promise<number> {
+/**
+ * Runs `make()` until `done()`, SIGKILLing the first run once `landed()` reached `killAt` (of
+ * `total`); `afterKill` looks at what the killed run left before the second starts.
+ */
+export async function killAndRestart(
+  make: () => EngineProcess,
+  landed: () => Promise<number>,
+  killAt: number,
+  done: () => Promise<boolean>,
+  total = TOTAL,
+  afterKill?: () => Promise<void>,
+): Promise<number> {
   const first = make();
   let halfway: number;
   try {
     await waitFor(`${killAt} through before the kill`, async () => ((await landed()) >= killAt ? true : undefined), 150_000, 250);
     await first.kill();
     halfway = await landed();
+    await afterKill?.();
   } finally {
     if (!first.done) await first.kill();
   }
-  assert.ok(halfway < TOTAL, `the engine was killed mid-run (${halfway} of ${TOTAL} through): ${first.output().slice(-1000)}`);
+  assert.ok(halfway < total, `the engine was killed mid-run (${halfway} of ${total} through): ${first.output().slice(-1000)}`);
   const second = make();
   try {
     await waitFor('the rest through after the restart', async () => ((await done()) ? true : undefined), 240_000, 1000);

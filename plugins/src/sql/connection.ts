@@ -1,6 +1,7 @@
 /**
  * The connection fields every SQL component shares (Redpanda Connect's `driver`, `dsn`,
- * `init_files`, `init_statement`, `conn_max_*`) and one connection type over two databases:
+ * `init_files`, `init_statement`, `conn_max_*`) and one connection type over three databases (the
+ * third, MySQL/MariaDB, in mysql-connection.ts):
  *
  * - PostgreSQL (`postgres`, `pgx`) through a pg pool: `conn_max_open` caps it (0: pg's 10),
  *   `conn_max_idle_time` and `conn_max_life_time` close idle and old connections, and
@@ -18,21 +19,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { ErrorCode, SvcError, errorMessage, f, parseDuration, scrubSecrets, type Infer, type Logger } from '@svc/engine';
+import { MysqlConnection } from './mysql-connection.js';
 import { exactInt, rfc3339, type Dialect } from './values.js';
 
 const DRIVERS = ['mysql', 'postgres', 'pgx', 'clickhouse', 'mssql', 'sqlite', 'oracle', 'snowflake', 'trino', 'gocosmos', 'spanner', 'databricks'] as const;
-const IMPLEMENTED = new Set(['postgres', 'pgx', 'sqlite']);
+const IMPLEMENTED = new Set(['mysql', 'postgres', 'pgx', 'sqlite']);
 
 export const sqlConnectionFields = {
   driver: f
     .enum(DRIVERS)
     .describe(
-      'A database driver to use (implemented here: `postgres`, `pgx` and `sqlite`, the last with the `better-sqlite3` package installed beside @svc/plugins; the others are refused at start).',
+      'A database driver to use (implemented here: `mysql` (MySQL and MariaDB), `postgres`, `pgx` and `sqlite`, the last with the `better-sqlite3` package installed beside @svc/plugins; the others are refused at start).',
     ),
   dsn: f
     .string()
     .describe(
-      'A Data Source Name to identify the target database: `postgres://[user[:password]@][netloc][:port][/dbname][?param1=value1&...]` for `postgres` and `pgx`, `file:/path/to/filename.db[?_pragma=name(value)&mode=ro]` (or a plain path) for `sqlite`.',
+      'A Data Source Name to identify the target database: `user:password@tcp(host:port)/dbname[?parseTime=true&...]` for `mysql`, `postgres://[user[:password]@][netloc][:port][/dbname][?param1=value1&...]` for `postgres` and `pgx`, `file:/path/to/filename.db[?_pragma=name(value)&mode=ro]` (or a plain path) for `sqlite`.',
     ),
   init_files: f
     .array(f.string())
@@ -522,7 +524,7 @@ class SqliteConnection implements SqlConnection {
  */
 export async function openSqlConnection(conf: SqlConnectionConfig, what: string, logger: Logger): Promise<SqlConnection> {
   if (!IMPLEMENTED.has(conf.driver)) {
-    throw new SvcError(ErrorCode.ConfigLint, `${what}: driver ${conf.driver} is not implemented here: use postgres (or pgx) or sqlite`);
+    throw new SvcError(ErrorCode.ConfigLint, `${what}: driver ${conf.driver} is not implemented here: use mysql, postgres (or pgx) or sqlite`);
   }
   const inits = initStatements(conf);
   let conn: SqlConnection;
@@ -539,6 +541,13 @@ export async function openSqlConnection(conf: SqlConnectionConfig, what: string,
     } catch (err) {
       if (err instanceof SvcError) throw new SvcError(err.code, `${what}: ${err.message}`);
       throw new SvcError(ErrorCode.ConfigLint, `${what}: cannot open the SQLite database of dsn "${conf.dsn}": ${errorMessage(err)}`, { cause: err });
+    }
+  } else if (conf.driver === 'mysql') {
+    try {
+      conn = new MysqlConnection(await import('mysql2/promise'), conf);
+    } catch (err) {
+      if (err instanceof SvcError) throw new SvcError(err.code, `${what}: ${err.message}`);
+      throw err;
     }
   } else {
     conn = new PostgresConnection((await import('pg')).default, conf);
@@ -558,5 +567,7 @@ export async function openSqlConnection(conf: SqlConnectionConfig, what: string,
 export function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && (/^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)$/.test(code) || /^(08|57P0)/.test(code))) return true;
+  // mysql2's: the server went away mid-query, or refused a connection for lack of room.
+  if (code === 'PROTOCOL_CONNECTION_LOST' || code === 'ER_CON_COUNT_ERROR') return true;
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(errorMessage(err));
 }

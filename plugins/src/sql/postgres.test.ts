@@ -186,8 +186,8 @@ describe('sql components on PostgreSQL (real server)', () => {
 
   it('a driver not implemented is refused at start; an unreachable database is NotConnected, the password unseen', async () => {
     await assert.rejects(
-      buildOutput('sql_insert', { driver: 'mysql', dsn: 'u:p@tcp(localhost:3306)/db', table: 't', columns: ['a'], args_mapping: 'root = [1]' }),
-      /driver mysql is not implemented here/,
+      buildOutput('sql_insert', { driver: 'mssql', dsn: 'sqlserver://u:p@localhost:1433?database=db', table: 't', columns: ['a'], args_mapping: 'root = [1]' }),
+      /driver mssql is not implemented here/,
     );
     const port = await freePort();
     const out = await buildOutput('sql_insert', {

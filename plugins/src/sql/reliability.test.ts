@@ -1,18 +1,19 @@
 /**
  * 1,000 rows copied by the `engine` CLI from one table to another (sql_select → sql_insert), the
  * engine SIGKILLed in the middle and run again: the restarted run selects every row again, and
- * `ON CONFLICT DO NOTHING` on the primary key keeps the rows stored before the kill from being
- * stored twice. Each row must arrive exactly once. On PostgreSQL and on a SQLite file.
+ * `ON CONFLICT DO NOTHING` (MySQL: `ON DUPLICATE KEY UPDATE`) on the primary key keeps the rows
+ * stored before the kill from being stored twice. Each row must arrive exactly once. On PostgreSQL,
+ * on MariaDB and on a SQLite file.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { waitFor, EngineProcess } from '@svc/engine/testing';
 import Database from 'better-sqlite3';
-import { PG_URL, pgQuery, sqliteFile, tempTable } from './test-support.js';
+import { MYSQL_DSN, PG_URL, mysqlQuery, mysqlTable, pgQuery, sqliteFile, tempTable } from './test-support.js';
 
 const TOTAL = 1_000;
 
-function copy(driver: string, dsn: string, source: string, sink: string): string {
+function copy(driver: string, dsn: string, source: string, sink: string, suffix = 'ON CONFLICT (id) DO NOTHING'): string {
   return `http: { enabled: false }
 logger: { level: INFO, format: logfmt }
 input:
@@ -33,7 +34,7 @@ output:
     table: ${sink}
     columns: [ id, body ]
     args_mapping: 'root = [ this.id, this.body ]'
-    suffix: ON CONFLICT (id) DO NOTHING
+    suffix: ${suffix}
     init_statement: CREATE TABLE IF NOT EXISTS ${sink} (id INTEGER PRIMARY KEY, body TEXT)
 `;
 }
@@ -80,6 +81,26 @@ describe('sql reliability: 1,000 rows across a SIGKILL of the engine', () => {
     const atKill = await killAndRerun(copy('postgres', PG_URL, source, sink), count);
     const rows = await pgQuery<{ n: number; d: number }>(`SELECT count(*)::int AS n, count(DISTINCT body)::int AS d FROM ${sink}`);
     assert.deepEqual(rows, [{ n: TOTAL, d: TOTAL }]);
+    t.diagnostic(`killed with ${atKill} rows stored`);
+  });
+
+  it('MariaDB (mysql driver): each row exactly once', async (t) => {
+    const source = mysqlTable('relsrc');
+    const sink = mysqlTable('relsink');
+    await mysqlQuery(`CREATE TABLE ${source} (id int PRIMARY KEY, body text)`);
+    await mysqlQuery(
+      `INSERT INTO ${source} WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ${TOTAL}) SELECT i, CONCAT('row ', i) FROM g`,
+    );
+    const count = async () => {
+      try {
+        return Number((await mysqlQuery<{ n: string }>(`SELECT COUNT(*) AS n FROM ${sink}`))[0]!.n);
+      } catch {
+        return 0; // not created yet
+      }
+    };
+    const atKill = await killAndRerun(copy('mysql', MYSQL_DSN, source, sink, 'ON DUPLICATE KEY UPDATE id = id'), count);
+    const rows = await mysqlQuery<{ n: string; d: string }>(`SELECT COUNT(*) AS n, COUNT(DISTINCT body) AS d FROM ${sink}`);
+    assert.deepEqual(rows, [{ n: String(TOTAL), d: String(TOTAL) }]);
     t.diagnostic(`killed with ${atKill} rows stored`);
   });
 

@@ -2,9 +2,9 @@
  * Values crossing between messages and SQL, kept as exact as the database keeps them.
  *
  * Arguments (what `args_mapping` gives): strings and bytes as they are; a JSON number keeps its
- * digits (PostgreSQL parses the text into the column's type; SQLite gets an integer beyond 2^53
- * as a BigInt); booleans as booleans (1/0 for SQLite, which has none); null as NULL; objects as JSON
- * text; arrays as PostgreSQL arrays (SQLite: JSON text).
+ * digits (PostgreSQL and MySQL parse the text into the column's type; SQLite gets an integer beyond
+ * 2^53 as a BigInt); booleans as booleans (1/0 for SQLite, which has none); null as NULL; objects as
+ * JSON text; arrays as PostgreSQL arrays (SQLite, MySQL: JSON text).
  *
  * Rows (what a query gives), as Redpanda Connect's drivers give them: integers as numbers (64-bit
  * ones exact), numeric/decimal and json/jsonb columns as their text, timestamps as RFC 3339 text
@@ -12,19 +12,19 @@
  */
 import { JsonNumber } from '@svc/engine';
 
-export type Dialect = 'postgres' | 'sqlite';
+export type Dialect = 'postgres' | 'sqlite' | 'mysql';
 
 function argOf(v: unknown, dialect: Dialect, nested: boolean): unknown {
   if (v === null || v === undefined) return null;
   if (typeof v === 'string' || Buffer.isBuffer(v)) return v;
   if (v instanceof Uint8Array) return Buffer.from(v);
   if (v instanceof JsonNumber) {
-    if (dialect === 'postgres') return v.text;
+    if (dialect !== 'sqlite') return v.text;
     if (!/^-?\d+$/.test(v.text)) return Number(v.text);
     const n = Number(v.text);
     return Number.isSafeInteger(n) ? n : BigInt(v.text);
   }
-  if (typeof v === 'bigint') return dialect === 'postgres' ? v.toString() : v;
+  if (typeof v === 'bigint') return dialect === 'sqlite' ? v : v.toString();
   if (typeof v === 'number') return v;
   if (typeof v === 'boolean') return dialect === 'sqlite' ? (v ? 1 : 0) : v;
   if (Array.isArray(v) && dialect === 'postgres' && !nested) return v.map((x) => argOf(x, dialect, true));
