@@ -69,11 +69,7 @@ export class RedisResponseCache {
     let raw: unknown;
     try {
       const redis = await this.connection.redis();
-      if (this.typed?.of !== redis) {
-        // Loaded with the connection (see redis-connection.ts), so at no cost here.
-        const { RESP_TYPES } = await import('@redis/client');
-        this.typed = { of: redis, client: redis.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) };
-      }
+      if (this.typed?.of !== redis) this.typed = { of: redis, client: redis.withTypeMapping({ [this.connection.lib.RESP_TYPES.BLOB_STRING]: Buffer }) };
       raw = await this.typed.client.get(redisCacheKey(key));
     } catch (err) {
       this.log.warn(`response cache: cannot read Redis, the request goes upstream: ${errorMessage(err)}`);

@@ -4,17 +4,19 @@
  * otherwise `host`/`port` (or the first of `addrs`), `username`, `password`, `database`. It
  * opens on first use, so making it never blocks start-up; during an outage a command fails at
  * once (no offline queue) and the client reconnects in the background. The client library itself
- * (hundreds of command modules, a third of a second of CPU) loads when a connection is made, in
- * the background: an engine that has the gateway installed but keeps nothing in Redis never pays
- * for it, and the first caller's connect wait does not include it.
+ * (hundreds of command modules, a third of a second of CPU) is required when a connection object
+ * is made (a gateway with storage, at start-up), not when the package is imported: an engine that
+ * has the gateway installed but runs none never pays for it. (A synchronous require of this
+ * CommonJS library: an import() still loading when the process shuts down can crash Node 20.)
  */
-import type { createClient, createCluster } from '@redis/client';
+import { createRequire } from 'node:module';
+import type * as RedisLib from '@redis/client';
 import type { StorageConfig } from '../conf/gateway-config.js';
 
-type Client = ReturnType<typeof createClient>;
+type Client = ReturnType<typeof RedisLib.createClient>;
 /** How long a caller waits for the first connection before its call fails. */
 const CONNECT_WAIT_MS = 2_000;
-type Cluster = ReturnType<typeof createCluster>;
+type Cluster = ReturnType<typeof RedisLib.createCluster>;
 export type RedisClient = Client | Cluster;
 
 function splitAddr(addr: string): { host: string; port: number } {
@@ -28,24 +30,21 @@ function isCluster(c: RedisClient): c is Cluster {
 
 export class RedisConnection {
   private client: Client | Cluster | undefined;
-  private making: Promise<Client | Cluster> | undefined;
   private ready: Promise<unknown> | undefined;
   private connected = false;
   private lastError = '';
 
-  private readonly lib = import('@redis/client');
+  /** @redis/client, for the clients and for its constants (the response cache's type mapping). */
+  readonly lib: typeof RedisLib = createRequire(import.meta.url)('@redis/client') as typeof RedisLib;
 
   constructor(
     private readonly conf: StorageConfig,
     private readonly purpose: string,
-  ) {
-    // Awaited by the first caller; a failure to load is that caller's error.
-    this.lib.catch(() => undefined);
-  }
+  ) {}
 
   /** The client for `conf`, made on first need. */
-  private async make(): Promise<Client | Cluster> {
-    const { createClient, createCluster } = await this.lib;
+  private make(): Client | Cluster {
+    const { createClient, createCluster } = this.lib;
     const conf = this.conf;
     const auth = { username: conf.username || undefined, password: conf.password || undefined };
     const reconnectStrategy = (n: number) => Math.min(50 * 2 ** n, 2_000);
@@ -77,7 +76,7 @@ export class RedisConnection {
   /** The connected client; throws (naming no credential) when Redis cannot be reached within a short wait. */
   async redis(): Promise<RedisClient> {
     if (this.connected) return this.client!;
-    this.client ??= await (this.making ??= this.make());
+    this.client ??= this.make();
     // The first connection keeps trying in the background (reconnectStrategy); a caller waits
     // for it at most CONNECT_WAIT_MS.
     this.ready ??= this.client.connect().then(
