@@ -27,7 +27,7 @@ function fromFile(): Record<string, string> {
   try {
     const out: Record<string, string> = {};
     for (const line of readFileSync(ENV_FILE, 'utf8').split('\n')) {
-      const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
+      const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim());
       if (m) out[m[1]!] = m[2]!;
     }
     return out;

@@ -15,6 +15,7 @@ import { after, describe, it } from 'node:test';
 import { classicDef, recordingUpstream, tykBody } from '../gateway/definition-fixtures.js';
 import { runGateway, writeGateway } from '../gateway/engine-run.js';
 import { call, freePort, gatewayConfig } from '../gateway/test-support.js';
+import { waitFor } from '@svc/engine/testing';
 
 const up = recordingUpstream();
 const dir = mkdtempSync(join(tmpdir(), 'svc-gw-basic-load-'));
@@ -30,6 +31,8 @@ function ticks(pid: number, rest: string): number {
 }
 
 const count = (log: string, words: string): number => log.split(words).length - 1;
+/** Each basic-auth check logs one of these debug lines (Tyk's words). */
+const CHECK_LINES = ['cache enabled: hit: success', 'cache enabled: miss: bcrypt', 'bcrypt skipped: too many failed checks for this user', 'cache disabled'];
 
 describe('basic authentication under load (issue 36)', () => {
   it('a keyless API keeps answering while wrong passwords are hashed; a remembered success does not hash; failures are throttled', async (t) => {
@@ -42,6 +45,18 @@ describe('basic authentication under load (issue 36)', () => {
     writeFileSync(join(dir, 'apps', 'nocache.json'), JSON.stringify(basicApi('nocache', { basic_auth: { disable_caching: true } })));
     writeFileSync(join(dir, 'apps', 'open.json'), JSON.stringify(classicDef('open', up.target())));
     const engine = await runGateway(dir, port, 'logger: { level: DEBUG }\npipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}');
+    // The checks answered so far; the log, read from the gateway's stderr, can lag its answers: a
+    // slice of it is taken once it holds a line for each.
+    let checks = 0;
+    const check = (path: string, credentials: string, opts: { timeoutMs?: number } = {}) => {
+      checks++;
+      return call(port, 'GET', path, { headers: { authorization: basic(credentials) }, ...opts });
+    };
+    const settledLog = () =>
+      waitFor('a log line for every check', async () => {
+        const log = engine.log();
+        return CHECK_LINES.reduce((n, words) => n + count(log, words), 0) >= checks ? log : undefined;
+      });
     try {
       const users = Array.from({ length: 8 }, (_, i) => `user${i}`);
       for (const user of [...users, 'okuser']) {
@@ -56,7 +71,7 @@ describe('basic authentication under load (issue 36)', () => {
         const created = await call(port, 'POST', `/svc/keys/${user}`, { headers: AUTH, body: JSON.stringify(session) });
         assert.equal(created.status, 200, created.body);
       }
-      let r = await call(port, 'GET', '/basic/x', { headers: { authorization: basic('okuser:pw-okuser') } });
+      let r = await check('/basic/x', 'okuser:pw-okuser');
       assert.equal(r.status, 200, 'the pool is started by a first check');
 
       // 8 clients, one user each, 5 wrong passwords each (all hashed: within the throttle), beside a keyless client.
@@ -74,7 +89,7 @@ describe('basic authentication under load (issue 36)', () => {
         await Promise.all(
           users.map(async (user) => {
             for (let i = 0; i < 5; i++) {
-              const w = await call(port, 'GET', '/basic/x', { headers: { authorization: basic(`${user}:wrong${i}`) }, ...slow });
+              const w = await check('/basic/x', `${user}:wrong${i}`, slow);
               assert.deepEqual([w.status, w.body, w.headers['www-authenticate']], [401, DENIED, 'Basic realm="Basic API"']);
             }
           }),
@@ -88,28 +103,28 @@ describe('basic authentication under load (issue 36)', () => {
       const main = ticks(engine.pid, `task/${engine.pid}/stat`) - main0;
       t.diagnostic(`main thread ${main} of ${cpu} CPU ticks; ${keyless} keyless answers meanwhile`);
       assert.ok(keyless > 0, 'the keyless API answered while the wrong passwords were checked');
-      assert.equal(count(engine.log(), 'cache enabled: miss: bcrypt'), 1 + 40, 'every wrong password was hashed once');
+      const before = await settledLog();
+      assert.equal(count(before, 'cache enabled: miss: bcrypt'), 1 + 40, 'every wrong password was hashed once');
 
       // A remembered success does not hash; with disable_caching every check does.
-      const before = engine.log();
-      for (let i = 0; i < 10; i++) assert.equal((await call(port, 'GET', '/basic/x', { headers: { authorization: basic('okuser:pw-okuser') } })).status, 200);
-      for (let i = 0; i < 3; i++) assert.equal((await call(port, 'GET', '/nocache/x', { headers: { authorization: basic('okuser:pw-okuser') } })).status, 200);
-      const since = engine.log().slice(before.length);
+      for (let i = 0; i < 10; i++) assert.equal((await check('/basic/x', 'okuser:pw-okuser')).status, 200);
+      for (let i = 0; i < 3; i++) assert.equal((await check('/nocache/x', 'okuser:pw-okuser')).status, 200);
+      const since = (await settledLog()).slice(before.length);
       assert.deepEqual([count(since, 'cache enabled: hit: success'), count(since, 'cache enabled: miss: bcrypt'), count(since, 'cache disabled')], [10, 0, 3]);
 
       // A user who failed 5 times in a row: its next wrong passwords fail without hashing, Tyk's 401
       // unchanged. (Fresh failures just before, so that the throttle's window, 10 s after the last
       // failure, holds even on a loaded machine.)
       for (let i = 0; i < 5; i++) {
-        r = await call(port, 'GET', '/basic/x', { headers: { authorization: basic(`user0:fresh${i}`) } });
+        r = await check('/basic/x', `user0:fresh${i}`);
         assert.equal(r.status, 401);
       }
-      const before2 = engine.log();
+      const before2 = await settledLog();
       for (let i = 0; i < 3; i++) {
-        r = await call(port, 'GET', '/basic/x', { headers: { authorization: basic(`user0:again${i}`) } });
+        r = await check('/basic/x', `user0:again${i}`);
         assert.deepEqual([r.status, r.body], [401, DENIED]);
       }
-      assert.equal(count(engine.log().slice(before2.length), 'bcrypt skipped: too many failed checks for this user'), 3);
+      assert.equal(count((await settledLog()).slice(before2.length), 'bcrypt skipped: too many failed checks for this user'), 3);
     } finally {
       await engine.stop();
     }
