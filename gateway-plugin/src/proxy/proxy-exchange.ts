@@ -149,6 +149,12 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   /** The answer's head and body so far, for `extras.record` (undefined: not recorded, or too large). */
   private recording: { headers: Record<string, string | string[]>; chunks: Buffer[]; bytes: number } | undefined;
   /**
+   * While an answer is recorded for the cache, its newest chunk waits here: with a Content-Length
+   * the client's answer is complete at its last byte, and it must not be before the entry is kept
+   * (a repeat sent at once, to another process, would miss).
+   */
+  private lastChunk: Buffer | undefined;
+  /**
    * An answer without Content-Type waits for its first body bytes: Go's server (Tyk) names the
    * type from them (`content-sniff.ts`) before the head goes out.
    */
@@ -347,7 +353,18 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     if (rec !== undefined) {
       rec.bytes += chunk.length;
       if (rec.bytes > MAX_ENTRY_BYTES) this.recording = undefined;
-      else rec.chunks.push(chunk);
+      else {
+        rec.chunks.push(chunk);
+        const before = this.lastChunk;
+        this.lastChunk = chunk;
+        if (before === undefined) return;
+        chunk = before;
+      }
+    }
+    if (this.recording === undefined && this.lastChunk !== undefined) {
+      // Too large to keep: what waited goes first, and the rest streams.
+      this.res.write(this.lastChunk);
+      this.lastChunk = undefined;
     }
     if (!this.res.write(chunk)) {
       controller.pause();
@@ -391,9 +408,11 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
       for (const name in rec.headers) if (!name.startsWith('x-ratelimit-')) headers[name] = rec.headers[name]!;
       kept = this.extras.record(this.status, headers, Buffer.concat(rec.chunks));
     }
-    if (kept === undefined) this.res.end();
+    const tail = this.lastChunk;
+    this.lastChunk = undefined;
+    if (kept === undefined) this.res.end(tail);
     else {
-      const end = (): void => void this.res.end();
+      const end = (): void => void this.res.end(tail);
       kept.then(end, end);
     }
   }
