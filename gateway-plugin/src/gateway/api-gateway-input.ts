@@ -47,7 +47,7 @@ import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
 import { bindOverrides } from './error-override.js';
-import { NOT_POSTED, answerBatch, batchPath } from './batch-requests.js';
+import { BATCH_HOP, NESTED, NOT_POSTED, answerBatch, batchPath } from './batch-requests.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import type { GatewaySource } from './gateway-source.js';
 import { ManagementApi, isManagementPath } from './management/management-api.js';
@@ -350,7 +350,12 @@ export class ApiGatewayInput extends PushInput {
     const api = this.router.route(t.path, req.headers.host ?? '');
     if (api === undefined) return this.answerSelf(req, res, NOT_FOUND, started);
     if (this.closing) return this.answerSelf(req, res, SHUTTING_DOWN, started, api.id, true);
-    if (api.batchRequests === true && t.path === batchPath(api)) return void this.batch(req, res, api, started);
+    const fromBatch = req.headers[BATCH_HOP] !== undefined;
+    if (fromBatch) delete req.headers[BATCH_HOP];
+    if (api.batchRequests === true && t.path === batchPath(api)) {
+      if (fromBatch) return this.answerSelf(req, res, NESTED, started, api.id);
+      return void this.batch(req, res, api, started);
+    }
     const method = (req.method ?? 'GET').toUpperCase();
     const state = this.state!;
     const routed: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };

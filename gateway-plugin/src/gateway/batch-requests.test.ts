@@ -11,12 +11,15 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { describe, it } from 'node:test';
 import { definitionGateway, tykBody, type Def } from './definition-fixtures.js';
-import { MAX_REQUESTS } from './batch-requests.js';
+import { BATCH_HOP, MAX_REQUESTS } from './batch-requests.js';
 import { call, upstreamForFile } from './test-support.js';
 
 const seen: string[] = [];
+/** Requests that reached the upstream with the gateway's own sub-request mark: none may. */
+let marked = 0;
 const up = upstreamForFile(
   http.createServer((req, res) => {
+    if (req.headers[BATCH_HOP] !== undefined) marked++;
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
@@ -127,6 +130,31 @@ describe('batch requests (Tyk: gateway/batch_requests.go)', () => {
       const many = Array.from({ length: MAX_REQUESTS + 1 }, () => ({ relative_url: 'm' }));
       r = await post('/open/tyk/batch/', { requests: many });
       assert.deepEqual([r.status, r.upstream.length, JSON.parse(r.body).message], [400, 0, `Batch request malformed: more than ${MAX_REQUESTS} requests`]);
+    } finally {
+      await engine.stop();
+    }
+  });
+  it('refuses a batch sent from a batch (Tyk runs it: 64 more requests at each level), and no upstream sees the mark', async () => {
+    const { port, engine } = await definitionGateway({ 'nest.json': def('nest') });
+    try {
+      const inner = JSON.stringify({ requests: [{ relative_url: 'deep' }] });
+      const before = seen.length;
+      const r = await call(port, 'POST', '/nest/tyk/batch/', {
+        body: JSON.stringify({
+          requests: [{ method: 'POST', relative_url: 'tyk/batch/', body: inner }, { relative_url: 'flat' }],
+          suppress_parallel_execution: true,
+        }),
+      });
+      const units = (JSON.parse(r.body) as Unit[]).map((u) => [u.relative_url, u.code, u.body]);
+      assert.deepEqual(units, [
+        ['tyk/batch/', 400, '{"status":"error","message":"Batch request malformed: a batch cannot be sent from a batch"}\n'],
+        ['flat', 200, '{"got":"GET /flat","body":""}'],
+      ]);
+      assert.deepEqual(seen.slice(before), ['GET /flat  x-a='], 'the nested batch sent nothing');
+      // A client that sends the mark only refuses its own batch; no upstream ever sees the header.
+      const own = await call(port, 'POST', '/nest/tyk/batch/', { headers: { [BATCH_HOP]: '1' }, body: inner });
+      assert.equal(own.status, 400, 'a client that sends the mark only refuses its own batch');
+      assert.equal(marked, 0);
     } finally {
       await engine.stop();
     }

@@ -25,6 +25,13 @@ export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 const MAX_REDIRECTS = 10;
 
 export const MALFORMED = statusMessage(400, 'Batch request malformed');
+/**
+ * Marks the gateway's own sub-requests (set after the client's headers, so it cannot be taken
+ * off): a batch sent as a sub-request is refused, where Tyk runs it and each level multiplies the
+ * work by up to 64. The input drops the header from every request, so no upstream sees it.
+ */
+export const BATCH_HOP = 'x-svc-batch-hop';
+export const NESTED = statusMessage(400, 'Batch request malformed: a batch cannot be sent from a batch');
 const NOT_CONSTRUCTED = statusMessage(400, 'Batch request creation failed , request structure malformed');
 const TOO_MANY = statusMessage(400, `Batch request malformed: more than ${MAX_REQUESTS} requests`);
 /** What Tyk's handler writes for a method other than POST: nothing (net/http's empty 200). */
@@ -139,6 +146,7 @@ function send(port: number, method: string, path: string, r: SubRequest, budget:
   return new Promise((resolve) => {
     const headers: Record<string, string> = { host: `localhost:${port}` };
     for (const [k, v] of r.headers) headers[k.toLowerCase()] = v;
+    headers[BATCH_HOP] = '1';
     const body = method === 'GET' && hops > 0 ? '' : r.body;
     if (body !== '') headers['content-length'] = String(Buffer.byteLength(body));
     const req = http.request({ host: '127.0.0.1', port, method: method || 'GET', path, headers, agent: false }, (res) => {
