@@ -119,6 +119,16 @@ export async function depth(queue: string): Promise<number> {
   }
 }
 
+/** Consumers attached to a queue now (0 once a killed client's connection is gone and what it held unacked is back). */
+export async function consumers(queue: string): Promise<number> {
+  const ch = await freshChannel();
+  try {
+    return (await ch.checkQueue(queue)).consumerCount;
+  } finally {
+    await ch.close().catch(() => undefined);
+  }
+}
+
 /** Takes every message now in `queue` (acking them), in order. */
 export async function takeAll(queue: string): Promise<GetMessage[]> {
   const ch = await freshChannel();

@@ -13,7 +13,7 @@ import { RABBITMQ_URL } from '../amqp/test-support.js';
 import { loadRhea } from './connection.js';
 import type { Message as AmqpMessage } from 'rhea';
 
-export { RABBITMQ_URL, depth, distinctIn, fill, tempQueue, unique, urlOnPort } from '../amqp/test-support.js';
+export { RABBITMQ_URL, consumers, depth, distinctIn, fill, tempQueue, unique, urlOnPort } from '../amqp/test-support.js';
 
 /** Receives (and accepts) `count` messages from `address` with a raw rhea receiver, as sent. */
 export async function receiveRaw(address: string, count: number): Promise<AmqpMessage[]> {
