@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs every compiled test (`*/dist/**/*.test.js`) with node's test runner.
-// Usage: node scripts/test.mjs [--unit] [filter]   (filter: a substring of the test file path)
+// Usage: node scripts/test.mjs [--unit] [--lts] [filter]   (filter: a substring of the test file path)
 //   --unit: only the tests that need no real server (see needsServices), and no services.sh.
+//   --lts: run them on the current LTS Node that services.sh fetched (SVC_NODE_LTS in
+//          .services/env), not on the Node running this script.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -10,6 +12,7 @@ const root = new URL('..', import.meta.url).pathname;
 const packages = ['engine', 'plugins', 'gateway-plugin', 'governance-plugin', 'examples/custom-plugin'];
 const args = process.argv.slice(2);
 const unit = args.includes('--unit');
+const lts = args.includes('--lts');
 const filter = args.find((a) => !a.startsWith('--')) ?? '';
 
 /**
@@ -63,7 +66,26 @@ if (process.env.SVC_SERVICES !== 'skip' && !unit) {
   if (up.status !== 0) console.error('scripts/services.sh up failed: the tests that need those servers will fail and say so');
 }
 
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], {
+/** The Node that runs the tests: this one, or with --lts the LTS binary services.sh fetched. */
+function testNode() {
+  if (!lts) return process.execPath;
+  const env = join(root, '.services', 'env');
+  const line = existsSync(env)
+    ? readFileSync(env, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('SVC_NODE_LTS='))
+    : undefined;
+  const bin = line?.slice('SVC_NODE_LTS='.length).trim();
+  if (!bin || !existsSync(bin)) {
+    console.error('--lts: no SVC_NODE_LTS in .services/env: run scripts/services.sh up (it fetches the LTS Node from the npm registry)');
+    process.exit(1);
+  }
+  const version = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  console.log(`# the tests below run on Node ${version} (${bin})`);
+  return bin;
+}
+
+const r = spawnSync(testNode(), ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], {
   stdio: 'inherit',
   cwd: root,
 });

@@ -180,7 +180,7 @@ it('refuses to start with use_ssl and no certificate, rather than serve plain HT
   const port = await freePort();
   writeGateway(d, { ...gatewayConfig(port), http_server_options: { xff_depth: 0, use_ssl: true } } as ReturnType<typeof gatewayConfig>, []);
   await assert.rejects(
-    runGateway(d, port, 'output:\n  gateway_proxy: {}', { waitMs: 15_000, failOn: /certificates is empty/ }),
+    runGateway(d, port, 'output:\n  gateway_proxy: {}', { waitMs: 60_000, failOn: /certificates is empty/ }),
     /use_ssl is on but certificates is empty/,
   );
 });

@@ -37,7 +37,11 @@ export function peerFile(text: string, ext = 'yaml'): string {
   return p;
 }
 
-/** Runs one engine (`svc` or `benthos`) on a config; killed after `timeoutMs`. */
+/**
+ * Runs one engine (`svc` or `benthos`) on a config; killed after `timeoutMs` (a guard against a
+ * hang, not a speed check: two minutes by default, since a loaded machine took 20 s to start a
+ * three-thread stream).
+ */
 export function runPeer(which: 'svc' | 'benthos', yaml: string, opts: { resources?: string[]; args?: string[]; timeoutMs?: number } = {}): Promise<PeerRun> {
   const config = peerFile(`http:\n  enabled: false\nlogger:\n  level: ERROR\n${yaml}`);
   const args = [...(opts.resources ?? []).flatMap((r) => ['-r', r]), ...(opts.args ?? []), '-c', config];
@@ -46,7 +50,7 @@ export function runPeer(which: 'svc' | 'benthos', yaml: string, opts: { resource
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const killer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
   return new Promise((resolve) =>
     child.once('close', (code) => {
       clearTimeout(killer);
