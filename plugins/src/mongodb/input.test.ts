@@ -34,10 +34,10 @@ async function drain(inp: Input): Promise<Batch[]> {
 }
 
 describe('mongodb input', () => {
-  it('find: the documents the query, sort and limit select, one message each, canonical extended JSON, then the end', async () => {
+  it('find: the documents the query (numbers compared across BSON types), sort and limit select, one message each, canonical extended JSON, then the end', async () => {
     const c = tempCollection('find');
     await fill(c, 10);
-    const batches = await drain(await input({ collection: c, query: 'root.odd = true', sort: { n: -1 }, limit: 3 }));
+    const batches = await drain(await input({ collection: c, query: 'root.odd = true\nroot.n = {"$gte": 20}', sort: { n: -1 }, limit: 3 }));
     assert.deepEqual(
       batches.map((b) => b.length),
       [1, 1, 1],
