@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BatchError, Message } from '@svc/engine';
-import { buildComponent, RecordingLogger, testContext, type TestContext } from '@svc/engine/testing';
+import { TcpOutage, buildComponent, RecordingLogger, testContext, waitFor, type TestContext } from '@svc/engine/testing';
 import type { Output } from '@svc/engine';
 import { DATABASE, MONGODB_URL, docsOf, output, tempCollection } from './test-support.js';
 
@@ -96,6 +96,47 @@ describe('mongodb output', () => {
     await out.close!();
     // The message without an id got an _id of the server's (an ObjectId), as Benthos' would.
     assert.equal((await docsOf(c)).length, 3);
+  });
+
+  it('a write lost with its connection fails (to be written again), and succeeds once the server is back: nothing lost', async () => {
+    const c = tempCollection('outage');
+    const server = new URL(MONGODB_URL);
+    const outage = new TcpOutage({ host: server.hostname, port: Number(server.port) });
+    const port = await outage.start();
+    const out = await output({
+      url: `mongodb://127.0.0.1:${port}/?serverSelectionTimeoutMS=1000`,
+      collection: c,
+      operation: 'replace-one',
+      upsert: true,
+      filter_map: 'root._id = this.id',
+      document_map: 'root.v = this.v',
+    });
+    try {
+      await out.connect!();
+      await out.write([new Message('{"id":1,"v":"a"}')]);
+      outage.cut(5_000);
+      const second = () => [new Message('{"id":2,"v":"b"}'), new Message('{"id":3,"v":"c"}')];
+      await assert.rejects(out.write(second()), (err: Error) => !(err instanceof BatchError) && /cannot write to collection/.test(err.message));
+      await outage.restored();
+      await waitFor(
+        'the write to go through once the server is back',
+        async () =>
+          await out.write(second()).then(
+            () => true,
+            () => undefined,
+          ),
+        30_000,
+        200,
+      );
+    } finally {
+      await out.close!();
+      await outage.stop();
+    }
+    assert.deepEqual(await docsOf(c), [
+      { _id: 1, v: 'a' },
+      { _id: 2, v: 'b' },
+      { _id: 3, v: 'c' },
+    ]);
   });
 
   it('refuses what Benthos refuses: a missing filter_map, a document_map or upsert the operation does not take', async () => {
