@@ -51,15 +51,15 @@ describe('mongodb output', () => {
     );
   });
 
-  it('replace-one and update-one with upsert create, then change, what filter_map finds; delete-one and delete-many remove it', async () => {
+  it('replace-one and update-one (with a hint_map) create, then change, what filter_map finds; delete-one and delete-many remove it', async () => {
     const c = tempCollection('upd');
     const replace = { collection: c, operation: 'replace-one', upsert: true, filter_map: 'root._id = this.id', document_map: 'root.name = this.name' };
     await write(replace, ['{"id":1,"name":"one"}', '{"id":2,"name":"two"}', '{"id":3,"name":"three"}', '{"id":4,"name":"four"}']);
     await write(replace, ['{"id":1,"name":"uno"}']);
-    await write({ collection: c, operation: 'update-one', filter_map: 'root._id = this.id', document_map: 'root."$set".seen = true' }, [
-      '{"id":2}',
-      '{"id":9}',
-    ]);
+    await write(
+      { collection: c, operation: 'update-one', filter_map: 'root._id = this.id', hint_map: 'root._id = 1', document_map: 'root."$set".seen = true' },
+      ['{"id":2}', '{"id":9}'],
+    );
     assert.deepEqual(await docsOf(c), [
       { _id: 1, name: 'uno' },
       { _id: 2, name: 'two', seen: true },
