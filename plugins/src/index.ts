@@ -8,6 +8,7 @@ import './ratelimit/index.js';
 import './cache/index.js';
 import './redis/index.js';
 import './sql/index.js';
+import './mongodb/index.js';
 import './kafka/index.js';
 import './amqp/index.js';
 import './amqp1/index.js';

@@ -4,7 +4,7 @@ import type { ComponentKind } from '../config/component-config.js';
 /** The components each optional package brings, to name the package a config needs. */
 export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<ComponentKind, readonly string[]>>>> = {
   '@svc/plugins': {
-    cache: ['aws_dynamodb', 'file', 'lru', 'memory', 'multilevel', 'nats_kv', 'noop', 'redis', 'ttlru'],
+    cache: ['aws_dynamodb', 'file', 'lru', 'memory', 'mongodb', 'multilevel', 'nats_kv', 'noop', 'redis', 'ttlru'],
     input: [
       'amqp_0_9',
       'amqp_1',
@@ -14,6 +14,7 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
       'kafka',
       'kafka_franz',
       'logbus',
+      'mongodb',
       'mqtt',
       'nats',
       'nats_jetstream',
@@ -37,6 +38,7 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
       'kafka',
       'kafka_franz',
       'logbus',
+      'mongodb',
       'mqtt',
       'nats',
       'nats_jetstream',
@@ -57,6 +59,7 @@ export const PACKAGE_COMPONENTS: Readonly<Record<string, Partial<Record<Componen
       'decompress',
       'dedupe',
       'json_schema',
+      'mongodb',
       'nats_kv',
       'rate_limit',
       'redis',
