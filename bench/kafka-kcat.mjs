@@ -203,7 +203,9 @@ export async function run({ quick = false } = {}) {
       startups.push((await timed(process.execPath, [ENGINE, '-c', produceConfig(one, await topic(`startup${round}`))])).cpu);
 
       const group = (who) => `bench-kcat-${who}-${round}-${id}`;
-      rates.consume.kcat.push(await timed(kcat, ['-C', '-b', BROKER, '-G', group('kcat'), '-o', 'beginning', '-e', '-q', '-X', 'auto.offset.reset=earliest', source]));
+      rates.consume.kcat.push(
+        await timed(kcat, ['-C', '-b', BROKER, '-G', group('kcat'), '-o', 'beginning', '-e', '-q', '-X', 'auto.offset.reset=earliest', source]),
+      );
       const port = await freePort();
       rates.consume.engine.push(await engineUntilReceived(consumeConfig(source, group('engine'), port), port, count));
       rates.consume.kafkajs.push(await timed(process.execPath, ['--input-type=module', '-e', RAW_CONSUME(source, group('kafkajs'), count)]));
@@ -218,7 +220,7 @@ export async function run({ quick = false } = {}) {
     const rate = (xs) => median(xs.map((x) => count / x.wall));
     const each = (xs) => xs.map((x) => fmt(count / x.wall)).join(' / ');
     // CPU microseconds a message, the engine's with its start-up taken off.
-    const us = (xs, less = 0) => `${((median(xs.map((x) => x.cpu)) - less) * 1e6 / count).toFixed(1)} µs`;
+    const us = (xs, less = 0) => `${(((median(xs.map((x) => x.cpu)) - less) * 1e6) / count).toFixed(1)} µs`;
     const engine = rate(r.engine);
     const peer = rate(r.kcat);
     const raw = rate(r.kafkajs);
