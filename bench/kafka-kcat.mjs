@@ -6,10 +6,14 @@
 //            the engine's default), the engine's file → kafka output, kafkajs send() of 4 k records (1 MB a partition), 8 in flight.
 //   consume: the topic → nothing, in a new group each time, from the oldest record. kcat -C -G … -e,
 //            the engine's kafka input → drop (done when /metrics counts them all), kafkajs eachBatch.
+// Beside each rate, the CPU seconds each process spent on the 200 k messages (its threads included;
+// /usr/bin/time for the processes that end by themselves, /proc for the engine that is stopped), and
+// the engine's start-up CPU (a run of one line to the same output): a loaded machine skews the rates
+// between processes, the CPU per message far less, and it says how much is our code and how much kafkajs.
 // kcat comes from Debian (`apt-get install -y kcat`); without it the rows say so.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { freePort } from '@svc/engine/testing';
@@ -38,21 +42,35 @@ function linesFile(count) {
   return file;
 }
 
-/** Runs a child to its exit; resolves with its wall time in seconds. */
+const TIME = '/usr/bin/time';
+const CPU_FILE = join(DATA, 'kafka-kcat-cpu.txt');
+
+/** Runs a child to its exit; resolves with its wall time and its CPU seconds (NaN without /usr/bin/time). */
 function timed(cmd, args, env = {}) {
+  const withTime = existsSync(TIME);
+  if (withTime) rmSync(CPU_FILE, { force: true });
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT, env: { ...process.env, ...env } });
+    const [bin, argv] = withTime ? [TIME, ['-f', '%U %S', '-o', CPU_FILE, cmd, ...args]] : [cmd, args];
+    const child = spawn(bin, argv, { stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT, env: { ...process.env, ...env } });
     const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      if (code === 0) resolve((performance.now() - t0) / 1000);
+      const wall = (performance.now() - t0) / 1000;
+      const cpu = withTime ? readFileSync(CPU_FILE, 'utf8').trim().split(/\s+/).slice(-2).map(Number) : [NaN, NaN];
+      if (code === 0) resolve({ wall, cpu: cpu[0] + cpu[1] });
       else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`));
     });
   });
 }
 
-/** Runs the engine until its /metrics counts `count` messages received; resolves with seconds from spawn. */
+/** The CPU seconds a live process spent so far, all its threads (utime + stime, 100 ticks a second). */
+function cpuOf(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/** Runs the engine until its /metrics counts `count` messages received; resolves with seconds from spawn and its CPU seconds. */
 async function engineUntilReceived(cfg, port, count) {
   const t0 = performance.now();
   const child = spawn(process.execPath, [ENGINE, '-c', cfg], { stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT });
@@ -64,7 +82,7 @@ async function engineUntilReceived(cfg, port, count) {
         .then((r) => r.text())
         .catch(() => '');
       const m = /^svc_input_received\{[^}]*\} (\d+)/m.exec(text);
-      if (m && Number(m[1]) >= count) return (performance.now() - t0) / 1000;
+      if (m && Number(m[1]) >= count) return { wall: (performance.now() - t0) / 1000, cpu: cpuOf(child.pid) };
       if (Date.now() > deadline) throw new Error(`the engine received ${m?.[1] ?? 0} of ${count} within 300 s`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -113,7 +131,7 @@ await consumer.run({
 });
 `;
 
-const produceConfig = (file, topic) =>
+const produceConfig = (file, topic, headless = false) =>
   config(
     'kafka-kcat-produce',
     `http: { enabled: false }
@@ -123,7 +141,7 @@ input:
 output:
   kafka:
     addresses: [ ${BROKER} ]
-    topic: ${topic}
+    topic: ${topic}${headless ? '\n    metadata: { exclude_prefixes: [ "" ] }' : ''}
 `,
   );
 
@@ -168,42 +186,52 @@ export async function run({ quick = false } = {}) {
     return t;
   };
   const kcatProduce = (t) => [kcat, ['-P', '-b', BROKER, '-t', t, '-l', file, '-X', 'linger.ms=5', '-X', 'batch.num.messages=10000', '-X', 'acks=1']];
-  const rates = { produce: { kcat: [], engine: [], kafkajs: [] }, consume: { kcat: [], engine: [], kafkajs: [] } };
+  const runs = () => ({ kcat: [], engine: [], headless: [], kafkajs: [] });
+  const rates = { produce: runs(), consume: runs() };
+  const startups = [];
+  const one = linesFile(1);
   try {
     // The topic every consumer reads, written by kcat as in the issue.
     const source = await topic('src');
     await timed(...kcatProduce(source));
     for (let round = 0; round < ROUNDS; round++) {
-      let t = await topic(`kcat${round}`);
-      rates.produce.kcat.push(count / (await timed(...kcatProduce(t))));
-      t = await topic(`engine${round}`);
-      rates.produce.engine.push(count / (await timed(process.execPath, [ENGINE, '-c', produceConfig(file, t)])));
-      t = await topic(`kafkajs${round}`);
-      rates.produce.kafkajs.push(count / (await timed(process.execPath, ['--input-type=module', '-e', RAW_PRODUCE(t, file)])));
+      rates.produce.kcat.push(await timed(...kcatProduce(await topic(`kcat${round}`))));
+      rates.produce.engine.push(await timed(process.execPath, [ENGINE, '-c', produceConfig(file, await topic(`engine${round}`))]));
+      // The same without the file input's metadata as record headers (kcat -l sends none).
+      rates.produce.headless.push(await timed(process.execPath, [ENGINE, '-c', produceConfig(file, await topic(`headless${round}`), true)]));
+      rates.produce.kafkajs.push(await timed(process.execPath, ['--input-type=module', '-e', RAW_PRODUCE(await topic(`kafkajs${round}`), file)]));
+      startups.push((await timed(process.execPath, [ENGINE, '-c', produceConfig(one, await topic(`startup${round}`))])).cpu);
 
       const group = (who) => `bench-kcat-${who}-${round}-${id}`;
       rates.consume.kcat.push(
-        count / (await timed(kcat, ['-C', '-b', BROKER, '-G', group('kcat'), '-o', 'beginning', '-e', '-q', '-X', 'auto.offset.reset=earliest', source])),
+        await timed(kcat, ['-C', '-b', BROKER, '-G', group('kcat'), '-o', 'beginning', '-e', '-q', '-X', 'auto.offset.reset=earliest', source]),
       );
       const port = await freePort();
-      rates.consume.engine.push(count / (await engineUntilReceived(consumeConfig(source, group('engine'), port), port, count)));
-      rates.consume.kafkajs.push(count / (await timed(process.execPath, ['--input-type=module', '-e', RAW_CONSUME(source, group('kafkajs'), count)])));
+      rates.consume.engine.push(await engineUntilReceived(consumeConfig(source, group('engine'), port), port, count));
+      rates.consume.kafkajs.push(await timed(process.execPath, ['--input-type=module', '-e', RAW_CONSUME(source, group('kafkajs'), count)]));
     }
   } finally {
     await admin.deleteTopics({ topics: created }).catch(() => {});
     await admin.disconnect();
   }
+  const startup = median(startups);
   const row = (dir, bench, target, goal) => {
     const r = rates[dir];
-    const engine = median(r.engine);
-    const peer = median(r.kcat);
-    const raw = median(r.kafkajs);
+    const rate = (xs) => median(xs.map((x) => count / x.wall));
+    const each = (xs) => xs.map((x) => fmt(count / x.wall)).join(' / ');
+    // CPU microseconds a message, the engine's with its start-up taken off.
+    const us = (xs, less = 0) => `${(((median(xs.map((x) => x.cpu)) - less) * 1e6) / count).toFixed(1)} µs`;
+    const engine = rate(r.engine);
+    const peer = rate(r.kcat);
+    const raw = rate(r.kafkajs);
     const ratio = engine / peer;
-    const each = (xs) => xs.map((x) => fmt(x)).join(' / ');
+    const headless = r.headless.length > 0 ? `; without metadata headers ${fmt(rate(r.headless))} msg/s, ${us(r.headless, startup)}` : '';
     return {
       bench: `${bench}, 1 KB, ${PARTITIONS} partitions (${fmt(count)} messages, median of ${ROUNDS} interleaved rounds)`,
-      result: `${fmt(engine)} msg/s (${each(r.engine)})`,
-      baseline: `kcat ${fmt(peer)} msg/s (${each(r.kcat)}); bare kafkajs ${fmt(raw)} msg/s = ${(raw / peer).toFixed(2)}× kcat (${each(r.kafkajs)})`,
+      result: `${fmt(engine)} msg/s (${each(r.engine)}); CPU ${us(r.engine, startup)} a message after start-up (${startup.toFixed(2)} s)${headless}`,
+      baseline:
+        `kcat ${fmt(peer)} msg/s (${each(r.kcat)}), CPU ${us(r.kcat)} a message; ` +
+        `bare kafkajs ${fmt(raw)} msg/s = ${(raw / peer).toFixed(2)}× kcat (${each(r.kafkajs)}), CPU ${us(r.kafkajs)} a message with its start-up`,
       ratio,
       target,
       pass: ratio >= goal,
