@@ -36,7 +36,7 @@ import {
 import { PullInput, ThrottledLog, sleep } from '@svc/engine/kit';
 import { Checkpoint, type CheckpointRange } from '../kafka/checkpoint.js';
 import { KinesisCheckpointer, checkpointTableFields } from './kinesis-checkpointer.js';
-import { kinesisClient, streamRef } from './kinesis-output.js';
+import { kinesisClient, loadKinesis, streamRef, type KinesisSdk } from './kinesis-output.js';
 import { awsError, clientOptions, requestError, sessionFields, type ClientOptions } from './session.js';
 
 export const kinesisInputSpec = f.object({
@@ -144,7 +144,7 @@ export class KinesisInput extends PullInput<Item> {
   private readonly leaseMs: number;
   private readonly clientId = randomUUID();
   private client: KinesisClient | undefined;
-  private sdk: typeof import('@aws-sdk/client-kinesis') | undefined;
+  private sdk: KinesisSdk | undefined;
   private table: KinesisCheckpointer | undefined;
   /** The shards consumed here, by `stream/shard`. */
   private readonly readers = new Map<string, ShardReader>();
@@ -175,7 +175,7 @@ export class KinesisInput extends PullInput<Item> {
 
   async connect(): Promise<void> {
     if (this.closed || this.client) return;
-    const sdk = (this.sdk ??= await import('@aws-sdk/client-kinesis'));
+    const sdk = (this.sdk ??= await loadKinesis());
     const client = kinesisClient(sdk, this.opts);
     let table: KinesisCheckpointer;
     try {

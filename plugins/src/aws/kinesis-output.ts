@@ -8,7 +8,6 @@
  * them back to their input, and the records Kinesis took are not put twice.
  */
 import type { KinesisClient, PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import {
   NotConnectedError,
   compileInterpolation,
@@ -46,14 +45,21 @@ const MAX_RECORD_BYTES = 1024 * 1024;
 /** The per-record error codes that mean "slow down", not "this record is wrong". */
 const THROTTLED = new Set(['ProvisionedThroughputExceededException', 'KMSThrottlingException']);
 
-type Sdk = typeof import('@aws-sdk/client-kinesis');
+/** The Kinesis SDK with the HTTP/1.1 handler its clients take here. */
+export type KinesisSdk = typeof import('@aws-sdk/client-kinesis') & Pick<typeof import('@smithy/node-http-handler'), 'NodeHttpHandler'>;
+
+/** Loads the SDK at the first connect (not when the plugins load: a config without Kinesis never pays for it). */
+export async function loadKinesis(): Promise<KinesisSdk> {
+  const [sdk, { NodeHttpHandler }] = await Promise.all([import('@aws-sdk/client-kinesis'), import('@smithy/node-http-handler')]);
+  return { ...sdk, NodeHttpHandler };
+}
 
 /**
  * A Kinesis client over HTTP/1.1: the SDK's default handler for Kinesis is HTTP/2 (for
  * SubscribeToShard, not used here), which a plain-HTTP endpoint such as a local emulator refuses.
  */
-export function kinesisClient(sdk: Sdk, opts: ClientOptions): KinesisClient {
-  return new sdk.KinesisClient({ ...opts, requestHandler: new NodeHttpHandler(opts.requestHandler) });
+export function kinesisClient(sdk: KinesisSdk, opts: ClientOptions): KinesisClient {
+  return new sdk.KinesisClient({ ...opts, requestHandler: new sdk.NodeHttpHandler(opts.requestHandler) });
 }
 
 /** `stream` as the request field it fills: an ARN, else a name. */
@@ -61,7 +67,7 @@ export function streamRef(stream: string): { StreamARN: string } | { StreamName:
   return stream.startsWith('arn:') ? { StreamARN: stream } : { StreamName: stream };
 }
 
-export class KinesisOutput extends AwsOutput<Sdk, KinesisClient> {
+export class KinesisOutput extends AwsOutput<KinesisSdk, KinesisClient> {
   private readonly partitionKey: Interpolation;
   private readonly hashKey: Interpolation | undefined;
   private streamArn: string | undefined;
@@ -71,7 +77,7 @@ export class KinesisOutput extends AwsOutput<Sdk, KinesisClient> {
     ctx: ComponentContext,
   ) {
     super(conf, ctx, {
-      sdk: () => import('@aws-sdk/client-kinesis'),
+      sdk: loadKinesis,
       client: kinesisClient,
       connected: `Sending messages to Kinesis stream: ${conf.stream}`,
     });
@@ -117,7 +123,12 @@ export class KinesisOutput extends AwsOutput<Sdk, KinesisClient> {
   }
 
   /** Puts one request's records, again for those Kinesis throttled; records what never went. */
-  private async put(client: KinesisClient, sdk: Sdk, entries: { i: number; entry: PutRecordsRequestEntry }[], failures: Map<number, Error>): Promise<void> {
+  private async put(
+    client: KinesisClient,
+    sdk: KinesisSdk,
+    entries: { i: number; entry: PutRecordsRequestEntry }[],
+    failures: Map<number, Error>,
+  ): Promise<void> {
     const backoff = new RetryBackoff(this.conf);
     const target = this.streamArn ? { StreamARN: this.streamArn } : streamRef(this.conf.stream);
     let pending = entries;
