@@ -51,6 +51,14 @@ describe('mongodb output', () => {
     );
   });
 
+  it('stores a message field named __proto__ or constructor as a field (data, never the object prototype)', async () => {
+    const c = tempCollection('proto');
+    await write({ collection: c, operation: 'insert-one', document_map: 'root = this' }, ['{"_id":1,"__proto__":{"x":1},"constructor":"c"}']);
+    const doc = (await docsOf(c))[0]!;
+    assert.ok(Object.hasOwn(doc, '__proto__'), JSON.stringify(doc));
+    assert.equal(JSON.stringify(doc), '{"_id":1,"__proto__":{"x":1},"constructor":"c"}');
+  });
+
   it('replace-one and update-one (with a hint_map) create, then change, what filter_map finds; delete-one and delete-many remove it', async () => {
     const c = tempCollection('upd');
     const replace = { collection: c, operation: 'replace-one', upsert: true, filter_map: 'root._id = this.id', document_map: 'root.name = this.name' };

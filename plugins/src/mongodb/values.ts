@@ -31,7 +31,12 @@ export function toBson(mongo: MongoModule, v: unknown): unknown {
   if (Array.isArray(v)) return v.map((x) => toBson(mongo, x));
   if (v !== null && typeof v === 'object') {
     const out: Document = {};
-    for (const [k, x] of Object.entries(v)) out[k] = toBson(mongo, x);
+    for (const [k, x] of Object.entries(v)) {
+      // an own `__proto__` key (a message's field) must be defined, not assigned: assigned, it
+      // would set the object's prototype and the field would not be stored
+      if (k === '__proto__') Object.defineProperty(out, k, { value: toBson(mongo, x), enumerable: true, writable: true, configurable: true });
+      else out[k] = toBson(mongo, x);
+    }
     return out;
   }
   return v;
