@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { createLogger } from '../observability/logger.js';
 import { createPrometheusExporter, prometheusSpec } from '../observability/prometheus.js';
 import { redactUrl, scrubSecrets, urlCredentials, urlPasswords } from './redact.js';
+import { urlProblem } from './url-field.js';
 
 test('redactUrl: the password goes, user, host, port and path stay', () => {
   assert.equal(redactUrl('amqp://app:s3cret@rabbit:5672/prod'), 'amqp://app:xxxxx@rabbit:5672/prod');
@@ -16,6 +17,16 @@ test('redactUrl: the password goes, user, host, port and path stay', () => {
   assert.equal(redactUrl('http://u:pa#ss@h:1'), 'http://u:xxxxx@h:1'); // a stray # does not end the password
   assert.equal(redactUrl('http://u:p@${! meta("host") }/x'), 'http://u:xxxxx@${! meta("host") }/x');
   assert.equal(redactUrl('/etc/schema.avsc'), '/etc/schema.avsc');
+});
+
+test("urlProblem with 'hosts': a comma list of host:port after the scheme, each checked; the password never in the problem", () => {
+  assert.equal(urlProblem('mongodb://u:p@h1:27017,h2:27018,h3/db?replicaSet=rs0', 'hosts'), undefined);
+  assert.equal(urlProblem('mongodb://h1', 'hosts'), undefined);
+  assert.match(urlProblem('mongodb://u:s3cret@h1:27017,h2:99999/db', 'hosts') ?? '', /"h2:99999" is not host\[:port\]/);
+  assert.match(urlProblem('mongodb://u:s3cret@h1:27017,,h2/db', 'hosts') ?? '', /"" is not host/);
+  assert.doesNotMatch(urlProblem('mongodb://u:s3cret@h1:27017,h2:99999/db', 'hosts') ?? '', /s3cret/);
+  // Without 'hosts' a host list is not a URL.
+  assert.match(urlProblem('mongodb://h1:1,h2:2/db') ?? '', /not a valid URL/);
 });
 
 test('scrubSecrets: URLs and their passwords (as written or decoded) leave any text', () => {

@@ -8,8 +8,15 @@
  */
 import { redactUrl } from './redact.js';
 
-/** What a URL field takes besides `scheme://...`: `host:port` (a collector) or a file path. */
-export type UrlAlternative = 'host:port' | 'path';
+/**
+ * What a URL field takes besides `scheme://...`: `host:port` (a collector), a file path, or
+ * `hosts`: several `host:port` after the scheme, separated by commas (a MongoDB replica set's
+ * `mongodb://u:p@h1:27017,h2:27017/db`, which WHATWG `URL` cannot read).
+ */
+export type UrlAlternative = 'host:port' | 'path' | 'hosts';
+
+/** The authority of a URL (after any userinfo) up to its path, query or fragment. */
+const HOST_LIST_RE = /^([a-z][a-z0-9+.-]*:\/\/(?:[^/?#]*@)?)([^/?#@]*)/i;
 
 const SCHEME_RE = /^[a-z][a-z0-9+.-]*:\/\//i;
 
@@ -21,7 +28,14 @@ export function urlProblem(text: string, also?: UrlAlternative): string | undefi
   const url = text.trim();
   if (url === '' || url.includes('${!')) return undefined;
   if (SCHEME_RE.test(url)) {
-    return URL.canParse(url)
+    // A host list is read as its first host: each host is `host[:port]` as that one is.
+    const one = also === 'hosts' ? url.replace(HOST_LIST_RE, (_m, head: string, hosts: string) => head + hosts.split(',')[0]) : url;
+    if (also === 'hosts' && one !== url) {
+      const hosts = HOST_LIST_RE.exec(url)![2]!.split(',');
+      const bad = hosts.find((h) => !URL.canParse(`http://${h}`) || h === '');
+      if (bad !== undefined) return `"${redactUrl(url)}" is not a valid URL: "${bad}" is not host[:port]`;
+    }
+    return URL.canParse(one)
       ? undefined
       : `"${redactUrl(url)}" is not a valid URL: check the host and port, and percent-encode any @ # / ? in the user or password (%40 %23 %2F %3F)`;
   }

@@ -17,8 +17,8 @@ export async function loadMongodb(): Promise<MongoModule> {
 }
 
 export const clientFields = {
-  // Not `.url()`: a replica set's URL lists its hosts with commas, which WHATWG URL refuses.
-  url: f.string().describe('The URL of the target MongoDB server.'),
+  // A replica set's URL lists its hosts with commas (`hosts`); `engine echo` hides its password.
+  url: f.string().url('hosts').describe('The URL of the target MongoDB server.'),
   database: f.string().describe('The name of the target MongoDB database.'),
   username: f.string().default('').describe('The username to connect to the database.'),
   password: f.string().default('').secret().describe('The password to connect to the database.'),
