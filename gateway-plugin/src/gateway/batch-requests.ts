@@ -14,7 +14,7 @@
  */
 import * as http from 'node:http';
 import type { Answer } from '@svc/engine';
-import { goString } from '../apis/go-shape.js';
+import { goString } from '../languages/go-shape.js';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { joinListenPath } from './loop-target.js';
 import { ownValue } from './own-value.js';

@@ -48,10 +48,10 @@ import { resolverFor } from '../refs/resolver.js';
 import { contextData, type ContextData } from '../rewrite/context-data.js';
 import { fillContext, fillVariables, type VariableSource } from './variables.js';
 import { runBodyTransform, templateData, templateText } from './body-transform.js';
-import { decodeBody } from './go-json-decode.js';
-import { schemaFailures } from './json-schema.js';
-import { requestBodyFailure } from './oas-request-validation.js';
-import { parameterFailure } from './oas-parameters.js';
+import { decodeBody } from '../languages/go-json-decode.js';
+import { schemaFailures } from '../languages/json-schema.js';
+import { requestBodyFailure } from '../languages/oas-request-validation.js';
+import { parameterFailure } from '../languages/oas-parameters.js';
 import { decodePath } from '../gateway/request-target.js';
 import { parseQuery } from '../gateway/version-check.js';
 
