@@ -63,7 +63,7 @@ export async function run({ quick = false } = {}) {
   }
   // Parameters: a path integer, two query parameters (an integer, a string with a pattern), a header boolean.
   const { parameterFailure } = await import(dist('languages/oas-parameters.js'));
-  const { parseQuery } = await import(dist('gateway/version-check.js'));
+  const { parseQuery } = await import(dist('kernel/request-target.js'));
   const ref = { resolve: () => undefined };
   const param = (name, place, type, more = {}, segment) => ({
     name,

@@ -17,7 +17,7 @@ import type { Answer } from '@svc/engine';
 import { goString } from '../languages/go-shape.js';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { joinListenPath } from './loop-target.js';
-import { ownValue } from './own-value.js';
+import { ownValue } from '../kernel/own-value.js';
 import { statusMessage } from './management/replies.js';
 
 export const MAX_REQUESTS = 64;

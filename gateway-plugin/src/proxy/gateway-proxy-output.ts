@@ -29,11 +29,11 @@ import {
 } from '@svc/engine';
 import type { ApiSpec, EndpointCircuitBreaker } from '../apis/api-spec.js';
 import { transformAnswer } from '../transform/body-transform.js';
-import { firstEndpointFor } from '../gateway/endpoint-lists.js';
-import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from '../gateway/request.js';
-import { StageGuard } from '../gateway/stage-guard.js';
-import { GATEWAY_STAGES } from '../gateway/stages.js';
-import { gatewayState } from '../gateway/state.js';
+import { firstEndpointFor } from '../kernel/endpoint-lists.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from '../kernel/request.js';
+import { StageGuard } from '../kernel/stage-guard.js';
+import { GATEWAY_STAGES } from '../kernel/stages.js';
+import { gatewayState } from '../kernel/state.js';
 import type { GatewayConfig, StorageConfig } from '../conf/gateway-config.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';

@@ -6,7 +6,7 @@
  */
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
 import { invalidateApiCache } from '../../proxy/cache-invalidation.js';
-import type { GatewayState } from '../state.js';
+import type { GatewayState } from '../../kernel/state.js';
 import type { ManagementRoutes } from './management-api.js';
 import { statusMessage } from './replies.js';
 

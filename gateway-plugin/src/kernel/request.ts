@@ -19,7 +19,7 @@ import type { ApiSpec } from '../apis/api-spec.js';
 import type { SessionState } from '../sessions/session.js';
 
 export interface GatewayRequest {
-  /** The gateway (state) this request belongs to: see `gateway/state.ts`. */
+  /** The gateway (state) this request belongs to: see `kernel/state.ts`. */
   gateway: string;
   apiId: string;
   method: string;
