@@ -50,7 +50,7 @@ import { bindOverrides } from '../kernel/error-override.js';
 import { BATCH_HOP, NESTED, NOT_POSTED, answerBatch, batchPath } from './batch-requests.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import type { GatewaySource } from '../kernel/gateway-source.js';
-import { ManagementApi, isManagementPath } from './management/management-api.js';
+import { ManagementApi, isManagementPath } from '../management/management-api.js';
 import { parseTarget, type Target } from '../kernel/request-target.js';
 import type { ApiGatewayConfig } from './api-gateway-spec.js';
 import { DEFAULT_LOOP_LIMIT, findLoopTarget, joinListenPath } from './loop-target.js';
