@@ -61,16 +61,13 @@ import { EXPIRES_HEADER } from './version-check.js';
 import { GATEWAY_STAGES, answeredByStage } from '../kernel/stages.js';
 import { GatewayState, registerGatewayState, unregisterGatewayState } from '../kernel/state.js';
 import { gatewayTls } from './gateway-tls.js';
-import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
+import { closeGatewayServices, startGatewayServices, type GatewayService } from '../kernel/gateway-services.js';
 import { keepingPrevious } from '../sessions/load-policies.js';
 import { ProcessPolicies } from '../sessions/process-policies.js';
 import type { Policy } from '../sessions/session.js';
 import { CachedSessionStore } from '../sessions/cached-store.js';
 import { ProcessSessionStore } from '../sessions/process-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
-import { algorithmOf } from '../ratelimit/limiter.js';
-import { sharedLiveInstances } from '../ratelimit/shared-table.js';
-import type { LiveInstances } from '../ratelimit/distributed-limiter.js';
 
 /** Tyk's answer when a transaction was not delivered (the proxy failed it). */
 /** svc.conf's routing by Host. */
@@ -113,8 +110,9 @@ export class ApiGatewayInput extends PushInput {
   /** With `processes`: the one set of policies every process serves. */
   private sharedPolicies: ProcessPolicies | undefined;
   private management: ManagementApi | undefined;
-  private readonly instances: LiveInstances;
-  private rateLimiting: RateLimiting | undefined;
+  private readonly ctx: ComponentContext;
+  /** What the stage families start with this gateway (rate limiting's heartbeat). */
+  private services: GatewayService[] | undefined;
   /** The gateway stages of the stream this input feeds (absent when built outside a stream). */
   private readonly chain: ChainStage[] | undefined;
   /** Swapped whole on reload; a request keeps the API it was routed to. */
@@ -133,7 +131,7 @@ export class ApiGatewayInput extends PushInput {
     this.metrics = new GatewayMetrics(ctx);
     this.guard = new StageGuard(ctx.logger);
     this.chain = ctx.stream === undefined ? undefined : chainStages(ctx.stream);
-    this.instances = sharedLiveInstances(ctx);
+    this.ctx = ctx;
     this.confPath = resolve(conf.conf);
     // Unique per input and config file: processors on any thread find the state by it.
     this.name = `${ctx.label}@${this.confPath}`;
@@ -148,8 +146,7 @@ export class ApiGatewayInput extends PushInput {
   private async load(): Promise<void> {
     const { config, warnings } = await this.source.loadConfig(this.confPath);
     for (const w of warnings) this.log.warn(`svc.conf: ${w}`);
-    this.rateLimiting ??= startRateLimiting(config, this.instances, (m) => this.log.info(m));
-    this.log.info(`Rate limits: ${algorithmOf(config)} limiter, counted ${config.storage === undefined ? 'in memory' : 'in Redis'}`);
+    this.services ??= await startGatewayServices(config, this.ctx, this.log);
     // With processes, sessions in memory are one set for every process (kept by the primary).
     const link = processLink();
     const [apis, policies, sessions] = await Promise.all([
@@ -520,7 +517,7 @@ export class ApiGatewayInput extends PushInput {
   protected override async onDrained(): Promise<void> {
     this.unlinkReload?.();
     this.sharedPolicies?.close();
-    await this.rateLimiting?.close();
+    if (this.services) await closeGatewayServices(this.services);
     if (this.state) {
       unregisterGatewayState(this.state);
       await this.state.sessions.close().catch((err: unknown) => this.log.warn(`closing the session store: ${errorMessage(err)}`));
