@@ -383,7 +383,7 @@ export interface ApiSpec {
    * the body's credentials when the header's are missing or malformed.
    */
   basicAuth?: { disableCaching: boolean; cacheTtl: number; fromBody?: { user: string; password: string } };
-  /** `upstream_auth`: the credentials the upstream gets (proxy/upstream-auth.ts). */
+  /** `upstream_auth`: the credentials the upstream gets (auth/upstream-auth.ts). */
   upstreamAuth?: UpstreamAuth;
   /** `enable_signature_checking`: HMAC request signatures (auth/hmac-auth.ts), `hmac_allowed_algorithms` ([] = any), `hmac_allowed_clock_skew` (ms; 0 = any). */
   hmac?: { allowedAlgorithms: string[]; clockSkewMs: number };

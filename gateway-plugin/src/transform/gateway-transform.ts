@@ -26,7 +26,7 @@
  * Last, an OAS `mockResponse` (MockResponseMiddleware, after Tyk's transforms): the operation's
  * `code` (200 when 0), `body` and `headers`, with X-RateLimit-* and the response header edits.
  *
- * For a request that goes upstream, `upstream_auth` (proxy/upstream-auth.ts): the upstream's Basic
+ * For a request that goes upstream, `upstream_auth` (auth/upstream-auth.ts): the upstream's Basic
  * credentials or OAuth token in its header; a failed token request is Tyk's 500 `failed to get
  * OAuth token: ...`.
  *
@@ -34,7 +34,7 @@
  * compare without case, as Go's Header.Del and Header.Set do.
  */
 import { answerMessage, errorMessage, type Answer, type Logger } from '@svc/engine';
-import { upstreamCredential } from '../proxy/upstream-auth.js';
+import { upstreamCredential } from '../auth/upstream-auth.js';
 import type { ApiSpec, EndpointBodyTransform, EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
 import { mockAnswer } from '../kernel/mock-reply.js';
 import { limitHeaders } from '../ratelimit/limit-headers.js';
