@@ -8,7 +8,8 @@
  *   thread): the live request and response the proxy streams through.
  * - The content is empty unless a rule of the API reads the body (split token): then the body is
  *   read, bounded in size (413) and time (408).
- * - On ack: a processor's answer (the result store) is written; an answer the output wrote
+ * - On ack: a request the proxy found looping (`svc://`, its `looped` result) runs again for its
+ *   target API; else a processor's answer (the result store) is written; an answer the output wrote
  *   already (the proxy) is left alone; otherwise an empty 200. A nack is Tyk's 500 (its answer when proxying fails).
  *
  * Before a request becomes a transaction, the input runs what Tyk checks before its chain
@@ -375,9 +376,7 @@ export class ApiGatewayInput extends PushInput {
     };
     const msg = new Message(Buffer.alloc(0));
     msg.ctx.set(GATEWAY_REQUEST, gr);
-    const exchange: LiveExchange = { req, res, started, api: checked.api };
-    exchange.loop = (from, body) => this.loop(exchange, from, body);
-    msg.ctx.set(LIVE_EXCHANGE, exchange);
+    msg.ctx.set(LIVE_EXCHANGE, { req, res, started, api: checked.api });
     msg.ctx.set(REQUESTER, new ClientPresence(res));
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
     const parent = extractTraceHeaders(req.headers, true);
@@ -402,12 +401,12 @@ export class ApiGatewayInput extends PushInput {
   }
 
   /**
-   * A request rewritten to `svc://{api}/path` runs again for that API on the same exchange, as
-   * Tyk's looping does: the target found by id or by name (`self`: the same API), the loop level
-   * counted against `loop_limit` (default 5), Tyk's 500s when it is too deep or has no target.
+   * A request rewritten to `svc://{api}/path` (the proxy's `looped` result, acted on at its ack) runs
+   * again for that API on the same exchange, as Tyk's looping does: the target found by id or by
+   * name (`self`: the same API), the loop level counted against `loop_limit` (default 5), Tyk's 500s
+   * when it is too deep or has no target.
    */
   private loop(from: LiveExchange, req: GatewayRequest, body: Buffer): void {
-    from.handedOver = true;
     const l = req.loop!;
     const level = req.loopLevel ?? 0;
     const limit = req.loopLimit || l.limit || DEFAULT_LOOP_LIMIT;
@@ -442,9 +441,7 @@ export class ApiGatewayInput extends PushInput {
     };
     const msg = new Message(body);
     msg.ctx.set(GATEWAY_REQUEST, looped);
-    const exchange: LiveExchange = { req: from.req, res: from.res, started: from.started, api: checked.api };
-    exchange.loop = (f, b) => this.loop(exchange, f, b);
-    msg.ctx.set(LIVE_EXCHANGE, exchange);
+    msg.ctx.set(LIVE_EXCHANGE, { req: from.req, res: from.res, started: from.started, api: checked.api });
     msg.ctx.set(REQUESTER, new ClientPresence(from.res));
     this.deliver(from.req, from.res, msg);
   }
@@ -479,8 +476,8 @@ export class ApiGatewayInput extends PushInput {
     const exchange = msg.ctx.get(LIVE_EXCHANGE);
     this.pushRequest([msg], {
       acked: (err, results) => {
-        // Looped to another API: that request answers.
-        if (exchange?.handedOver === true) return;
+        // Looped (to another API or its own): the request runs again, and that run answers.
+        if (exchange?.looped !== undefined) return this.loop(exchange, exchange.looped.req, exchange.looped.body);
         if (err) {
           this.log.debug(`Request nacked: ${errorMessage(err)}`);
           // The proxy may have started answering before it failed: then the connection is cut.

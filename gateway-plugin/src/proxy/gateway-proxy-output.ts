@@ -158,9 +158,9 @@ export class GatewayProxyOutput implements Output {
       refused.answer(500, PROXY_FAILED);
       return refused.done;
     }
-    // A rewrite to svc://: the gateway runs the request again for the target API, no network call.
-    if (req.loop !== undefined && exchange.loop !== undefined) {
-      exchange.loop(req, msg.content);
+    // A rewrite to svc://: no network call; the input runs the request again for the target API once this one is acked.
+    if (req.loop !== undefined) {
+      exchange.looped = { req, body: msg.content };
       return undefined;
     }
 
