@@ -10,9 +10,9 @@ import { ROOT } from './lib.mjs';
 const dist = (p) => join(ROOT, 'gateway-plugin', 'dist', p);
 
 export async function run({ quick = false } = {}) {
-  const { decodeBody } = await import(dist('transform/go-json-decode.js'));
-  const { compileJsonSchema, schemaFailures } = await import(dist('transform/json-schema.js'));
-  const { requestBodyFailure } = await import(dist('transform/oas-request-validation.js'));
+  const { decodeBody } = await import(dist('languages/go-json-decode.js'));
+  const { compileJsonSchema, schemaFailures } = await import(dist('languages/json-schema.js'));
+  const { requestBodyFailure } = await import(dist('languages/oas-request-validation.js'));
   const schema = {
     type: 'object',
     required: ['name', 'age'],
@@ -62,8 +62,8 @@ export async function run({ quick = false } = {}) {
     );
   }
   // Parameters: a path integer, two query parameters (an integer, a string with a pattern), a header boolean.
-  const { parameterFailure } = await import(dist('transform/oas-parameters.js'));
-  const { parseQuery } = await import(dist('gateway/version-check.js'));
+  const { parameterFailure } = await import(dist('languages/oas-parameters.js'));
+  const { parseQuery } = await import(dist('kernel/request-target.js'));
   const ref = { resolve: () => undefined };
   const param = (name, place, type, more = {}, segment) => ({
     name,

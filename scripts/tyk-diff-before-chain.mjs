@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import * as http from 'node:http';
 import { join } from 'node:path';
-import { freePort } from '../bench/lib.mjs';
+import { freePort } from '@svc/engine/testing';
 import { TYK_BIN, addTykOasApis, gatewayFolder, startGateway, tykConf } from './tyk-peer.mjs';
 const ROOT = mkdtempSync(join(tmpdir(), 'svc-tyk-diff-'));
 const REPO = fileURLToPath(new URL('..', import.meta.url));

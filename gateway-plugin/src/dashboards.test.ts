@@ -74,7 +74,11 @@ async function start(histogram: boolean): Promise<{ stop: () => Promise<void>; j
           return r?.status === 200 ? true : undefined;
         },
         20_000,
-      );
+      ).catch((err: unknown) => {
+        // Too slow to start (a loaded machine): stopped, so it does not hold the scrape target's port for the next try or past the test.
+        c.kill('SIGKILL');
+        throw err;
+      });
       if (up) return c;
       if (!/EADDRINUSE|in use/.test(log)) throw new Error(`engine exited: ${log}`);
       return undefined;

@@ -4,9 +4,9 @@
  * build it; every other part of the gateway reads only this. Plain data (structured-clonable):
  * it is copied to worker threads as it is.
  */
-import type { JsonSchemaNode } from '../transform/json-schema.js';
-import type { OasRequestBody } from '../transform/oas-request-validation.js';
-import type { OasParameter } from '../transform/oas-parameters.js';
+import type { JsonSchemaNode } from '../languages/json-schema.js';
+import type { OasRequestBody } from '../languages/oas-request-validation.js';
+import type { OasParameter } from '../languages/oas-parameters.js';
 import type { PathMatching } from './endpoints.js';
 import type { ErrorOverrides } from './error-overrides.js';
 import type { MutualTls } from './client-certificates.js';
@@ -194,7 +194,7 @@ export interface EndpointRequestValidation {
 /**
  * A body transform of an endpoint (classic `extended_paths.transform[]` / `transform_response[]`;
  * OAS `transformRequestBody` / `transformResponseBody`): Tyk's TransformSpec, a Go text/template
- * run on the JSON body (see transform/go-template.ts for the subset served).
+ * run on the JSON body (see languages/go-template.ts for the subset served).
  */
 export interface EndpointBodyTransform {
   path: string;
@@ -383,7 +383,7 @@ export interface ApiSpec {
    * the body's credentials when the header's are missing or malformed.
    */
   basicAuth?: { disableCaching: boolean; cacheTtl: number; fromBody?: { user: string; password: string } };
-  /** `upstream_auth`: the credentials the upstream gets (proxy/upstream-auth.ts). */
+  /** `upstream_auth`: the credentials the upstream gets (auth/upstream-auth.ts). */
   upstreamAuth?: UpstreamAuth;
   /** `enable_signature_checking`: HMAC request signatures (auth/hmac-auth.ts), `hmac_allowed_algorithms` ([] = any), `hmac_allowed_clock_skew` (ms; 0 = any). */
   hmac?: { allowedAlgorithms: string[]; clockSkewMs: number };

@@ -1,7 +1,7 @@
 /** The template of a body transform (classic `template_data`, OAS `transformRequestBody`), read and checked at load. */
 import { readFileSync } from 'node:fs';
 import { errorMessage } from '@svc/engine';
-import { parseTemplate } from '../transform/go-template.js';
+import { parseTemplate } from '../languages/go-template.js';
 import type { Fields } from './fields.js';
 
 /** A transform's template: base64 (`blob`) or a file path (`file`), parsed here so a template svc does not run is refused at load. */

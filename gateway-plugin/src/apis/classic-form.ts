@@ -11,7 +11,7 @@
  */
 import type { ApiSpec } from './api-spec.js';
 import { CLASSIC_SHAPE } from './classic-shape.js';
-import { goEncode } from './go-shape.js';
+import { goEncode } from '../languages/go-shape.js';
 import { OAS_EXTENSION, tykPathLess } from './oas.js';
 
 type Obj = Record<string, unknown>;

@@ -21,7 +21,7 @@ import type {
   UrlRewriteRule,
 } from './api-spec.js';
 import { errorMessage } from '@svc/engine';
-import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
+import { compileJsonSchema, type JsonSchemaNode } from '../languages/json-schema.js';
 import { templateSource } from './body-templates.js';
 import { checkedHost } from './host-template.js';
 import { Fields } from './fields.js';
@@ -491,7 +491,7 @@ const OTHER_LISTS = [
 /**
  * `transform` / `transform_response` entries that are not disabled: `template_data` with
  * `input_type` json, the template a base64 `blob` or a `file` (read now, from the working
- * directory as Tyk reads it), checked now (transform/go-template.ts refuses what it does not run).
+ * directory as Tyk reads it), checked now (languages/go-template.ts refuses what it does not run).
  */
 function bodyTransformsOf(paths: Fields, field: string): EndpointBodyTransform[] {
   return paths

@@ -5,9 +5,9 @@
  * and the path). Unanchored by default (`/public` also matches `/x/public`); svc.conf's
  * `http_server_options.enable_path_prefix_matching` anchors a pattern starting with `/` at the
  * start (`^`), `enable_path_suffix_matching` anchors every pattern at the end (`$`).
+ * It takes of an API only the fields it reads, so the API model (`api-spec.ts`) can import it.
  */
 import { compiledRe2 } from '@svc/engine/kit';
-import type { ApiSpec } from './api-spec.js';
 
 /** svc.conf's `http_server_options.enable_path_prefix_matching` and `enable_path_suffix_matching`. */
 export interface PathMatching {
@@ -34,12 +34,12 @@ export function preparePathRegexp(pattern: string, matching: PathMatching = WILD
 }
 
 /** The matching `api` is served with (Tyk's default when the gateway state has not set it). */
-export function pathMatchingOf(api: Pick<ApiSpec, 'pathMatching'>): PathMatching {
+export function pathMatchingOf(api: { pathMatching?: PathMatching }): PathMatching {
   return api.pathMatching ?? WILDCARD_MATCHING;
 }
 
 /** The path endpoint patterns are matched against: the request path after the listen path. */
-export function endpointPath(api: Pick<ApiSpec, 'listenPath'>, path: string): string {
+export function endpointPath(api: { listenPath: string }, path: string): string {
   if (api.listenPath !== '/' && path.startsWith(api.listenPath)) {
     const rest = path.slice(api.listenPath.length);
     return rest.startsWith('/') ? rest : `/${rest}`;

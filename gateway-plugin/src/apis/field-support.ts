@@ -150,7 +150,7 @@ const EXTENDED_PATHS: FieldTable = {
   mock_response: implemented({
     each: Object.fromEntries(['path', 'method', 'ignore_case', 'disabled', 'code', 'body', 'headers'].map((k) => [k, implemented()])),
   }),
-  // The template is checked at load (transform/go-template.ts refuses what it does not run; input_type xml is refused).
+  // The template is checked at load (languages/go-template.ts refuses what it does not run; input_type xml is refused).
   transform: implemented({ each: TEMPLATE_META }),
   transform_response: implemented({ each: TEMPLATE_META }),
   transform_jq: endpointList('request jq transforms'),
@@ -170,7 +170,7 @@ const EXTENDED_PATHS: FieldTable = {
     ),
   }),
   method_transforms: implemented({ each: Object.fromEntries(['path', 'method', 'to_method', 'disabled'].map((k) => [k, implemented()])) }),
-  // The schema's keywords are checked at load (transform/json-schema.ts refuses those it does not cover).
+  // The schema's keywords are checked at load (languages/json-schema.ts refuses those it does not cover).
   validate_json: implemented({
     each: Object.fromEntries(['path', 'method', 'schema', 'error_response_code', 'disabled'].map((k) => [k, implemented()])),
   }),

@@ -17,9 +17,9 @@ import type {
   UrlRewriteRule,
 } from './api-spec.js';
 import { errorMessage } from '@svc/engine';
-import { compileJsonSchema, type JsonSchemaNode } from '../transform/json-schema.js';
-import type { OasRequestBody } from '../transform/oas-request-validation.js';
-import type { OasParameter } from '../transform/oas-parameters.js';
+import { compileJsonSchema, type JsonSchemaNode } from '../languages/json-schema.js';
+import type { OasRequestBody } from '../languages/oas-request-validation.js';
+import type { OasParameter } from '../languages/oas-parameters.js';
 import { templateSource } from './body-templates.js';
 import { checkedHost } from './host-template.js';
 import { Fields, isObject } from './fields.js';

@@ -7,7 +7,7 @@
 import { errorMessage, parseDuration } from '@svc/engine';
 import type { ApiSpec, CacheOptions, EndpointCache } from './api-spec.js';
 import type { Fields } from './fields.js';
-import { goCipherSuites } from './go-cipher-suites.js';
+import { goCipherSuites } from '../languages/go-cipher-suites.js';
 import { checkedRegexp, goTlsVersion } from './normalise.js';
 
 /**

@@ -11,8 +11,8 @@
  * (no WWW-Authenticate).
  */
 import type { ApiSpec } from '../apis/api-spec.js';
-import type { GatewayRequest } from '../gateway/request.js';
-import type { GatewayState } from '../gateway/state.js';
+import type { GatewayRequest } from '../kernel/request.js';
+import type { GatewayState } from '../kernel/state.js';
 import { passwordMatches, type PasswordLog } from '../sessions/basic-auth-password.js';
 import { decodeStdBase64 } from '../sessions/key-hash.js';
 import { compiledRe2 } from '@svc/engine/kit';

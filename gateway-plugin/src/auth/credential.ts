@@ -5,7 +5,7 @@
  * `strip_auth_data` removes all of them before proxying (gateway/mw_strip_auth.go).
  */
 import type { CredentialSource } from '../apis/api-spec.js';
-import type { GatewayRequest } from '../gateway/request.js';
+import type { GatewayRequest } from '../kernel/request.js';
 
 function headerValue(req: GatewayRequest, name: string): string {
   const v = req.headers[name.toLowerCase()];

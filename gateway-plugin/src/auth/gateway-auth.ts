@@ -8,11 +8,11 @@
  */
 import { answerMessage, createLogger, type Logger } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
-import { tykError } from '../gateway/errors.js';
-import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
-import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
-import { markAnsweredByStage, markStage } from '../gateway/stages.js';
-import type { GatewayState } from '../gateway/state.js';
+import { tykError } from '../kernel/errors.js';
+import { GatewayMiddleware, type MiddlewareCall } from '../kernel/middleware.js';
+import { GATEWAY_REQUEST, type GatewayRequest } from '../kernel/request.js';
+import { markAnsweredByStage, markStage } from '../kernel/stages.js';
+import type { GatewayState } from '../kernel/state.js';
 import { checkSession } from '../sessions/access-check.js';
 import { authenticateBasic } from './basic-auth.js';
 import { authenticateHmac } from './hmac-auth.js';

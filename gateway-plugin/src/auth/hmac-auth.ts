@@ -19,9 +19,9 @@
  */
 import { createHmac } from 'node:crypto';
 import type { ApiSpec } from '../apis/api-spec.js';
-import { ownValue } from '../gateway/own-value.js';
-import type { GatewayRequest } from '../gateway/request.js';
-import type { GatewayState } from '../gateway/state.js';
+import { ownValue } from '../kernel/own-value.js';
+import type { GatewayRequest } from '../kernel/request.js';
+import type { GatewayState } from '../kernel/state.js';
 import { readCredential } from './credential.js';
 import type { AuthOutcome } from './jwt-auth.js';
 import { findKey } from './key-lookup.js';

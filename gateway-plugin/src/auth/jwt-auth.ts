@@ -15,7 +15,7 @@
  */
 import { X509Certificate, createHash, createPublicKey } from 'node:crypto';
 import type { ApiSpec, JwtSettings } from '../apis/api-spec.js';
-import type { GatewayState } from '../gateway/state.js';
+import type { GatewayState } from '../kernel/state.js';
 import { applyPolicies } from '../sessions/apply-policies.js';
 import { decodeStdBase64, generateToken, hashKey } from '../sessions/key-hash.js';
 import type { SessionState } from '../sessions/session.js';

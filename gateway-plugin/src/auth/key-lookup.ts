@@ -6,7 +6,7 @@
  * its policies applied again on every request (treat it as read-only).
  */
 import type { ApiSpec } from '../apis/api-spec.js';
-import type { GatewayState } from '../gateway/state.js';
+import type { GatewayState } from '../kernel/state.js';
 import { applyPolicies } from '../sessions/apply-policies.js';
 import { storeKeyCandidates } from '../sessions/key-hash.js';
 import type { SessionStore } from '../sessions/session-store.js';

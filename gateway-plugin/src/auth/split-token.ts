@@ -11,9 +11,9 @@
 import type { Answer } from '@svc/engine';
 import { request } from 'undici';
 import type { ApiSpec, SplitTokenEndpoint } from '../apis/api-spec.js';
-import { tykError } from '../gateway/errors.js';
-import type { GatewayRequest } from '../gateway/request.js';
-import type { GatewayState } from '../gateway/state.js';
+import { tykError } from '../kernel/errors.js';
+import type { GatewayRequest } from '../kernel/request.js';
+import type { GatewayState } from '../kernel/state.js';
 import { generateToken, hashKey } from '../sessions/key-hash.js';
 import type { SessionState } from '../sessions/session.js';
 import { readBounded } from './bounded-body.js';

@@ -70,7 +70,7 @@ export const GATEWAY_CONFIG_SPEC = f.object({
     certificates: f.array(f.object({ domain_name: str(), cert_file: str(), key_file: str() })).default([]),
     // Go's tls version numbers: 769 TLS 1.0, 770 1.1, 771 1.2, 772 1.3; 0: Go's default (1.2).
     min_version: int(0, 0, 772),
-    // Go cipher suite names (TLS 1.2; apis/go-cipher-suites.ts); empty: Node's defaults.
+    // Go cipher suite names (TLS 1.2; languages/go-cipher-suites.ts); empty: Node's defaults.
     ssl_ciphers: f.array(f.string()).default([]),
     // Tyk's routing and endpoint matching switches (apis/endpoints.ts, gateway/api-router.ts).
     enable_strict_routes: bool(),

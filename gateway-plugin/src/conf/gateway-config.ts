@@ -3,6 +3,7 @@
  * fields the gateway reads are typed; the file may hold many more (Tyk's config is large), which
  * load with a warning each.
  */
+import type { ReferenceConfig } from '../refs/resolver.js';
 
 export interface StorageConfig {
   /** `redis`; absent storage = sessions and limits in memory. */
@@ -17,28 +18,7 @@ export interface StorageConfig {
   addrs: string[];
 }
 
-export interface KvStoreConfig {
-  address: string;
-  scheme: string;
-  datacenter: string;
-  http_auth: { username: string; password: string };
-  /** Milliseconds a blocking watch may block. */
-  wait_time: number;
-  token: string;
-  tls_config: { address: string; ca_path: string; ca_file: string; cert_file: string; key_file: string; insecure_skip_verify: boolean };
-}
-
-export interface SecretStoreConfig {
-  address: string;
-  agent_address: string;
-  max_retries: number;
-  /** Nanoseconds; 0 = 60 s. */
-  timeout: number;
-  token: string;
-  kv_version: number;
-}
-
-export interface GatewayConfig {
+export interface GatewayConfig extends ReferenceConfig {
   listen_address: string;
   /** Default 8080. */
   listen_port: number;
@@ -92,8 +72,6 @@ export interface GatewayConfig {
   };
   /** Seconds (a fraction allowed) the proxy gives a request up to the upstream's response headers; 0 = `gateway_proxy.timeout`. */
   proxy_default_timeout: number;
-  secrets: Record<string, string>;
-  kv: { kvstore?: KvStoreConfig; secretstore?: SecretStoreConfig };
   /** The folder `conf` was read from: relative paths in it resolve against this. */
   baseDir: string;
 }

@@ -9,9 +9,9 @@ import * as net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { END_OF_INPUT, answerMessage, traceContextOf, type Transaction } from '@svc/engine';
 import { ApiGatewayInput } from './api-gateway-input.js';
-import { tykError, tykErrorBody } from './errors.js';
-import { GATEWAY_REQUEST, LIVE_EXCHANGE } from './request.js';
-import { gatewayState } from './state.js';
+import { tykError, tykErrorBody } from '../kernel/errors.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE } from '../kernel/request.js';
+import { gatewayState } from '../kernel/state.js';
 import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, inputConfig, waitFor } from './test-support.js';
 
 /** Plays the stream: each transaction read is handed to `handle` (which acks it). */

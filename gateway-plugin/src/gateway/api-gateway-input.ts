@@ -8,7 +8,8 @@
  *   thread): the live request and response the proxy streams through.
  * - The content is empty unless a rule of the API reads the body (split token): then the body is
  *   read, bounded in size (413) and time (408).
- * - On ack: a processor's answer (the result store) is written; an answer the output wrote
+ * - On ack: a request the proxy found looping (`svc://`, its `looped` result) runs again for its
+ *   target API; else a processor's answer (the result store) is written; an answer the output wrote
  *   already (the proxy) is left alone; otherwise an empty 200. A nack is Tyk's 500 (its answer when proxying fails).
  *
  * Before a request becomes a transaction, the input runs what Tyk checks before its chain
@@ -41,36 +42,33 @@ import { BodyError, PushInput, processLink, readBody, type ProcessLink, type Htt
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 import { ApiRouter, upstreamPathOf, type HostRouting } from './api-router.js';
-import { BAD_REQUEST, NOT_FOUND, TOO_MANY_HOSTS, answered, duplicateHost, redirect, writeAnswer } from './answers.js';
+import { BAD_REQUEST, NOT_FOUND, TOO_MANY_HOSTS, answered, duplicateHost, redirect, writeAnswer } from '../kernel/answers.js';
 import { checkServed, passedRequest, type CheckedRequest } from './before-chain.js';
 import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
-import { tykError } from './errors.js';
-import { bindOverrides } from './error-override.js';
+import { tykError } from '../kernel/errors.js';
+import { bindOverrides } from '../kernel/error-override.js';
 import { BATCH_HOP, NESTED, NOT_POSTED, answerBatch, batchPath } from './batch-requests.js';
 import { GatewayMetrics } from './gateway-metrics.js';
-import type { GatewaySource } from './gateway-source.js';
-import { ManagementApi, isManagementPath } from './management/management-api.js';
-import { parseTarget, type Target } from './request-target.js';
+import type { GatewaySource } from '../kernel/gateway-source.js';
+import { ManagementApi, isManagementPath } from '../management/management-api.js';
+import { parseTarget, type Target } from '../kernel/request-target.js';
 import type { ApiGatewayConfig } from './api-gateway-spec.js';
 import { DEFAULT_LOOP_LIMIT, findLoopTarget, joinListenPath } from './loop-target.js';
-import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from './request.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from '../kernel/request.js';
 import { chainProblem, chainStages, type ChainStage } from './chain.js';
-import { StageGuard } from './stage-guard.js';
+import { StageGuard } from '../kernel/stage-guard.js';
 import { EXPIRES_HEADER } from './version-check.js';
-import { GATEWAY_STAGES, answeredByStage } from './stages.js';
-import { GatewayState, registerGatewayState, unregisterGatewayState } from './state.js';
+import { GATEWAY_STAGES, answeredByStage } from '../kernel/stages.js';
+import { GatewayState, registerGatewayState, unregisterGatewayState } from '../kernel/state.js';
 import { gatewayTls } from './gateway-tls.js';
-import { startRateLimiting, type RateLimiting } from '../ratelimit/instances.js';
+import { closeGatewayServices, startGatewayServices, type GatewayService } from '../kernel/gateway-services.js';
 import { keepingPrevious } from '../sessions/load-policies.js';
 import { ProcessPolicies } from '../sessions/process-policies.js';
 import type { Policy } from '../sessions/session.js';
 import { CachedSessionStore } from '../sessions/cached-store.js';
 import { ProcessSessionStore } from '../sessions/process-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
-import { algorithmOf } from '../ratelimit/limiter.js';
-import { sharedLiveInstances } from '../ratelimit/shared-table.js';
-import type { LiveInstances } from '../ratelimit/distributed-limiter.js';
 
 /** Tyk's answer when a transaction was not delivered (the proxy failed it). */
 /** svc.conf's routing by Host. */
@@ -113,8 +111,9 @@ export class ApiGatewayInput extends PushInput {
   /** With `processes`: the one set of policies every process serves. */
   private sharedPolicies: ProcessPolicies | undefined;
   private management: ManagementApi | undefined;
-  private readonly instances: LiveInstances;
-  private rateLimiting: RateLimiting | undefined;
+  private readonly ctx: ComponentContext;
+  /** What the stage families start with this gateway (rate limiting's heartbeat). */
+  private services: GatewayService[] | undefined;
   /** The gateway stages of the stream this input feeds (absent when built outside a stream). */
   private readonly chain: ChainStage[] | undefined;
   /** Swapped whole on reload; a request keeps the API it was routed to. */
@@ -133,7 +132,7 @@ export class ApiGatewayInput extends PushInput {
     this.metrics = new GatewayMetrics(ctx);
     this.guard = new StageGuard(ctx.logger);
     this.chain = ctx.stream === undefined ? undefined : chainStages(ctx.stream);
-    this.instances = sharedLiveInstances(ctx);
+    this.ctx = ctx;
     this.confPath = resolve(conf.conf);
     // Unique per input and config file: processors on any thread find the state by it.
     this.name = `${ctx.label}@${this.confPath}`;
@@ -148,8 +147,7 @@ export class ApiGatewayInput extends PushInput {
   private async load(): Promise<void> {
     const { config, warnings } = await this.source.loadConfig(this.confPath);
     for (const w of warnings) this.log.warn(`svc.conf: ${w}`);
-    this.rateLimiting ??= startRateLimiting(config, this.instances, (m) => this.log.info(m));
-    this.log.info(`Rate limits: ${algorithmOf(config)} limiter, counted ${config.storage === undefined ? 'in memory' : 'in Redis'}`);
+    this.services ??= await startGatewayServices(config, this.ctx, this.log);
     // With processes, sessions in memory are one set for every process (kept by the primary).
     const link = processLink();
     const [apis, policies, sessions] = await Promise.all([
@@ -378,9 +376,7 @@ export class ApiGatewayInput extends PushInput {
     };
     const msg = new Message(Buffer.alloc(0));
     msg.ctx.set(GATEWAY_REQUEST, gr);
-    const exchange: LiveExchange = { req, res, started, api: checked.api };
-    exchange.loop = (from, body) => this.loop(exchange, from, body);
-    msg.ctx.set(LIVE_EXCHANGE, exchange);
+    msg.ctx.set(LIVE_EXCHANGE, { req, res, started, api: checked.api });
     msg.ctx.set(REQUESTER, new ClientPresence(res));
     // A caller's `traceparent` / `uber-trace-id` becomes the parent of the message's root span.
     const parent = extractTraceHeaders(req.headers, true);
@@ -405,12 +401,12 @@ export class ApiGatewayInput extends PushInput {
   }
 
   /**
-   * A request rewritten to `svc://{api}/path` runs again for that API on the same exchange, as
-   * Tyk's looping does: the target found by id or by name (`self`: the same API), the loop level
-   * counted against `loop_limit` (default 5), Tyk's 500s when it is too deep or has no target.
+   * A request rewritten to `svc://{api}/path` (the proxy's `looped` result, acted on at its ack) runs
+   * again for that API on the same exchange, as Tyk's looping does: the target found by id or by
+   * name (`self`: the same API), the loop level counted against `loop_limit` (default 5), Tyk's 500s
+   * when it is too deep or has no target.
    */
   private loop(from: LiveExchange, req: GatewayRequest, body: Buffer): void {
-    from.handedOver = true;
     const l = req.loop!;
     const level = req.loopLevel ?? 0;
     const limit = req.loopLimit || l.limit || DEFAULT_LOOP_LIMIT;
@@ -445,9 +441,7 @@ export class ApiGatewayInput extends PushInput {
     };
     const msg = new Message(body);
     msg.ctx.set(GATEWAY_REQUEST, looped);
-    const exchange: LiveExchange = { req: from.req, res: from.res, started: from.started, api: checked.api };
-    exchange.loop = (f, b) => this.loop(exchange, f, b);
-    msg.ctx.set(LIVE_EXCHANGE, exchange);
+    msg.ctx.set(LIVE_EXCHANGE, { req: from.req, res: from.res, started: from.started, api: checked.api });
     msg.ctx.set(REQUESTER, new ClientPresence(from.res));
     this.deliver(from.req, from.res, msg);
   }
@@ -482,8 +476,8 @@ export class ApiGatewayInput extends PushInput {
     const exchange = msg.ctx.get(LIVE_EXCHANGE);
     this.pushRequest([msg], {
       acked: (err, results) => {
-        // Looped to another API: that request answers.
-        if (exchange?.handedOver === true) return;
+        // Looped (to another API or its own): the request runs again, and that run answers.
+        if (exchange?.looped !== undefined) return this.loop(exchange, exchange.looped.req, exchange.looped.body);
         if (err) {
           this.log.debug(`Request nacked: ${errorMessage(err)}`);
           // The proxy may have started answering before it failed: then the connection is cut.
@@ -520,7 +514,7 @@ export class ApiGatewayInput extends PushInput {
   protected override async onDrained(): Promise<void> {
     this.unlinkReload?.();
     this.sharedPolicies?.close();
-    await this.rateLimiting?.close();
+    if (this.services) await closeGatewayServices(this.services);
     if (this.state) {
       unregisterGatewayState(this.state);
       await this.state.sessions.close().catch((err: unknown) => this.log.warn(`closing the session store: ${errorMessage(err)}`));

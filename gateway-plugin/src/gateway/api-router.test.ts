@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiRouter, listenPathLength, upstreamPathOf } from './api-router.js';
-import { cleanPath, parseTarget } from './request-target.js';
+import { cleanPath, parseTarget } from '../kernel/request-target.js';
 import { apiSpec } from './test-support.js';
 
 describe('ApiRouter', () => {

@@ -14,11 +14,11 @@
  */
 import * as http from 'node:http';
 import type { Answer } from '@svc/engine';
-import { goString } from '../apis/go-shape.js';
+import { goString } from '../languages/go-shape.js';
 import type { ApiSpec } from '../apis/api-spec.js';
 import { joinListenPath } from './loop-target.js';
-import { ownValue } from './own-value.js';
-import { statusMessage } from './management/replies.js';
+import { ownValue } from '../kernel/own-value.js';
+import { statusMessage } from '../management/replies.js';
 
 export const MAX_REQUESTS = 64;
 export const MAX_REPLY_BYTES = 16 * 1024 * 1024;

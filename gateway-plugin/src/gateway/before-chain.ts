@@ -14,11 +14,11 @@ import { joinListenPath } from './loop-target.js';
 import { clientIp, firstHeader, headerLines, ipListed } from './client-ip.js';
 import { clientCertificateRefusal } from './client-certificate-check.js';
 import { corsOutcome, skipsEndpointLists } from './cors.js';
-import { ENDPOINT_FORBIDDEN, endpointStatus } from './endpoint-lists.js';
-import { tykError } from './errors.js';
-import type { GatewayRequest } from './request.js';
-import { mockAnswer } from './mock-reply.js';
-import { ownValue } from './own-value.js';
+import { ENDPOINT_FORBIDDEN, endpointStatus } from '../kernel/endpoint-lists.js';
+import { tykError } from '../kernel/errors.js';
+import type { GatewayRequest } from '../kernel/request.js';
+import { mockAnswer } from '../kernel/mock-reply.js';
+import { ownValue } from '../kernel/own-value.js';
 import { sizeRefusal } from './size-limits.js';
 import { chooseVersion, versionApi, type VersionChoice } from './version-check.js';
 

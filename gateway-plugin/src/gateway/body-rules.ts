@@ -7,7 +7,7 @@
  */
 import type { ApiSpec } from '../apis/api-spec.js';
 import { endpointMatches, pathMatchingOf } from '../apis/endpoints.js';
-import { firstEndpointFor } from './endpoint-lists.js';
+import { firstEndpointFor } from '../kernel/endpoint-lists.js';
 
 /** The methods whose body is part of a response cache key (mw_redis_cache.go isBodyHashRequired). */
 const BODY_KEYED = new Set(['POST', 'PUT', 'PATCH']);

@@ -10,7 +10,7 @@
  */
 import type { ComponentConfig, StreamShape } from '@svc/engine';
 import type { ApiSpec } from '../apis/api-spec.js';
-import { STAGE_FIX, STAGE_NAME, STAGE_ORDER, stagesNeeded, type Stage } from './stages.js';
+import { STAGE_FIX, STAGE_NAME, STAGE_ORDER, stagesNeeded, type Stage } from '../kernel/stages.js';
 
 /** One stage of the chain: which, and where it is configured. */
 export interface ChainStage {

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type { Answer } from '@svc/engine';
 import type { MutualTls } from '../apis/client-certificates.js';
-import { tykError } from './errors.js';
+import { tykError } from '../kernel/errors.js';
 
 const NOT_TLS = tykError(403, 'TLS not enabled');
 const REQUIRED = tykError(403, 'Client TLS certificate is required');

@@ -19,7 +19,7 @@
  */
 import type { Answer } from '@svc/engine';
 import type { CorsSettings } from '../apis/api-spec.js';
-import { canonicalHeader } from '../rewrite/context-data.js';
+import { canonicalHeader } from '../kernel/context-data.js';
 
 interface Compiled {
   originsAll: boolean;

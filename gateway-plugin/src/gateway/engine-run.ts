@@ -26,7 +26,7 @@ after(() => {
 const PLUGIN = `
 import { threadId } from 'node:worker_threads';
 import { registerProcessor, answerMessage, f } from ${JSON.stringify(join(root, 'engine/dist/index.js'))};
-import { GATEWAY_REQUEST } from ${JSON.stringify(join(here, 'request.js'))};
+import { GATEWAY_REQUEST } from ${JSON.stringify(join(here, '../kernel/request.js'))};
 
 registerProcessor('test_thread_probe', {
   summary: 'answers with the process and thread it ran on, the request key and the rate limiter verdict (tests)',

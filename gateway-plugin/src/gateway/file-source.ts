@@ -12,7 +12,7 @@ import { loadGatewayConfig } from '../conf/load-gateway-config.js';
 import { ReferenceResolver } from '../refs/resolver.js';
 import { createSessionStore } from '../sessions/create-store.js';
 import { loadPolicies } from '../sessions/load-policies.js';
-import type { GatewaySource } from './gateway-source.js';
+import type { GatewaySource } from '../kernel/gateway-source.js';
 
 export function fileSource(log: Logger): GatewaySource {
   let refs: ReferenceResolver | undefined;

@@ -3,7 +3,7 @@
  * getTLSConfigForClient, Go's crypto/tls getCertificate): `http_server_options.use_ssl` with
  * `certificates` (`domain_name`, `cert_file`, `key_file`), `min_version` (Go's number: 769
  * TLS 1.0 … 772 TLS 1.3; 0 is Go's and Node's default, TLS 1.2) and `ssl_ciphers` (Go's cipher
- * suite names, see apis/go-cipher-suites.ts).
+ * suite names, see languages/go-cipher-suites.ts).
  *
  * The certificate a client gets, by the name it asks for (SNI), as Go picks it: with one
  * certificate, that one; else the one whose `domain_name` is the name, else one whose own names
@@ -21,7 +21,7 @@ import { createSecureContext, type SecureContext } from 'node:tls';
 import { ErrorCode, SvcError, errorMessage } from '@svc/engine';
 import type { TlsFiles } from '@svc/engine/kit';
 import { goTlsVersion } from '../apis/normalise.js';
-import { goCipherSuites, type CipherChoice } from '../apis/go-cipher-suites.js';
+import { goCipherSuites, type CipherChoice } from '../languages/go-cipher-suites.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
 
 interface Loaded {

@@ -13,8 +13,8 @@
 import type { Answer } from '@svc/engine';
 import type { ApiSpec, EndpointSizeLimit } from '../apis/api-spec.js';
 import { endpointPath, pathMatchingOf } from '../apis/endpoints.js';
-import { matches, pathTest, type PathTest } from './endpoint-lists.js';
-import { tykError } from './errors.js';
+import { matches, pathTest, type PathTest } from '../kernel/endpoint-lists.js';
+import { tykError } from '../kernel/errors.js';
 
 const UNLIMITED_METHODS = new Set(['GET', 'DELETE', 'TRACE', 'OPTIONS', 'HEAD']);
 

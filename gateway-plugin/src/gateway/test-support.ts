@@ -13,7 +13,7 @@ import type { ApiGatewayConfig } from './api-gateway-spec.js';
 import { MemorySessionStore } from '../sessions/memory-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Policy } from '../sessions/session.js';
-import type { GatewaySource, LoadError } from './gateway-source.js';
+import type { GatewaySource, LoadError } from '../kernel/gateway-source.js';
 import * as shared from '../testing/fixtures.js';
 
 export { freePort } from '@svc/engine/testing';

@@ -21,7 +21,8 @@
 import type { Answer } from '@svc/engine';
 import { compiledRe2 } from '@svc/engine/kit';
 import type { ApiSpec, ApiVersioning } from '../apis/api-spec.js';
-import { tykError } from './errors.js';
+import { tykError } from '../kernel/errors.js';
+import { parseQuery } from '../kernel/request-target.js';
 
 const VERSION_NOT_FOUND = tykError(403, 'Version information not found');
 const VERSION_DOES_NOT_EXIST = tykError(403, 'This API version does not seem to exist');
@@ -80,32 +81,6 @@ function queryEscape(s: string): string {
   return encodeURIComponent(s)
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
-}
-
-/** Go's url.QueryUnescape; undefined for a malformed escape. */
-function queryUnescape(s: string): string | undefined {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '));
-  } catch {
-    return undefined;
-  }
-}
-
-/** Go's url.ParseQuery, what survives of it: pairs without `;` and whose escapes are well formed. */
-export function parseQuery(query: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const pair of query.split('&')) {
-    if (pair === '' || pair.includes(';')) continue;
-    const eq = pair.indexOf('=');
-    const rawKey = eq < 0 ? pair : pair.slice(0, eq);
-    const key = queryUnescape(rawKey);
-    const value = queryUnescape(eq < 0 ? '' : pair.slice(eq + 1));
-    if (key === undefined || value === undefined) continue;
-    const list = out.get(key);
-    if (list) list.push(value);
-    else out.set(key, [value]);
-  }
-  return out;
 }
 
 /** Go's url.Values.Encode: keys sorted (by bytes), each value `key=value`, escaped. */

@@ -12,9 +12,9 @@ import { Message, parseTraceparent, setTraceParent, type Output } from '@svc/eng
 import { buildComponent, testContext } from '@svc/engine/testing';
 import type { ApiSpec } from '../apis/api-spec.js';
 import type { GatewayConfig } from '../conf/gateway-config.js';
-import { tykErrorBody } from '../gateway/errors.js';
-import { GATEWAY_REQUEST, LIVE_EXCHANGE } from '../gateway/request.js';
-import { GatewayState, registerGatewayState, unregisterGatewayState } from '../gateway/state.js';
+import { tykErrorBody } from '../kernel/errors.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE } from '../kernel/request.js';
+import { GatewayState, registerGatewayState, unregisterGatewayState } from '../kernel/state.js';
 import { MemorySessionStore } from '../sessions/memory-store.js';
 import './index.js';
 import { apiSpec } from '../testing/fixtures.js';

@@ -29,11 +29,11 @@ import {
 } from '@svc/engine';
 import type { ApiSpec, EndpointCircuitBreaker } from '../apis/api-spec.js';
 import { transformAnswer } from '../transform/body-transform.js';
-import { firstEndpointFor } from '../gateway/endpoint-lists.js';
-import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from '../gateway/request.js';
-import { StageGuard } from '../gateway/stage-guard.js';
-import { GATEWAY_STAGES } from '../gateway/stages.js';
-import { gatewayState } from '../gateway/state.js';
+import { firstEndpointFor } from '../kernel/endpoint-lists.js';
+import { GATEWAY_REQUEST, LIVE_EXCHANGE, type GatewayRequest, type LiveExchange } from '../kernel/request.js';
+import { StageGuard } from '../kernel/stage-guard.js';
+import { GATEWAY_STAGES } from '../kernel/stages.js';
+import { gatewayState } from '../kernel/state.js';
 import type { GatewayConfig, StorageConfig } from '../conf/gateway-config.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
@@ -158,9 +158,9 @@ export class GatewayProxyOutput implements Output {
       refused.answer(500, PROXY_FAILED);
       return refused.done;
     }
-    // A rewrite to svc://: the gateway runs the request again for the target API, no network call.
-    if (req.loop !== undefined && exchange.loop !== undefined) {
-      exchange.loop(req, msg.content);
+    // A rewrite to svc://: no network call; the input runs the request again for the target API once this one is acked.
+    if (req.loop !== undefined) {
+      exchange.looped = { req, body: msg.content };
       return undefined;
     }
 

@@ -25,9 +25,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { detectContentType } from '../gateway/content-sniff.js';
-import { tykError } from '../gateway/errors.js';
-import { MATCH_BYTES, overrideAnswer, overrideUpstream, upstreamOverrides } from '../gateway/error-override.js';
+import { detectContentType } from '../kernel/content-sniff.js';
+import { tykError } from '../kernel/errors.js';
+import { MATCH_BYTES, overrideAnswer, overrideUpstream, upstreamOverrides } from '../kernel/error-override.js';
 import type { ErrorOverrides } from '../apis/error-overrides.js';
 import { connectionNamed, isHopHeader } from './hop-headers.js';
 import { MAX_ENTRY_BYTES, type CachedAnswer } from './response-cache.js';

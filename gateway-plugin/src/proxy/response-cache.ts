@@ -25,8 +25,8 @@
 import { createHash } from 'node:crypto';
 import { compiledRe2 } from '@svc/engine/kit';
 import type { ApiSpec, EndpointCache } from '../apis/api-spec.js';
-import { firstEndpointFor } from '../gateway/endpoint-lists.js';
-import type { GatewayRequest } from '../gateway/request.js';
+import { firstEndpointFor } from '../kernel/endpoint-lists.js';
+import type { GatewayRequest } from '../kernel/request.js';
 import type { GatewayConfig, StorageConfig } from '../conf/gateway-config.js';
 
 export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;

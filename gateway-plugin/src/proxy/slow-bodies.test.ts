@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { tykErrorBody } from '../gateway/errors.js';
+import { tykErrorBody } from '../kernel/errors.js';
 import { runGateway, writeGateway, type EngineRun } from '../gateway/engine-run.js';
 import { apiSpec, call, freePort, gatewayConfig, upstreamForFile, waitFor } from '../gateway/test-support.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { GatewayRequest } from '../gateway/request.js';
+import type { GatewayRequest } from '../kernel/request.js';
 import { Targets, singleJoiningSlash } from './upstream-url.js';
 
 test("singleJoiningSlash joins with exactly one slash, as Tyk's does", () => {

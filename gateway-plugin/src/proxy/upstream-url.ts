@@ -5,7 +5,7 @@
  * the target's query first, then the request's, joined with `&`. An API's target is parsed once
  * and kept; only a rewrite to a full URL parses per request.
  */
-import type { GatewayRequest } from '../gateway/request.js';
+import type { GatewayRequest } from '../kernel/request.js';
 
 /** A parsed `target_url`. */
 export interface Target {

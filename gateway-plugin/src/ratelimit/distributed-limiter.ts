@@ -17,6 +17,7 @@ import { hostname } from 'node:os';
 import type { RedisConnection } from '../sessions/redis-connection.js';
 import type { Limit, Limiter, Verdict } from './limiter.js';
 import type { RedisLimiter } from './redis-limiter.js';
+import type { ComponentContext } from '@svc/engine';
 import type { WindowState } from '@svc/engine/kit';
 import type { Windows } from './shared-table.js';
 
@@ -42,6 +43,11 @@ export class LiveInstances {
   set count(n: number) {
     Atomics.store(this.cell, 0, Math.max(1, Math.floor(n)));
   }
+}
+
+/** The live instance count every thread of the process shares (one cell, found by name). */
+export function sharedLiveInstances(ctx: Pick<ComponentContext, 'sharedBuffer'>): LiveInstances {
+  return new LiveInstances(ctx.sharedBuffer('svc.gateway.drl-instances', 4));
 }
 
 /**

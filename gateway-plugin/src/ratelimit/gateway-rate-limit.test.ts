@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { RedisServer } from '@svc/engine/testing';
 import { runGateway, writeGateway } from '../gateway/engine-run.js';
-import { tykErrorBody } from '../gateway/errors.js';
+import { tykErrorBody } from '../kernel/errors.js';
 import { apiSpec, call, freePort, gatewayConfig, waitFor, type Reply } from '../gateway/test-support.js';
 
 const dirs: string[] = [];

@@ -14,11 +14,11 @@
 import { answerMessage, errorMessage, type Logger } from '@svc/engine';
 import type { Windows } from './shared-table.js';
 import type { ApiSpec } from '../apis/api-spec.js';
-import { tykError } from '../gateway/errors.js';
-import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
-import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
-import { markStage, type Stage } from '../gateway/stages.js';
-import type { GatewayState } from '../gateway/state.js';
+import { tykError } from '../kernel/errors.js';
+import { GatewayMiddleware, type MiddlewareCall } from '../kernel/middleware.js';
+import { GATEWAY_REQUEST, type GatewayRequest } from '../kernel/request.js';
+import { markStage, type Stage } from '../kernel/stages.js';
+import type { GatewayState } from '../kernel/state.js';
 import { RedisConnection } from '../sessions/redis-connection.js';
 import { DistributedLimiter, type LiveInstances } from './distributed-limiter.js';
 import { limitHeaders } from './limit-headers.js';

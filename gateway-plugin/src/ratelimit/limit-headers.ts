@@ -5,7 +5,7 @@
  * session. With "rate_limits", the rate limit the request met (on 429 answers too), and nothing
  * when none applied.
  */
-import type { GatewayRequest } from '../gateway/request.js';
+import type { GatewayRequest } from '../kernel/request.js';
 
 const LIMIT = 'x-ratelimit-limit';
 const REMAINING = 'x-ratelimit-remaining';

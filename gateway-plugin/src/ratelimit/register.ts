@@ -1,6 +1,7 @@
-/** Registers the `gateway_rate_limit` processor; its implementation loads when one is built. */
+/** Registers the `gateway_rate_limit` processor (its implementation loads when one is built) and the gateway service rate limiting starts with each gateway. */
 import { Message, f, registerProcessor, type ComponentConfig, type ComponentContext, type Output } from '@svc/engine';
 import type { SmoothingChange } from './redis-limiter.js';
+import { registerGatewayService } from '../kernel/gateway-services.js';
 
 const spec = f.object({
   scope: f
@@ -48,9 +49,10 @@ registerProcessor('gateway_rate_limit', {
     - gateway_rate_limit: { scope: key }`,
   ],
   factory: async (conf, ctx) => {
-    const [{ GatewayRateLimit }, { sharedLiveInstances, sharedWindowTable }] = await Promise.all([
+    const [{ GatewayRateLimit }, { sharedWindowTable }, { sharedLiveInstances }] = await Promise.all([
       import('./gateway-rate-limit.js'),
       import('./shared-table.js'),
+      import('./distributed-limiter.js'),
     ]);
     const sink = await eventSink(conf.smoothing_events, ctx);
     const counter = ctx.metrics?.counter('gateway_rate_limit_smoothing_events', { help: 'Rate limit smoothing events.', labels: ['event'] });
@@ -61,3 +63,7 @@ registerProcessor('gateway_rate_limit', {
     });
   },
 });
+
+// Started by each gateway when it loads svc.conf, whether or not a stream limits anything: the
+// algorithm check refuses a config it cannot run, and the distributed limiter's heartbeat counts this instance.
+registerGatewayService('rate limiting', async (config, ctx, log) => (await import('./instances.js')).startRateLimiting(config, ctx, log));

@@ -12,7 +12,7 @@
  * which every API the key reaches shares.
  */
 import type { ApiSpec, EndpointRateLimit } from '../apis/api-spec.js';
-import type { GatewayRequest } from '../gateway/request.js';
+import type { GatewayRequest } from '../kernel/request.js';
 import { endpointMatches, endpointPath, pathMatchingOf } from '../apis/endpoints.js';
 import type { AccessLimit, SessionState, Smoothing } from '../sessions/session.js';
 import type { Limit } from './limiter.js';

@@ -2,12 +2,10 @@
  * The gateway's rate limit counters: one window table for every thread and every process of the
  * stream (the engine's WindowTable in memory shared by the threads; with `processes`, the
  * primary's table, asked over the process link, so a limit or quota is one counter, not one per
- * process), and the live instance count of the distributed limiter. The `api_gateway` input and
- * every `gateway_rate_limit` find the same counters under one name.
+ * process). Every `gateway_rate_limit` finds the same counters under one name.
  */
 import type { ComponentContext } from '@svc/engine';
 import { ProcessWindowTable, WindowTable, processLink, windowTableBytes, type WindowState } from '@svc/engine/kit';
-import { LiveInstances } from './distributed-limiter.js';
 
 /** Keys (API limits, keys' limits and quotas) the table holds before it gives up stale windows. */
 const MAX_KEYS = 32_768;
@@ -22,8 +20,4 @@ export function sharedWindowTable(ctx: Pick<ComponentContext, 'sharedBuffer'>): 
   const link = processLink();
   if (link !== undefined) return new ProcessWindowTable(link, NAME, MAX_KEYS);
   return new WindowTable(ctx.sharedBuffer(NAME, windowTableBytes(MAX_KEYS)));
-}
-
-export function sharedLiveInstances(ctx: Pick<ComponentContext, 'sharedBuffer'>): LiveInstances {
-  return new LiveInstances(ctx.sharedBuffer('svc.gateway.drl-instances', 4));
 }

@@ -7,9 +7,20 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type * as Undici from 'undici';
-import type { KvStoreConfig } from '../conf/gateway-config.js';
 import { encodeStorePath, failed, found, type Lookup } from './lookup.js';
 import { undici } from './undici-lazy.js';
+
+/** svc.conf's `kv.kvstore`: where `kvstore://` references are read. */
+export interface KvStoreConfig {
+  address: string;
+  scheme: string;
+  datacenter: string;
+  http_auth: { username: string; password: string };
+  /** Milliseconds a blocking watch may block. */
+  wait_time: number;
+  token: string;
+  tls_config: { address: string; ca_path: string; ca_file: string; cert_file: string; key_file: string; insecure_skip_verify: boolean };
+}
 
 export class KvStoreClient {
   private readonly origin: string | undefined;

@@ -10,13 +10,18 @@
  * host, no other endpoint of the store.
  */
 import { createLogger, scrubSecrets, type Logger } from '@svc/engine';
-import type { GatewayConfig } from '../conf/gateway-config.js';
 import { confSecrets } from './conf-secrets.js';
-import { KvStoreClient } from './kvstore-client.js';
+import { KvStoreClient, type KvStoreConfig } from './kvstore-client.js';
 import { failed, found, type Failure, type Lookup } from './lookup.js';
 import type { References } from './references.js';
-import { SecretStoreClient } from './secretstore-client.js';
+import { SecretStoreClient, type SecretStoreConfig } from './secretstore-client.js';
 import { TtlCache } from './ttl-cache.js';
+
+/** What svc.conf tells the resolver: its `secrets` (`secrets://`) and its `kv` stores. */
+export interface ReferenceConfig {
+  secrets: Record<string, string>;
+  kv: { kvstore?: KvStoreConfig; secretstore?: SecretStoreConfig };
+}
 
 export interface ResolverOptions {
   /** How long an inline store lookup is reused; default 10 s (0 = no cache). */
@@ -51,7 +56,7 @@ export class ReferenceResolver implements References {
   /** Tokens, passwords and URLs that must not reach a log line. */
   private readonly hidden: { secrets: string[]; urls: string[] };
 
-  constructor(config: Pick<GatewayConfig, 'secrets' | 'kv'>, log?: Logger, opts: ResolverOptions = {}) {
+  constructor(config: ReferenceConfig, log?: Logger, opts: ResolverOptions = {}) {
     this.log = log ?? createLogger({ level: 'OFF' });
     this.env = opts.env ?? process.env;
     this.secrets = confSecrets(config.secrets, this.env.SVC_GW_SECRETS);
@@ -188,7 +193,7 @@ async function walk(value: unknown, depth: number, one: (s: string) => Promise<s
 const resolvers = new WeakMap<object, ReferenceResolver>();
 
 /** The resolver of `config`: made on first use, kept while the config lives. */
-export function resolverFor(config: Pick<GatewayConfig, 'secrets' | 'kv'>, log: Logger): ReferenceResolver {
+export function resolverFor(config: ReferenceConfig, log: Logger): ReferenceResolver {
   let r = resolvers.get(config);
   if (r === undefined) resolvers.set(config, (r = new ReferenceResolver(config, log)));
   return r;

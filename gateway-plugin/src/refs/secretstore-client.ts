@@ -7,9 +7,19 @@
  * default) reads them in `data.data` (or in `data` itself when the answer puts them there, as
  * the shape docs/spec/gateway.md gives does).
  */
-import type { SecretStoreConfig } from '../conf/gateway-config.js';
 import { encodeStorePath, failed, found, valueText, type Failure, type Lookup } from './lookup.js';
 import { undici } from './undici-lazy.js';
+
+/** svc.conf's `kv.secretstore`: where `secretstore://` references are read. */
+export interface SecretStoreConfig {
+  address: string;
+  agent_address: string;
+  max_retries: number;
+  /** Nanoseconds; 0 = 60 s. */
+  timeout: number;
+  token: string;
+  kv_version: number;
+}
 
 /** Vault's client retries twice when `max_retries` is not set (Tyk keeps that default). */
 const DEFAULT_RETRIES = 2;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { UrlRewriteRule } from '../apis/api-spec.js';
 import { runGateway, writeGateway, type EngineRun } from '../gateway/engine-run.js';
-import { tykErrorBody } from '../gateway/errors.js';
+import { tykErrorBody } from '../kernel/errors.js';
 import { apiSpec, call, freePort, gatewayConfig } from '../gateway/test-support.js';
 
 interface Seen {

@@ -9,12 +9,12 @@
 import { answerMessage, type Logger } from '@svc/engine';
 import type { ApiSpec, UrlRewriteRule } from '../apis/api-spec.js';
 import { endpointMatches, endpointPath, pathMatchingOf } from '../apis/endpoints.js';
-import { tykError } from '../gateway/errors.js';
-import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
-import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
-import { markStage } from '../gateway/stages.js';
+import { tykError } from '../kernel/errors.js';
+import { GatewayMiddleware, type MiddlewareCall } from '../kernel/middleware.js';
+import { GATEWAY_REQUEST, type GatewayRequest } from '../kernel/request.js';
+import { markStage } from '../kernel/stages.js';
 import { resolverFor } from '../refs/resolver.js';
-import { contextData, type ContextData } from './context-data.js';
+import { contextData, type ContextData } from '../kernel/context-data.js';
 import { rewriteUrl, unsafeRewrite } from './rewrite-url.js';
 
 const LOOP_SCHEME = 'svc://';

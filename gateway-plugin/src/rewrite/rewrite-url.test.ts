@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RewriteTrigger, UrlRewriteRule } from '../apis/api-spec.js';
 import { NO_REFERENCES } from '../refs/references.js';
-import type { ContextData } from './context-data.js';
+import type { ContextData } from '../kernel/context-data.js';
 import { rewriteUrl } from './rewrite-url.js';
 import type { TriggerInput } from './triggers.js';
 

@@ -9,8 +9,8 @@
 import { compiledRe2 } from '@svc/engine/kit';
 import type { UrlRewriteRule } from '../apis/api-spec.js';
 import type { References } from '../refs/references.js';
-import { ownValue } from '../gateway/own-value.js';
-import { type ContextData } from './context-data.js';
+import { ownValue } from '../kernel/own-value.js';
+import { type ContextData } from '../kernel/context-data.js';
 import { firstMatch } from './patterns.js';
 import { fires, type TriggerInput } from './triggers.js';
 

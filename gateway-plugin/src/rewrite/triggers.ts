@@ -6,8 +6,8 @@
  */
 import { compiledRe2 } from '@svc/engine/kit';
 import type { RewriteMatch, RewriteTrigger } from '../apis/api-spec.js';
-import { ownValue } from '../gateway/own-value.js';
-import { canonicalHeader, type ContextData } from './context-data.js';
+import { ownValue } from '../kernel/own-value.js';
+import { canonicalHeader, type ContextData } from '../kernel/context-data.js';
 import { allMatches, firstMatch } from './patterns.js';
 
 /** What a trigger may look at. */

@@ -3,7 +3,7 @@
  * `res_handler_transform.go` for the answer): the body decoded as JSON (empty: `{}`; a top-level
  * array as `.array`; any other value as no fields), the session's metadata as `._svc_meta` with
  * `enable_session`, the request's context variables as `._svc_context` with `enable_context_vars`,
- * then the template (go-template.ts).
+ * then the template (languages/go-template.ts).
  *
  * - Request: a body that is not JSON, or a template that fails, leaves the body as it was (Tyk logs
  *   "Body transform failure"); the output's `$svc_context.*` / `$svc_meta.*` / `$secret_*` are
@@ -14,7 +14,7 @@
  */
 import { deflateRawSync, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import type { EndpointBodyTransform } from '../apis/api-spec.js';
-import { parseTemplate, runTemplate, type GoTemplate } from './go-template.js';
+import { parseTemplate, runTemplate, type GoTemplate } from '../languages/go-template.js';
 
 /** Parsed templates by their text (each thread parses a template once). */
 const parsed = new Map<string, GoTemplate>();

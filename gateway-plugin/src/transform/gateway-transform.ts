@@ -26,7 +26,7 @@
  * Last, an OAS `mockResponse` (MockResponseMiddleware, after Tyk's transforms): the operation's
  * `code` (200 when 0), `body` and `headers`, with X-RateLimit-* and the response header edits.
  *
- * For a request that goes upstream, `upstream_auth` (proxy/upstream-auth.ts): the upstream's Basic
+ * For a request that goes upstream, `upstream_auth` (auth/upstream-auth.ts): the upstream's Basic
  * credentials or OAuth token in its header; a failed token request is Tyk's 500 `failed to get
  * OAuth token: ...`.
  *
@@ -34,26 +34,26 @@
  * compare without case, as Go's Header.Del and Header.Set do.
  */
 import { answerMessage, errorMessage, type Answer, type Logger } from '@svc/engine';
-import { upstreamCredential } from '../proxy/upstream-auth.js';
+import { upstreamCredential } from '../auth/upstream-auth.js';
 import type { ApiSpec, EndpointBodyTransform, EndpointHeaderEdit, HeaderEdit, MockReply } from '../apis/api-spec.js';
-import { mockAnswer } from '../gateway/mock-reply.js';
+import { mockAnswer } from '../kernel/mock-reply.js';
 import { limitHeaders } from '../ratelimit/limit-headers.js';
-import { canonicalHeader } from '../rewrite/context-data.js';
-import { firstEndpointFor } from '../gateway/endpoint-lists.js';
-import { jsEscape, tykError } from '../gateway/errors.js';
-import { GatewayMiddleware, type MiddlewareCall } from '../gateway/middleware.js';
-import { GATEWAY_REQUEST, type GatewayRequest } from '../gateway/request.js';
-import { markAnsweredByStage, markStage, shapes } from '../gateway/stages.js';
+import { canonicalHeader } from '../kernel/context-data.js';
+import { firstEndpointFor } from '../kernel/endpoint-lists.js';
+import { jsEscape, tykError } from '../kernel/errors.js';
+import { GatewayMiddleware, type MiddlewareCall } from '../kernel/middleware.js';
+import { GATEWAY_REQUEST, type GatewayRequest } from '../kernel/request.js';
+import { markAnsweredByStage, markStage, shapes } from '../kernel/stages.js';
 import { resolverFor } from '../refs/resolver.js';
-import { contextData, type ContextData } from '../rewrite/context-data.js';
+import { contextData, type ContextData } from '../kernel/context-data.js';
 import { fillContext, fillVariables, type VariableSource } from './variables.js';
 import { runBodyTransform, templateData, templateText } from './body-transform.js';
-import { decodeBody } from './go-json-decode.js';
-import { schemaFailures } from './json-schema.js';
-import { requestBodyFailure } from './oas-request-validation.js';
-import { parameterFailure } from './oas-parameters.js';
-import { decodePath } from '../gateway/request-target.js';
-import { parseQuery } from '../gateway/version-check.js';
+import { decodeBody } from '../languages/go-json-decode.js';
+import { schemaFailures } from '../languages/json-schema.js';
+import { requestBodyFailure } from '../languages/oas-request-validation.js';
+import { parameterFailure } from '../languages/oas-parameters.js';
+import { decodePath } from '../kernel/request-target.js';
+import { parseQuery } from '../kernel/request-target.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 const METHOD_NOT_ALLOWED = tykError(405, 'Method not allowed');

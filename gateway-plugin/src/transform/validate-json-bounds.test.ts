@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { classicDef, definitionGateway, recordingUpstream, tykBody, type Def } from '../gateway/definition-fixtures.js';
-import { jsEscape } from '../gateway/errors.js';
+import { jsEscape } from '../kernel/errors.js';
 import { call } from '../gateway/test-support.js';
 
 const up = recordingUpstream();

@@ -8,8 +8,8 @@
  * {@link fillContext}, its template's references were resolved before it ran).
  */
 import type { References } from '../refs/references.js';
-import type { ContextData } from '../rewrite/context-data.js';
-import { ownValue } from '../gateway/own-value.js';
+import type { ContextData } from '../kernel/context-data.js';
+import { ownValue } from '../kernel/own-value.js';
 
 const CONTEXT = /\$svc_context\.([A-Za-z0-9_\-.]+)/g;
 const META = /\$svc_meta\.([A-Za-z0-9_\-.]+)/g;

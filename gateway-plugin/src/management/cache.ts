@@ -5,9 +5,9 @@
  * when the cache's Redis fails, 500 `Cache invalidation failed` (the reason logged, not sent).
  */
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
-import { invalidateApiCache } from '../../proxy/cache-invalidation.js';
-import type { GatewayState } from '../state.js';
-import type { ManagementRoutes } from './management-api.js';
+import { invalidateApiCache } from '../proxy/cache-invalidation.js';
+import type { GatewayState } from '../kernel/state.js';
+import type { ManagementRoutes } from './routes.js';
 import { statusMessage } from './replies.js';
 
 export class CacheEndpoints {

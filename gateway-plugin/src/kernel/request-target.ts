@@ -68,3 +68,29 @@ export function parseTarget(url: string | undefined): Target {
   if (clean !== path) return { kind: 'redirect', location: encodeURI(clean) + (q < 0 ? '' : '?' + query) };
   return { kind: 'ok', rawPath, path, query };
 }
+
+/** Go's url.QueryUnescape; undefined for a malformed escape. */
+function queryUnescape(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Go's url.ParseQuery, what survives of it: pairs without `;` and whose escapes are well formed. */
+export function parseQuery(query: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const pair of query.split('&')) {
+    if (pair === '' || pair.includes(';')) continue;
+    const eq = pair.indexOf('=');
+    const rawKey = eq < 0 ? pair : pair.slice(0, eq);
+    const key = queryUnescape(rawKey);
+    const value = queryUnescape(eq < 0 ? '' : pair.slice(eq + 1));
+    if (key === undefined || value === undefined) continue;
+    const list = out.get(key);
+    if (list) list.push(value);
+    else out.set(key, [value]);
+  }
+  return out;
+}

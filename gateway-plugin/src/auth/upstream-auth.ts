@@ -12,7 +12,7 @@
  */
 import { request } from 'undici';
 import type { UpstreamAuth, UpstreamOAuth } from '../apis/api-spec.js';
-import { readBounded } from '../auth/bounded-body.js';
+import { readBounded } from './bounded-body.js';
 
 /** A token request that has not answered in this long fails (Tyk's oauth2 client has no deadline of its own). */
 const TIMEOUT_MS = 10_000;

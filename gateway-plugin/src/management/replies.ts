@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
-import { jsonAnswer } from '../answers.js';
+import { jsonAnswer } from '../kernel/answers.js';
 
 /** `apiOk` / `apiError`: `{"status": ..., "message": ...}`. */
 export function statusMessage(status: number, message: string, ok = status < 300): Answer {

@@ -9,14 +9,15 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
 import { BodyError, Router, ThrottledLog, readBody } from '@svc/engine/kit';
-import { jsonAnswer } from '../answers.js';
-import type { GatewaySource } from '../gateway-source.js';
-import type { GatewayState } from '../state.js';
+import { jsonAnswer } from '../kernel/answers.js';
+import type { GatewaySource } from '../kernel/gateway-source.js';
+import type { GatewayState } from '../kernel/state.js';
 import { ApiEndpoints } from './apis.js';
 import { CacheEndpoints } from './cache.js';
 import { KeyEndpoints } from './keys.js';
 import { PolicyEndpoints } from './policies.js';
 import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, statusMessage } from './replies.js';
+import type { Endpoint, ManagementRequest, ManagementRoutes } from './routes.js';
 
 /** The version `/hello` reports: the Tyk release whose answers this gateway gives. */
 export const GATEWAY_VERSION = 'v5.14.0';
@@ -47,19 +48,6 @@ function throttledFailures(log: Logger): Logger {
 export function isManagementPath(path: string): boolean {
   return path === '/hello' || path === '/svc' || path.startsWith('/svc/');
 }
-
-/** A management request, parsed: method, query, body on demand. */
-export interface ManagementRequest {
-  method: string;
-  query: URLSearchParams;
-  body(): Promise<Buffer>;
-}
-
-/** What a management route answers with; `params` are its path's `{name}` segments, decoded. */
-type Endpoint = (r: ManagementRequest, params: Readonly<Record<string, string>>) => Promise<Answer> | Answer;
-
-/** The management API's routes under `/svc/` (the paths routed are decoded and without a trailing slash). */
-export type ManagementRoutes = Router<Endpoint>;
 
 function sameSecret(given: string, secret: string): boolean {
   // Digests have one length whatever the inputs, so the comparison time says nothing of either.

@@ -6,11 +6,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
-import { jsonAnswer } from '../answers.js';
-import { policyProblem } from '../../sessions/load-policies.js';
-import type { Policy } from '../../sessions/session.js';
-import type { GatewayState } from '../state.js';
-import type { ManagementRequest, ManagementRoutes } from './management-api.js';
+import { jsonAnswer } from '../kernel/answers.js';
+import { policyProblem } from '../sessions/load-policies.js';
+import type { Policy } from '../sessions/session.js';
+import type { GatewayState } from '../kernel/state.js';
+import type { ManagementRequest, ManagementRoutes } from './routes.js';
 import { MALFORMED, deleteDefinition, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
 
 export class PolicyEndpoints {

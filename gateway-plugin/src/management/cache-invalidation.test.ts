@@ -12,8 +12,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { RedisServer } from '@svc/engine/testing';
-import { classicDef, definitionGateway, recordingUpstream } from '../definition-fixtures.js';
-import { call, waitFor } from '../test-support.js';
+import { classicDef, definitionGateway, recordingUpstream } from '../gateway/definition-fixtures.js';
+import { call, waitFor } from '../gateway/test-support.js';
 
 const up = recordingUpstream();
 const AUTH = { 'x-svc-authorization': 'test-secret' };

@@ -19,7 +19,7 @@ import type { ApiSpec } from '../apis/api-spec.js';
 import type { SessionState } from '../sessions/session.js';
 
 export interface GatewayRequest {
-  /** The gateway (state) this request belongs to: see `gateway/state.ts`. */
+  /** The gateway (state) this request belongs to: see `kernel/state.ts`. */
   gateway: string;
   apiId: string;
   method: string;
@@ -101,12 +101,12 @@ export interface LiveExchange {
    */
   api?: ApiSpec;
   /**
-   * Runs a request that looped (`req.loop`) again for its target API on this exchange: the
-   * exchange is handed over, so the looping message's own transaction answers nothing.
+   * Set by `gateway_proxy` instead of proxying a request that loops (`req.loop`): the request as
+   * the chain left it and its body. The input acts on it when the message is acked, running the
+   * request again for its target API on this exchange: only the input starts requests and writes
+   * their answers.
    */
-  loop?: (req: GatewayRequest, body: Buffer) => void;
-  /** Set once the exchange was handed to a looped request. */
-  handedOver?: boolean;
+  looped?: { req: GatewayRequest; body: Buffer };
 }
 
 export const LIVE_EXCHANGE = contextKey<LiveExchange>('svc.gateway.exchange');

@@ -18,7 +18,7 @@
  * `<no value>`). Anything else (`define`, `template`, `block`, `break`, other functions) is an
  * error at load (`parseTemplate` throws), never a template served differently.
  */
-import { goString } from '../apis/go-shape.js';
+import { goString } from './go-shape.js';
 import { goFloat } from './json-schema.js';
 
 type Value = unknown;

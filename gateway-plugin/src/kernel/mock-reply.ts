@@ -5,7 +5,7 @@
  */
 import type { Answer } from '@svc/engine';
 import type { MockReply } from '../apis/api-spec.js';
-import { canonicalHeader } from '../rewrite/context-data.js';
+import { canonicalHeader } from './context-data.js';
 import { detectContentType } from './content-sniff.js';
 
 /** The answer Tyk writes for `reply`. */

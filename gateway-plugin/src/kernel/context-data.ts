@@ -10,7 +10,7 @@
  * matches are added to it as the rewriter runs (`trigger-{n}-{name}-{i}`).
  */
 import { randomUUID } from 'node:crypto';
-import type { GatewayRequest } from '../gateway/request.js';
+import type { GatewayRequest } from './request.js';
 
 /** Go's textproto.CanonicalMIMEHeaderKey for plain names: each hyphen-separated word capitalised. */
 export function canonicalHeader(name: string): string {

@@ -8,12 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage, type Answer, type Logger } from '@svc/engine';
-import type { ApiSpec } from '../../apis/api-spec.js';
-import { classicForm } from '../../apis/classic-form.js';
-import { jsonAnswer, jsonText } from '../answers.js';
-import type { GatewaySource } from '../gateway-source.js';
-import type { GatewayState } from '../state.js';
-import type { ManagementRequest, ManagementRoutes } from './management-api.js';
+import type { ApiSpec } from '../apis/api-spec.js';
+import { classicForm } from '../apis/classic-form.js';
+import { jsonAnswer, jsonText } from '../kernel/answers.js';
+import type { GatewaySource } from '../kernel/gateway-source.js';
+import type { GatewayState } from '../kernel/state.js';
+import type { ManagementRequest, ManagementRoutes } from './routes.js';
 import { MALFORMED, deleteDefinition, modified, parseJson, statusMessage, validPathComponent } from './replies.js';
 
 /** apidef's errors, as Tyk words them. */

@@ -6,15 +6,15 @@
  * their hash when `hash_keys` is on (`sessions/key-hash.ts`, which `gateway_auth` looks keys up with).
  */
 import { randomUUID } from 'node:crypto';
-import { storePassword } from '../../sessions/basic-auth-password.js';
-import { applyPolicies, policyIdsOf } from '../../sessions/apply-policies.js';
-import { generateToken, hashKey, storeKeyCandidates } from '../../sessions/key-hash.js';
+import { storePassword } from '../sessions/basic-auth-password.js';
+import { applyPolicies, policyIdsOf } from '../sessions/apply-policies.js';
+import { generateToken, hashKey, storeKeyCandidates } from '../sessions/key-hash.js';
 import type { Answer, Logger } from '@svc/engine';
-import { jsonAnswer } from '../answers.js';
-import type { SessionState } from '../../sessions/session.js';
-import { sessionProblem } from '../../sessions/session-shape.js';
-import type { GatewayState } from '../state.js';
-import type { ManagementRequest, ManagementRoutes } from './management-api.js';
+import { jsonAnswer } from '../kernel/answers.js';
+import type { SessionState } from '../sessions/session.js';
+import { sessionProblem } from '../sessions/session-shape.js';
+import type { GatewayState } from '../kernel/state.js';
+import type { ManagementRequest, ManagementRoutes } from './routes.js';
 import { MALFORMED, modified, parseJson, statusMessage } from './replies.js';
 
 /** Tyk's default `min_token_length` (gateway_auth's floor too). */

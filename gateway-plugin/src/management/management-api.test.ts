@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { END_OF_INPUT } from '@svc/engine';
-import { ApiGatewayInput } from '../api-gateway-input.js';
-import { hashKey } from '../../sessions/key-hash.js';
-import { gatewayState } from '../state.js';
+import { ApiGatewayInput } from '../gateway/api-gateway-input.js';
+import { hashKey } from '../sessions/key-hash.js';
+import { gatewayState } from '../kernel/state.js';
 import { CLASSIC_DEFINITION, OAS_DEFINITION, TYK_CLASSIC_FORM, TYK_OAS_CLASSIC_FORM } from './test-fixtures.js';
-import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, inputConfig, type Reply } from '../test-support.js';
+import { FakeSource, apiSpec, call, componentContext, freePort, gatewayConfig, inputConfig, type Reply } from '../gateway/test-support.js';
 
 const SECRET = 'test-secret';
 const AUTH = { 'x-svc-authorization': SECRET };
