@@ -15,6 +15,7 @@ import type { GatewayState } from '../state.js';
 import { ApiEndpoints } from './apis.js';
 import { CacheEndpoints } from './cache.js';
 import { KeyEndpoints } from './keys.js';
+import { OAuthEndpoints } from '../../auth/oauth2/oauth-management.js';
 import { PolicyEndpoints } from './policies.js';
 import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, statusMessage } from './replies.js';
 
@@ -88,6 +89,7 @@ export class ManagementApi {
     new KeyEndpoints(state, this.log).route(this.routes);
     new PolicyEndpoints(state, this.log).route(this.routes);
     new CacheEndpoints(state, this.log).route(this.routes);
+    new OAuthEndpoints(state, this.log).route(this.routes);
   }
 
   /** The answer to one management request; never rejects (a failure is Tyk's 500, logged). */

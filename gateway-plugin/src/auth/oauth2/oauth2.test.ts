@@ -1,0 +1,213 @@
+/**
+ * Tyk's own OAuth 2.0 server (`use_oauth2`, issue 40) on real gateway processes: clients through
+ * the management API, tokens from `{listen_path}/oauth/token`, the bearer check with the token's
+ * policy limits, and with svc.conf `storage` the data in Redis under Tyk's names, shared by two
+ * gateways. The answers are Tyk v5.14.0's, printed side by side by `scripts/tyk-diff-auth40.mjs`
+ * (its `oauth:` rows).
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createClient } from '@redis/client';
+import { classicDef, recordingUpstream, tykBody, type Def } from '../../gateway/definition-fixtures.js';
+import { runGateway, writeGateway, type EngineRun } from '../../gateway/engine-run.js';
+import { call, freePort, gatewayConfig } from '../../gateway/test-support.js';
+
+const up = recordingUpstream();
+const AUTH = { 'x-svc-authorization': 'test-secret' };
+const basic = (s: string) => `Basic ${Buffer.from(s).toString('base64')}`;
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const REDIS_DB = 6;
+const running: EngineRun[] = [];
+after(async () => {
+  await Promise.all(running.map((e) => e.stop()));
+});
+
+/** A gateway on `defs` with policies `policies` (svc.conf `more` added). */
+async function gateway(
+  defs: Record<string, Def>,
+  policies: Record<string, unknown>,
+  more: Record<string, unknown> = {},
+): Promise<{ port: number; engine: EngineRun }> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-oauth2-'));
+  const port = await freePort();
+  writeGateway(dir, gatewayConfig(port), []);
+  const record = join(dir, 'policies.json');
+  writeFileSync(record, JSON.stringify(policies));
+  const conf = JSON.parse(readFileSync(join(dir, 'svc.conf'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(dir, 'svc.conf'), JSON.stringify({ ...conf, ...more, policies: { policy_source: 'file', policy_record_name: record } }));
+  for (const [name, def] of Object.entries(defs)) writeFileSync(join(dir, 'apps', name), JSON.stringify(def));
+  const engine = await runGateway(dir, port, 'pipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}');
+  running.push(engine);
+  return { port, engine };
+}
+
+const oauthApi = (id: string, meta: Def = {}) =>
+  classicDef(id, up.target(), {
+    org_id: 'o',
+    use_keyless: false,
+    use_oauth2: true,
+    oauth_meta: { allowed_access_types: ['client_credentials'], allowed_authorize_types: [], auth_login_redirect: '', ...meta },
+  });
+
+const policy = (id: string, apiId: string, more: Def = {}) => ({
+  [id]: {
+    id,
+    org_id: 'o',
+    rate: 100,
+    per: 1,
+    quota_max: -1,
+    active: true,
+    access_rights: { [apiId]: { api_id: apiId, api_name: apiId, versions: ['Default'] } },
+    ...more,
+  },
+});
+
+const clientBody = (apiId: string, policyId: string) =>
+  JSON.stringify({
+    client_id: 'client1',
+    secret: 'sec1',
+    api_id: apiId,
+    policy_id: policyId,
+    redirect_uri: 'http://cb.example/x',
+    meta_data: { m: 1 },
+    description: 'd',
+  });
+
+const CLIENT_JSON = '{"client_id":"client1","redirect_uri":"http://cb.example/x","policy_id":"p1","secret":"sec1","meta_data":{"m":1},"description":"d"}\n';
+const osinError = (error: string, description: string) => `{"error":"${error}","error_description":"${description}"}\n`;
+
+describe('OAuth 2.0 (Tyk: oauth_manager.go, mw_oauth2_key_exists.go)', () => {
+  it('client credentials: a client made through the management API gets a token; the bearer is checked with its policy’s quota; a deleted client’s token is refused', async () => {
+    const { port, engine } = await gateway({ 'oauth.json': oauthApi('oauth') }, policy('p1', 'oauth', { quota_max: 3, quota_renewal_rate: 3600 }));
+    let r = await call(port, 'POST', '/svc/oauth/clients/create', { headers: AUTH, body: clientBody('oauth', 'p1') });
+    assert.deepEqual([r.status, r.body], [200, CLIENT_JSON]);
+    r = await call(port, 'GET', '/svc/oauth/clients/oauth/client1', { headers: AUTH });
+    assert.deepEqual([r.status, r.body], [200, CLIENT_JSON]);
+    r = await call(port, 'GET', '/svc/oauth/clients/oauth', { headers: AUTH });
+    assert.deepEqual([r.status, r.body], [200, `[${CLIENT_JSON.trim()}]\n`]);
+    r = await call(port, 'POST', '/svc/oauth/clients/create', { body: clientBody('oauth', 'p1') });
+    assert.equal(r.status, 403, 'behind the management secret');
+
+    const token = (authorization: string, body = 'grant_type=client_credentials', method = 'POST') =>
+      call(port, method, '/oauth/oauth/token', { headers: { ...FORM, ...(authorization ? { authorization } : {}) }, body });
+    r = await token(basic('client1:sec1'));
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['cache-control'], 'no-cache, no-store, must-revalidate');
+    const issued = JSON.parse(r.body) as { access_token: string; expires_in: number; token_type: string };
+    assert.deepEqual(Object.keys(issued), ['access_token', 'expires_in', 'token_type'], 'Go writes the map’s keys sorted');
+    assert.deepEqual([issued.expires_in, issued.token_type], [3600, 'bearer']);
+    assert.match(issued.access_token, /^o[0-9a-f]{32}$/, 'a key as Tyk makes it: the policy’s org, then a UUID’s hex');
+
+    const refusals: Array<[string, string, string, number, string]> = [
+      [
+        'wrong secret',
+        basic('client1:no'),
+        'grant_type=client_credentials',
+        403,
+        osinError('unauthorized_client', 'The client is not authorized to request a token using this method.'),
+      ],
+      [
+        'no client',
+        '',
+        'grant_type=client_credentials',
+        403,
+        osinError(
+          'invalid_request',
+          'The request is missing a required parameter, includes an invalid parameter value, includes a parameter more than once, or is otherwise malformed.',
+        ),
+      ],
+      [
+        'a grant the API does not allow',
+        basic('client1:sec1'),
+        'grant_type=password&username=a&password=b',
+        403,
+        osinError('unsupported_grant_type', 'The authorization grant type is not supported by the authorization server.'),
+      ],
+    ];
+    for (const [what, authorization, body, status, text] of refusals) {
+      r = await token(authorization, body);
+      assert.deepEqual([r.status, r.body], [status, text], what);
+    }
+    assert.equal((await token(basic('client1:sec1'), '', 'GET')).status, 403, 'GET is refused by osin as Tyk configures it');
+    assert.equal((await token(basic('client1:sec1'), '', 'PUT')).status, 405);
+
+    const get = (authorization?: string) => call(port, 'GET', '/oauth/x', { headers: authorization === undefined ? {} : { authorization } });
+    r = await get(`Bearer ${issued.access_token}`);
+    assert.deepEqual([r.status, up.seen.at(-1)?.headers.authorization], [200, `Bearer ${issued.access_token}`]);
+    for (const [authorization, status, message] of [
+      [undefined, 400, 'Authorization field missing'],
+      ['nope', 400, 'Authorization field missing'],
+      ['Basic abc', 400, 'Bearer token malformed'],
+      ['Bearer nope', 403, 'Key not authorised'],
+    ] as const) {
+      r = await get(authorization);
+      assert.deepEqual([r.status, r.body], [status, tykBody(message)], String(authorization));
+    }
+    // The policy's quota (3) holds for the token: two more pass, the next is refused.
+    assert.equal((await get(`Bearer ${issued.access_token}`)).status, 200);
+    assert.equal((await get(`Bearer ${issued.access_token}`)).status, 200);
+    r = await get(`Bearer ${issued.access_token}`);
+    assert.deepEqual([r.status, r.body], [403, tykBody('Quota exceeded')]);
+
+    r = await call(port, 'GET', '/svc/oauth/clients/oauth/client1/tokens', { headers: AUTH });
+    const listed = JSON.parse(r.body) as Array<{ code: string; expires: number }>;
+    assert.equal(listed.length, 1, 'the client’s one token is listed (its hash: hash_keys)');
+
+    r = await call(port, 'DELETE', '/svc/oauth/clients/oauth/client1', { headers: AUTH });
+    assert.deepEqual([r.status, r.body], [200, '{"key":"client1","status":"ok","action":"deleted"}\n']);
+    // Whether the client exists is kept 1 s (as Tyk): within a bounded number of tries the token is refused.
+    const revoked = tykBody('Key not authorised. OAuth client access was revoked');
+    for (let i = 0; i < 40; i++) {
+      r = await get(`Bearer ${issued.access_token}`);
+      if (r.body === revoked) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.deepEqual([r.status, r.body], [403, revoked]);
+    r = await call(port, 'GET', '/svc/oauth/clients/oauth/client1', { headers: AUTH });
+    assert.deepEqual([r.status, r.body], [404, '{"status":"error","message":"OAuth Client ID not found"}\n']);
+    const log = engine.log();
+    assert.ok(!log.includes('sec1') && !log.includes(issued.access_token), 'no client secret or token in the log');
+  });
+
+  it('with storage: clients and tokens in Redis under Tyk’s names, a token from one gateway valid on another', async () => {
+    const id = `oauth${randomUUID().slice(0, 8)}`;
+    const storage = { storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: REDIS_DB } };
+    const [a, b] = await Promise.all([
+      gateway({ [`${id}.json`]: oauthApi(id) }, policy('p1', id), storage),
+      gateway({ [`${id}.json`]: oauthApi(id) }, policy('p1', id), storage),
+    ]);
+    const redis = createClient({ socket: { host: '127.0.0.1', port: 6379 }, database: REDIS_DB });
+    await redis.connect();
+    const sessionKeys: string[] = [];
+    try {
+      const r = await call(a.port, 'POST', '/svc/oauth/clients/create', { headers: AUTH, body: clientBody(id, 'p1') });
+      assert.equal(r.status, 200);
+      const stored = JSON.parse((await redis.get(`oauth-data.${id}.oauth-clientid.client1`)) ?? 'null') as unknown;
+      assert.deepEqual(stored, { id: 'client1', secret: 'sec1', redirecturi: 'http://cb.example/x', meta_data: { m: 1 }, policyid: 'p1', description: 'd' });
+      const t = await call(a.port, 'POST', `/${id}/oauth/token`, {
+        headers: { ...FORM, authorization: basic('client1:sec1') },
+        body: 'grant_type=client_credentials',
+      });
+      const { access_token } = JSON.parse(t.body) as { access_token: string };
+      assert.equal(
+        (await call(b.port, 'GET', `/${id}/y`, { headers: { authorization: `Bearer ${access_token}` } })).status,
+        200,
+        'the other gateway knows the token',
+      );
+      assert.equal(await redis.zCard(`oauth-data.${id}.oauth-client-tokens.client1`), 1);
+      sessionKeys.push(`apikey-${(await redis.keys(`oauth-data.${id}.oauth-access.*`))[0]!.split('.').at(-1)}`);
+      const session = JSON.parse((await redis.get(sessionKeys[0]!)) ?? '{}') as Record<string, unknown>;
+      assert.equal(session['oauth_client_id'], 'client1', 'the token’s session is a key of the session store, naming its client');
+      const list = await call(b.port, 'GET', `/svc/oauth/clients/${id}`, { headers: AUTH });
+      assert.equal((JSON.parse(list.body) as unknown[]).length, 1, 'the other gateway lists the client');
+      await call(a.port, 'DELETE', `/svc/oauth/clients/${id}/client1`, { headers: AUTH });
+    } finally {
+      for (const k of [...sessionKeys, ...(await redis.keys(`oauth-data.${id}.*`))]) await redis.del(k);
+      await redis.close();
+    }
+  });
+});
