@@ -11,7 +11,7 @@
  * the client's policy (Tyk's generateSessionFromPolicy); it is stored as an ordinary key, so the
  * bearer check, the rate limits and the quotas treat it as an auth key.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiSpec } from '../../apis/api-spec.js';
 import type { GatewayState } from '../../gateway/state.js';
 import { passwordMatches } from '../../sessions/basic-auth-password.js';
@@ -358,7 +358,8 @@ export class OAuthServer {
       if (access !== undefined && state !== '') w.output['state'] = state;
       return w;
     }
-    const code = Buffer.from(randomUUID()).toString('base64url');
+    // osin's AuthorizeTokenGenDefault: a random UUID's 16 bytes, URL base64 without padding.
+    const code = randomBytes(16).toString('base64url');
     await this.tokens.saveAuthorize({ client, code, expiresIn: AUTHORIZE_EXPIRE_S, scope, redirectUri, state, createdAt: Date.now(), userData: keyRules });
     w.output = { code, state };
     return w;

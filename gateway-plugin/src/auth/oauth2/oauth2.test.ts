@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -209,5 +210,111 @@ describe('OAuth 2.0 (Tyk: oauth_manager.go, mw_oauth2_key_exists.go)', () => {
       for (const k of [...sessionKeys, ...(await redis.keys(`oauth-data.${id}.*`))]) await redis.del(k);
       await redis.close();
     }
+  });
+  it('authorization code, refresh, password grants, revocation and key change notifications, as Tyk answers them', async () => {
+    const notes: Array<{ secret: string; body: Record<string, string> }> = [];
+    const hook = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        notes.push({ secret: String(req.headers['x-tyk-shared-secret']), body: JSON.parse(body) as Record<string, string> });
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    after(() => hook.close());
+    const full = oauthApi('full', {
+      allowed_access_types: ['authorization_code', 'refresh_token', 'client_credentials', 'password'],
+      allowed_authorize_types: ['code', 'token'],
+      auth_login_redirect: 'http://login.example/page',
+    });
+    full['notifications'] = { shared_secret: 'n-secret', oauth_on_keychange_url: `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook` };
+    const { port, engine } = await gateway({ 'full.json': full }, policy('p2', 'full'));
+    const CLIENT = basic('client2:sec2');
+    assert.equal(
+      (
+        await call(port, 'POST', '/svc/oauth/clients/create', {
+          headers: AUTH,
+          body: clientBody('full', 'p2').replace('client1', 'client2').replace('sec1', 'sec2'),
+        })
+      ).status,
+      200,
+    );
+    const token = (body: string) => call(port, 'POST', '/full/oauth/token', { headers: { ...FORM, authorization: CLIENT }, body });
+    const bearer = (t: string) => call(port, 'GET', '/full/x', { headers: { authorization: `Bearer ${t}` } });
+    const invalidGrant = osinError(
+      'invalid_grant',
+      'The provided authorization grant (e.g., authorization code, resource owner credentials) or refresh token is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+    );
+
+    let r = await call(port, 'GET', '/full/oauth/authorize?client_id=client2&response_type=code&state=s1');
+    assert.deepEqual(
+      [r.status, r.headers.location],
+      [307, 'http://login.example/page?client_id=client2&response_type=code&state=s1'],
+      'the browser goes to the login page',
+    );
+    const approve = (headers: Record<string, string>) =>
+      call(port, 'POST', '/full/svc/oauth/authorize-client/', {
+        headers: { ...FORM, ...headers },
+        body: 'client_id=client2&response_type=code&redirect_uri=http%3A%2F%2Fcb.example%2Fx',
+      });
+    assert.equal((await approve({})).status, 403, 'the login page’s approval needs the gateway secret');
+    r = await approve(AUTH);
+    const { code, redirect_to } = JSON.parse(r.body) as { code: string; redirect_to: string };
+    assert.deepEqual([r.status, redirect_to], [200, `http://cb.example/x?code=${code}`]);
+
+    r = await token(`grant_type=authorization_code&code=${code}&redirect_uri=http://cb.example/x/other`);
+    assert.equal(r.status, 403, 'the redirect URI must be the one the code was issued for');
+    r = await token(`grant_type=authorization_code&code=${code}&redirect_uri=http://cb.example/x`);
+    const first = JSON.parse(r.body) as { access_token: string; refresh_token: string };
+    assert.deepEqual([r.status, Object.keys(first)], [200, ['access_token', 'expires_in', 'refresh_token', 'token_type']]);
+    assert.deepEqual([(await token(`grant_type=authorization_code&code=${code}`)).body], [invalidGrant], 'a code is used once');
+    assert.equal((await bearer(first.access_token)).status, 200);
+
+    r = await token(`grant_type=refresh_token&refresh_token=${encodeURIComponent(first.refresh_token)}`);
+    const second = JSON.parse(r.body) as { access_token: string; refresh_token: string };
+    assert.equal(r.status, 200);
+    assert.equal((await bearer(second.access_token)).status, 200);
+    assert.deepEqual([(await bearer(first.access_token)).body], [tykBody('Key not authorised')], 'the replaced token is gone');
+    assert.equal((await token(`grant_type=refresh_token&refresh_token=${encodeURIComponent(first.refresh_token)}`)).body, invalidGrant);
+
+    const user = {
+      org_id: 'o',
+      rate: 100,
+      per: 1,
+      quota_max: -1,
+      basic_auth_data: { password: 'upw' },
+      access_rights: { full: { api_id: 'full', versions: ['Default'] } },
+    };
+    assert.equal((await call(port, 'POST', '/svc/keys/oouser', { headers: AUTH, body: JSON.stringify(user) })).status, 200);
+    r = await token('grant_type=password&username=ouser&password=upw');
+    const third = JSON.parse(r.body) as { access_token: string };
+    assert.equal(r.status, 200, 'user ouser of org o is the key oouser');
+    assert.equal((await bearer(third.access_token)).status, 200);
+    r = await token('grant_type=password&username=ouser&password=no');
+    assert.deepEqual([r.status, r.body], [403, osinError('access_denied', 'The resource owner or authorization server denied the request.')]);
+
+    r = await call(port, 'POST', '/full/oauth/revoke', { headers: FORM, body: `token=${second.access_token}&token_type_hint=access_token` });
+    assert.deepEqual([r.status, r.body], [200, '{"status":"ok","message":"token revoked successfully"}\n']);
+    assert.equal((await bearer(second.access_token)).status, 403);
+    r = await call(port, 'POST', '/full/oauth/revoke_all', { headers: FORM, body: 'client_id=client2&client_secret=sec2' });
+    assert.equal(r.status, 200);
+    assert.equal((await bearer(third.access_token)).status, 403, 'revoke_all takes every token of the client');
+    assert.equal((await call(port, 'GET', '/svc/oauth/clients/full/client2/tokens', { headers: AUTH })).body, '[]\n');
+
+    // One notification per token issued (code, refresh, password), in the background.
+    for (let i = 0; i < 50 && notes.length < 3; i++) await new Promise((res) => setTimeout(res, 100));
+    assert.deepEqual(
+      notes.map((n) => [n.secret, n.body['notification_type'], n.body['new_oauth_token']]),
+      [
+        ['n-secret', 'new', first.access_token],
+        ['n-secret', 'refresh', second.access_token],
+        ['n-secret', 'new', third.access_token],
+      ],
+    );
+    assert.equal(notes[0]!.body['auth_code'], code);
+    assert.equal(notes[1]!.body['old_refresh_token'], first.refresh_token);
+    const log = engine.log();
+    for (const secret of ['sec2', 'upw', first.access_token, second.refresh_token, code]) assert.ok(!log.includes(secret), 'no secret or token in the log');
   });
 });
