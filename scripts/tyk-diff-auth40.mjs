@@ -7,11 +7,14 @@
 // (tokens, ids and times replaced by their kind), the headers a client reads, and what reached the
 // upstream. The tests (gateway-plugin/src/auth/*-40.test.ts, ...) hold the answers printed here.
 //   node scripts/tyk-diff-auth40.mjs   (after npx tsc -b; exit 1 on a difference not documented)
-// Last run (svc at its default process count): 22 of 45 alike, 23 documented differences: a glob in
-// DELETE /tyk/cache/{id}, upstream_auth (5; the Community build of Tyk does not carry it out) and the
-// 17 `oauth:` rows; the basic auth rows 12/12 and the cache rows 10/11.
-// Tyk's own OAuth server (use_oauth2): the `oauth:` rows hold Tyk's answers (client management,
-// client_credentials token, Bearer check); svc still refuses use_oauth2 at load, so they differ.
+// Last run (svc at its default process count, TYK_REDIS_DB=11): 75 of 81 alike, 5 documented
+// differences (upstream_auth: the Community build of Tyk does not carry it out), 1 other: the cache
+// row after DELETE /tyk/cache/{id} (Tyk served the repeat from its cache; the glob row went the other
+// way in the run before). Tyk's own OAuth server (use_oauth2): the `oauth:` rows (17: client
+// management, client_credentials, the bearer check) and the `oauth2:` rows (36: authorize,
+// authorize-client, authorization_code with the redirect check, refresh, password grant, revoke,
+// revoke_all, refresh invalidation, client update, key change notifications) all alike. The OAuth
+// tests (gateway-plugin/src/auth/oauth2/oauth2.test.ts) hold these answers.
 // TYK_BIN, TYK_TEMPLATES, TYK_REDIS_DB (13) and SVC_REDIS_PORT (6379, on 127.0.0.1) say where Tyk and its Redis are.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';

@@ -143,15 +143,18 @@ export class OAuthTokens {
    */
   async saveAccess(a: AccessData, session: SessionState): Promise<void> {
     const json = accessJson(a);
-    await this.storage.set(`${this.prefix}oauth-access.${this.hashed(a.accessToken)}`, json, a.expiresIn);
-    await this.storage.zadd(clientTokensKey(this.apiId, a.client.id), this.hashed(a.accessToken), Math.floor(a.createdAt / 1000) + a.expiresIn);
+    const hashed = this.hashed(a.accessToken);
     session.oauth_client_id = a.client.id;
     session.expires = Math.floor(Date.now() / 1000) + a.expiresIn;
-    await this.state.sessions.set(this.hashed(a.accessToken), session);
-    if (a.refreshToken !== '') {
-      const ttl = this.state.config.oauth_refresh_token_expire || REFRESH_EXPIRE_S;
-      await this.storage.set(`${this.prefix}oauth-refresh.${a.refreshToken}`, json, ttl);
-    }
+    // The client's list first (in memory it may refuse: then nothing of the token is kept), the
+    // rest together (the token is answered once all of them are).
+    await this.storage.zadd(clientTokensKey(this.apiId, a.client.id), hashed, Math.floor(a.createdAt / 1000) + a.expiresIn);
+    const ttl = this.state.config.oauth_refresh_token_expire || REFRESH_EXPIRE_S;
+    await Promise.all([
+      this.storage.set(`${this.prefix}oauth-access.${hashed}`, json, a.expiresIn),
+      this.state.sessions.set(hashed, session),
+      a.refreshToken === '' ? undefined : this.storage.set(`${this.prefix}oauth-refresh.${a.refreshToken}`, json, ttl),
+    ]);
   }
 
   async loadAccess(token: string): Promise<AccessData | undefined> {

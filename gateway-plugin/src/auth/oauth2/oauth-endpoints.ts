@@ -8,11 +8,11 @@
  * url-encoded body's values, then the query's; a JSON object of strings for `/oauth/token`), its
  * body at most {@link MAX_FORM_BYTES}.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Answer } from '@svc/engine';
 import type { ApiSpec } from '../../apis/api-spec.js';
 import { joinListenPath } from '../../gateway/loop-target.js';
+import { sameSecret } from '../../gateway/management/management-api.js';
 import { statusMessage } from '../../gateway/management/replies.js';
 import type { GatewayState } from '../../gateway/state.js';
 import { type Form, OAuthServer } from './oauth-server.js';
@@ -94,12 +94,6 @@ const NOT_SUPPORTED = (headers: Record<string, string> = {}): Answer => {
 };
 
 const FORBIDDEN = statusMessage(403, 'Attempted administrative access with invalid or missing key!');
-
-function sameSecret(given: string, secret: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(secret).digest();
-  return timingSafeEqual(a, b);
-}
 
 /** The answer to a request on one of `api`'s OAuth endpoints. */
 export async function answerOAuth(state: GatewayState, api: OAuthApi, endpoint: OAuthEndpoint, r: OAuthRequest): Promise<Answer> {

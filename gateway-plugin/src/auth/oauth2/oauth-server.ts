@@ -254,7 +254,13 @@ export class OAuthServer {
     if (ar.client.metaData !== null && typeof ar.client.metaData === 'object' && !Array.isArray(ar.client.metaData)) {
       session.meta_data = { ...(ar.client.metaData as Record<string, unknown>), ...(session.meta_data ?? {}) };
     }
-    await this.tokens.saveAccess(access, session);
+    try {
+      await this.tokens.saveAccess(access, session);
+    } catch {
+      // osin: a token that cannot be saved is a server error (the store's reason names no token).
+      w.setError('server_error');
+      return undefined;
+    }
     if (ar.code !== undefined) await this.tokens.removeAuthorize(ar.code);
     if (ar.previous !== undefined) {
       if (ar.previous.refreshToken !== '') await this.tokens.removeRefresh(ar.previous.refreshToken);

@@ -105,8 +105,12 @@ interface ValueMap {
   delete(key: string): Promise<unknown>;
 }
 
+/** A LocalMap drops its expired entries once every this many writes (a read drops the one it finds). */
+const SWEEP_EVERY = 1000;
+
 class LocalMap implements ValueMap {
   private readonly entries = new Map<string, { value: Value; expiresAt: number }>();
+  private writes = 0;
   get(key: string): Value | undefined {
     const e = this.entries.get(key);
     if (e === undefined) return undefined;
@@ -118,12 +122,19 @@ class LocalMap implements ValueMap {
   }
   set(key: string, value: Value, expiresAt: number): Promise<void> {
     this.entries.set(key, { value, expiresAt });
+    if (++this.writes % SWEEP_EVERY === 0) {
+      const now = Date.now();
+      for (const [k, e] of this.entries) if (e.expiresAt !== 0 && e.expiresAt <= now) this.entries.delete(k);
+    }
     return Promise.resolve();
   }
   delete(key: string): Promise<boolean> {
     return Promise.resolve(this.entries.delete(key));
   }
 }
+
+/** Without Redis, the most live tokens one client may hold. */
+export const MAX_MEMORY_TOKENS = 10_000;
 
 class MemoryOAuthStorage implements OAuthStorage {
   constructor(private readonly map: ValueMap) {}
@@ -167,8 +178,16 @@ class MemoryOAuthStorage implements OAuthStorage {
     return Promise.resolve(this.list(key).slice(0, max));
   }
 
+  /**
+   * The set is one value (every process gets all of it on a write): expired members are dropped
+   * here, and a set of MAX_MEMORY_TOKENS live members takes no more (the token is refused rather
+   * than kept where revoke_all could not find it; Redis has no such bound).
+   */
   zadd(key: string, member: string, score: number): Promise<void> {
-    const z = new Map(Object.entries(this.zset(key)));
+    const now = Math.floor(Date.now() / 1000);
+    const z = new Map(Object.entries(this.zset(key)).filter(([, s]) => s >= now));
+    if (z.size >= MAX_MEMORY_TOKENS && !z.has(member))
+      return Promise.reject(new Error(`more than ${MAX_MEMORY_TOKENS} live tokens for one OAuth client in memory`));
     z.set(member, score);
     return this.map.set(key, Object.fromEntries(z), 0);
   }

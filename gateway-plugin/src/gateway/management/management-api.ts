@@ -62,7 +62,8 @@ type Endpoint = (r: ManagementRequest, params: Readonly<Record<string, string>>)
 /** The management API's routes under `/svc/` (the paths routed are decoded and without a trailing slash). */
 export type ManagementRoutes = Router<Endpoint>;
 
-function sameSecret(given: string, secret: string): boolean {
+/** Whether `given` is the gateway secret, compared in constant time. */
+export function sameSecret(given: string, secret: string): boolean {
   // Digests have one length whatever the inputs, so the comparison time says nothing of either.
   const a = createHash('sha256').update(given).digest();
   const b = createHash('sha256').update(secret).digest();
