@@ -7,11 +7,12 @@
 // (tokens, ids and times replaced by their kind), the headers a client reads, and what reached the
 // upstream. The tests (gateway-plugin/src/auth/*-40.test.ts, ...) hold the answers printed here.
 //   node scripts/tyk-diff-auth40.mjs   (after npx tsc -b; exit 1 on a difference not documented)
-// Last run (svc at its default process count, TYK_REDIS_DB=11): 75 of 81 alike, 5 documented
+// Last full run (svc at its default process count, TYK_REDIS_DB=11; 2 CORS rows added since, alike
+// with ONLY=oauth2): 75 of 81 alike, 5 documented
 // differences (upstream_auth: the Community build of Tyk does not carry it out), 1 other: the cache
 // row after DELETE /tyk/cache/{id} (Tyk served the repeat from its cache; the glob row went the other
 // way in the run before). Tyk's own OAuth server (use_oauth2): the `oauth:` rows (17: client
-// management, client_credentials, the bearer check) and the `oauth2:` rows (36: authorize,
+// management, client_credentials, the bearer check) and the `oauth2:` rows (38: CORS on the token endpoint, authorize,
 // authorize-client, authorization_code with the redirect check, refresh, password grant, revoke,
 // revoke_all, refresh invalidation, client update, key change notifications) all alike. The OAuth
 // tests (gateway-plugin/src/auth/oauth2/oauth2.test.ts) hold these answers.
@@ -118,6 +119,7 @@ const defs = {
       auth_login_redirect: 'http://login.example/page',
     },
     notifications: { shared_secret: 'n-secret', oauth_on_keychange_url: `http://127.0.0.1:${oauthServer.address().port}/keychange` },
+    CORS: { enable: true, allowed_origins: ['http://app.example'], allowed_methods: ['GET', 'POST'], allowed_headers: ['Authorization', 'Content-Type'] },
   }),
   nogroup: classic('nogroup', {
     use_basic_auth: true,
@@ -262,6 +264,24 @@ const steps = [
       path: `${g.mgmt}/oauth/clients/create`,
       headers: g.auth,
       body: { client_id: 'client2', secret: 'sec2', api_id: 'oauthfull', policy_id: 'p2', redirect_uri: 'http://cb.example/x' },
+    }),
+  ],
+  [
+    'oauth2: token preflight (CORS)',
+    () => ({
+      method: 'OPTIONS',
+      path: '/oauthfull/oauth/token',
+      headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    }),
+  ],
+  [
+    'oauth2: token from an origin (CORS)',
+    () => ({
+      method: 'POST',
+      path: '/oauthfull/oauth/token',
+      headers: { ...FORM, origin: 'http://app.example', authorization: CLIENT2 },
+      body: 'grant_type=client_credentials',
+      wait: 500,
     }),
   ],
   [
@@ -427,7 +447,18 @@ const steps = [
   ['oauth2: create client, malformed', (g) => ({ method: 'POST', path: `${g.mgmt}/oauth/clients/create`, headers: g.auth, body: '[1]' })],
 ];
 
-const HEADERS = ['content-type', 'www-authenticate', 'cache-control', 'pragma', 'location', 'x-tyk-cached-response', 'x-svc-cached-response'];
+const HEADERS = [
+  'access-control-allow-origin',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'content-type',
+  'www-authenticate',
+  'cache-control',
+  'pragma',
+  'location',
+  'x-tyk-cached-response',
+  'x-svc-cached-response',
+];
 /** Tokens, key ids and times change per run: replaced by their kind. */
 function masked(text) {
   return (

@@ -48,6 +48,7 @@ import { needsBody } from './body-rules.js';
 import { tykError } from './errors.js';
 import { bindOverrides } from './error-override.js';
 import { MAX_FORM_BYTES, type OAuthEndpoint, answerOAuth, oauthEndpoint } from '../auth/oauth2/oauth-endpoints.js';
+import { headerLines } from './client-ip.js';
 import { BATCH_HOP, NESTED, NOT_POSTED, answerBatch, batchPath } from './batch-requests.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import type { GatewaySource } from './gateway-source.js';
@@ -479,7 +480,13 @@ export class ApiGatewayInput extends PushInput {
       return writeAnswer(req, res, status === 413 ? TOO_LARGE : status === 408 ? TIMED_OUT : BODY_UNREADABLE, true);
     }
     const method = (req.method ?? 'GET').toUpperCase();
-    const a = await answerOAuth(this.state!, { ...api, oauth2: api.oauth2! }, endpoint, { method, headers: req.headers, query, body }).catch((err: unknown) => {
+    const a = await answerOAuth(this.state!, { ...api, oauth2: api.oauth2! }, endpoint, {
+      method,
+      headers: req.headers,
+      query,
+      body,
+      lines: (name) => headerLines(req, name),
+    }).catch((err: unknown) => {
       this.log.error(`OAuth endpoint ${endpoint} of API ${api.id}: ${errorMessage(err)}`);
       return tykError(500, 'Internal server error');
     });

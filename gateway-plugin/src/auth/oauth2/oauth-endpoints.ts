@@ -6,11 +6,12 @@
  * and `svc/oauth/authorize-client` (Tyk's `tyk/oauth/authorize-client`: the login page's approval,
  * behind the gateway secret in `x-svc-authorization`). The form is Go's ParseForm's (a
  * url-encoded body's values, then the query's; a JSON object of strings for `/oauth/token`), its
- * body at most {@link MAX_FORM_BYTES}.
+ * body at most {@link MAX_FORM_BYTES}. With the API's CORS on, its headers and preflights as Tyk's.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Answer } from '@svc/engine';
 import type { ApiSpec } from '../../apis/api-spec.js';
+import { corsOutcome } from '../../gateway/cors.js';
 import { joinListenPath } from '../../gateway/loop-target.js';
 import { sameSecret } from '../../gateway/management/management-api.js';
 import { statusMessage } from '../../gateway/management/replies.js';
@@ -43,6 +44,8 @@ export interface OAuthRequest {
   /** The query without `?`. */
   query: string;
   body: Buffer;
+  /** Every line of a header (lower-case name), for CORS. */
+  lines: (name: string) => string[];
 }
 
 const header = (h: IncomingHttpHeaders, name: string): string => {
@@ -95,8 +98,19 @@ const NOT_SUPPORTED = (headers: Record<string, string> = {}): Answer => {
 
 const FORBIDDEN = statusMessage(403, 'Attempted administrative access with invalid or missing key!');
 
-/** The answer to a request on one of `api`'s OAuth endpoints. */
+/**
+ * The answer to a request on one of `api`'s OAuth endpoints. Tyk wraps all but authorize-client in
+ * the API's CORS handler (`createCORSWrapper`): a preflight is answered by it, other answers get its headers.
+ */
 export async function answerOAuth(state: GatewayState, api: OAuthApi, endpoint: OAuthEndpoint, r: OAuthRequest): Promise<Answer> {
+  if (api.cors === undefined || endpoint === 'authorize-client') return answer(state, api, endpoint, r);
+  const cors = corsOutcome(api.cors, { method: r.method, lines: r.lines });
+  if (cors.answer !== undefined) return cors.answer;
+  const a = await answer(state, api, endpoint, r);
+  return { ...a, headers: { ...a.headers, ...cors.headers } };
+}
+
+async function answer(state: GatewayState, api: OAuthApi, endpoint: OAuthEndpoint, r: OAuthRequest): Promise<Answer> {
   const server = await OAuthServer.of(state, api);
   switch (endpoint) {
     case 'token': {

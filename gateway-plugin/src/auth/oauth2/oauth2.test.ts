@@ -228,6 +228,12 @@ describe('OAuth 2.0 (Tyk: oauth_manager.go, mw_oauth2_key_exists.go)', () => {
       allowed_authorize_types: ['code', 'token'],
       auth_login_redirect: 'http://login.example/page',
     });
+    full['CORS'] = {
+      enable: true,
+      allowed_origins: ['http://app.example'],
+      allowed_methods: ['GET', 'POST'],
+      allowed_headers: ['Authorization', 'Content-Type'],
+    };
     full['notifications'] = { shared_secret: 'n-secret', oauth_on_keychange_url: `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook` };
     const { port, engine } = await gateway({ 'full.json': full }, policy('p2', 'full'));
     const CLIENT = basic('client2:sec2');
@@ -247,7 +253,18 @@ describe('OAuth 2.0 (Tyk: oauth_manager.go, mw_oauth2_key_exists.go)', () => {
       'The provided authorization grant (e.g., authorization code, resource owner credentials) or refresh token is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
     );
 
-    let r = await call(port, 'GET', '/full/oauth/authorize?client_id=client2&response_type=code&state=s1');
+    // The API's CORS wraps the token endpoint, as Tyk's createCORSWrapper: a preflight answered, an origin's answer marked.
+    let r = await call(port, 'OPTIONS', '/full/oauth/token', {
+      headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    assert.deepEqual([r.status, r.headers['access-control-allow-origin'], r.headers['access-control-allow-methods']], [204, 'http://app.example', 'POST']);
+    r = await call(port, 'POST', '/full/oauth/token', {
+      headers: { ...FORM, origin: 'http://app.example', authorization: CLIENT },
+      body: 'grant_type=password',
+    });
+    assert.deepEqual([r.status, r.headers['access-control-allow-origin']], [403, 'http://app.example']);
+
+    r = await call(port, 'GET', '/full/oauth/authorize?client_id=client2&response_type=code&state=s1');
     assert.deepEqual(
       [r.status, r.headers.location],
       [307, 'http://login.example/page?client_id=client2&response_type=code&state=s1'],
