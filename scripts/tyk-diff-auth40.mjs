@@ -7,15 +7,15 @@
 // (tokens, ids and times replaced by their kind), the headers a client reads, and what reached the
 // upstream. The tests (gateway-plugin/src/auth/*-40.test.ts, ...) hold the answers printed here.
 //   node scripts/tyk-diff-auth40.mjs   (after npx tsc -b; exit 1 on a difference not documented)
-// Last full run (svc at its default process count, TYK_REDIS_DB=11; 2 CORS rows added since, alike
-// with ONLY=oauth2): 75 of 81 alike, 5 documented
+// Last full run (svc at its default process count, TYK_REDIS_DB=11): 77 of 83 alike, 5 documented
 // differences (upstream_auth: the Community build of Tyk does not carry it out), 1 other: the cache
-// row after DELETE /tyk/cache/{id} (Tyk served the repeat from its cache; the glob row went the other
-// way in the run before). Tyk's own OAuth server (use_oauth2): the `oauth:` rows (17: client
-// management, client_credentials, the bearer check) and the `oauth2:` rows (38: CORS on the token endpoint, authorize,
-// authorize-client, authorization_code with the redirect check, refresh, password grant, revoke,
-// revoke_all, refresh invalidation, client update, key change notifications) all alike. The OAuth
-// tests (gateway-plugin/src/auth/oauth2/oauth2.test.ts) hold these answers.
+// row after DELETE /tyk/cache/{id} (Tyk served the repeat from its cache; in the run before, the glob
+// row went the other way). Tyk's own OAuth server (use_oauth2), every row alike: the `oauth:` rows
+// (17: client management, client_credentials, the bearer check) and the `oauth2:` rows (41 with
+// ONLY=oauth2, 3 added after the full run: CORS on the token endpoint, authorize, authorize-client,
+// authorization_code with the redirect check, refresh, password grant, revoke, revoke_all, refresh
+// invalidation, client update and delete, key change notifications). The OAuth tests
+// (gateway-plugin/src/auth/oauth2/oauth2.test.ts) hold these answers.
 // TYK_BIN, TYK_TEMPLATES, TYK_REDIS_DB (13) and SVC_REDIS_PORT (6379, on 127.0.0.1) say where Tyk and its Redis are.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
@@ -442,6 +442,9 @@ const steps = [
       wait: 500,
     }),
   ],
+  ['oauth2: delete without a client id', (g) => ({ method: 'DELETE', path: `${g.mgmt}/oauth/clients/oauthfull`, headers: g.auth })],
+  ['oauth2: delete, unknown API', (g) => ({ method: 'DELETE', path: `${g.mgmt}/oauth/clients/nosuch/client2`, headers: g.auth })],
+  ['oauth2: tokens, unknown API', (g) => ({ method: 'GET', path: `${g.mgmt}/oauth/clients/nosuch/client2/tokens`, headers: g.auth })],
   ['oauth2: create client, unknown API', (g) => ({ method: 'POST', path: `${g.mgmt}/oauth/clients/create`, headers: g.auth, body: { api_id: 'nosuch' } })],
   ['oauth2: create client, not OAuth', (g) => ({ method: 'POST', path: `${g.mgmt}/oauth/clients/create`, headers: g.auth, body: { api_id: 'cached' } })],
   ['oauth2: create client, malformed', (g) => ({ method: 'POST', path: `${g.mgmt}/oauth/clients/create`, headers: g.auth, body: '[1]' })],

@@ -88,7 +88,9 @@ export class OAuthEndpoints {
   route(routes: ManagementRoutes): void {
     routes
       .add('POST', '/svc/oauth/clients/create', (r) => this.create(r))
-      .add(['GET', 'DELETE'], '/svc/oauth/clients/{apiId}', (_r, p) => this.list(p['apiId']!))
+      .add('GET', '/svc/oauth/clients/{apiId}', (_r, p) => this.list(p['apiId']!))
+      // Tyk routes a DELETE without a client id to its client delete, with the id empty.
+      .add('DELETE', '/svc/oauth/clients/{apiId}', (r, p) => this.client(r, p['apiId']!, ''))
       .add(['GET', 'PUT', 'DELETE'], '/svc/oauth/clients/{apiId}/{clientId}', (r, p) => this.client(r, p['apiId']!, p['clientId']!))
       .add('PUT', '/svc/oauth/clients/{apiId}/{clientId}/rotate', (_r, p) => this.rotate(p['apiId']!, p['clientId']!))
       .add('GET', '/svc/oauth/clients/{apiId}/{clientId}/tokens', (r, p) => this.tokens(r, p['apiId']!, p['clientId']!))
