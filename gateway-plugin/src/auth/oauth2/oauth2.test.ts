@@ -27,11 +27,12 @@ after(async () => {
   await Promise.all(running.map((e) => e.stop()));
 });
 
-/** A gateway on `defs` with policies `policies` (svc.conf `more` added). */
+/** A gateway on `defs` with policies `policies` (svc.conf `more` added; `input`: more api_gateway fields). */
 async function gateway(
   defs: Record<string, Def>,
   policies: Record<string, unknown>,
   more: Record<string, unknown> = {},
+  input?: string,
 ): Promise<{ port: number; engine: EngineRun }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-oauth2-'));
   const port = await freePort();
@@ -41,7 +42,7 @@ async function gateway(
   const conf = JSON.parse(readFileSync(join(dir, 'svc.conf'), 'utf8')) as Record<string, unknown>;
   writeFileSync(join(dir, 'svc.conf'), JSON.stringify({ ...conf, ...more, policies: { policy_source: 'file', policy_record_name: record } }));
   for (const [name, def] of Object.entries(defs)) writeFileSync(join(dir, 'apps', name), JSON.stringify(def));
-  const engine = await runGateway(dir, port, 'pipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}');
+  const engine = await runGateway(dir, port, 'pipeline:\n  processors:\n    - gateway: {}\noutput:\n  gateway_proxy: {}', input === undefined ? {} : { input });
   running.push(engine);
   return { port, engine };
 }
@@ -333,5 +334,27 @@ describe('OAuth 2.0 (Tyk: oauth_manager.go, mw_oauth2_key_exists.go)', () => {
     assert.equal(notes[1]!.body['old_refresh_token'], first.refresh_token);
     const log = engine.log();
     for (const secret of ['sec2', 'upw', first.access_token, second.refresh_token, code]) assert.ok(!log.includes(secret), 'no secret or token in the log');
+  });
+  it('two processes without storage: a client and its tokens made through either are known to both', async () => {
+    const { port } = await gateway({ 'oauth.json': oauthApi('oauth') }, policy('p1', 'oauth'), {}, 'processes: 2');
+    assert.equal((await call(port, 'POST', '/svc/oauth/clients/create', { headers: AUTH, body: clientBody('oauth', 'p1') })).status, 200);
+    // Fresh connections: the kernel hands them to either process.
+    const tokens: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await call(port, 'POST', '/oauth/oauth/token', {
+        headers: { ...FORM, authorization: basic('client1:sec1') },
+        body: 'grant_type=client_credentials',
+      });
+      assert.equal(r.status, 200, 'the client is known to every process');
+      tokens.push((JSON.parse(r.body) as { access_token: string }).access_token);
+    }
+    for (const t of tokens)
+      for (let i = 0; i < 2; i++)
+        assert.equal((await call(port, 'GET', '/oauth/x', { headers: { authorization: `Bearer ${t}` } })).status, 200, 'every token is valid in every process');
+    const listed = JSON.parse((await call(port, 'GET', '/svc/oauth/clients/oauth/client1/tokens', { headers: AUTH })).body) as unknown[];
+    assert.equal(listed.length, 6, 'one list of the client’s tokens for the node');
+    assert.equal((await call(port, 'POST', '/oauth/oauth/revoke_all', { headers: FORM, body: 'client_id=client1&client_secret=sec1' })).status, 200);
+    for (const t of tokens)
+      assert.equal((await call(port, 'GET', '/oauth/x', { headers: { authorization: `Bearer ${t}` } })).status, 403, 'revoked in every process');
   });
 });
