@@ -11,10 +11,10 @@
 // differences (upstream_auth: the Community build of Tyk does not carry it out), 1 other: the cache
 // row after DELETE /tyk/cache/{id} (Tyk served the repeat from its cache; in the run before, the glob
 // row went the other way). Tyk's own OAuth server (use_oauth2), every row alike: the `oauth:` rows
-// (17: client management, client_credentials, the bearer check) and the `oauth2:` rows (41 with
-// ONLY=oauth2, 3 added after the full run: CORS on the token endpoint, authorize, authorize-client,
+// (17: client management, client_credentials, the bearer check) and the `oauth2:` rows (44 with
+// ONLY=oauth2, 6 added after the full run: CORS on the token endpoint, authorize, authorize-client,
 // authorization_code with the redirect check, refresh, password grant, revoke, revoke_all, refresh
-// invalidation, client update and delete, key change notifications). The OAuth tests
+// invalidation, client update and delete, the lapsed token purge, key change notifications). The OAuth tests
 // (gateway-plugin/src/auth/oauth2/oauth2.test.ts) hold these answers.
 // TYK_BIN, TYK_TEMPLATES, TYK_REDIS_DB (13) and SVC_REDIS_PORT (6379, on 127.0.0.1) say where Tyk and its Redis are.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -442,6 +442,9 @@ const steps = [
       wait: 500,
     }),
   ],
+  ['oauth2: purge, no scope', (g) => ({ method: 'DELETE', path: `${g.mgmt}/oauth/tokens`, headers: g.auth })],
+  ['oauth2: purge, other scope', (g) => ({ method: 'DELETE', path: `${g.mgmt}/oauth/tokens?scope=all`, headers: g.auth })],
+  ['oauth2: purge lapsed tokens', (g) => ({ method: 'DELETE', path: `${g.mgmt}/oauth/tokens?scope=lapsed`, headers: g.auth })],
   ['oauth2: delete without a client id', (g) => ({ method: 'DELETE', path: `${g.mgmt}/oauth/clients/oauthfull`, headers: g.auth })],
   ['oauth2: delete, unknown API', (g) => ({ method: 'DELETE', path: `${g.mgmt}/oauth/clients/nosuch/client2`, headers: g.auth })],
   ['oauth2: tokens, unknown API', (g) => ({ method: 'GET', path: `${g.mgmt}/oauth/clients/nosuch/client2/tokens`, headers: g.auth })],

@@ -816,7 +816,7 @@ const CONF: FieldTable = {
       'management_node enforce_org_data_detail_logging experimental_process_org_off_thread monitor max_idle_connections',
       'max_idle_connections_per_host max_conn_time close_connections service_discovery proxy_enable_http2 proxy_close_connections',
       'uptime_tests health_check health_check_endpoint_name readiness_check_endpoint_name graceful_shutdown_timeout_duration',
-      'graceful_shutdown_delay_seconds oauth_token_expired_retain_period enable_key_logging enable_analytics analytics_config',
+      'graceful_shutdown_delay_seconds enable_key_logging enable_analytics analytics_config',
       'enable_separate_analytics_store analytics_storage liveness_check dns_cache disable_regexp_cache regexp_cache_expire',
       'regexp_cache_max_entries disable_regexp_cache_bound disable_auto_max_procs',
       'enable_bundle_downloader bundle_base_url bundle_insecure_skip_verify skip_verify_existing_plugin_bundle enable_jsvm',

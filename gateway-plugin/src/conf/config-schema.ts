@@ -54,6 +54,8 @@ export const GATEWAY_CONFIG_SPEC = f.object({
   oauth_refresh_token_expire: int(0),
   oauth_redirect_uri_separator: str(),
   oauth_error_status_code: int(0, 0, 599),
+  // Seconds an expired token stays in its client's list before DELETE /svc/oauth/tokens?scope=lapsed drops it (0: never).
+  oauth_token_expired_retain_period: int(0),
   enable_shared_store_rolling_limiter: bool(),
   // Tyk's own name of the same switch (tyk.conf): read into enable_shared_store_rolling_limiter.
   enable_redis_rolling_limiter: bool(),

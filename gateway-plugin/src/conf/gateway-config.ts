@@ -68,6 +68,8 @@ export interface GatewayConfig {
   oauth_redirect_uri_separator?: string;
   /** The status of the OAuth server's errors (0: 403). */
   oauth_error_status_code?: number;
+  /** Seconds an expired OAuth token stays in its client's list before a lapsed purge drops it (0: never). */
+  oauth_token_expired_retain_period?: number;
   enable_shared_store_rolling_limiter: boolean;
   enable_sentinel_rate_limiter: boolean;
   enable_non_transactional_rate_limiter: boolean;

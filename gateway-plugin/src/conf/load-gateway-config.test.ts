@@ -64,6 +64,7 @@ test("an empty svc.conf is Tyk's defaults: port 8080, all interfaces, hash_keys 
       oauth_refresh_token_expire: 0,
       oauth_redirect_uri_separator: '',
       oauth_error_status_code: 0,
+      oauth_token_expired_retain_period: 0,
       enable_shared_store_rolling_limiter: false,
       enable_sentinel_rate_limiter: false,
       enable_non_transactional_rate_limiter: false,

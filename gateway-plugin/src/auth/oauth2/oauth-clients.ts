@@ -102,6 +102,11 @@ export class OAuthClients {
     return this.storage.zrangeFrom(clientTokensKey(this.apiId, clientId), Math.floor(Date.now() / 1000), max);
   }
 
+  /** Drops the client's tokens that expired `retainSeconds` ago or earlier. */
+  purgeLapsed(clientId: string, retainSeconds: number): Promise<void> {
+    return this.storage.zremUpTo(clientTokensKey(this.apiId, clientId), Math.floor(Date.now() / 1000) - retainSeconds);
+  }
+
   async tokenCount(clientId: string): Promise<number> {
     return this.storage.zcountFrom(clientTokensKey(this.apiId, clientId), Math.floor(Date.now() / 1000));
   }

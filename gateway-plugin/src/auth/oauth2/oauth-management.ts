@@ -97,7 +97,8 @@ export class OAuthEndpoints {
       .add('GET', '/svc/oauth/clients/apis/{clientId}', (r, p) => this.apisOf(r, p['clientId']!))
       .add('DELETE', '/svc/oauth/refresh/{token}', (r, p) => this.invalidateRefresh(r, p['token']!))
       .add('POST', '/svc/oauth/revoke', (r) => this.revoke(r))
-      .add('POST', '/svc/oauth/revoke_all', (r) => this.revokeAll(r));
+      .add('POST', '/svc/oauth/revoke_all', (r) => this.revokeAll(r))
+      .add('DELETE', '/svc/oauth/tokens', (r) => this.purgeLapsed(r));
   }
 
   private async create(r: ManagementRequest): Promise<Answer> {
@@ -236,6 +237,23 @@ export class OAuthEndpoints {
     if (api.oauth2 === undefined) return statusMessage(400, 'OAuth is not enabled on this API');
     await (await OAuthServer.of(this.state, { ...api, oauth2: api.oauth2 })).tokens.removeRefresh(token);
     return modified(token, 'deleted');
+  }
+
+  /**
+   * Tyk's oAuthTokensHandler (`?scope=lapsed`): every OAuth client's tokens that expired more than
+   * svc.conf `oauth_token_expired_retain_period` seconds ago leave its list (none when it is 0).
+   */
+  private async purgeLapsed(r: ManagementRequest): Promise<Answer> {
+    if (!r.query.has('scope')) return statusMessage(422, 'scope parameter is required');
+    if (r.query.get('scope') !== 'lapsed') return statusMessage(400, 'unknown scope');
+    const retain = this.state.config.oauth_token_expired_retain_period ?? 0;
+    if (retain > 0)
+      for (const api of this.state.allApis()) {
+        if (api.oauth2 === undefined) continue;
+        const clients = await this.clientsOf(api);
+        for (const c of await clients.list()) await clients.purgeLapsed(c.id, retain);
+      }
+    return statusMessage(200, 'lapsed tokens purged');
   }
 
   private async form(r: ManagementRequest): Promise<URLSearchParams> {

@@ -39,6 +39,8 @@ export interface OAuthStorage {
   zcountFrom(key: string, min: number): Promise<number>;
   /** Removes the members scored exactly `score` (Tyk's RemoveAccess: ZREMRANGEBYSCORE s s). */
   zremScore(key: string, score: number): Promise<void>;
+  /** Removes the members scored `max` or less (Tyk's purge of lapsed tokens). */
+  zremUpTo(key: string, max: number): Promise<void>;
 }
 
 class RedisOAuthStorage implements OAuthStorage {
@@ -92,6 +94,10 @@ class RedisOAuthStorage implements OAuthStorage {
 
   async zremScore(key: string, score: number): Promise<void> {
     await (await this.redis()).zRemRangeByScore(key, score, score);
+  }
+
+  async zremUpTo(key: string, max: number): Promise<void> {
+    await (await this.redis()).zRemRangeByScore(key, '-inf', max);
   }
 }
 
@@ -209,6 +215,11 @@ class MemoryOAuthStorage implements OAuthStorage {
 
   zremScore(key: string, score: number): Promise<void> {
     const kept = Object.entries(this.zset(key)).filter(([, s]) => s !== score);
+    return this.map.set(key, Object.fromEntries(kept), 0);
+  }
+
+  zremUpTo(key: string, max: number): Promise<void> {
+    const kept = Object.entries(this.zset(key)).filter(([, s]) => s > max);
     return this.map.set(key, Object.fromEntries(kept), 0);
   }
 }

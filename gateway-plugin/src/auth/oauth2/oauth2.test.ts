@@ -16,6 +16,7 @@ import { createClient } from '@redis/client';
 import { classicDef, recordingUpstream, tykBody, type Def } from '../../gateway/definition-fixtures.js';
 import { runGateway, writeGateway, type EngineRun } from '../../gateway/engine-run.js';
 import { call, freePort, gatewayConfig } from '../../gateway/test-support.js';
+import { hashKey } from '../../sessions/key-hash.js';
 
 const up = recordingUpstream();
 const AUTH = { 'x-svc-authorization': 'test-secret' };
@@ -356,5 +357,39 @@ describe('OAuth 2.0 (Tyk: oauth_manager.go, mw_oauth2_key_exists.go)', () => {
     assert.equal((await call(port, 'POST', '/oauth/oauth/revoke_all', { headers: FORM, body: 'client_id=client1&client_secret=sec1' })).status, 200);
     for (const t of tokens)
       assert.equal((await call(port, 'GET', '/oauth/x', { headers: { authorization: `Bearer ${t}` } })).status, 403, 'revoked in every process');
+  });
+  it('lapsed tokens: DELETE /svc/oauth/tokens?scope=lapsed drops from a client’s list the tokens expired longer ago than oauth_token_expired_retain_period', async () => {
+    const id = `oauth${randomUUID().slice(0, 8)}`;
+    const more = { storage: { type: 'redis', host: '127.0.0.1', port: 6379, database: REDIS_DB }, oauth_token_expire: 1, oauth_token_expired_retain_period: 1 };
+    const { port } = await gateway({ [`${id}.json`]: oauthApi(id) }, policy('p1', id), more);
+    const redis = createClient({ socket: { host: '127.0.0.1', port: 6379 }, database: REDIS_DB });
+    await redis.connect();
+    const list = `oauth-data.${id}.oauth-client-tokens.client1`;
+    const sessionKeys: string[] = [];
+    try {
+      assert.equal((await call(port, 'POST', '/svc/oauth/clients/create', { headers: AUTH, body: clientBody(id, 'p1') })).status, 200);
+      const t = await call(port, 'POST', `/${id}/oauth/token`, {
+        headers: { ...FORM, authorization: basic('client1:sec1') },
+        body: 'grant_type=client_credentials',
+      });
+      const issued = JSON.parse(t.body) as { access_token: string; expires_in: number };
+      sessionKeys.push(`apikey-${hashKey(issued.access_token, true)}`);
+      assert.equal(issued.expires_in, 1, 'oauth_token_expire');
+      let r = await call(port, 'DELETE', '/svc/oauth/tokens', { headers: AUTH });
+      assert.deepEqual([r.status, r.body], [422, '{"status":"error","message":"scope parameter is required"}\n']);
+      r = await call(port, 'DELETE', '/svc/oauth/tokens?scope=all', { headers: AUTH });
+      assert.deepEqual([r.status, r.body], [400, '{"status":"error","message":"unknown scope"}\n']);
+      r = await call(port, 'DELETE', '/svc/oauth/tokens?scope=lapsed', { headers: AUTH });
+      assert.equal(await redis.zCard(list), 1, 'a token within its retention stays listed');
+      // The token's expiry (its score) plus the retention must be past: wait for the clock, not for a duration.
+      const lapsedAt = ((await redis.zRangeWithScores(list, 0, 0))[0]!.score + 2) * 1000;
+      while (Date.now() < lapsedAt) await new Promise((res) => setTimeout(res, 200));
+      r = await call(port, 'DELETE', '/svc/oauth/tokens?scope=lapsed', { headers: AUTH });
+      assert.deepEqual([r.status, r.body], [200, '{"status":"ok","message":"lapsed tokens purged"}\n']);
+      assert.equal(await redis.zCard(list), 0, 'the lapsed token left the list');
+    } finally {
+      for (const k of [...sessionKeys, ...(await redis.keys(`oauth-data.${id}.*`))]) await redis.del(k);
+      await redis.close();
+    }
   });
 });
