@@ -41,6 +41,7 @@ const ALL = [
   'gateway-traffic',
   'gateway-validation',
   'gateway-mtls',
+  'gateway-oauth',
   'governance',
   'governance-tyk',
   'file-scanners',

@@ -389,6 +389,8 @@ export interface ApiSpec {
   hmac?: { allowedAlgorithms: string[]; clockSkewMs: number };
   /** `enable_jwt` / `use_jwt` / an enabled OAS JWT scheme. */
   jwt?: JwtSettings;
+  /** `use_oauth2`: Tyk's own OAuth 2.0 server for this API (auth/oauth2/). */
+  oauth2?: OAuth2Settings;
   credential: CredentialSource;
   /** `strip_auth_data` / `stripAuthorizationData`. */
   stripAuthData: boolean;
@@ -468,6 +470,19 @@ export interface ApiSpec {
   expiry?: { api?: number; version?: number; versioned: boolean };
   /** A not-versioned API whose versions leave Tyk no default one: every request is refused with this text. */
   versionProblem?: string;
+}
+
+/** `use_oauth2` with `oauth_meta` and `notifications` (Tyk's OAuth 2.0 server, auth/oauth2/). */
+export interface OAuth2Settings {
+  /** `oauth_meta.allowed_access_types`: the grants `/oauth/token` serves (authorization_code, refresh_token, client_credentials, password). */
+  accessTypes: string[];
+  /** `oauth_meta.allowed_authorize_types`: the response types `/oauth/authorize` serves (code, token). */
+  authorizeTypes: string[];
+  /** `oauth_meta.auth_login_redirect`: where `/oauth/authorize` sends the browser. */
+  loginRedirect: string;
+  /** `notifications.oauth_on_keychange_url` ('' = none) and the `X-Tyk-Shared-Secret` it gets. */
+  keyChangeUrl: string;
+  sharedSecret: string;
 }
 
 /** `upstream_auth.oauth`: a token from `tokenUrl` with one grant; `header` is the lower-case header the upstream gets it in. */

@@ -17,6 +17,7 @@ import type {
   JwtSettings,
   MockReply,
   SplitTokenEndpoint,
+  OAuth2Settings,
   UpstreamAuth,
   UrlRewriteRule,
 } from './api-spec.js';
@@ -37,6 +38,9 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
   const jwtOn = root.bool('enable_jwt') || root.bool('use_jwt');
   const basicOn = !keyless && root.bool('use_basic_auth');
   const hmacOn = !keyless && root.bool('enable_signature_checking');
+  const oauthOn = root.bool('use_oauth2');
+  if (oauthOn && !keyless && (jwtOn || basicOn || hmacOn || root.bool('use_standard_auth')))
+    root.fail('use_oauth2', 'not supported: OAuth 2.0 together with another authentication method: turn one off');
   if (hmacOn && (jwtOn || basicOn || root.bool('use_standard_auth')))
     root.fail('enable_signature_checking', 'not supported: HMAC signatures together with another authentication method: remove the field or turn it off');
   const jwt = jwtOn ? jwtSettings(root) : undefined;
@@ -67,12 +71,13 @@ export function parseClassic(root: Fields, definition: unknown, file: string | u
     preserveHostHeader: proxy.bool('preserve_host_header'),
     keyless,
     // Tyk falls back to the auth token check when no other method is on (api_loader.go).
-    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn && !basicOn && !hmacOn),
+    standardAuth: root.bool('use_standard_auth') || (!keyless && !jwtOn && !basicOn && !hmacOn && !oauthOn),
+    ...(oauthOn ? { oauth2: oauth2Of(root) } : {}),
     ...(jwt ? { jwt } : {}),
     ...(basicOn ? { basicAuth: basicAuthOf(root) } : {}),
     ...optional('upstreamAuth', upstreamAuthOf(root)),
     ...(hmacOn ? { hmac: { allowedAlgorithms: root.strings('hmac_allowed_algorithms'), clockSkewMs: root.count('hmac_allowed_clock_skew') } } : {}),
-    credential: credentialSource(root, jwtOn ? 'jwt' : basicOn ? 'basic' : hmacOn ? 'hmac' : 'authToken'),
+    credential: credentialSource(root, jwtOn ? 'jwt' : basicOn ? 'basic' : hmacOn ? 'hmac' : oauthOn && !keyless ? 'oauth' : 'authToken'),
     stripAuthData: root.bool('strip_auth_data'),
     enableContextVars: root.bool('enable_context_vars'),
     ...optional('cors', corsOf(root.obj('CORS'), CLASSIC_CORS)),
@@ -190,6 +195,29 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]
  * `basic_auth`: the cache settings and the body's credentials. Tyk turns basic auth off (and falls
  * back to the auth token check) when extract_from_body has an empty or invalid regexp: refused here.
  */
+const ACCESS_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'password'];
+const AUTHORIZE_TYPES = ['code', 'token'];
+
+/** `use_oauth2`'s settings; a grant or response type Tyk's server does not know is refused (osin would refuse each request). */
+function oauth2Of(root: Fields): OAuth2Settings {
+  const meta = root.obj('oauth_meta');
+  const accessTypes = meta?.strings('allowed_access_types') ?? [];
+  for (const t of accessTypes)
+    if (!ACCESS_TYPES.includes(t)) meta!.fail('allowed_access_types', `unknown grant type ${JSON.stringify(t)} (expected ${ACCESS_TYPES.join(', ')})`);
+  const authorizeTypes = meta?.strings('allowed_authorize_types') ?? [];
+  for (const t of authorizeTypes)
+    if (!AUTHORIZE_TYPES.includes(t))
+      meta!.fail('allowed_authorize_types', `unknown response type ${JSON.stringify(t)} (expected ${AUTHORIZE_TYPES.join(', ')})`);
+  const notifications = root.obj('notifications');
+  return {
+    accessTypes,
+    authorizeTypes,
+    loginRedirect: meta?.str('auth_login_redirect') ?? '',
+    keyChangeUrl: notifications?.str('oauth_on_keychange_url') ?? '',
+    sharedSecret: notifications?.str('shared_secret') ?? '',
+  };
+}
+
 function basicAuthOf(root: Fields): NonNullable<ApiSpec['basicAuth']> {
   const b = root.obj('basic_auth');
   const settings = { disableCaching: b?.bool('disable_caching') ?? false, cacheTtl: b?.count('cache_ttl') || 60 };
@@ -266,7 +294,7 @@ function jwtSettings(root: Fields): JwtSettings {
  * `authToken` for keys), else the deprecated `auth`; the header defaults to Authorization, and
  * an enabled query parameter or cookie without a name takes the header's name.
  */
-export function credentialSource(root: Fields, authType: 'jwt' | 'authToken' | 'basic' | 'hmac'): CredentialSource {
+export function credentialSource(root: Fields, authType: 'jwt' | 'authToken' | 'basic' | 'hmac' | 'oauth'): CredentialSource {
   const configs = root.obj('auth_configs');
   const config = configs?.obj(authType) ?? root.obj('auth');
   if (!config) return { header: 'Authorization', query: '', cookie: '' };

@@ -56,7 +56,7 @@ const REFUSED: Array<[string, Def, Def]> = [
     },
     classic({ definition: { enabled: true, location: 'header', key: 'v', versions: { v2: 'child-api' } } }),
   ],
-  ['use_oauth2', classic({ use_oauth2: true }), classic({ use_oauth2: false })],
+  ['external_oauth', classic({ external_oauth: { enabled: true } }), classic({ external_oauth: {} })],
   [
     'custom_middleware',
     classic({ custom_middleware: { pre: [{ name: 'x' }] } }),

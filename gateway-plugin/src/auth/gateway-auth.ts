@@ -19,6 +19,7 @@ import { authenticateHmac } from './hmac-auth.js';
 import { readCredential, stripBearer, stripCredential } from './credential.js';
 import { authenticateJwt, type AuthOutcome } from './jwt-auth.js';
 import { findKey } from './key-lookup.js';
+import { authenticateOAuth } from './oauth2/oauth-bearer.js';
 import { SPLIT_TOKEN_META, handleSplitToken, splitTokenEndpoint } from './split-token.js';
 
 /** Tyk's words for a missing credential: 400 for a JWT API, 401 for an auth-key API. */
@@ -29,6 +30,7 @@ const KEY_NOT_FOUND: AuthOutcome = { ok: false, status: 403, message: 'Access to
 async function authenticate(state: GatewayState, api: ApiSpec, req: GatewayRequest, body: Buffer, logger: Logger): Promise<AuthOutcome> {
   const log = (m: string): void => logger.warn(m);
   const credential = readCredential(req, api.credential);
+  if (api.oauth2 !== undefined) return authenticateOAuth(state, api, req);
   if (api.basicAuth !== undefined) return authenticateBasic(state, { ...api, basicAuth: api.basicAuth }, req, body, (m) => logger.debug(m));
   if (api.hmac !== undefined) return authenticateHmac(state, { ...api, hmac: api.hmac }, req);
   if (api.jwt !== undefined) {

@@ -48,6 +48,14 @@ export const GATEWAY_CONFIG_SPEC = f.object({
   // tyk.conf as Tyk ships it turns hashing on; config.go's zero value would store keys in the clear.
   hash_keys: bool(true),
   hash_key_function: str(),
+  // Tyk's OAuth 2.0 server (auth/oauth2/): token lifetimes in seconds (0: 3600 and 14 days), the
+  // separator of a client's several redirect URIs ('' = one), the status of its errors (0: 403).
+  oauth_token_expire: int(0),
+  oauth_refresh_token_expire: int(0),
+  oauth_redirect_uri_separator: str(),
+  oauth_error_status_code: int(0, 0, 599),
+  // Seconds an expired token stays in its client's list before DELETE /svc/oauth/tokens?scope=lapsed drops it (0: never).
+  oauth_token_expired_retain_period: int(0),
   enable_shared_store_rolling_limiter: bool(),
   // Tyk's own name of the same switch (tyk.conf): read into enable_shared_store_rolling_limiter.
   enable_redis_rolling_limiter: bool(),

@@ -40,6 +40,16 @@ export interface GatewayConfig extends ReferenceConfig {
   hash_keys: boolean;
   /** `murmur32` (Tyk's default when empty), `murmur64`, `murmur128`, `sha256`. */
   hash_key_function: string;
+  /** Tyk's OAuth 2.0 server: access token lifetime in seconds (0: 3600). */
+  oauth_token_expire?: number;
+  /** Refresh token lifetime in seconds (0: 14 days). */
+  oauth_refresh_token_expire?: number;
+  /** Splits a client's redirect_uri into several ('' = one URI). */
+  oauth_redirect_uri_separator?: string;
+  /** The status of the OAuth server's errors (0: 403). */
+  oauth_error_status_code?: number;
+  /** Seconds an expired OAuth token stays in its client's list before a lapsed purge drops it (0: never). */
+  oauth_token_expired_retain_period?: number;
   enable_shared_store_rolling_limiter: boolean;
   enable_sentinel_rate_limiter: boolean;
   enable_non_transactional_rate_limiter: boolean;

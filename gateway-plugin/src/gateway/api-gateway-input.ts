@@ -48,6 +48,8 @@ import { ClientPresence } from './client-presence.js';
 import { needsBody } from './body-rules.js';
 import { tykError } from '../kernel/errors.js';
 import { bindOverrides } from '../kernel/error-override.js';
+import { MAX_FORM_BYTES, type OAuthEndpoint, answerOAuth, oauthEndpoint } from './oauth-endpoints.js';
+import { headerLines } from './client-ip.js';
 import { BATCH_HOP, NESTED, NOT_POSTED, answerBatch, batchPath } from './batch-requests.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import type { GatewaySource } from '../kernel/gateway-source.js';
@@ -354,6 +356,8 @@ export class ApiGatewayInput extends PushInput {
       if (fromBatch) return this.answerSelf(req, res, NESTED, started, api.id);
       return void this.batch(req, res, api, started);
     }
+    const oauth = oauthEndpoint(api, t.path);
+    if (oauth !== undefined) return void this.oauth(req, res, api, oauth, t.query, started);
     const method = (req.method ?? 'GET').toUpperCase();
     const state = this.state!;
     const routed: CheckedRequest = { req, method, path: t.path, rawPath: t.rawPath, query: t.query, headers: req.headers, looped: false };
@@ -457,6 +461,29 @@ export class ApiGatewayInput extends PushInput {
       return writeAnswer(req, res, status === 413 ? TOO_LARGE : status === 408 ? TIMED_OUT : BODY_UNREADABLE, true);
     }
     const a = await answerBatch(api, this.listener!.address().port, body);
+    this.answerSelf(req, res, a, started, api.id);
+  }
+
+  /** One of a `use_oauth2` API's OAuth endpoints (Tyk's, beside its chain). */
+  private async oauth(req: IncomingMessage, res: ServerResponse, api: ApiSpec, endpoint: OAuthEndpoint, query: string, started: bigint): Promise<void> {
+    let body: Buffer;
+    try {
+      body = await readBody(req, MAX_FORM_BYTES, parseDuration(this.conf.body_timeout));
+    } catch (err) {
+      const status = err instanceof BodyError ? err.status : 400;
+      return writeAnswer(req, res, status === 413 ? TOO_LARGE : status === 408 ? TIMED_OUT : BODY_UNREADABLE, true);
+    }
+    const method = (req.method ?? 'GET').toUpperCase();
+    const a = await answerOAuth(this.state!, { ...api, oauth2: api.oauth2! }, endpoint, {
+      method,
+      headers: req.headers,
+      query,
+      body,
+      lines: (name) => headerLines(req, name),
+    }).catch((err: unknown) => {
+      this.log.error(`OAuth endpoint ${endpoint} of API ${api.id}: ${errorMessage(err)}`);
+      return tykError(500, 'Internal server error');
+    });
     this.answerSelf(req, res, a, started, api.id);
   }
 

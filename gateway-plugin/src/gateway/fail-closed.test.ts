@@ -288,10 +288,10 @@ describe('fields svc does not implement', () => {
       assert.match(engine.log(), /basic\.json: listen_port: not supported: a listen port of its own for the API/);
       const posted = await call(port, 'POST', '/svc/apis', {
         headers: AUTH,
-        body: JSON.stringify({ api_id: 'oauth', use_keyless: false, use_oauth2: true, proxy: { listen_path: '/oauth/', target_url: target } }),
+        body: JSON.stringify({ api_id: 'goauth', use_keyless: false, use_go_plugin_auth: true, proxy: { listen_path: '/goauth/', target_url: target } }),
       });
       assert.equal(posted.status, 400, posted.body);
-      assert.match(posted.body, /use_oauth2: not supported: OAuth 2\.0 authentication \(use_oauth2\)/);
+      assert.match(posted.body, /use_go_plugin_auth: not supported: Go plugin authentication/);
     } finally {
       await engine.stop();
     }

@@ -15,6 +15,7 @@ import type { GatewayState } from '../kernel/state.js';
 import { ApiEndpoints } from './apis.js';
 import { CacheEndpoints } from './cache.js';
 import { KeyEndpoints } from './keys.js';
+import { OAuthEndpoints } from './oauth.js';
 import { PolicyEndpoints } from './policies.js';
 import { MALFORMED, METHOD_NOT_SUPPORTED, NO_ROUTE, statusMessage } from './replies.js';
 import type { Endpoint, ManagementRequest, ManagementRoutes } from './routes.js';
@@ -49,7 +50,8 @@ export function isManagementPath(path: string): boolean {
   return path === '/hello' || path === '/svc' || path.startsWith('/svc/');
 }
 
-function sameSecret(given: string, secret: string): boolean {
+/** Whether `given` is the gateway secret, compared in constant time. */
+export function sameSecret(given: string, secret: string): boolean {
   // Digests have one length whatever the inputs, so the comparison time says nothing of either.
   const a = createHash('sha256').update(given).digest();
   const b = createHash('sha256').update(secret).digest();
@@ -76,6 +78,7 @@ export class ManagementApi {
     new KeyEndpoints(state, this.log).route(this.routes);
     new PolicyEndpoints(state, this.log).route(this.routes);
     new CacheEndpoints(state, this.log).route(this.routes);
+    new OAuthEndpoints(state, this.log).route(this.routes);
   }
 
   /** The answer to one management request; never rejects (a failure is Tyk's 500, logged). */
