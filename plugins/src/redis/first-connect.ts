@@ -1,5 +1,5 @@
 /** How long a Redis component waits for its first connection before starting anyway. */
-const FIRST_CONNECT_MS = 2_000;
+export const FIRST_CONNECT_MS = 2_000;
 
 /** The part of a Redis client connecting needs (both @redis/client shapes the components hold). */
 interface Connectable {
