@@ -5,7 +5,7 @@
  * component decides how to wait), reconnects with back-off, and errors told without the password.
  */
 import { ErrorCode, SvcError, errorMessage, f, redactUrl, scrubSecrets, tlsConnectOptions, tlsSpec, type Infer, type Logger } from '@svc/engine';
-import { FIRST_CONNECT_MS } from './first-connect.js';
+import { FirstConnect } from './first-connect.js';
 import { openHandle, type RedisHandle } from './topology.js';
 
 export const redisClientFields = {
@@ -41,8 +41,7 @@ export class RedisConnection {
   private readonly handle: RedisHandle;
   private down = false;
   private closed = false;
-  /** Resolves the wait for the first connection. */
-  private settle: (() => void) | undefined;
+  private readonly first = new FirstConnect();
 
   private constructor(
     private readonly conf: RedisClientConfig,
@@ -81,16 +80,10 @@ export class RedisConnection {
     if (conf.kind === 'failover' && conf.master === '')
       throw new SvcError(ErrorCode.ConfigLint, `${what}: kind failover needs master: the name the Sentinels know the master by`);
     const c = new RedisConnection(conf, await import('@redis/client'), what, logger, exactIntegers);
-    const first = new Promise<void>((resolve) => {
-      c.settle = resolve;
-      setTimeout(resolve, FIRST_CONNECT_MS).unref();
-    });
-    c.handle.connect().then(
-      () => c.settle?.(),
-      (err: unknown) => c.failed(err),
+    await c.first.run(
+      () => c.handle.connect(),
+      (err) => c.failed(err),
     );
-    await first;
-    c.settle = undefined;
     return c;
   }
 
@@ -109,14 +102,14 @@ export class RedisConnection {
   }
 
   failed(err: unknown): void {
-    this.settle?.();
+    this.first.settle();
     if (this.down || this.closed) return;
     this.down = true;
     this.logger.error(`${this.what}: cannot reach Redis at ${this.where}: ${this.scrub(err)}`);
   }
 
   private recovered(): void {
-    this.settle?.();
+    this.first.settle();
     if (!this.down) return;
     this.down = false;
     this.logger.info(`${this.what}: Redis at ${this.where} answers again`);

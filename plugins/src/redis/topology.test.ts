@@ -1,14 +1,14 @@
 /**
  * `kind: cluster` and `kind: failover` on the real servers `scripts/services.sh up` starts: a Redis
  * Cluster of three masters, and a master with one replica under a Sentinel. Every Redis component
- * works on both (keys spread over the cluster's three nodes); a Sentinel failover in the middle of
+ * (the rate limit too) works on both (keys spread over the cluster's three nodes); a Sentinel failover in the middle of
  * 1,000 writes, or of 1,000 reads from a stream, loses none.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { createClient, createCluster } from '@redis/client';
-import { END_OF_INPUT, Message, type Cache, type Input, type Output, type Processor, type Transaction } from '@svc/engine';
+import { END_OF_INPUT, Message, type Cache, type Input, type Output, type Processor, type RateLimit, type Transaction } from '@svc/engine';
 import { buildComponent, serviceAddress, testContext, waitFor } from '@svc/engine/testing';
 import './index.js';
 
@@ -78,7 +78,7 @@ function key(name: string): string {
   return `svc-test:${run}:${name}:${randomUUID()}`;
 }
 
-function build<T>(kind: 'input' | 'output' | 'processor' | 'cache', type: string, k: Kind, config: Record<string, unknown>): Promise<T> {
+function build<T>(kind: 'input' | 'output' | 'processor' | 'cache' | 'rate_limit', type: string, k: Kind, config: Record<string, unknown>): Promise<T> {
   return buildComponent<T>(kind, type, { ...k.fields, ...config }, testContext({ type, path: `root.${kind}` }));
 }
 
@@ -150,6 +150,21 @@ for (const k of KINDS) {
         );
       } finally {
         await Promise.all([list.close?.(), xread.close?.()]);
+      }
+    });
+
+    it('the rate limit counts in Redis: count 3 per 1 minute admits three accesses and makes the fourth wait, each key its own budget', async () => {
+      const rl = await build<RateLimit>('rate_limit', 'redis', k, { key: key('rl'), count: 3, interval: '1m' });
+      try {
+        const waits = [];
+        for (let i = 0; i < 4; i++) waits.push(await rl.access());
+        assert.deepEqual(
+          waits.map((w) => w > 0),
+          [false, false, false, true],
+        );
+        for (let n = 0; n < 10; n++) assert.equal(await rl.access(`k${n}`), 0, 'another key, another budget');
+      } finally {
+        await rl.close?.();
       }
     });
 

@@ -13,7 +13,8 @@ type Lib = typeof import('@redis/client');
 export interface RedisHandle {
   readonly isReady: boolean;
   readonly isOpen: boolean;
-  send(args: ReadonlyArray<string | Buffer>): Promise<unknown>;
+  /** `timeout` (ms) fails a command that waits longer for its answer. */
+  send(args: ReadonlyArray<string | Buffer>, timeout?: number): Promise<unknown>;
   subscribe(channel: string, listener: (message: Buffer, channel: Buffer) => void, patterns: boolean): Promise<unknown>;
   connect(): Promise<unknown>;
   close(): Promise<unknown>;
@@ -30,6 +31,8 @@ export interface OpenOptions {
   tls: Record<string, unknown> | undefined;
   typeMapping: Record<number, unknown>;
   reconnect: (attempt: number) => number;
+  /** How long a connection attempt may take (the client's default, 5 s, when absent). */
+  connectTimeout?: number;
   /** True once the component closed the connection: a start-up retry stops. */
   closed: () => boolean;
 }
@@ -50,7 +53,11 @@ export function openHandle(conf: RedisClientConfig, lib: Lib, o: OpenOptions, on
     ...(first.username !== '' ? { username: decodeURIComponent(first.username) } : {}),
     ...(first.password !== '' ? { password: decodeURIComponent(first.password) } : {}),
   };
-  const socket = { ...(o.tls ? { tls: true, ...o.tls } : {}), reconnectStrategy: o.reconnect };
+  const socket = {
+    ...(o.tls ? { tls: true, ...o.tls } : {}),
+    ...(o.connectTimeout !== undefined ? { connectTimeout: o.connectTimeout } : {}),
+    reconnectStrategy: o.reconnect,
+  };
   if (conf.kind === 'cluster') {
     const c = lib
       .createCluster({
@@ -60,7 +67,8 @@ export function openHandle(conf: RedisClientConfig, lib: Lib, o: OpenOptions, on
       .withTypeMapping(o.typeMapping as never);
     c.on('error', on.failed);
     c.on('node-error', on.failed);
-    c.on('node-ready', on.ready);
+    // A node answers before the slots are known: the cluster is ready once discovery is done too.
+    c.on('node-ready', () => c.isReady && on.ready());
     return {
       get isReady() {
         return c.isReady;
@@ -68,7 +76,7 @@ export function openHandle(conf: RedisClientConfig, lib: Lib, o: OpenOptions, on
       get isOpen() {
         return c.isOpen;
       },
-      send: (args) => c.sendCommand(routingKey(args), undefined, args as string[]),
+      send: (args, timeout) => c.sendCommand(routingKey(args), undefined, args as string[], timeout ? { timeout } : undefined),
       subscribe: (ch, l, p) => (p ? c.pSubscribe(ch, l as never, true) : c.subscribe(ch, l as never, true)),
       connect: () => connectRetrying(c, o, on.failed),
       close: () => c.close(),
@@ -94,7 +102,7 @@ export function openHandle(conf: RedisClientConfig, lib: Lib, o: OpenOptions, on
       get isOpen() {
         return s.isOpen;
       },
-      send: (args) => s.sendCommand(undefined, args as string[]),
+      send: (args, timeout) => s.sendCommand(undefined, args as string[], timeout ? { timeout } : undefined),
       subscribe: (ch, l, p) => (p ? s.pSubscribe(ch, l as never, true) : s.subscribe(ch, l as never, true)),
       connect: () => connectRetrying(s, o, on.failed),
       close: () => s.close(),
@@ -111,7 +119,7 @@ export function openHandle(conf: RedisClientConfig, lib: Lib, o: OpenOptions, on
     get isOpen() {
       return c.isOpen;
     },
-    send: (args) => c.sendCommand(args as string[]),
+    send: (args, timeout) => c.sendCommand(args as string[], timeout ? { timeout } : undefined),
     subscribe: (ch, l, p) => (p ? c.pSubscribe(ch, l as never, true) : c.subscribe(ch, l as never, true)),
     connect: () => c.connect(),
     close: () => c.close(),
