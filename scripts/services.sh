@@ -526,10 +526,10 @@ nats_nkey_up() {
   local d="$DIR/nats-nkey" pub
   mkdir -p "$d"
   if [ ! -s "$d/user.nk" ]; then
-    (cd "$ROOT" && node -e "process.stdout.write(new TextDecoder().decode(require('nkeys.js').createUser().getSeed()))") >"$d/user.nk"
+    (cd "$ROOT" && node -e "process.stdout.write(new TextDecoder().decode(require('nats').nkeys.createUser().getSeed()))") >"$d/user.nk"
     chmod 600 "$d/user.nk"
   fi
-  pub="$(cd "$ROOT" && node -e "process.stdout.write(require('nkeys.js').fromSeed(require('fs').readFileSync(process.argv[1])).getPublicKey())" "$d/user.nk")"
+  pub="$(cd "$ROOT" && node -e "process.stdout.write(require('nats').nkeys.fromSeed(require('fs').readFileSync(process.argv[1])).getPublicKey())" "$d/user.nk")"
   printf '%s\n' "# Written by scripts/services.sh." "authorization { users = [ { nkey: $pub } ] }" >"$d/nats.conf"
   start nats-nkey port_open "$NATS_NKEY_PORT" -- "$DIR/nats/bin/nats-server" -a "$HOST" -p "$NATS_NKEY_PORT" -c "$d/nats.conf"
 }

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { createUser } from 'nkeys.js';
+import { nkeys } from 'nats';
 import { Message, registry, type Input, type Output, type Transaction } from '@svc/engine';
 import { buildComponent, lintValue, serviceAddress, testContext } from '@svc/engine/testing';
 import './index.js';
@@ -39,7 +39,7 @@ describe('nats auth with an NKey user (real nats-server)', () => {
   });
 
   it('no credentials, or another NKey user, are refused by the server; the error holds no seed', async () => {
-    const other = new TextDecoder().decode(createUser().getSeed());
+    const other = new TextDecoder().decode(nkeys.createUser().getSeed());
     const anonymous = await build<Output>('output', 'nats', { subject: 'x', max_reconnects: 0 });
     const stranger = await build<Output>('output', 'nats', { subject: 'x', max_reconnects: 0, auth: { nkey: other } });
     try {

@@ -22,12 +22,12 @@ export interface RedisHandle {
 }
 
 /** Told when the client loses or finds Redis again. */
-export interface RedisEvents {
+interface RedisEvents {
   failed(err: unknown): void;
   ready(): void;
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   tls: Record<string, unknown> | undefined;
   typeMapping: Record<number, unknown>;
   reconnect: (attempt: number) => number;
@@ -38,7 +38,7 @@ export interface OpenOptions {
 }
 
 /** The URLs of `url`, comma-separated as Benthos reads them, `tcp://` read as `redis://`. */
-export function redisUrls(url: string): URL[] {
+function redisUrls(url: string): URL[] {
   return url.split(',').map((u) => new URL(u.trim().replace(/^tcp:\/\//, 'redis://')));
 }
 
@@ -148,7 +148,7 @@ async function connectRetrying(c: { connect(): Promise<unknown> }, o: OpenOption
  * sits elsewhere than here (a module's, a rare subcommand's) still arrives: the node asked answers
  * MOVED and the client follows it.
  */
-export function routingKey(args: ReadonlyArray<string | Buffer>): string | Buffer | undefined {
+function routingKey(args: ReadonlyArray<string | Buffer>): string | Buffer | undefined {
   const name = String(args[0] ?? '').toUpperCase();
   switch (name) {
     case 'XREAD':
