@@ -516,6 +516,85 @@ kafka_up() {
   start kafka kafka_ready -- "${java[@]}" kafka.Kafka "$d/server.properties"
 }
 
+# --- Redis Cluster and Sentinel; NATS with nkey users (the fields `kind: cluster|failover` and
+# `auth.*` of the redis and nats components) ----------------------------------------------------
+# A Redis Cluster of three masters (no replicas) on SVC_REDIS_CLUSTER_PORT..+2 (17001-17003); a
+# master on SVC_REDIS_SENTINEL_MASTER_PORT (17010) with one replica on the next port, watched by one
+# Sentinel on SVC_REDIS_SENTINEL_PORT (17020) under the name `svc-master` (quorum 1, so a test's
+# SENTINEL FAILOVER swaps the two); a second nats-server on SVC_NATS_NKEY_PORT (14223) whose one
+# user is an nkey, its seed in .services/nats-nkey/user.nk.
+REDIS_CLUSTER_PORT="${SVC_REDIS_CLUSTER_PORT:-17001}"
+REDIS_SENTINEL_MASTER_PORT="${SVC_REDIS_SENTINEL_MASTER_PORT:-17010}"
+REDIS_SENTINEL_PORT="${SVC_REDIS_SENTINEL_PORT:-17020}"
+NATS_NKEY_PORT="${SVC_NATS_NKEY_PORT:-14223}"
+
+redis_node() { # name port [redis-server args...]
+  local name="$1" port="$2"
+  shift 2
+  mkdir -p "$DIR/$name"
+  start "$name" port_open "$port" -- redis-server --bind "$HOST" --port "$port" --save '' --appendonly no --dir "$DIR/$name" "$@"
+}
+
+redis_cluster_up() {
+  local ports=() p
+  for i in 0 1 2; do
+    p=$((REDIS_CLUSTER_PORT + i)); ports+=("$HOST:$p")
+    redis_node "redis-cluster-$i" "$p" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000
+  done
+  # nodes.conf keeps the cluster across restarts: create it only the first time.
+  if redis-cli -h "$HOST" -p "$REDIS_CLUSTER_PORT" cluster info | grep -q '^cluster_slots_assigned:0'; then
+    log "creating the Redis Cluster ${ports[*]}"
+    redis-cli --cluster create "${ports[@]}" --cluster-replicas 0 --cluster-yes >"$DIR/redis-cluster-0/create.log" 2>&1 || {
+      log "redis-cli --cluster create failed"; tail -n 20 "$DIR/redis-cluster-0/create.log" >&2; return 1; }
+  fi
+  local deadline=$((SECONDS + READY_TIMEOUT))
+  until redis-cli -h "$HOST" -p "$REDIS_CLUSTER_PORT" cluster info | grep -q '^cluster_state:ok'; do
+    [ $SECONDS -lt $deadline ] || { log "the Redis Cluster is not ok after ${READY_TIMEOUT}s"; return 1; }
+    sleep 0.2
+  done
+}
+
+redis_sentinel_up() {
+  local a="$REDIS_SENTINEL_MASTER_PORT" b=$((REDIS_SENTINEL_MASTER_PORT + 1)) master d="$DIR/redis-sentinel"
+  redis_node redis-primary "$a"
+  # After a failover the replica is the master: a node started again follows whichever one is.
+  master="$a"
+  if redis-cli -h "$HOST" -p "$b" role 2>/dev/null | head -n 1 | grep -qx master; then
+    master="$b"
+    redis-cli -h "$HOST" -p "$a" replicaof "$HOST" "$b" >/dev/null
+  fi
+  redis_node redis-replica "$b" --replicaof "$HOST" "$master"
+  mkdir -p "$d"
+  # Sentinel rewrites its config as the master changes: a new one only when it is not running.
+  if ! port_open "$REDIS_SENTINEL_PORT"; then
+    printf '%s\n' "bind $HOST" "port $REDIS_SENTINEL_PORT" "dir $d" "sentinel monitor svc-master $HOST $master 1" \
+      "sentinel down-after-milliseconds svc-master 2000" "sentinel failover-timeout svc-master 10000" >"$d/sentinel.conf"
+  fi
+  start redis-sentinel port_open "$REDIS_SENTINEL_PORT" -- redis-server "$d/sentinel.conf" --sentinel
+}
+
+nats_nkey_up() {
+  local d="$DIR/nats-nkey" pub
+  mkdir -p "$d"
+  if [ ! -s "$d/user.nk" ]; then
+    (cd "$ROOT" && node -e "process.stdout.write(new TextDecoder().decode(require('nats').nkeys.createUser().getSeed()))") >"$d/user.nk"
+    chmod 600 "$d/user.nk"
+  fi
+  pub="$(cd "$ROOT" && node -e "process.stdout.write(require('nats').nkeys.fromSeed(require('fs').readFileSync(process.argv[1])).getPublicKey())" "$d/user.nk")"
+  printf '%s\n' "# Written by scripts/services.sh." "authorization { users = [ { nkey: $pub } ] }" >"$d/nats.conf"
+  start nats-nkey port_open "$NATS_NKEY_PORT" -- "$DIR/nats/bin/nats-server" -a "$HOST" -p "$NATS_NKEY_PORT" -c "$d/nats.conf"
+}
+
+# Appended to .services/env by up().
+redis_nats_auth_env() {
+  cat <<EOF
+SVC_REDIS_CLUSTER_URLS=redis://$HOST:$REDIS_CLUSTER_PORT,redis://$HOST:$((REDIS_CLUSTER_PORT + 1)),redis://$HOST:$((REDIS_CLUSTER_PORT + 2))
+SVC_REDIS_SENTINEL_URL=redis://$HOST:$REDIS_SENTINEL_PORT
+SVC_NATS_NKEY_URL=nats://$HOST:$NATS_NKEY_PORT
+SVC_NATS_NKEY_SEED_FILE=$(cd "$DIR" && pwd -P)/nats-nkey/user.nk
+EOF
+}
+
 up() {
   mkdir -p "$DIR"
   install
@@ -537,7 +616,11 @@ up() {
   mosquitto_up
   mariadb_up
   ferretdb_up
+  redis_cluster_up
+  redis_sentinel_up
+  nats_nkey_up
   write_env
+  redis_nats_auth_env >>"$DIR/env"
   log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT, MQTT tcp://$HOST:$MQTT_PORT, MariaDB $HOST:$MARIADB_PORT, FerretDB mongodb://$HOST:$MONGODB_PORT"
 }
 
@@ -546,7 +629,9 @@ status() {
   for pair in "prometheus ready http://$HOST:$PROM_PORT/-/ready" "pushgateway ready http://$HOST:$PUSH_PORT/-/ready" \
       "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT" \
       "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT" "nats port_open $NATS_PORT" \
-      "mosquitto port_open $MQTT_PORT" "mariadb port_open $MARIADB_PORT" "ferretdb port_open $MONGODB_PORT"; do
+      "mosquitto port_open $MQTT_PORT" "mariadb port_open $MARIADB_PORT" "ferretdb port_open $MONGODB_PORT" \
+      "redis-cluster-0 port_open $REDIS_CLUSTER_PORT" "redis-sentinel port_open $REDIS_SENTINEL_PORT" \
+      "nats-nkey port_open $NATS_NKEY_PORT"; do
     read -r name check arg <<<"$pair"
     if pid="$(pid_of "$name")" && $check "$arg"; then echo "$name: running (pid $pid) at $arg"
     else echo "$name: not running"
@@ -556,7 +641,9 @@ status() {
 
 case "${1:-}" in
   up) up ;;
-  down) stop ferretdb; stop mariadb; stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
+  down) stop nats-nkey; stop redis-sentinel; stop redis-replica; stop redis-primary
+    for i in 0 1 2; do stop "redis-cluster-$i"; done
+    stop ferretdb; stop mariadb; stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
   status) status ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

@@ -21,6 +21,10 @@ const DEFAULTS: Record<string, string> = {
   SVC_MOTO_URL: 'http://127.0.0.1:15000',
   SVC_NATS_URL: 'nats://127.0.0.1:14222',
   SVC_MYSQL_DSN: 'svc@tcp(127.0.0.1:13306)/svc',
+  SVC_REDIS_CLUSTER_URLS: 'redis://127.0.0.1:17001,redis://127.0.0.1:17002,redis://127.0.0.1:17003',
+  SVC_REDIS_SENTINEL_URL: 'redis://127.0.0.1:17020',
+  SVC_NATS_NKEY_URL: 'nats://127.0.0.1:14223',
+  SVC_NATS_NKEY_SEED_FILE: fileURLToPath(new URL('../../../.services/nats-nkey/user.nk', import.meta.url)),
 };
 
 function fromFile(): Record<string, string> {

@@ -114,6 +114,6 @@ describe('nats_jetstream', () => {
   });
 
   it('refuses what it does not implement at load, saying what to do', async () => {
-    await assert.rejects(buildInput('nats_jetstream', { subject: 'x', auth: { nkey: 'SU...' } }), /auth.nkey is not implemented/);
+    await assert.rejects(buildInput('nats_jetstream', { subject: 'x', auth: { user_jwt: 'eyJ...' } }), /auth.user_jwt is not implemented/);
   });
 });

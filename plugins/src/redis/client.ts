@@ -5,7 +5,8 @@
  * component decides how to wait), reconnects with back-off, and errors told without the password.
  */
 import { ErrorCode, SvcError, errorMessage, f, redactUrl, scrubSecrets, tlsConnectOptions, tlsSpec, type Infer, type Logger } from '@svc/engine';
-import { connectBounded } from './first-connect.js';
+import { FirstConnect } from './first-connect.js';
+import { openHandle, type RedisHandle } from './topology.js';
 
 export const redisClientFields = {
   url: f
@@ -13,23 +14,21 @@ export const redisClientFields = {
     .url()
     .validate((u) => (u.split(',').every((one) => /^(rediss?|tcp):\/\//.test(one.trim())) ? undefined : 'url must start with redis://, rediss:// or tcp://'))
     .describe(
-      'The URL of the target Redis server. Database is optional and is supplied as the URL path: `redis://[[user]:password@]host[:port][/db]` (`rediss://` for TLS; `tcp://` reads as `redis://`).',
+      'The URL of the target Redis server. Database is optional and is supplied as the URL path: `redis://[[user]:password@]host[:port][/db]` (`rediss://` for TLS; `tcp://` reads as `redis://`). With `kind: cluster` or `failover`, a comma-separated list: cluster nodes, or Sentinels.',
     ),
   kind: f
     .enum(['simple', 'cluster', 'failover'])
     .default('simple')
     .advanced()
-    .describe('Specifies a simple, cluster-aware, or failover-aware redis client (only `simple` here: the others are refused at start).'),
+    .describe(
+      "Specifies a simple, cluster-aware, or failover-aware redis client. `cluster`: `url` lists some of the nodes (comma-separated) and each command goes to the node owning its key (keys one command names together, such as the streams of one `redis_streams` input, must share a hash slot: use a `{tag}`). `failover`: `url` lists the Sentinels and `master` names the master they watch; its user, password and database are the master's.",
+    ),
   master: f.string().default('').advanced().describe('Name of the redis master when `kind` is `failover`'),
   client_name: f.string().default('').advanced().describe('The client name set on each connection (`CLIENT SETNAME`); empty sets none.'),
   tls: tlsSpec,
 };
 
 export type RedisClientConfig = Infer<ReturnType<typeof f.object<typeof redisClientFields>>>;
-
-type Lib = typeof import('@redis/client');
-/** A client whose bulk strings are Buffers. */
-export type RedisClient = ReturnType<Lib['createClient']>;
 
 /** Replies as they come off the wire: Buffers for bulk strings, numbers, arrays, null. */
 export type Reply = Buffer | number | string | boolean | null | Reply[] | Map<Reply, Reply>;
@@ -39,38 +38,36 @@ export type Reply = Buffer | number | string | boolean | null | Reply[] | Map<Re
  * it starts and once when it ends, and keeps the URL's password out of every message.
  */
 export class RedisConnection {
-  readonly client: RedisClient;
+  private readonly handle: RedisHandle;
   private down = false;
   private closed = false;
+  private readonly first = new FirstConnect();
 
   private constructor(
     private readonly conf: RedisClientConfig,
-    lib: Lib,
+    lib: typeof import('@redis/client'),
     private readonly what: string,
     private readonly logger: Logger,
     exactIntegers: boolean,
   ) {
-    const first = conf.url.split(',')[0]!.trim();
-    const url = first.replace(/^tcp:\/\//, 'redis://');
-    const tls = tlsConnectOptions(conf.tls);
-    this.client = lib
-      .createClient({
-        url,
-        ...(conf.client_name !== '' ? { name: conf.client_name } : {}),
-        RESP: 3,
-        disableOfflineQueue: true,
-        socket: { ...(tls ? { tls: true, ...tls } : {}), reconnectStrategy: (n: number) => Math.min(50 * 2 ** n, 2_000) } as never,
-      })
-      .withTypeMapping({
-        [lib.RESP_TYPES.BLOB_STRING]: Buffer,
-        [lib.RESP_TYPES.SIMPLE_STRING]: Buffer,
-        // Maps keep their order and their keys' bytes.
-        [lib.RESP_TYPES.MAP]: Map,
-        // Replies a user sees whole (the redis processor): integers keep every digit.
-        ...(exactIntegers ? { [lib.RESP_TYPES.NUMBER]: String, [lib.RESP_TYPES.BIG_NUMBER]: String } : {}),
-      } as never) as unknown as RedisClient;
-    this.client.on('error', (err: unknown) => this.failed(err));
-    this.client.on('ready', () => this.recovered());
+    this.handle = openHandle(
+      conf,
+      lib,
+      {
+        tls: tlsConnectOptions(conf.tls) as Record<string, unknown> | undefined,
+        reconnect: (n: number) => Math.min(50 * 2 ** n, 2_000),
+        closed: () => this.closed,
+        typeMapping: {
+          [lib.RESP_TYPES.BLOB_STRING]: Buffer,
+          [lib.RESP_TYPES.SIMPLE_STRING]: Buffer,
+          // Maps keep their order and their keys' bytes.
+          [lib.RESP_TYPES.MAP]: Map,
+          // Replies a user sees whole (the redis processor): integers keep every digit.
+          ...(exactIntegers ? { [lib.RESP_TYPES.NUMBER]: String, [lib.RESP_TYPES.BIG_NUMBER]: String } : {}),
+        },
+      },
+      { failed: (err) => this.failed(err), ready: () => this.recovered() },
+    );
   }
 
   /**
@@ -80,14 +77,18 @@ export class RedisConnection {
    * sends them, as Redpanda Connect's go-redis v9 does); `exactIntegers` gives integers as text.
    */
   static async open(conf: RedisClientConfig, what: string, logger: Logger, exactIntegers = false): Promise<RedisConnection> {
-    if (conf.kind !== 'simple') throw new SvcError(ErrorCode.ConfigLint, `${what}: kind "${conf.kind}" is not implemented here: use kind: simple`);
+    if (conf.kind === 'failover' && conf.master === '')
+      throw new SvcError(ErrorCode.ConfigLint, `${what}: kind failover needs master: the name the Sentinels know the master by`);
     const c = new RedisConnection(conf, await import('@redis/client'), what, logger, exactIntegers);
-    await connectBounded(c.client, (err) => c.failed(err));
+    await c.first.run(
+      () => c.handle.connect(),
+      (err) => c.failed(err),
+    );
     return c;
   }
 
   get ready(): boolean {
-    return this.client.isReady;
+    return this.handle.isReady;
   }
 
   /** The URL with its password replaced, for messages. */
@@ -101,12 +102,14 @@ export class RedisConnection {
   }
 
   failed(err: unknown): void {
+    this.first.settle();
     if (this.down || this.closed) return;
     this.down = true;
     this.logger.error(`${this.what}: cannot reach Redis at ${this.where}: ${this.scrub(err)}`);
   }
 
   private recovered(): void {
+    this.first.settle();
     if (!this.down) return;
     this.down = false;
     this.logger.info(`${this.what}: Redis at ${this.where} answers again`);
@@ -114,12 +117,17 @@ export class RedisConnection {
 
   /** Sends one command; bulk strings come back as Buffers. */
   send<T = Reply>(args: ReadonlyArray<string | Buffer>): Promise<T> {
-    return this.client.sendCommand(args as string[]) as Promise<T>;
+    return this.handle.send(args) as Promise<T>;
+  }
+
+  /** Subscribes to a channel (or a pattern); the client subscribes again after a reconnect. */
+  subscribe(channel: string, listener: (message: Buffer, channel: Buffer) => void, patterns: boolean): Promise<unknown> {
+    return this.handle.subscribe(channel, listener, patterns);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.client.isOpen) await this.client.close().catch(() => this.client.destroy());
-    else this.client.destroy();
+    if (this.handle.isOpen) await this.handle.close().catch(() => this.handle.destroy());
+    else this.handle.destroy();
   }
 }

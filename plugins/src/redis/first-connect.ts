@@ -1,22 +1,31 @@
 /** How long a Redis component waits for its first connection before starting anyway. */
 const FIRST_CONNECT_MS = 2_000;
 
-/** The part of a Redis client connecting needs (both @redis/client shapes the components hold). */
-interface Connectable {
-  once(event: 'ready' | 'error', listener: (...args: unknown[]) => void): unknown;
-  connect(): Promise<unknown>;
-}
-
 /**
- * Connects, waiting a bounded time: Redis being down at start-up is an outage (handled by the
- * component's own policy, with `failed` told why), not a start-up error.
+ * Connects, waiting a bounded time: until connected, until the client reports its first failure
+ * (the caller calls `settle` from its error handler), or FIRST_CONNECT_MS. Redis being down at
+ * start-up is an outage (handled by the component's own policy, with `failed` told why), not a
+ * start-up error.
  */
-export async function connectBounded(client: Connectable, failed: (err: unknown) => void): Promise<void> {
-  const ready = new Promise<void>((resolve) => {
-    client.once('ready', () => resolve());
-    client.once('error', () => resolve());
-    setTimeout(resolve, FIRST_CONNECT_MS).unref();
-  });
-  client.connect().catch(failed);
-  await ready;
+export class FirstConnect {
+  private resolve: (() => void) | undefined;
+
+  /** Ends the wait (a no-op once it ended). */
+  settle(): void {
+    this.resolve?.();
+    this.resolve = undefined;
+  }
+
+  async run(connect: () => Promise<unknown>, failed: (err: unknown) => void): Promise<void> {
+    const waited = new Promise<void>((resolve) => {
+      this.resolve = resolve;
+      setTimeout(resolve, FIRST_CONNECT_MS).unref();
+    });
+    connect().then(
+      () => this.settle(),
+      (err: unknown) => failed(err),
+    );
+    await waited;
+    this.resolve = undefined;
+  }
 }

@@ -51,8 +51,8 @@ class RedisPubSubInput extends PullInput<Message> {
     for (const c of this.conf.channels) {
       // A subscription made by an earlier attempt that failed part way is not made twice.
       if (this.done.has(c)) continue;
-      if (this.conf.use_patterns) await this.conn.client.pSubscribe(c, (message: Buffer, channel: Buffer) => this.arrived(message, channel, c), true);
-      else await this.conn.client.subscribe(c, (message: Buffer, channel: Buffer) => this.arrived(message, channel, ''), true);
+      if (this.conf.use_patterns) await this.conn.subscribe(c, (message, channel) => this.arrived(message, channel, c), true);
+      else await this.conn.subscribe(c, (message, channel) => this.arrived(message, channel, ''), false);
       this.done.add(c);
     }
     this.subscribed = true;

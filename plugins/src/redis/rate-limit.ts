@@ -9,18 +9,17 @@
  * The outage is logged once when it starts and once when it ends, never per access.
  */
 import { createHash } from 'node:crypto';
-// The client loads when a redis rate limit is built: an engine without one never loads it.
-type CreateClient = (typeof import('@redis/client'))['createClient'];
-import { errorMessage, f, parseDuration, redactUrl, registerRateLimit, scrubSecrets, type Logger, type RateLimit } from '@svc/engine';
+import { errorMessage, f, parseDuration, redactUrl, registerRateLimit, scrubSecrets, tlsConnectOptions, type Logger, type RateLimit } from '@svc/engine';
 import { checkCost } from '../ratelimit/cost.js';
-import { connectBounded } from './first-connect.js';
+import { redisClientFields, type RedisClientConfig } from './client.js';
+import { FirstConnect } from './first-connect.js';
+import { openHandle, type RedisHandle } from './topology.js';
 
 const spec = f.object({
-  url: f
-    .string()
-    .url()
-    .describe('The URL of the Redis server: `redis://[[user]:password@]host[:port][/db]` (or `rediss://` for TLS).')
-    .validate((u) => (/^rediss?:\/\//.test(u) ? undefined : 'url must start with redis:// or rediss://')),
+  url: redisClientFields.url,
+  kind: redisClientFields.kind,
+  master: redisClientFields.master,
+  tls: redisClientFields.tls,
   count: f
     .int()
     .default(1000)
@@ -67,6 +66,7 @@ return 0`;
 const WINDOW_SHA = createHash('sha1').update(WINDOW_SCRIPT).digest('hex');
 
 export interface RedisRateLimitOptions {
+  client: Pick<RedisClientConfig, 'url' | 'kind' | 'master' | 'tls'>;
   url: string;
   count: number;
   intervalMs: number;
@@ -77,33 +77,43 @@ export interface RedisRateLimitOptions {
 }
 
 export class RedisRateLimit implements RateLimit {
-  private readonly client: ReturnType<CreateClient>;
+  private readonly client: RedisHandle;
   private readonly interval: string;
   private readonly count: string;
   /** Within an outage: set by the first failure, cleared by the first answer. */
   private down = false;
   private answeredWithout = 0;
   private closed = false;
+  private readonly first = new FirstConnect();
 
   constructor(
     private readonly o: RedisRateLimitOptions,
-    createClient: CreateClient,
+    lib: typeof import('@redis/client'),
   ) {
     this.interval = String(o.intervalMs);
     this.count = String(o.count);
-    this.client = createClient({
-      url: o.url,
-      // Rejects at once while disconnected instead of queueing: an access must not hang.
-      disableOfflineQueue: true,
-      socket: { connectTimeout: Math.max(o.timeoutMs, 1_000), reconnectStrategy: (n) => Math.min(50 * 2 ** n, 2_000) },
-    });
+    // Commands are rejected at once while disconnected instead of queueing: an access must not hang.
     // Reconnect attempts fail again and again during an outage; only its start is logged.
-    this.client.on('error', (err: unknown) => this.failed(err));
+    this.client = openHandle(
+      { ...o.client, client_name: '' },
+      lib,
+      {
+        tls: tlsConnectOptions(o.client.tls) as Record<string, unknown> | undefined,
+        typeMapping: {},
+        reconnect: (n) => Math.min(50 * 2 ** n, 2_000),
+        connectTimeout: Math.max(o.timeoutMs, 1_000),
+        closed: () => this.closed,
+      },
+      { failed: (err) => this.failed(err), ready: () => this.first.settle() },
+    );
   }
 
   /** Connects, waiting a bounded time: Redis being down at start-up is an outage, not a start-up error. */
   async start(): Promise<void> {
-    await connectBounded(this.client, (err) => this.failed(err));
+    await this.first.run(
+      () => this.client.connect(),
+      (err) => this.failed(err),
+    );
   }
 
   async access(key?: string, cost = 1): Promise<number> {
@@ -122,17 +132,17 @@ export class RedisRateLimit implements RateLimit {
   }
 
   private async window(counter: string, cost: string): Promise<number> {
-    const opts = { timeout: this.o.timeoutMs };
     try {
-      return Number(await this.client.sendCommand(['EVALSHA', WINDOW_SHA, '1', counter, this.interval, this.count, cost], opts));
+      return Number(await this.client.send(['EVALSHA', WINDOW_SHA, '1', counter, this.interval, this.count, cost], this.o.timeoutMs));
     } catch (err) {
       // The script cache is per server and empties on restart: load it with the first EVAL.
       if (!/NOSCRIPT/.test(errorMessage(err))) throw err;
-      return Number(await this.client.sendCommand(['EVAL', WINDOW_SCRIPT, '1', counter, this.interval, this.count, cost], opts));
+      return Number(await this.client.send(['EVAL', WINDOW_SCRIPT, '1', counter, this.interval, this.count, cost], this.o.timeoutMs));
     }
   }
 
   private failed(err: unknown): void {
+    this.first.settle();
     if (this.down || this.closed) return;
     this.down = true;
     this.answeredWithout = 0;
@@ -163,9 +173,9 @@ registerRateLimit('redis', {
     'rate_limit_resources:\n  - label: api\n    redis:\n      url: redis://localhost:6379\n      count: 100\n      interval: 1s\n      key: svc:api\n',
   ],
   factory: async (conf, ctx) => {
-    const { createClient } = await import('@redis/client');
     const rl = new RedisRateLimit(
       {
+        client: conf,
         url: conf.url,
         count: conf.count,
         intervalMs: parseDuration(conf.interval),
@@ -174,7 +184,8 @@ registerRateLimit('redis', {
         timeoutMs: Math.max(1, parseDuration(conf.timeout)),
         logger: ctx.logger,
       },
-      createClient,
+      // The client loads when a redis rate limit is built: an engine without one never loads it.
+      await import('@redis/client'),
     );
     await rl.start();
     return rl;

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, createPublicKey, verify, constants } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import * as http from 'node:http';
 import * as https from 'node:https';
-import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
@@ -501,34 +499,6 @@ describe('http_client authentication', () => {
     await skip.write([msg('s')]);
     await skip.close();
     await new Promise<void>((r) => open.close(() => r()));
-  });
-
-  it('proxy_url: requests go through the proxy (CONNECT tunnel)', async () => {
-    const up = await upstream((_req, _b, res) => res.end('via proxy'));
-    const connects: string[] = [];
-    const proxy = http.createServer((_req, res) => res.writeHead(405).end());
-    proxy.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
-      connects.push(req.url!);
-      const [host, port] = req.url!.split(':');
-      const target = net.connect(Number(port), host, () => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        target.write(head);
-        target.pipe(socket);
-        socket.pipe(target);
-      });
-      target.on('error', () => socket.destroy());
-      socket.on('error', () => target.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const o = await out({ url: `${up.url}/p`, proxy_url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, retries: 0 });
-    await o.write([msg('x')]);
-    assert.equal(connects.length, 1);
-    assert.equal(connects[0], new URL(up.url).host);
-    assert.equal(up.requests[0]!.url, '/p');
-    await o.close();
-    proxy.closeAllConnections();
-    await new Promise<void>((r) => proxy.close(() => r()));
-    await up.close();
   });
 });
 

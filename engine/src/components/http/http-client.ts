@@ -101,7 +101,8 @@ export class HttpClient {
     this.rateLimit = conf.rate_limit ? ctx.resources.rateLimit(conf.rate_limit) : undefined;
     const tls = tlsConnectOptions(conf.tls);
     const base: Dispatcher = conf.proxy_url
-      ? new (undici().ProxyAgent)({ uri: conf.proxy_url, requestTls: tls, keepAliveTimeout: KEEP_ALIVE_MS })
+      ? // As Go's net/http: a request to an http:// target goes to the proxy whole (absolute-form), an https:// one through a CONNECT tunnel.
+        new (undici().ProxyAgent)({ uri: conf.proxy_url, requestTls: tls, proxyTunnel: false, keepAliveTimeout: KEEP_ALIVE_MS })
       : new (undici().Agent)({ keepAliveTimeout: KEEP_ALIVE_MS, connect: tls });
     this.dispatcher = base.compose(undici().interceptors.redirect({ maxRedirections: 10 }));
     if (conf.basic_auth.enabled) this.auth.push(new BasicAuth(conf.basic_auth));

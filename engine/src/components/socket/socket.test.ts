@@ -10,8 +10,8 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { END_OF_INPUT, Message, type Cache, type Input, type Transaction } from '@svc/engine';
-import { freePort, testContext } from '@svc/engine/testing';
+import { END_OF_INPUT, Message, registry, type Cache, type Input, type Transaction } from '@svc/engine';
+import { freePort, lintValue, testContext } from '@svc/engine/testing';
 import { buildInput, buildOutput } from '../io/test-context.js';
 import './index.js';
 import { benthosMissing, linesOf, peerProcess, waitListening, type Running } from './test-support.js';
@@ -97,7 +97,12 @@ describe('socket components (loopback)', () => {
     }
   });
 
-  it('a config we do not implement is refused at start (unixgram, a codec)', async () => {
+  it('a config we do not implement is refused (unixgram at lint, saying why and what to use; a codec at start)', async () => {
+    const spec = registry().get('input', 'socket_server')!.spec.config;
+    assert.match(
+      lintValue(spec, { network: 'unixgram', address: join(dir, 'g.sock') }).join(),
+      /network unixgram is not implemented here \(Node has no unix datagram sockets.*use unix \(a stream socket\), tcp, tls or udp/,
+    );
     await assert.rejects(buildInput('socket_server', { network: 'unixgram', address: join(dir, 'g.sock') }), /unixgram is not implemented/);
     await assert.rejects(buildOutput('socket', { network: 'tcp', address: '127.0.0.1:1', codec: 'csv' }), /codec csv is not implemented/);
   });
