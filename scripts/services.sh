@@ -25,6 +25,8 @@
 #   SVC_POSTGRES_PORT=15432 (user svc, trust auth on loopback)  SVC_MOTO_PORT=15000
 #   SVC_NATS_PORT=14222 (JetStream on, its store under .services/nats)
 #   SVC_MQTT_PORT=11883 (Mosquitto, anonymous, up to 1000 unacknowledged messages in flight per client)
+#   SVC_MQTT_WS_PORT=11884 (MQTT over websockets) and SVC_MQTT_TLS_PORT=11885 (MQTT over TLS, a
+#   self-signed certificate for 127.0.0.1 in .services/mosquitto-wstls/cert.pem), a second Mosquitto
 #   SVC_MARIADB_PORT=13306 (MariaDB, user svc without a password, database svc, its data under .services/mariadb)
 # Config, data, logs and pid files live under .services/ (gitignored).
 set -euo pipefail
@@ -48,6 +50,8 @@ MOTO_VERSION=5.1.22
 NATS_PORT="${SVC_NATS_PORT:-14222}"
 NATS_VERSION=v2.15.3
 MQTT_PORT="${SVC_MQTT_PORT:-11883}"
+MQTT_WS_PORT="${SVC_MQTT_WS_PORT:-11884}"
+MQTT_TLS_PORT="${SVC_MQTT_TLS_PORT:-11885}"
 MARIADB_PORT="${SVC_MARIADB_PORT:-13306}"
 # The Node of the container image (Dockerfile: node:24): the tarball test runs the image's commands on it.
 NODE_LTS_VERSION=24.22.3
@@ -337,6 +341,45 @@ EOF
   start mosquitto port_open "$MQTT_PORT" -- /usr/sbin/mosquitto -c "$d/mosquitto.conf"
 }
 
+# --- MQTT over websockets and TLS (the mqtt components' ws:// and ssl:// URLs) ---------------------
+# A second Mosquitto of its own, so the one on $MQTT_PORT (in use by other tests) is never restarted:
+# a websocket listener (Mosquitto 2.0.11 refuses to start with websocket listeners only, so it shares
+# the process with the TLS one) and a TLS listener with a self-signed certificate made by openssl.
+# Mosquitto drops root for its own user, hence a key it can read (a throwaway, loopback-only key).
+# Adds SVC_MQTT_WS_URL, SVC_MQTT_TLS_URL and SVC_MQTT_TLS_CA to .services/env.
+mosquitto_wstls_up() {
+  local d="$DIR/mosquitto-wstls"
+  mkdir -p "$d"
+  if [ ! -s "$d/cert.pem" ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$d/key.pem" -out "$d/cert.pem" \
+      -days 3650 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null
+    chmod 644 "$d/key.pem"
+  fi
+  cat >"$d/mosquitto.conf" <<EOF
+# Written by scripts/services.sh.
+per_listener_settings false
+allow_anonymous true
+persistence false
+max_inflight_messages 1000
+max_queued_messages 0
+listener $MQTT_WS_PORT $HOST
+socket_domain ipv4
+protocol websockets
+listener $MQTT_TLS_PORT $HOST
+socket_domain ipv4
+certfile $d/cert.pem
+keyfile $d/key.pem
+log_dest stdout
+log_type error
+log_type warning
+EOF
+  start mosquitto-wstls port_open "$MQTT_TLS_PORT" -- /usr/sbin/mosquitto -c "$d/mosquitto.conf"
+  sed -i '/^SVC_MQTT_WS_URL=/d; /^SVC_MQTT_TLS_URL=/d; /^SVC_MQTT_TLS_CA=/d' "$DIR/env"
+  printf 'SVC_MQTT_WS_URL=ws://%s:%s\nSVC_MQTT_TLS_URL=ssl://%s:%s\nSVC_MQTT_TLS_CA=%s\n' \
+    "$HOST" "$MQTT_WS_PORT" "$HOST" "$MQTT_TLS_PORT" "$d/cert.pem" >>"$DIR/env"
+}
+# --- end of MQTT over websockets and TLS ----------------------------------------------------------
+
 kafka_config() {
   local d="$DIR/kafka"
   cat >"$d/server.properties" <<EOF
@@ -486,6 +529,7 @@ up() {
   mosquitto_up
   mariadb_up
   write_env
+  mosquitto_wstls_up
   log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT, MQTT tcp://$HOST:$MQTT_PORT, MariaDB $HOST:$MARIADB_PORT"
 }
 
@@ -494,7 +538,7 @@ status() {
   for pair in "prometheus ready http://$HOST:$PROM_PORT/-/ready" "pushgateway ready http://$HOST:$PUSH_PORT/-/ready" \
       "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT" \
       "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT" "nats port_open $NATS_PORT" \
-      "mosquitto port_open $MQTT_PORT" "mariadb port_open $MARIADB_PORT"; do
+      "mosquitto port_open $MQTT_PORT" "mosquitto-wstls port_open $MQTT_TLS_PORT" "mariadb port_open $MARIADB_PORT"; do
     read -r name check arg <<<"$pair"
     if pid="$(pid_of "$name")" && $check "$arg"; then echo "$name: running (pid $pid) at $arg"
     else echo "$name: not running"
@@ -504,7 +548,7 @@ status() {
 
 case "${1:-}" in
   up) up ;;
-  down) stop mariadb; stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
+  down) stop mariadb; stop mosquitto-wstls; stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
   status) status ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac
