@@ -11,7 +11,7 @@
  * run reads the remaining objects again (at least once).
  */
 import type { Readable } from 'node:stream';
-import type { S3Client } from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import {
   END_OF_INPUT,
   ErrorCode,
@@ -91,6 +91,9 @@ export const s3InputSpec = f.object({
 
 export type S3InputConfig = Infer<typeof s3InputSpec>;
 
+/** How many objects after the one being read are requested ahead. */
+const PREFETCH = 4;
+
 function durationProblem(d: string): string | undefined {
   if (d === '') return undefined;
   try {
@@ -124,6 +127,8 @@ export class S3Input implements Input {
   private readonly notices: S3Notices | undefined;
   /** Objects listed (or named by notifications) and not yet read, and where the listing goes on (undefined: nothing more). */
   private targets: Target[] = [];
+  /** GetObject requests sent ahead for the next targets (their bodies wait unread), so a round trip is not paid per object. */
+  private readonly fetching = new Map<Target, Promise<GetObjectCommandOutput>>();
   private continuation: string | undefined;
   private listed = false;
   private current: { object: PendingObject; batches: AsyncGenerator<Batch>; body: Readable } | undefined;
@@ -226,7 +231,11 @@ export class S3Input implements Input {
     const { bucket, key } = target;
     let res;
     try {
-      res = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
+      const ahead = this.fetching.get(target);
+      this.fetching.delete(target);
+      const request = ahead ?? client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
+      this.prefetch();
+      res = await request;
     } catch (err) {
       if ((err as { name?: string }).name === 'NoSuchKey') {
         this.log.debug(`${this.component}: s3://${bucket}/${key} was deleted since it was named; skipping it`);
@@ -249,6 +258,19 @@ export class S3Input implements Input {
     const body = res.Body as Readable;
     const object: PendingObject = { target, meta, outstanding: 0, read: false, failed: false };
     this.current = { object, batches: this.scanner(body, key), body };
+  }
+
+  /** Requests the next targets' objects ahead (not while `sqs.delay_period` holds them back). */
+  private prefetch(): void {
+    const { client, sdk } = this;
+    if (!client || !sdk || this.conf.sqs.delay_period !== '') return;
+    for (const t of this.targets.slice(0, PREFETCH)) {
+      if (this.fetching.has(t)) continue;
+      const p = client.send(new sdk.GetObjectCommand({ Bucket: t.bucket, Key: t.key }));
+      // Awaited (and its error handled) when the target is opened.
+      p.catch(() => undefined);
+      this.fetching.set(t, p);
+    }
   }
 
   private transaction(object: PendingObject, batch: Batch): Transaction {
@@ -293,6 +315,12 @@ export class S3Input implements Input {
       cur.body.destroy();
       void cur.batches.return(undefined).catch(() => undefined);
     }
+    for (const p of this.fetching.values())
+      void p.then(
+        (r) => (r.Body as Readable | undefined)?.destroy(),
+        () => undefined,
+      );
+    this.fetching.clear();
     await Promise.all([...this.deletions]);
     await this.notices?.close();
     this.client?.destroy();
