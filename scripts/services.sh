@@ -26,6 +26,8 @@
 #   SVC_POSTGRES_PORT=15432 (user svc, trust auth on loopback)  SVC_MOTO_PORT=15000
 #   SVC_NATS_PORT=14222 (JetStream on, its store under .services/nats)
 #   SVC_MQTT_PORT=11883 (Mosquitto, anonymous, up to 1000 unacknowledged messages in flight per client)
+#   SVC_MQTT_WS_PORT=11884 (MQTT over websockets) and SVC_MQTT_TLS_PORT=11885 (MQTT over TLS, a
+#   self-signed certificate for 127.0.0.1 in .services/mosquitto-wstls/cert.pem), a second Mosquitto
 #   SVC_MARIADB_PORT=13306 (MariaDB, user svc without a password, database svc, its data under .services/mariadb)
 #   SVC_MONGODB_PORT=27117 (FerretDB, no auth, its documents in PostgreSQL's database ferretdb)
 # Config, data, logs and pid files live under .services/ (gitignored).
@@ -50,6 +52,8 @@ MOTO_VERSION=5.1.22
 NATS_PORT="${SVC_NATS_PORT:-14222}"
 NATS_VERSION=v2.15.3
 MQTT_PORT="${SVC_MQTT_PORT:-11883}"
+MQTT_WS_PORT="${SVC_MQTT_WS_PORT:-11884}"
+MQTT_TLS_PORT="${SVC_MQTT_TLS_PORT:-11885}"
 MARIADB_PORT="${SVC_MARIADB_PORT:-13306}"
 MONGODB_PORT="${SVC_MONGODB_PORT:-27117}"
 FERRETDB_VERSION=v1.24.2
@@ -388,6 +392,45 @@ EOF
   start mosquitto port_open "$MQTT_PORT" -- /usr/sbin/mosquitto -c "$d/mosquitto.conf"
 }
 
+# --- MQTT over websockets and TLS (the mqtt components' ws:// and ssl:// URLs) ---------------------
+# A second Mosquitto of its own, so the one on $MQTT_PORT (in use by other tests) is never restarted:
+# a websocket listener (Mosquitto 2.0.11 refuses to start with websocket listeners only, so it shares
+# the process with the TLS one) and a TLS listener with a self-signed certificate made by openssl.
+# Mosquitto drops root for its own user, hence a key it can read (a throwaway, loopback-only key).
+# Adds SVC_MQTT_WS_URL, SVC_MQTT_TLS_URL and SVC_MQTT_TLS_CA to .services/env.
+mosquitto_wstls_up() {
+  local d="$DIR/mosquitto-wstls"
+  mkdir -p "$d"
+  if [ ! -s "$d/cert.pem" ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$d/key.pem" -out "$d/cert.pem" \
+      -days 3650 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost 2>/dev/null
+    chmod 644 "$d/key.pem"
+  fi
+  cat >"$d/mosquitto.conf" <<EOF
+# Written by scripts/services.sh.
+per_listener_settings false
+allow_anonymous true
+persistence false
+max_inflight_messages 1000
+max_queued_messages 0
+listener $MQTT_WS_PORT $HOST
+socket_domain ipv4
+protocol websockets
+listener $MQTT_TLS_PORT $HOST
+socket_domain ipv4
+certfile $d/cert.pem
+keyfile $d/key.pem
+log_dest stdout
+log_type error
+log_type warning
+EOF
+  start mosquitto-wstls port_open "$MQTT_TLS_PORT" -- /usr/sbin/mosquitto -c "$d/mosquitto.conf"
+  sed -i '/^SVC_MQTT_WS_URL=/d; /^SVC_MQTT_TLS_URL=/d; /^SVC_MQTT_TLS_CA=/d' "$DIR/env"
+  printf 'SVC_MQTT_WS_URL=ws://%s:%s\nSVC_MQTT_TLS_URL=ssl://%s:%s\nSVC_MQTT_TLS_CA=%s\n' \
+    "$HOST" "$MQTT_WS_PORT" "$HOST" "$MQTT_TLS_PORT" "$d/cert.pem" >>"$DIR/env"
+}
+# --- end of MQTT over websockets and TLS ----------------------------------------------------------
+
 kafka_config() {
   local d="$DIR/kafka"
   cat >"$d/server.properties" <<EOF
@@ -621,6 +664,7 @@ up() {
   nats_nkey_up
   write_env
   redis_nats_auth_env >>"$DIR/env"
+  mosquitto_wstls_up
   log "up: Prometheus http://$HOST:$PROM_PORT (scraping $HOST:$TARGET_PORT), Pushgateway http://$HOST:$PUSH_PORT, Kafka $HOST:$KAFKA_PORT (SASL $HOST:$KAFKA_SASL_PORT), RabbitMQ $HOST:$RABBITMQ_PORT, Redis $HOST:$REDIS_PORT, PostgreSQL $HOST:$POSTGRES_PORT, moto http://$HOST:$MOTO_PORT, NATS nats://$HOST:$NATS_PORT, MQTT tcp://$HOST:$MQTT_PORT, MariaDB $HOST:$MARIADB_PORT, FerretDB mongodb://$HOST:$MONGODB_PORT"
 }
 
@@ -629,7 +673,7 @@ status() {
   for pair in "prometheus ready http://$HOST:$PROM_PORT/-/ready" "pushgateway ready http://$HOST:$PUSH_PORT/-/ready" \
       "redis port_open $REDIS_PORT" "rabbitmq port_open $RABBITMQ_PORT" "kafka port_open $KAFKA_PORT" \
       "postgres port_open $POSTGRES_PORT" "moto port_open $MOTO_PORT" "nats port_open $NATS_PORT" \
-      "mosquitto port_open $MQTT_PORT" "mariadb port_open $MARIADB_PORT" "ferretdb port_open $MONGODB_PORT" \
+      "mosquitto port_open $MQTT_PORT" "mosquitto-wstls port_open $MQTT_TLS_PORT" "mariadb port_open $MARIADB_PORT" "ferretdb port_open $MONGODB_PORT" \
       "redis-cluster-0 port_open $REDIS_CLUSTER_PORT" "redis-sentinel port_open $REDIS_SENTINEL_PORT" \
       "nats-nkey port_open $NATS_NKEY_PORT"; do
     read -r name check arg <<<"$pair"
@@ -643,7 +687,7 @@ case "${1:-}" in
   up) up ;;
   down) stop nats-nkey; stop redis-sentinel; stop redis-replica; stop redis-primary
     for i in 0 1 2; do stop "redis-cluster-$i"; done
-    stop ferretdb; stop mariadb; stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
+    stop ferretdb; stop mariadb; stop mosquitto-wstls; stop mosquitto; stop nats; stop moto; stop postgres; stop kafka; stop rabbitmq; stop redis; stop prometheus; stop pushgateway ;;
   status) status ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

@@ -151,8 +151,4 @@ describe('aws_s3 input', () => {
     await i.close!();
     assert.deepEqual(await keysOf(bucket), ['b.txt']);
   });
-
-  it('refuses sqs.url at load (not implemented), saying what to do', async () => {
-    await assert.rejects(input({ bucket: 'b', sqs: { url: 'http://127.0.0.1:1/q' } }), /leave it empty to walk the bucket/);
-  });
 });

@@ -6,10 +6,11 @@
  * Credentials, as Benthos takes them: `credentials.id` and `secret` (and `token` for short-term
  * credentials) are used as given; `profile` names a profile of the shared credentials file;
  * otherwise the SDK's default chain applies (environment, shared files, the EC2/ECS role, which
- * is what `from_ec2_role` asks for). `role` (assume a role through STS) is refused at load: it is
- * not implemented here, and a stream that silently ran with other credentials would be worse.
+ * is what `from_ec2_role` asks for). With `role`, those credentials assume the role through STS
+ * and the component signs with the role's temporary credentials (assume-role.ts).
  */
 import { ErrorCode, NotConnectedError, SvcError, errorMessage, f, type Infer } from '@svc/engine';
+import { assumeRoleProvider } from './assume-role.js';
 
 export const sessionFields = {
   region: f.string().default('').advanced().describe('The AWS region to target; empty takes `AWS_REGION` from the environment, else `us-east-1`.'),
@@ -32,9 +33,10 @@ export const sessionFields = {
         .string()
         .default('')
         .advanced()
-        .validate((r) => (r === '' ? undefined : 'credentials.role (assuming a role) is not implemented: assume it outside and pass id, secret and token'))
-        .describe('A role ARN to assume. Not implemented: refused at load.'),
-      role_external_id: f.string().default('').advanced().describe('An external ID to provide when assuming a role (with `role`, not implemented).'),
+        .describe(
+          'A role ARN to assume (STS AssumeRole) with the credentials above (or the default chain); the component then uses the temporary credentials of the role, renewed before they expire.',
+        ),
+      role_external_id: f.string().default('').advanced().describe('An external ID to provide when assuming a role.'),
     })
     .advanced()
     .describe('Optional manual configuration of AWS credentials to use.'),
@@ -46,12 +48,21 @@ export type SessionConfig = Infer<ReturnType<typeof f.object<typeof sessionField
 const CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
+/** Credentials an SDK client signs with. */
+export interface Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  expiration?: Date;
+}
+
 /** The options every SDK client of one component is built with. */
 export interface ClientOptions {
   region: string;
   endpoint?: string;
   profile?: string;
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** Static credentials, or (with `credentials.role`) a provider the SDK asks before each request. */
+  credentials?: Credentials | (() => Promise<Credentials>);
   maxAttempts: number;
   requestHandler: { connectionTimeout: number; requestTimeout: number };
 }
@@ -59,12 +70,6 @@ export interface ClientOptions {
 /** The SDK client options for `conf`; throws (at load) for what is not implemented. */
 export function clientOptions(conf: SessionConfig, component: string, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): ClientOptions {
   const c = conf.credentials;
-  if (c.role !== '') {
-    throw new SvcError(
-      ErrorCode.ConfigLint,
-      `${component}: credentials.role (assuming a role) is not implemented: assume it outside and pass id, secret and token`,
-    );
-  }
   if ((c.id === '') !== (c.secret === '')) {
     throw new SvcError(ErrorCode.ConfigLint, `${component}: credentials.id and credentials.secret go together: set both, or neither to use the default chain`);
   }
@@ -75,8 +80,21 @@ export function clientOptions(conf: SessionConfig, component: string, requestTim
     requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: requestTimeoutMs },
   };
   if (conf.endpoint !== '') opts.endpoint = conf.endpoint;
-  if (c.id !== '') opts.credentials = { accessKeyId: c.id, secretAccessKey: c.secret, ...(c.token !== '' ? { sessionToken: c.token } : {}) };
-  else if (c.profile !== '') opts.profile = c.profile;
+  const base = c.id !== '' ? { accessKeyId: c.id, secretAccessKey: c.secret, ...(c.token !== '' ? { sessionToken: c.token } : {}) } : undefined;
+  const profile = base === undefined && c.profile !== '' ? c.profile : undefined;
+  if (c.role !== '') {
+    opts.credentials = assumeRoleProvider({
+      role: c.role,
+      externalId: c.role_external_id,
+      region: opts.region,
+      endpoint: opts.endpoint,
+      profile,
+      credentials: base,
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: DEFAULT_REQUEST_TIMEOUT_MS },
+      component,
+    });
+  } else if (base !== undefined) opts.credentials = base;
+  else if (profile !== undefined) opts.profile = profile;
   return opts;
 }
 

@@ -76,13 +76,6 @@ describe('aws_sqs output', () => {
     assert.match(String(err.errorAt(1)), /delay_seconds must be a whole number/);
     await waitFor('both good messages', async () => ((await depth(q)).visible >= 1 ? true : undefined));
   });
-
-  it('refuses credentials.role at load, saying what to do', async () => {
-    await assert.rejects(
-      output({ url: 'http://127.0.0.1:1/q', credentials: { role: 'arn:aws:iam::1:role/x' } }),
-      /assume it outside and pass id, secret and token/,
-    );
-  });
 });
 
 describe('aws_sqs input', () => {

@@ -21,11 +21,13 @@ import {
 } from '@svc/engine';
 import { MqttSession, type Received, type SessionOptions } from './session.js';
 
-const SCHEMES = /^(tcp|ssl|tls|mqtt|mqtts):$/i;
-const SECURE = /^(ssl|tls|mqtts):$/i;
+const SCHEMES = /^(tcp|ssl|tls|mqtt|mqtts|ws|wss):$/i;
+const SECURE = /^(ssl|tls|mqtts|wss):$/i;
+const WEBSOCKET = /^wss?:$/i;
 
-/** tls.enabled with a tcp:// URL: Benthos' client (paho) connects without TLS there; refused rather than guessed. */
-const plainWithTls = (url: string) => `tls is enabled but "${redactUrl(url)}" is not an ssl:// URL (Benthos connects to it without TLS): use ssl://`;
+/** tls.enabled with a tcp:// or ws:// URL: Benthos' client (paho) connects without TLS there; refused rather than guessed. */
+const plainWithTls = (url: string) =>
+  `tls is enabled but "${redactUrl(url)}" is not an ssl:// or wss:// URL (Benthos connects to it without TLS): use ssl:// or wss://`;
 
 const qosProblem = (q: number) => (q === 0 || q === 1 || q === 2 ? undefined : `qos must be 0, 1 or 2, not ${q}`);
 
@@ -54,7 +56,7 @@ export const clientFields = {
       return undefined;
     })
     .describe(
-      'A list of URLs to connect to, as `scheme://host:port` where scheme is `tcp` or `ssl` (`mqtt`, `mqtts`, `tls` too). If an item of the list contains commas it is expanded into multiple URLs.',
+      'A list of URLs to connect to, as `scheme://host:port` where scheme is `tcp` or `ssl` (`mqtt`, `mqtts`, `tls` too), or `ws://host:port/path` / `wss://` for MQTT over websockets. If an item of the list contains commas it is expanded into multiple URLs.',
     ),
   client_id: f
     .string()
@@ -90,7 +92,7 @@ export const clientFields = {
     .validate((k) => (k >= 0 && k <= 65535 ? undefined : 'keepalive must be between 0 and 65535 seconds'))
     .advanced()
     .describe('Max seconds of inactivity before a keepalive message is sent.'),
-  tls: tlsSpec.describe('Custom TLS settings for `ssl://` URLs (with `enabled`, every URL must be `ssl://`).'),
+  tls: tlsSpec.describe('Custom TLS settings for `ssl://` and `wss://` URLs (with `enabled`, every URL must be one of those).'),
 };
 
 export type ClientConfig = Infer<ReturnType<typeof f.object<typeof clientFields>>>;
@@ -110,8 +112,7 @@ function urlProblem(raw: string): string | undefined {
   } catch {
     return `"${redactUrl(raw)}" is not a URL: use scheme://host:port, e.g. tcp://127.0.0.1:1883`;
   }
-  if (/^wss?:$/i.test(u.protocol)) return `"${redactUrl(raw)}": MQTT over websockets (ws://, wss://) is not implemented: use tcp:// or ssl://`;
-  if (!SCHEMES.test(u.protocol)) return `"${redactUrl(raw)}" is not a tcp:// or ssl:// URL`;
+  if (!SCHEMES.test(u.protocol)) return `"${redactUrl(raw)}" is not a tcp://, ssl://, ws:// or wss:// URL`;
   if (u.hostname === '') return `"${redactUrl(raw)}" names no host`;
   return undefined;
 }
@@ -155,7 +156,8 @@ export class MqttDialer {
         username = decodeURIComponent(u.username);
         password = decodeURIComponent(u.password);
       }
-      return new URL(`${u.protocol}//${u.host}`);
+      // A websocket URL keeps its path (the handshake's); the rest is host and port.
+      return new URL(`${u.protocol}//${u.host}${WEBSOCKET.test(u.protocol) ? u.pathname + u.search : ''}`);
     });
     let tls;
     try {

@@ -157,7 +157,7 @@ registerInput('mqtt', {
     'a crash. With `clean_session: true` (the default) the broker forgets all that at disconnect.',
     '',
     'A `will` is registered with the broker, which publishes it when the engine goes away without disconnecting.',
-    'URLs are `tcp://` or `ssl://`; websockets are not implemented (refused at load).',
+    'URLs are `tcp://`, `ssl://` (TLS, `tls` settings), or `ws://` / `wss://` (MQTT over websockets, subprotocol `mqtt`).',
     '',
     'Metadata: `mqtt_duplicate`, `mqtt_qos`, `mqtt_retained`, `mqtt_topic`, `mqtt_message_id`.',
   ].join('\n'),

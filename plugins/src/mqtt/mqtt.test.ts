@@ -163,10 +163,13 @@ describe('mqtt config', () => {
     await assert.rejects(buildInput({ topics: ['x'], qos: 3 }), /qos must be 0, 1 or 2/);
     await assert.rejects(buildInput({ topics: [] }), /topics must list at least one topic filter/);
     await assert.rejects(buildInput({ topics: ['x'], will: { enabled: true } }), /include topic to register a last will/);
-    await assert.rejects(buildInput({ urls: ['ws://127.0.0.1:9001'], topics: ['x'] }), /websockets .* not implemented: use tcp:\/\/ or ssl:\/\//);
-    await assert.rejects(buildOutput({ urls: ['http://127.0.0.1:1883'], topic: 'x' }), /not a tcp:\/\/ or ssl:\/\/ URL/);
+    await assert.rejects(buildOutput({ urls: ['http://127.0.0.1:1883'], topic: 'x' }), /not a tcp:\/\/, ssl:\/\/, ws:\/\/ or wss:\/\/ URL/);
     await assert.rejects(buildOutput({ topic: 'x', dynamic_client_id_suffix: 'uuid' }), /nanoid/);
-    await assert.rejects(buildOutput({ topic: 'x', tls: { enabled: true } }), /is not an ssl:\/\/ URL .*use ssl:\/\//);
+    await assert.rejects(
+      buildOutput({ urls: ['ws://127.0.0.1:9001'], topic: 'x', tls: { enabled: true } }),
+      /ws:\/\/127.0.0.1:9001" is not an ssl:\/\/ or wss:\/\/ URL/,
+    );
+    await assert.rejects(buildOutput({ topic: 'x', tls: { enabled: true } }), /is not an ssl:\/\/ or wss:\/\/ URL .*use ssl:\/\/ or wss:\/\//);
   });
 
   it('a broker that is not there fails connect() with NotConnectedError naming it, and never prints the password', async () => {

@@ -163,7 +163,7 @@ registerOutput('mqtt', {
     'the broker acknowledged each message (QoS 1: PUBACK, QoS 2: PUBCOMP; QoS 0 has no acknowledgement: once',
     'written); a message not acknowledged within `write_timeout` is nacked back to the input, never lost. At most',
     '`max_in_flight` messages await their acknowledgement at once, across writes (Benthos writes message by message).',
-    'URLs are `tcp://` or `ssl://`; websockets are not implemented (refused at load).',
+    'URLs are `tcp://`, `ssl://` (TLS, `tls` settings), or `ws://` / `wss://` (MQTT over websockets, subprotocol `mqtt`).',
   ].join('\n'),
   config: mqttOutputSpec,
   examples: [

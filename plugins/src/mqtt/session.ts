@@ -10,17 +10,44 @@
  * the messages came (as the protocol asks), and reading goes on meanwhile, within the broker's
  * in-flight window.
  *
+ * Over `ws://` / `wss://` URLs the same packets travel in binary websocket frames (subprotocol
+ * `mqtt`, the URL's path as the handshake's), through the `ws` client's stream.
+ *
  * The connection does not reconnect by itself (as Benthos' client, auto-reconnect off): once lost,
  * every publish waiting for its acknowledgement fails with NotConnectedError, `lost` resolves, and
  * the component dials a new session (the runtime's back-off).
  */
-import { connect as netConnect, type Socket } from 'node:net';
+import { connect as netConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { IConnectPacket, IPublishPacket, Packet, QoS } from 'mqtt-packet';
 import { NotConnectedError, errorMessage } from '@svc/engine';
 
+const WEBSOCKET = /^wss?:$/i;
+
+/** A TCP connection, over TLS for ssl:// (tls:, mqtts:). */
+function tcp(url: URL, opts: SessionOptions): Duplex {
+  const secure = /^(ssl|tls|mqtts):$/i.test(url.protocol);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = url.port === '' ? (secure ? 8883 : 1883) : Number(url.port);
+  const socket = secure ? tlsConnect({ ...opts.tls, host, port, servername: host }) : netConnect({ host, port });
+  socket.setNoDelay(true);
+  return socket;
+}
+
+/** A websocket to the URL (wss: over TLS) as a byte stream; writes wait for the handshake. */
+function websocket(ws: Ws, url: URL, opts: SessionOptions): Duplex {
+  const sock = new ws.WebSocket(url.href, ['mqtt'], {
+    ...(url.protocol.toLowerCase() === 'wss:' ? opts.tls : {}),
+    handshakeTimeout: opts.connectTimeoutMs,
+    perMessageDeflate: false,
+    followRedirects: false,
+  });
+  return ws.createWebSocketStream(sock);
+}
+
 export interface SessionOptions {
-  /** `tcp://host:port` or `ssl://host:port` (tls: / mqtt: / mqtts: too), tried in order. */
+  /** `tcp://host:port`, `ssl://host:port` (tls: / mqtt: / mqtts: too) or `ws://host:port/path` (wss: too), tried in order. */
   readonly urls: readonly URL[];
   readonly clientId: string;
   readonly clean: boolean;
@@ -29,7 +56,7 @@ export interface SessionOptions {
   readonly username?: string;
   readonly password?: string;
   readonly will?: { topic: string; payload: Buffer; qos: QoS; retain: boolean };
-  /** TLS options for ssl:// URLs. */
+  /** TLS options for ssl:// and wss:// URLs. */
   readonly tls?: ConnectionOptions;
 }
 
@@ -61,6 +88,7 @@ const CONNACK_REFUSED: Record<number, string> = {
   5: 'not authorised',
 };
 
+type Ws = typeof import('ws');
 type Codec = typeof import('mqtt-packet');
 
 export class MqttSession {
@@ -83,7 +111,7 @@ export class MqttSession {
   private subscribed: ((granted: number[]) => void) | undefined;
 
   private constructor(
-    private readonly socket: Socket,
+    private readonly socket: Duplex,
     private readonly codec: Codec,
     private readonly onMessage: ((m: Received) => void) | undefined,
     readonly broker: string,
@@ -94,10 +122,11 @@ export class MqttSession {
   /** Connects to the first URL that takes the connection; the broker's CONNACK accepted it. */
   static async open(opts: SessionOptions, onMessage?: (m: Received) => void): Promise<MqttSession> {
     const codec = await import('mqtt-packet');
+    const ws = opts.urls.some((u) => WEBSOCKET.test(u.protocol)) ? await import('ws') : undefined;
     const failures: string[] = [];
     for (const url of opts.urls) {
       try {
-        return await MqttSession.openOne(codec, url, opts, onMessage);
+        return await MqttSession.openOne(codec, ws, url, opts, onMessage);
       } catch (err) {
         failures.push(`${url.host}: ${errorMessage(err)}`);
       }
@@ -105,12 +134,8 @@ export class MqttSession {
     throw new NotConnectedError(`cannot connect: ${failures.join('; ')}`);
   }
 
-  private static openOne(codec: Codec, url: URL, opts: SessionOptions, onMessage?: (m: Received) => void): Promise<MqttSession> {
-    const secure = /^(ssl|tls|mqtts):$/i.test(url.protocol);
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const port = url.port === '' ? (secure ? 8883 : 1883) : Number(url.port);
-    const socket = secure ? tlsConnect({ ...opts.tls, host, port, servername: host }) : netConnect({ host, port });
-    socket.setNoDelay(true);
+  private static openOne(codec: Codec, ws: Ws | undefined, url: URL, opts: SessionOptions, onMessage?: (m: Received) => void): Promise<MqttSession> {
+    const socket = ws && WEBSOCKET.test(url.protocol) ? websocket(ws, url, opts) : tcp(url, opts);
     const session = new MqttSession(socket, codec, onMessage, url.host);
     return new Promise<MqttSession>((resolve, reject) => {
       const timer = setTimeout(() => fail(new Error(`no CONNACK within connect_timeout (${opts.connectTimeoutMs} ms)`)), opts.connectTimeoutMs);

@@ -95,3 +95,8 @@ export function buildInput(config: Record<string, unknown>): Promise<Input> {
 export function buildOutput(config: Record<string, unknown>): Promise<Output> {
   return buildComponent<Output>('output', 'mqtt', { urls: [MQTT_URL], ...config }, testContext({ type: 'mqtt', path: 'root.output' }));
 }
+
+/** The second Mosquitto's websocket and TLS listeners (services.sh's mosquitto_wstls_up), and the CA of its certificate. */
+export const MQTT_WS_URL = serviceAddress('SVC_MQTT_WS_URL') ?? 'ws://127.0.0.1:11884';
+export const MQTT_TLS_URL = serviceAddress('SVC_MQTT_TLS_URL') ?? 'ssl://127.0.0.1:11885';
+export const MQTT_TLS_CA = serviceAddress('SVC_MQTT_TLS_CA') as string | undefined;
