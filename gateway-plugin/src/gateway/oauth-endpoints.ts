@@ -15,6 +15,7 @@ import { corsOutcome } from './cors.js';
 import { joinListenPath } from './loop-target.js';
 import { sameSecret } from '../management/management-api.js';
 import { statusMessage } from '../management/replies.js';
+import { ownValue } from '../kernel/own-value.js';
 import type { GatewayState } from '../kernel/state.js';
 import { type Form, OAuthServer } from '../auth/oauth2/oauth-server.js';
 
@@ -49,7 +50,7 @@ export interface OAuthRequest {
 }
 
 const header = (h: IncomingHttpHeaders, name: string): string => {
-  const v = h[name];
+  const v = ownValue(h, name);
   return (Array.isArray(v) ? v[0] : v) ?? '';
 };
 
