@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { createLogger } from '../observability/logger.js';
 import { createPrometheusExporter, prometheusSpec } from '../observability/prometheus.js';
 import { redactUrl, scrubSecrets, urlCredentials, urlPasswords } from './redact.js';
-import { urlProblem } from './url-field.js';
+import { urlFieldProblem, urlProblem } from './url-field.js';
 
 test('redactUrl: the password goes, user, host, port and path stay', () => {
   assert.equal(redactUrl('amqp://app:s3cret@rabbit:5672/prod'), 'amqp://app:xxxxx@rabbit:5672/prod');
@@ -27,6 +27,13 @@ test("urlProblem with 'hosts': a comma list of host:port after the scheme, each 
   assert.doesNotMatch(urlProblem('mongodb://u:s3cret@h1:27017,h2:99999/db', 'hosts') ?? '', /s3cret/);
   // Without 'hosts' a host list is not a URL.
   assert.match(urlProblem('mongodb://h1:1,h2:2/db') ?? '', /not a valid URL/);
+});
+
+test('urlFieldProblem: one string may list whole URLs with commas (a Redis cluster or Sentinels), each checked', () => {
+  assert.equal(urlFieldProblem('redis://a:26379,redis://b:26379'), undefined);
+  assert.equal(urlFieldProblem('redis://u:p@a:1, redis://u:p@b:2/0'), undefined);
+  assert.equal(urlFieldProblem('http://h/x?a=1,2'), undefined, 'a comma inside a URL is not a list');
+  assert.match(urlFieldProblem('redis://a:26379,redis://b:99999') ?? '', /redis:\/\/b:99999/);
 });
 
 test('scrubSecrets: URLs and their passwords (as written or decoded) leave any text', () => {

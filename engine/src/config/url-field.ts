@@ -49,8 +49,17 @@ export function urlProblem(text: string, also?: UrlAlternative): string | undefi
 }
 
 /** The problem with a URL field's value (a string, or a list whose items may be comma lists). */
+/** Where a comma starts another URL (`redis://a:1,redis://b:2`): a list written in one string. */
+const NEXT_URL_RE = /,(?=\s*[a-z][a-z0-9+.-]*:\/\/)/i;
+
 export function urlFieldProblem(value: unknown, also?: UrlAlternative): string | undefined {
-  if (typeof value === 'string') return urlProblem(value, also);
+  if (typeof value === 'string') {
+    for (const url of value.split(NEXT_URL_RE)) {
+      const problem = urlProblem(url, also);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
   if (!Array.isArray(value)) return undefined;
   for (const item of value) {
     if (typeof item !== 'string') continue;

@@ -340,7 +340,7 @@ registerInput('aws_s3', {
     'Metadata: `s3_key`, `s3_bucket`, `s3_last_modified_unix`, `s3_last_modified` (RFC 3339), `s3_content_type`,',
     '`s3_content_encoding`, `s3_version_id` and the user metadata of the object.',
     '',
-    '## Streaming objects on upload with SQS',
+    '### Streaming objects on upload with SQS',
     '',
     'With `sqs.url` the input reads S3 event notifications from that queue (sent by the bucket, or through an SNS',
     'topic: `sqs.envelope_path: Message`) and downloads the objects they name, found at the dot paths `sqs.key_path`',
