@@ -172,7 +172,11 @@ export class Stream implements Lifecycle {
     const pool = this.pool;
     if (toPool) return (b, parts) => pool.process(b, parts);
     // Inline while a batch costs less than the hop; else on an idle worker, or here when all are busy.
-    const dispatch = new PipelineDispatch(processors, pool, () => void this.startWorkers().catch((err: unknown) => this.fail(err)));
+    // Not once the stream drains: the batches left run here, and no worker is started only to be
+    // terminated while it loads its modules (on Node 20 that aborted the process at shutdown).
+    const dispatch = new PipelineDispatch(processors, pool, () => {
+      if (!this.stopping) void this.startWorkers().catch((err: unknown) => this.fail(err));
+    });
     this.dispatch = dispatch;
     return (b, parts) => dispatch.process(b, parts);
   }

@@ -16,6 +16,9 @@ const TASKS_PER_WORKER = 2;
  * result messages by origin index, with the crossing values a worker set or deleted applied to it
  * (a result stored for a request among them).
  */
+/** How long close() lets starting workers finish loading before it terminates them. */
+const START_WAIT_MS = 30_000;
+
 export class WorkerPool {
   /** Made by start(): a stream whose batches never need a worker starts no thread. */
   private pool: Piscina | undefined;
@@ -152,6 +155,14 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    // Workers still loading their modules are let finish (for at most START_WAIT_MS) before they
+    // are terminated: a worker terminated inside Node 20's require() of an ES module can abort the
+    // whole process ("v8::Module::IsGraphAsync must be used on an instantiated module").
+    if (this.starting !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.starting.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, START_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
     await this.pool?.destroy();
   }
 }
