@@ -25,15 +25,18 @@ const servicePorts = [...readFileSync(join(root, 'engine/src/testing/services.ts
 const namesAServer = new RegExp(`serviceAddress\\(|\\bport(?::| =) (?:${servicePorts.join('|')})\\b`);
 
 /**
- * A test needs the real servers when it, or a module it imports relatively, asks for a
- * server's address (serviceAddress, from @svc/engine's test kit) or names a server's port.
+ * A test needs the real servers when it, or a module it imports relatively (directly or through
+ * other relative imports: a family's test-support re-exporting another's), asks for a server's
+ * address (serviceAddress, from @svc/engine's test kit) or names a server's port.
  */
-function needsServices(file) {
+function needsServices(file, seen = new Set()) {
+  if (seen.has(file)) return false;
+  seen.add(file);
   const text = readFileSync(file, 'utf8');
   if (namesAServer.test(text)) return true;
   for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
     const dep = resolve(dirname(file), m[1]);
-    if (existsSync(dep) && namesAServer.test(readFileSync(dep, 'utf8'))) return true;
+    if (existsSync(dep) && needsServices(dep, seen)) return true;
   }
   return false;
 }
