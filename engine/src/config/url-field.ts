@@ -48,10 +48,13 @@ export function urlProblem(text: string, also?: UrlAlternative): string | undefi
   return `"${redactUrl(url)}" is not a URL: expected scheme://host[:port][/path], such as http://localhost:9091`;
 }
 
-/** The problem with a URL field's value (a string, or a list whose items may be comma lists). */
 /** Where a comma starts another URL (`redis://a:1,redis://b:2`): a list written in one string. */
 const NEXT_URL_RE = /,(?=\s*[a-z][a-z0-9+.-]*:\/\/)/i;
 
+/**
+ * The problem with a URL field's value: a string (which may list whole URLs with commas), or a
+ * list whose items may be comma lists.
+ */
 export function urlFieldProblem(value: unknown, also?: UrlAlternative): string | undefined {
   if (typeof value === 'string') {
     for (const url of value.split(NEXT_URL_RE)) {

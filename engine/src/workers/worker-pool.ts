@@ -9,6 +9,9 @@ import type { WorkerData } from './worker-data.js';
 /** Tasks a worker holds at once: the one it runs and the next. */
 const TASKS_PER_WORKER = 2;
 
+/** How long close() lets starting workers finish loading before it terminates them. */
+const START_WAIT_MS = 30_000;
+
 /**
  * The pipeline processors on a piscina pool: created once, each worker builds its chain once,
  * and whole batches travel (contents as one transferred buffer). Of each message's ctx only
@@ -16,9 +19,6 @@ const TASKS_PER_WORKER = 2;
  * result messages by origin index, with the crossing values a worker set or deleted applied to it
  * (a result stored for a request among them).
  */
-/** How long close() lets starting workers finish loading before it terminates them. */
-const START_WAIT_MS = 30_000;
-
 export class WorkerPool {
   /** Made by start(): a stream whose batches never need a worker starts no thread. */
   private pool: Piscina | undefined;
