@@ -17,6 +17,7 @@ import { X509Certificate, createHash, createPublicKey } from 'node:crypto';
 import type { ApiSpec, JwtSettings } from '../apis/api-spec.js';
 import type { GatewayState } from '../kernel/state.js';
 import { applyPolicies } from '../sessions/apply-policies.js';
+import { policyExpiry, policySession } from '../sessions/policy-session.js';
 import { decodeStdBase64, generateToken, hashKey } from '../sessions/key-hash.js';
 import type { SessionState } from '../sessions/session.js';
 import { claimString, identityOf, policiesForScopes, scopesOf } from './jwt-claims.js';
@@ -260,18 +261,7 @@ function deriveSession(ctx: JwtContext, basePolicy: string, policies: string[], 
     if (p === undefined || (p.org_id !== undefined && p.org_id !== '' && p.org_id !== api.orgId)) {
       return NO_MATCHING_POLICY;
     }
-    session = {
-      org_id: api.orgId,
-      allowance: p.rate ?? 0,
-      rate: p.rate ?? 0,
-      per: p.per ?? 0,
-      quota_max: p.quota_max ?? 0,
-      quota_renewal_rate: p.quota_renewal_rate ?? 0,
-      access_rights: structuredClone(p.access_rights ?? {}),
-      is_inactive: p.is_inactive === true,
-      tags: [...(p.tags ?? [])],
-      expires: (p.key_expires_in ?? 0) > 0 ? Math.trunc(Date.now() / 1000) + p.key_expires_in! : 0,
-    };
+    session = { ...policySession(p, api.orgId), expires: policyExpiry(p) };
   }
   session.apply_policies = [...policies];
   const err = applyPolicies(session, (id) => state.policy(id), api.orgId);

@@ -16,6 +16,7 @@ import type { ApiSpec } from '../../apis/api-spec.js';
 import type { GatewayState } from '../../kernel/state.js';
 import { passwordMatches } from '../../sessions/basic-auth-password.js';
 import { generateToken, hashKey, decodeStdBase64 } from '../../sessions/key-hash.js';
+import { policyExpiry, policySession } from '../../sessions/policy-session.js';
 import type { SessionState } from '../../sessions/session.js';
 import { type AccessData, OAuthTokens } from './access-data.js';
 import { type OAuthClient, OAuthClients } from './oauth-clients.js';
@@ -213,19 +214,8 @@ export class OAuthServer {
     }
     const p = this.state.policy(client.policyId);
     if (p === undefined) return undefined;
-    return {
-      org_id: p.org_id ?? '',
-      allowance: p.rate ?? 0,
-      rate: p.rate ?? 0,
-      per: p.per ?? 0,
-      quota_max: p.quota_max ?? 0,
-      quota_renewal_rate: p.quota_renewal_rate ?? 0,
-      access_rights: structuredClone(p.access_rights ?? {}),
-      is_inactive: p.is_inactive === true,
-      tags: [...(p.tags ?? [])],
-      apply_policies: [client.policyId],
-      ...((p.key_expires_in ?? 0) > 0 ? { expires: Math.trunc(Date.now() / 1000) + p.key_expires_in! } : {}),
-    };
+    const expires = policyExpiry(p);
+    return { ...policySession(p, p.org_id ?? ''), apply_policies: [client.policyId], ...(expires > 0 ? { expires } : {}) };
   }
 
   /** osin's FinishAccessRequest: a token (and a refresh token) made, saved, the code or the old token removed. */
